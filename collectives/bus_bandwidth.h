@@ -1,0 +1,15 @@
+// Bandwidth arithmetic, as nccl-tests defines it (GB/s = 1e9 B/s).
+#pragma once
+
+#include <string_view>
+
+namespace nccltune {
+
+// algbw = bytes / time.
+double algorithm_bandwidth_gbps(double bytes, double time_us);
+
+// busbw factor of a collective for `ranks` ranks: all_reduce 2(n-1)/n; all_gather,
+// reduce_scatter, alltoall (n-1)/n; broadcast, reduce 1. Returns 0 for an unknown collective.
+double bus_bandwidth_factor(std::string_view collective, int ranks);
+
+}  // namespace nccltune

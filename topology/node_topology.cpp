@@ -1,0 +1,61 @@
+#include "node_topology.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace nccltune {
+
+std::string_view to_string(FactSource source) {
+  switch (source) {
+    case FactSource::hwloc: return "hwloc";
+    case FactSource::sysfs: return "sysfs";
+    case FactSource::nvml: return "nvml";
+    case FactSource::nvidia_smi: return "nvidia-smi";
+    case FactSource::ibverbs: return "ibverbs";
+  }
+  return "?";
+}
+
+std::string gpu_id(int index) { return "GPU" + std::to_string(index); }
+std::string nic_id(int index) { return "NIC" + std::to_string(index); }
+
+const DeviceLink* NodeTopology::find_link(std::string_view a, std::string_view b) const {
+  for (const auto& link : links) {
+    if ((link.a == a && link.b == b) || (link.a == b && link.b == a)) return &link;
+  }
+  return nullptr;
+}
+
+void NodeTopology::set_link(const std::string& a, const std::string& b, LinkType type,
+                            FactSource source) {
+  for (auto& link : links) {
+    if ((link.a == a && link.b == b) || (link.a == b && link.b == a)) {
+      link.type = type;
+      link.source = source;
+      return;
+    }
+  }
+  links.push_back({a, b, type, source});
+}
+
+std::optional<std::string> normalize_pci_address(std::string_view text) {
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  std::string s(text);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  int used = 0;
+  if (std::sscanf(s.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) == 4 &&
+      static_cast<size_t>(used) == s.size()) {
+  } else if (std::sscanf(s.c_str(), "%x:%x.%x%n", &bus, &dev, &fn, &used) == 3 &&
+             static_cast<size_t>(used) == s.size()) {
+    domain = 0;
+  } else {
+    return std::nullopt;
+  }
+  if (domain > 0xffff || bus > 0xff || dev > 0x1f || fn > 7) return std::nullopt;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
+  return std::string(buf);
+}
+
+}  // namespace nccltune

@@ -1,0 +1,103 @@
+// NodeTopology: what one node's sources say about its GPUs, NICs and the links between them.
+// A plain value type: adapters fill it, pure functions (affinity, checks, renderers) read it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "link_type.h"
+
+namespace nccltune {
+
+enum class FactSource { hwloc, sysfs, nvml, nvidia_smi, ibverbs };
+std::string_view to_string(FactSource source);
+
+// Which source gave each named field of a device ("name" -> nvml, "pcie" -> sysfs, ...).
+using Provenance = std::map<std::string, FactSource>;
+
+// PCIe link state read from sysfs; each field null when unknown.
+struct PcieLink {
+  std::optional<int> gen, width, max_gen, max_width;
+
+  bool width_degraded() const { return width && max_width && *width < *max_width; }
+  bool speed_degraded() const { return gen && max_gen && *gen < *max_gen; }
+  bool known() const { return gen || width || max_gen || max_width; }
+  friend bool operator==(const PcieLink&, const PcieLink&) = default;
+};
+
+struct Gpu {
+  int index = 0;
+  std::optional<std::string> name;
+  std::optional<std::string> pci;  // "0000:18:00.0"
+  std::optional<int> numa;
+  std::optional<std::string> cpu_affinity;  // cpulist, e.g. "0-51,104-155"
+  std::optional<int> nvlinks;               // active NVLinks in total
+  std::optional<int> sm;                    // compute capability, major*10+minor
+  PcieLink pcie;
+  Provenance sources;
+};
+
+struct Nic {
+  int index = 0;
+  std::optional<std::string> name;  // verbs device, e.g. "mlx5_0"
+  std::optional<std::string> pci;
+  std::optional<int> numa;
+  std::optional<std::string> link_layer;  // "InfiniBand" or "Ethernet"
+  std::optional<std::string> state;       // port state, "ACTIVE", "DOWN", ...
+  std::optional<double> rate_gbps;
+  std::optional<int> port;
+  std::optional<std::string> netdev;
+  PcieLink pcie;
+  Provenance sources;
+};
+
+// A PCI bridge on the path between a device and its host bridge.
+struct PciBridge {
+  std::string pci;
+  PcieLink pcie;
+  std::optional<bool> acs_redirect;  // P2P request/completion redirect enabled (needs root)
+  std::vector<std::string> below;    // device ids ("GPU0", "NIC3") under this bridge
+};
+
+// One unordered pair of devices; `a` is the lower-ordered id (GPUs before NICs).
+struct DeviceLink {
+  std::string a, b;
+  LinkType type;
+  FactSource source = FactSource::hwloc;
+};
+
+// A network interface usable for NCCL's socket bootstrap.
+struct NetInterface {
+  std::string name;
+  std::optional<std::string> pci;
+  std::optional<std::string> operstate;
+  bool rdma = false;  // the netdev of an RDMA NIC (IPoIB or RoCE)
+};
+
+struct NodeTopology {
+  std::string host;
+  std::vector<Gpu> gpus;
+  std::vector<Nic> nics;
+  std::vector<DeviceLink> links;
+  std::vector<PciBridge> bridges;
+  std::vector<NetInterface> interfaces;
+  std::optional<bool> nvswitch;
+  std::optional<std::string> driver_version;
+  std::vector<FactSource> sources_used;
+  std::vector<std::string> notes;  // degraded sources and other things a reader should know
+
+  const DeviceLink* find_link(std::string_view a, std::string_view b) const;
+  void set_link(const std::string& a, const std::string& b, LinkType type, FactSource source);
+};
+
+std::string gpu_id(int index);  // "GPU0"
+std::string nic_id(int index);  // "NIC0"
+
+// Normalizes a PCI address to "dddd:bb:dd.f" (lower case). Accepts "00000000:18:00.0" (NVML),
+// "0000:18:00.0" and "18:00.0". Returns nullopt when it is not one.
+std::optional<std::string> normalize_pci_address(std::string_view text);
+
+}  // namespace nccltune

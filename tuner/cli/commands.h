@@ -1,0 +1,18 @@
+// The subcommands of `nccltune`. Each add_*_command registers its options and, when chosen,
+// stores what to run in `command.run`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace nccltune::cli {
+
+struct Command {
+  std::function<int()> run;
+};
+
+void add_topo_command(CLI::App& app, Command& command);
+void add_check_command(CLI::App& app, Command& command);
+
+}  // namespace nccltune::cli
