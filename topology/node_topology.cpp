@@ -39,6 +39,28 @@ void NodeTopology::set_link(const std::string& a, const std::string& b, LinkType
   links.push_back({a, b, type, source});
 }
 
+bool natural_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      size_t i_end = i, j_end = j;
+      while (i_end < a.size() && is_digit(a[i_end])) ++i_end;
+      while (j_end < b.size() && is_digit(b[j_end])) ++j_end;
+      const auto na = std::stoull(std::string(a.substr(i, i_end - i)));
+      const auto nb = std::stoull(std::string(b.substr(j, j_end - j)));
+      if (na != nb) return na < nb;
+      i = i_end;
+      j = j_end;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
 std::optional<std::string> normalize_pci_address(std::string_view text) {
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   std::string s(text);

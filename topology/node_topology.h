@@ -96,6 +96,9 @@ struct NodeTopology {
 std::string gpu_id(int index);  // "GPU0"
 std::string nic_id(int index);  // "NIC0"
 
+// Orders names with embedded numbers as people do: mlx5_2 before mlx5_10.
+bool natural_less(std::string_view a, std::string_view b);
+
 // Normalizes a PCI address to "dddd:bb:dd.f" (lower case). Accepts "00000000:18:00.0" (NVML),
 // "0000:18:00.0" and "18:00.0". Returns nullopt when it is not one.
 std::optional<std::string> normalize_pci_address(std::string_view text);

@@ -1,5 +1,56 @@
+// `nccltune topo`: the node's GPU/NIC matrix, PCIe links and nearest NICs; snapshots.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
 #include "commands.h"
+#include "snapshot.h"
+#include "topology_input.h"
+#include "topology_json.h"
+#include "topology_table.h"
+
 namespace nccltune::cli {
-void add_topo_command(CLI::App& app, Command& command) { (void)app; (void)command; }
-void add_check_command(CLI::App& app, Command& command) { (void)app; (void)command; }
+
+namespace {
+
+struct TopoOptions {
+  TopologyInput input;
+  std::string format = "table";
+  std::string capture;
+};
+
+int run_topo(const TopoOptions& options) {
+  if (!options.capture.empty()) {
+    if (!options.input.from.empty()) {
+      std::fprintf(stderr, "nccltune: --capture reads the live machine; it cannot be combined with --from\n");
+      return 2;
+    }
+    auto captured = capture_snapshot(options.capture, options.input.options, std::string("nccltune ") + NCCLTUNE_VERSION);
+    if (!captured) {
+      std::fprintf(stderr, "nccltune: %s\n", captured.error().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "nccltune: snapshot written to %s\n", options.capture.c_str());
+  }
+  auto topology = options.input.read();
+  if (!topology) return 1;
+  if (options.format == "json") std::cout << topology_to_json(*topology).dump(2) << "\n";
+  else if (options.format == "yaml") std::cout << json_to_yaml(topology_to_json(*topology));
+  else std::cout << render_topology_table(*topology);
+  return 0;
 }
+
+}  // namespace
+
+void add_topo_command(CLI::App& app, Command& command) {
+  auto options = std::make_shared<TopoOptions>();
+  auto* sub = app.add_subcommand("topo", "Show the node's GPU/NIC topology, PCIe links and nearest NICs");
+  options->input.add_options(*sub);
+  sub->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  sub->add_option("--capture", options->capture, "Also write a node snapshot of this machine to DIR (new or empty)");
+  sub->callback([options, &command] { command.run = [options] { return run_topo(*options); }; });
+}
+
+}  // namespace nccltune::cli

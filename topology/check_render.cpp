@@ -1,0 +1,42 @@
+#include "check_render.h"
+
+#include <fmt/format.h>
+
+namespace nccltune {
+
+std::string render_check_text(const NodeTopology& topology, const CheckReport& report) {
+  std::string out = fmt::format("{}: {} GPUs, {} NICs\n", topology.host, topology.gpus.size(), topology.nics.size());
+  if (topology.gpus.empty()) out += "No NVIDIA GPU found on this node: GPU checks skipped.\n";
+  for (const auto& f : report.findings)
+    out += fmt::format("{}  {:<17} {:<20} {}\n", to_string(f.verdict), f.check, f.subject, f.message);
+  if (!report.recommendations.empty()) out += "\nRecommended:\n";
+  for (const auto& r : report.recommendations)
+    out += fmt::format("  export {}='{}'   # {}\n", r.name, r.value, r.reason);
+  for (const auto& note : topology.notes) out += "Note: " + note + "\n";
+  out += fmt::format("\n{}: {} passed, {} warnings, {} failures\n", to_string(report.overall()),
+                     report.count(Verdict::pass), report.count(Verdict::warn), report.count(Verdict::fail));
+  return out;
+}
+
+nlohmann::ordered_json check_to_json(const NodeTopology& topology, const CheckReport& report) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = "nccltune/check/v1";
+  doc["host"] = topology.host;
+  doc["verdict"] = std::string(to_string(report.overall()));
+  doc["exit_code"] = report.exit_code();
+  doc["counts"] = {{"pass", report.count(Verdict::pass)},
+                   {"warn", report.count(Verdict::warn)},
+                   {"fail", report.count(Verdict::fail)}};
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const auto& f : report.findings)
+    findings.push_back({{"check", f.check}, {"subject", f.subject},
+                        {"verdict", std::string(to_string(f.verdict))}, {"message", f.message}});
+  doc["findings"] = findings;
+  nlohmann::ordered_json recommendations = nlohmann::ordered_json::object();
+  for (const auto& r : report.recommendations) recommendations[r.name] = {{"value", r.value}, {"reason", r.reason}};
+  doc["recommendations"] = recommendations;
+  doc["notes"] = topology.notes;
+  return doc;
+}
+
+}  // namespace nccltune

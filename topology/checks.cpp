@@ -1,0 +1,257 @@
+#include "checks.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace nccltune {
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass: return "PASS";
+    case Verdict::warn: return "WARN";
+    case Verdict::fail: return "FAIL";
+  }
+  return "?";
+}
+
+Verdict CheckReport::overall() const {
+  Verdict worst = Verdict::pass;
+  for (const auto& f : findings) worst = std::max(worst, f.verdict);
+  return worst;
+}
+
+int CheckReport::exit_code() const { return static_cast<int>(overall()); }
+
+int CheckReport::count(Verdict verdict) const {
+  return static_cast<int>(std::count_if(findings.begin(), findings.end(),
+                                        [&](const Finding& f) { return f.verdict == verdict; }));
+}
+
+Result<Expectation> read_expectation(const std::filesystem::path& file) {
+  const std::string where = file.string();
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(where);
+  } catch (const YAML::Exception& e) {
+    return Error{where + ": " + e.what()};
+  }
+  if (!root.IsMap()) return Error{where + ": expected a mapping of gpus, nics, nic_rate_gbps, max_gpu_nic_link"};
+  Expectation expectation;
+  for (const auto& item : root) {
+    const auto key = item.first.as<std::string>();
+    const YAML::Node& value = item.second;
+    try {
+      if (key == "gpus") expectation.gpus = value.as<int>();
+      else if (key == "nics") expectation.nics = value.as<int>();
+      else if (key == "nic_rate_gbps") expectation.nic_rate_gbps = value.as<double>();
+      else if (key == "max_gpu_nic_link") {
+        auto kind = parse_pcie_link_kind(value.as<std::string>());
+        if (!kind) return Error{where + ": max_gpu_nic_link: expected PIX, PXB, PHB, NODE or SYS"};
+        expectation.max_gpu_nic_link = kind;
+      } else {
+        return Error{where + ": unknown key '" + key + "' (known: gpus, nics, nic_rate_gbps, max_gpu_nic_link)"};
+      }
+    } catch (const YAML::Exception&) {
+      return Error{where + ": " + key + ": not a valid value"};
+    }
+    if ((key == "gpus" || key == "nics") && value.as<int>() < 0) return Error{where + ": " + key + ": must be >= 0"};
+  }
+  return expectation;
+}
+
+namespace {
+
+std::string nic_label(const Nic& nic) {
+  return nic_id(nic.index) + (nic.name ? " (" + *nic.name + ")" : std::string());
+}
+
+std::string describe_link(const PcieLink& link) {
+  std::ostringstream out;
+  out << "Gen" << (link.gen ? std::to_string(*link.gen) : "?") << " x"
+      << (link.width ? std::to_string(*link.width) : "?");
+  return out.str();
+}
+
+std::string describe_max(const PcieLink& link) {
+  std::ostringstream out;
+  out << "Gen" << (link.max_gen ? std::to_string(*link.max_gen) : "?") << " x"
+      << (link.max_width ? std::to_string(*link.max_width) : "?");
+  return out.str();
+}
+
+void check_pcie(const std::string& subject, const PcieLink& link, std::vector<Finding>& out) {
+  if (!link.known()) return;
+  if (link.width_degraded()) {
+    out.push_back({"pcie_link", subject, Verdict::fail,
+                   "PCIe link width x" + std::to_string(*link.width) + " below its maximum x" +
+                       std::to_string(*link.max_width) + " (" + describe_link(link) + " of " +
+                       describe_max(link) + "): the link trained narrower; reseat or replace"});
+  } else if (link.speed_degraded()) {
+    out.push_back({"pcie_link", subject, Verdict::warn,
+                   "PCIe link speed Gen" + std::to_string(*link.gen) + " below its maximum Gen" +
+                       std::to_string(*link.max_gen) +
+                       " (GPUs drop link speed when idle; recheck under load)"});
+  } else {
+    out.push_back({"pcie_link", subject, Verdict::pass, describe_link(link) + " at its maximum"});
+  }
+}
+
+void check_counts(const NodeTopology& topology, const Expectation& expect, std::vector<Finding>& out) {
+  auto count = [&](const char* what, size_t have, std::optional<int> want) {
+    if (!want) return;
+    const bool ok = static_cast<int>(have) == *want;
+    out.push_back({"device_count", "node", ok ? Verdict::pass : Verdict::fail,
+                   std::to_string(have) + " " + what + (ok ? ", as expected" : ", expected " + std::to_string(*want))});
+  };
+  count("GPUs", topology.gpus.size(), expect.gpus);
+  count("NICs", topology.nics.size(), expect.nics);
+}
+
+void check_ports(const NodeTopology& topology, const Expectation& expect, std::vector<Finding>& out) {
+  for (const auto& nic : topology.nics) {
+    const std::string subject = nic_label(nic);
+    if (nic.state && *nic.state != "ACTIVE") {
+      out.push_back({"nic_port", subject, Verdict::fail,
+                     "port " + std::to_string(nic.port.value_or(1)) + " is " + *nic.state + ", not ACTIVE" +
+                         (nic.link_layer ? " (" + *nic.link_layer + ")" : std::string())});
+      continue;
+    }
+    if (expect.nic_rate_gbps && nic.rate_gbps && *nic.rate_gbps + 1e-9 < *expect.nic_rate_gbps) {
+      out.push_back({"nic_port", subject, Verdict::fail,
+                     "port rate " + std::to_string(static_cast<int>(std::lround(*nic.rate_gbps))) +
+                         " Gb/s below the expected " +
+                         std::to_string(static_cast<int>(std::lround(*expect.nic_rate_gbps))) + " Gb/s"});
+      continue;
+    }
+    if (nic.state)
+      out.push_back({"nic_port", subject, Verdict::pass,
+                     "ACTIVE" + (nic.rate_gbps ? ", " + std::to_string(static_cast<int>(std::lround(*nic.rate_gbps))) + " Gb/s" : std::string()) +
+                         (nic.link_layer ? ", " + *nic.link_layer : std::string())});
+  }
+}
+
+void check_affinity(const NodeTopology& topology, const CheckReport& report, const Expectation& expect,
+                    std::vector<Finding>& out) {
+  for (const auto& a : report.assignments) {
+    const Gpu& gpu = topology.gpus[static_cast<size_t>(a.gpu)];
+    const std::string subject = gpu_id(a.gpu);
+    if (!a.nic || !a.link) continue;
+    const Nic& nic = topology.nics[static_cast<size_t>(*a.nic)];
+    const std::string where = nic_label(nic) + " at " + to_string(*a.link);
+    const bool other_numa = gpu.numa && nic.numa && *gpu.numa != *nic.numa;
+    const bool own_numa_has_nics = gpu.numa && std::any_of(topology.nics.begin(), topology.nics.end(), [&](const Nic& n) {
+      return n.numa && *n.numa == *gpu.numa;
+    });
+    if (expect.max_gpu_nic_link && a.link->kind > *expect.max_gpu_nic_link) {
+      out.push_back({"gpu_nic_affinity", subject, Verdict::fail,
+                     "nearest NIC " + where + ", farther than the expected " +
+                         std::string(to_string(*expect.max_gpu_nic_link))});
+    } else if (other_numa && own_numa_has_nics) {
+      out.push_back({"gpu_nic_affinity", subject, Verdict::fail,
+                     "nearest NIC " + where + " is on NUMA node " + std::to_string(*nic.numa) +
+                         " while the GPU's NUMA node " + std::to_string(*gpu.numa) +
+                         " has NICs: traffic crosses the CPU interconnect"});
+    } else if (a.link->kind >= LinkKind::phb && !a.numa_decided) {
+      out.push_back({"gpu_nic_affinity", subject, Verdict::warn,
+                     "nearest NIC " + where +
+                         ": GPUDirect RDMA is off by default beyond PXB (NCCL_NET_GDR_LEVEL), so "
+                         "network traffic is staged through host memory"});
+    } else {
+      out.push_back({"gpu_nic_affinity", subject, Verdict::pass,
+                     "nearest NIC " + where + (a.numa_decided ? " (PCI path hidden; same NUMA node)" : "")});
+    }
+  }
+}
+
+void check_crowding(const NodeTopology& topology, const CheckReport& report, std::vector<Finding>& out) {
+  std::vector<std::vector<int>> served(topology.nics.size());
+  for (const auto& a : report.assignments)
+    if (a.nic) served[static_cast<size_t>(*a.nic)].push_back(a.gpu);
+  std::vector<std::string> idle;
+  for (const auto& nic : topology.nics)
+    if (served[static_cast<size_t>(nic.index)].empty()) idle.push_back(nic_label(nic));
+  for (const auto& nic : topology.nics) {
+    const auto& gpus = served[static_cast<size_t>(nic.index)];
+    if (gpus.size() < 2 || idle.empty()) continue;
+    std::string list;
+    for (int g : gpus) list += (list.empty() ? "" : ",") + gpu_id(g);
+    std::string idle_list;
+    for (const auto& name : idle) idle_list += (idle_list.empty() ? "" : ", ") + name;
+    out.push_back({"nic_balance", nic_label(nic), Verdict::warn,
+                   std::to_string(gpus.size()) + " GPUs (" + list + ") share this NIC while " + idle_list +
+                       " serve" + (idle.size() == 1 ? "s" : "") + " none"});
+  }
+}
+
+void check_acs(const NodeTopology& topology, std::vector<Finding>& out) {
+  for (const auto& bridge : topology.bridges) {
+    if (!bridge.acs_redirect || !*bridge.acs_redirect) continue;
+    const bool has_gpu = std::any_of(bridge.below.begin(), bridge.below.end(), [](const std::string& id) { return id.rfind("GPU", 0) == 0; });
+    if (!has_gpu) continue;
+    std::string below;
+    for (const auto& id : bridge.below) below += (below.empty() ? "" : ",") + id;
+    out.push_back({"pcie_acs", "bridge " + bridge.pci, Verdict::warn,
+                   "ACS P2P redirect is enabled above " + below +
+                       ": it sends GPUDirect P2P and RDMA traffic up to the root complex (disable ACS "
+                       "redirect on bare metal, e.g. setpci or the BIOS)"});
+  }
+}
+
+void recommend(const NodeTopology& topology, CheckReport& report) {
+  std::set<int> serving;
+  for (const auto& a : report.assignments)
+    if (a.nic) serving.insert(*a.nic);
+  std::string hcas, skipped;
+  for (int index : serving) {
+    const Nic& nic = topology.nics[static_cast<size_t>(index)];
+    if (!nic.name) continue;
+    if (nic.state && *nic.state != "ACTIVE") {
+      skipped += (skipped.empty() ? "" : ", ") + *nic.name;
+      continue;
+    }
+    hcas += (hcas.empty() ? "=" : ",") + *nic.name;
+  }
+  if (!hcas.empty())
+    report.recommendations.push_back({"NCCL_IB_HCA", hcas,
+                                      "the NICs nearest to the GPUs, exact names" +
+                                          (skipped.empty() ? std::string() : "; left out (port not ACTIVE): " + skipped)});
+  std::string ifnames;
+  for (const auto& net : topology.interfaces) {
+    if (!net.pci || net.rdma || net.operstate != "up") continue;
+    ifnames += (ifnames.empty() ? "=" : ",") + net.name;
+  }
+  std::string rdma_ifnames;
+  if (ifnames.empty()) {
+    for (const auto& net : topology.interfaces)
+      if (net.pci && net.rdma && net.operstate == "up") rdma_ifnames += (rdma_ifnames.empty() ? "=" : ",") + net.name;
+  }
+  if (!ifnames.empty())
+    report.recommendations.push_back({"NCCL_SOCKET_IFNAME", ifnames, "the node's up Ethernet interfaces, for NCCL's bootstrap"});
+  else if (!rdma_ifnames.empty())
+    report.recommendations.push_back({"NCCL_SOCKET_IFNAME", rdma_ifnames, "no plain Ethernet interface is up; the RDMA NICs' netdevs"});
+}
+
+}  // namespace
+
+CheckReport check_node(const NodeTopology& topology, const Expectation& expectation) {
+  CheckReport report;
+  report.assignments = assign_nearest_nics(topology);
+  auto& out = report.findings;
+  check_counts(topology, expectation, out);
+  for (const auto& gpu : topology.gpus) check_pcie(gpu_id(gpu.index), gpu.pcie, out);
+  for (const auto& nic : topology.nics) check_pcie(nic_label(nic), nic.pcie, out);
+  for (const auto& bridge : topology.bridges)
+    if (bridge.pcie.width_degraded()) check_pcie("bridge " + bridge.pci, bridge.pcie, out);
+  check_ports(topology, expectation, out);
+  check_affinity(topology, report, expectation, out);
+  check_crowding(topology, report, out);
+  check_acs(topology, out);
+  recommend(topology, report);
+  return report;
+}
+
+}  // namespace nccltune

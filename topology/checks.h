@@ -1,0 +1,54 @@
+// Node health verdicts for ops (`nccltune check`, nccltuned): pure functions of a NodeTopology
+// and what the admin expects of it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "affinity.h"
+#include "link_type.h"
+#include "node_topology.h"
+#include "result.h"
+
+namespace nccltune {
+
+enum class Verdict { pass, warn, fail };
+std::string_view to_string(Verdict verdict);
+
+struct Finding {
+  std::string check;    // "gpu_nic_affinity", "pcie_link", "nic_port", ...
+  std::string subject;  // "GPU2", "NIC5", "bridge 0000:17:00.0", "node"
+  Verdict verdict = Verdict::pass;
+  std::string message;
+};
+
+struct Recommendation {
+  std::string name;   // "NCCL_IB_HCA"
+  std::string value;  // "=mlx5_0,mlx5_1"
+  std::string reason;
+};
+
+// `--expect FILE`: what this node type should have.
+struct Expectation {
+  std::optional<int> gpus;
+  std::optional<int> nics;
+  std::optional<double> nic_rate_gbps;
+  std::optional<LinkKind> max_gpu_nic_link;
+};
+Result<Expectation> read_expectation(const std::filesystem::path& file);
+
+struct CheckReport {
+  std::vector<Finding> findings;
+  std::vector<Recommendation> recommendations;
+  std::vector<NicAssignment> assignments;
+
+  Verdict overall() const;
+  int exit_code() const;  // 0 pass, 1 warnings only, 2 failures
+  int count(Verdict verdict) const;
+};
+
+CheckReport check_node(const NodeTopology& topology, const Expectation& expectation);
+
+}  // namespace nccltune

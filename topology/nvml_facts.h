@@ -1,0 +1,45 @@
+// GPU facts as NVML reports them, and their YAML form (a snapshot's nvml.yaml), so the live
+// read and a replay feed the same merge.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.h"
+
+namespace nccltune {
+
+struct NvlinkPeer {
+  std::string pci;            // remote end's PCI address
+  std::string kind = "gpu";   // "gpu" or "nvswitch"
+  int links = 0;              // active links to that peer
+};
+
+struct NvmlGpu {
+  int index = 0;
+  std::string name;
+  std::string pci;  // normalized "0000:18:00.0"
+  std::optional<int> sm;
+  std::optional<std::string> cpu_affinity;
+  std::vector<NvlinkPeer> nvlink_peers;
+
+  int nvlinks_total() const;
+  int nvlinks_to_switches() const;
+};
+
+struct NvmlFacts {
+  std::optional<std::string> driver_version;
+  std::optional<int> cuda_driver_version;
+  std::vector<NvmlGpu> gpus;
+};
+
+// NVLinks between two GPUs as nvidia-smi counts them: direct links, or, when both hang off
+// NVSwitches, the links each has into the switch fabric (the smaller of the two).
+int nvlinks_between(const NvmlGpu& a, const NvmlGpu& b);
+
+Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file);
+std::string nvml_yaml(const NvmlFacts& facts);
+
+}  // namespace nccltune

@@ -1,0 +1,131 @@
+#include "topology_json.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "affinity.h"
+
+namespace nccltune {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+template <class T>
+ordered_json optional_json(const std::optional<T>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+ordered_json pcie_json(const PcieLink& link) {
+  if (!link.known()) return nullptr;
+  return {{"gen", optional_json(link.gen)},
+          {"width", optional_json(link.width)},
+          {"max_gen", optional_json(link.max_gen)},
+          {"max_width", optional_json(link.max_width)}};
+}
+
+ordered_json sources_json(const Provenance& sources) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [field, source] : sources) out[field] = std::string(to_string(source));
+  return out;
+}
+
+}  // namespace
+
+ordered_json topology_to_json(const NodeTopology& topology) {
+  ordered_json doc;
+  doc["schema"] = "nccltune/topology/v1";
+  doc["host"] = topology.host;
+  ordered_json gpus = ordered_json::array();
+  for (const auto& gpu : topology.gpus) {
+    gpus.push_back({{"index", gpu.index},
+                    {"name", optional_json(gpu.name)},
+                    {"pci", optional_json(gpu.pci)},
+                    {"numa", optional_json(gpu.numa)},
+                    {"cpu_affinity", optional_json(gpu.cpu_affinity)},
+                    {"nvlinks", optional_json(gpu.nvlinks)},
+                    {"sm", optional_json(gpu.sm)},
+                    {"pcie", pcie_json(gpu.pcie)},
+                    {"sources", sources_json(gpu.sources)}});
+  }
+  doc["gpus"] = gpus;
+  ordered_json nics = ordered_json::array();
+  for (const auto& nic : topology.nics) {
+    nics.push_back({{"index", nic.index},
+                    {"name", optional_json(nic.name)},
+                    {"pci", optional_json(nic.pci)},
+                    {"numa", optional_json(nic.numa)},
+                    {"link_layer", optional_json(nic.link_layer)},
+                    {"state", optional_json(nic.state)},
+                    {"rate_gbps", optional_json(nic.rate_gbps)},
+                    {"port", optional_json(nic.port)},
+                    {"netdev", optional_json(nic.netdev)},
+                    {"pcie", pcie_json(nic.pcie)},
+                    {"sources", sources_json(nic.sources)}});
+  }
+  doc["nics"] = nics;
+  ordered_json links = ordered_json::array();
+  for (const auto& link : topology.links)
+    links.push_back({{"a", link.a}, {"b", link.b}, {"type", to_string(link.type)},
+                     {"source", std::string(to_string(link.source))}});
+  doc["links"] = links;
+  doc["nvswitch"] = optional_json(topology.nvswitch);
+  ordered_json nearest = ordered_json::object();
+  for (const auto& [gpu, nic] : nearest_nic_map(assign_nearest_nics(topology))) nearest[gpu] = nic;
+  doc["nearest_nic"] = nearest;
+  ordered_json bridges = ordered_json::array();
+  for (const auto& bridge : topology.bridges)
+    bridges.push_back({{"pci", bridge.pci}, {"pcie", pcie_json(bridge.pcie)},
+                       {"acs_redirect", optional_json(bridge.acs_redirect)}, {"below", bridge.below}});
+  doc["bridges"] = bridges;
+  ordered_json interfaces = ordered_json::array();
+  for (const auto& net : topology.interfaces)
+    interfaces.push_back({{"name", net.name}, {"pci", optional_json(net.pci)},
+                          {"operstate", optional_json(net.operstate)}, {"rdma", net.rdma}});
+  doc["interfaces"] = interfaces;
+  doc["driver_version"] = optional_json(topology.driver_version);
+  ordered_json sources = ordered_json::array();
+  for (auto source : topology.sources_used) sources.push_back(std::string(to_string(source)));
+  doc["sources"] = sources;
+  doc["notes"] = topology.notes;
+  return doc;
+}
+
+namespace {
+
+void emit(YAML::Emitter& out, const ordered_json& value) {
+  switch (value.type()) {
+    case ordered_json::value_t::object:
+      if (value.empty()) { out << YAML::Flow << YAML::BeginMap << YAML::EndMap; return; }
+      out << YAML::BeginMap;
+      for (const auto& [key, item] : value.items()) {
+        out << YAML::Key << key << YAML::Value;
+        emit(out, item);
+      }
+      out << YAML::EndMap;
+      return;
+    case ordered_json::value_t::array: {
+      const bool scalars = std::all_of(value.begin(), value.end(), [](const ordered_json& v) { return v.is_primitive(); });
+      if (scalars) out << YAML::Flow;
+      out << YAML::BeginSeq;
+      for (const auto& item : value) emit(out, item);
+      out << YAML::EndSeq;
+      return;
+    }
+    case ordered_json::value_t::string: out << YAML::DoubleQuoted << value.get<std::string>(); return;
+    case ordered_json::value_t::boolean: out << value.get<bool>(); return;
+    case ordered_json::value_t::number_integer: out << value.get<int64_t>(); return;
+    case ordered_json::value_t::number_unsigned: out << value.get<uint64_t>(); return;
+    case ordered_json::value_t::number_float: out << value.get<double>(); return;
+    default: out << YAML::Null; return;
+  }
+}
+
+}  // namespace
+
+std::string json_to_yaml(const ordered_json& document) {
+  YAML::Emitter out;
+  emit(out, document);
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace nccltune

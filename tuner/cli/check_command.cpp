@@ -1,0 +1,55 @@
+// `nccltune check`: verdicts for ops. Exit 0 all pass, 1 warnings only, 2 failures,
+// 3 when the topology or the expectation file cannot be read.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "check_render.h"
+#include "checks.h"
+#include "commands.h"
+#include "topology_input.h"
+
+namespace nccltune::cli {
+
+namespace {
+
+constexpr int kInputError = 3;
+
+struct CheckOptions {
+  TopologyInput input;
+  std::string expect;
+  std::string format = "text";
+};
+
+int run_check(const CheckOptions& options) {
+  Expectation expectation;
+  if (!options.expect.empty()) {
+    auto loaded = read_expectation(options.expect);
+    if (!loaded) {
+      std::fprintf(stderr, "nccltune: %s\n", loaded.error().c_str());
+      return kInputError;
+    }
+    expectation = *loaded;
+  }
+  auto topology = options.input.read();
+  if (!topology) return kInputError;
+  const CheckReport report = check_node(*topology, expectation);
+  if (options.format == "json") std::cout << check_to_json(*topology, report).dump(2) << "\n";
+  else std::cout << render_check_text(*topology, report);
+  return report.exit_code();
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Command& command) {
+  auto options = std::make_shared<CheckOptions>();
+  auto* sub = app.add_subcommand("check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
+  options->input.add_options(*sub);
+  sub->add_option("--expect", options->expect, "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against");
+  sub->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->callback([options, &command] { command.run = [options] { return run_check(*options); }; });
+}
+
+}  // namespace nccltune::cli

@@ -1,0 +1,32 @@
+#include "topology_input.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace nccltune::cli {
+
+void TopologyInput::add_options(CLI::App& sub) {
+  sub.add_option("--from", from,
+                 "Replay a node snapshot DIR, nvidia-smi:FILE (`nvidia-smi topo -m` output) or hwloc:FILE "
+                 "(hwloc XML) instead of reading this machine");
+  sub.add_option("--nvml-lib", options.nvml_library, "NVML library to dlopen")->capture_default_str();
+}
+
+std::optional<NodeTopology> TopologyInput::read() const {
+  auto source = parse_topology_source(from);
+  if (!source) {
+    std::fprintf(stderr, "nccltune: %s\n", source.error().c_str());
+    return std::nullopt;
+  }
+  auto topology = read_node_topology(*source, options);
+  if (!topology) {
+    std::fprintf(stderr, "nccltune: %s\n", topology.error().c_str());
+    return std::nullopt;
+  }
+  for (const auto& note : topology->notes) spdlog::info("{}", note);
+  return std::move(topology.value());
+}
+
+}  // namespace nccltune::cli
