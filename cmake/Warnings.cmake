@@ -4,3 +4,8 @@ target_compile_options(nccltune_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
   $<$<BOOL:${NCCLTUNE_WERROR}>:-Werror>)
+# GCC 12 reports false maybe-uninitialized warnings for std::optional<std::string> copies
+# (GCC bug 105562 and friends); they would turn -Werror builds red for correct code.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(nccltune_warnings INTERFACE -Wno-maybe-uninitialized)
+endif()

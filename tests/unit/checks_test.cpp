@@ -1,0 +1,204 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "affinity.h"
+#include "checks.h"
+
+using namespace nccltune;
+
+namespace {
+
+// n GPUs and n NICs; GPU i and NIC i share a switch (PIX), everything else is SYS.
+NodeTopology paired_node(int n) {
+  NodeTopology t;
+  t.host = "test";
+  for (int i = 0; i < n; ++i) {
+    Gpu g;
+    g.index = i;
+    g.numa = i < n / 2 ? 0 : 1;
+    g.pcie = {5, 16, 5, 16};
+    t.gpus.push_back(g);
+    Nic nic;
+    nic.index = i;
+    nic.name = "mlx5_" + std::to_string(i);
+    nic.numa = g.numa;
+    nic.state = "ACTIVE";
+    nic.rate_gbps = 400;
+    nic.link_layer = "InfiniBand";
+    nic.pcie = {5, 16, 5, 16};
+    t.nics.push_back(nic);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      t.set_link(gpu_id(i), nic_id(j), {i == j ? LinkKind::pix : LinkKind::sys, 0}, FactSource::hwloc);
+  return t;
+}
+
+const Finding* find(const CheckReport& r, const std::string& check, const std::string& subject) {
+  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) {
+    return f.check == check && f.subject.rfind(subject, 0) == 0;
+  });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST(Checks, HealthyNodePassesAndRecommendsEveryNic) {
+  auto report = check_node(paired_node(4), {});
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_FALSE(report.recommendations.empty());
+  EXPECT_EQ(report.recommendations[0].name, "NCCL_IB_HCA");
+  EXPECT_EQ(report.recommendations[0].value, "=mlx5_0,mlx5_1,mlx5_2,mlx5_3");
+}
+
+TEST(Checks, NarrowLinkFailsAndSlowLinkWarns) {
+  auto t = paired_node(2);
+  t.gpus[0].pcie.width = 8;
+  t.gpus[1].pcie.gen = 1;
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 2);
+  ASSERT_TRUE(find(report, "pcie_link", "GPU0"));
+  EXPECT_EQ(find(report, "pcie_link", "GPU0")->verdict, Verdict::fail);
+  EXPECT_NE(find(report, "pcie_link", "GPU0")->message.find("x8"), std::string::npos);
+  EXPECT_EQ(find(report, "pcie_link", "GPU1")->verdict, Verdict::warn);
+}
+
+TEST(Checks, DownPortFailsAndIsLeftOutOfNcclIbHca) {
+  auto t = paired_node(2);
+  t.nics[1].state = "DOWN";
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 2);
+  EXPECT_EQ(find(report, "nic_port", "NIC1")->verdict, Verdict::fail);
+  EXPECT_EQ(report.recommendations[0].value, "=mlx5_0");
+}
+
+TEST(Checks, RateBelowExpectationFails) {
+  Expectation expect;
+  expect.nic_rate_gbps = 800;
+  auto report = check_node(paired_node(2), expect);
+  EXPECT_EQ(find(report, "nic_port", "NIC0")->verdict, Verdict::fail);
+}
+
+TEST(Checks, NearestNicBeyondPxbWarnsAboutGpuDirect) {
+  auto t = paired_node(2);
+  t.set_link("GPU0", "NIC0", {LinkKind::node, 0}, FactSource::hwloc);
+  t.set_link("GPU1", "NIC1", {LinkKind::phb, 0}, FactSource::hwloc);
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 1);
+  const Finding* f = find(report, "gpu_nic_affinity", "GPU0");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, Verdict::warn);
+  EXPECT_NE(f->message.find("GPUDirect RDMA"), std::string::npos);
+}
+
+TEST(Checks, NearestNicOnAnotherNumaNodeFailsWhenOwnNodeHasNics) {
+  auto t = paired_node(2);  // GPU0/NIC0 on NUMA 0, GPU1/NIC1 on NUMA 1
+  t.nics[1].numa = 0;       // ... but NIC1's NUMA says 0: GPU1's nearest is across NUMA
+  t.nics[0].numa = 1;
+  auto report = check_node(t, {});
+  EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU0")->verdict, Verdict::fail);
+}
+
+TEST(Checks, CrowdedNicWarnsWhileAnotherServesNone) {
+  auto t = paired_node(2);
+  // NIC1 is far from both GPUs; NIC0 is near both.
+  t.set_link("GPU1", "NIC0", {LinkKind::pix, 0}, FactSource::hwloc);
+  t.set_link("GPU1", "NIC1", {LinkKind::sys, 0}, FactSource::hwloc);
+  t.gpus[1].numa = 0;
+  auto report = check_node(t, {});
+  const Finding* f = find(report, "nic_balance", "NIC0");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, Verdict::warn);
+  EXPECT_NE(f->message.find("mlx5_1"), std::string::npos);
+}
+
+TEST(Checks, AcsRedirectAboveAGpuWarns) {
+  auto t = paired_node(1);
+  t.bridges.push_back({"0000:17:00.0", {}, true, {"GPU0"}});
+  t.bridges.push_back({"0000:17:01.0", {}, false, {"NIC0"}});
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 1);
+  ASSERT_TRUE(find(report, "pcie_acs", "bridge 0000:17:00.0"));
+  EXPECT_FALSE(find(report, "pcie_acs", "bridge 0000:17:01.0"));
+}
+
+TEST(Checks, ExpectationsOnCountsAndLinkType) {
+  Expectation expect;
+  expect.gpus = 8;
+  expect.nics = 2;
+  expect.max_gpu_nic_link = LinkKind::pix;
+  auto t = paired_node(2);
+  t.set_link("GPU1", "NIC1", {LinkKind::pxb, 0}, FactSource::hwloc);
+  auto report = check_node(t, expect);
+  EXPECT_EQ(report.exit_code(), 2);
+  EXPECT_EQ(find(report, "device_count", "node")->verdict, Verdict::fail);
+  EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU1")->verdict, Verdict::fail);
+  EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU0")->verdict, Verdict::pass);
+}
+
+TEST(Affinity, TiesSpreadGpuPairsOverTheirNics) {
+  // DGX A100: GPU0 and GPU1 both see NIC0 and NIC1 at PXB.
+  NodeTopology t;
+  for (int i = 0; i < 2; ++i) {
+    Gpu g;
+    g.index = i;
+    t.gpus.push_back(g);
+    Nic n;
+    n.index = i;
+    t.nics.push_back(n);
+  }
+  for (int g = 0; g < 2; ++g)
+    for (int n = 0; n < 2; ++n) t.set_link(gpu_id(g), nic_id(n), {LinkKind::pxb, 0}, FactSource::hwloc);
+  auto a = assign_nearest_nics(t);
+  EXPECT_EQ(a[0].nic, 0);
+  EXPECT_EQ(a[1].nic, 1);
+}
+
+TEST(Affinity, NumaDecidesWhenThePciTreeShowsOnlySys) {
+  // Grace tray: every GPU-NIC pair SYS; the NIC on the GPU's NUMA node is the near one.
+  NodeTopology t;
+  for (int i = 0; i < 2; ++i) {
+    Gpu g;
+    g.index = i;
+    g.numa = i;
+    t.gpus.push_back(g);
+    Nic n;
+    n.index = i;
+    n.numa = 1 - i;
+    t.nics.push_back(n);
+  }
+  for (int g = 0; g < 2; ++g)
+    for (int n = 0; n < 2; ++n) t.set_link(gpu_id(g), nic_id(n), {LinkKind::sys, 0}, FactSource::hwloc);
+  auto a = assign_nearest_nics(t);
+  EXPECT_EQ(a[0].nic, 1);
+  EXPECT_EQ(a[1].nic, 0);
+  EXPECT_TRUE(a[0].numa_decided);
+  EXPECT_EQ(check_node(t, {}).exit_code(), 0);
+}
+
+TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
+  const auto dir = std::filesystem::temp_directory_path() / ("nccltune-expect-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "good.yaml") << "gpus: 8\nnics: 8\nnic_rate_gbps: 400\nmax_gpu_nic_link: PIX\n";
+  std::ofstream(dir / "typo.yaml") << "gpus: 8\nnic_rate: 400\n";
+  std::ofstream(dir / "badlink.yaml") << "max_gpu_nic_link: NV18\n";
+  std::ofstream(dir / "broken.yaml") << "gpus: [8\n";
+  auto good = read_expectation(dir / "good.yaml");
+  ASSERT_TRUE(good) << good.error();
+  EXPECT_EQ(good->gpus, 8);
+  EXPECT_EQ(good->max_gpu_nic_link, LinkKind::pix);
+  auto typo = read_expectation(dir / "typo.yaml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().find("typo.yaml"), std::string::npos);
+  EXPECT_NE(typo.error().find("nic_rate"), std::string::npos);
+  EXPECT_FALSE(read_expectation(dir / "badlink.yaml"));
+  auto broken = read_expectation(dir / "broken.yaml");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().find("broken.yaml"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
