@@ -100,6 +100,21 @@ void check_pcie(const std::string& subject, const PcieLink& link, std::vector<Fi
   }
 }
 
+// A switch's downstream port reports the same physical link as the device below it; report
+// a narrow bridge link only when no device under it already shows that narrowing.
+bool same_link_as_a_device_below(const NodeTopology& topology, const PciBridge& bridge) {
+  auto matches = [&](const PcieLink& link) {
+    return link.width == bridge.pcie.width && link.max_width == bridge.pcie.max_width;
+  };
+  for (const auto& id : bridge.below) {
+    for (const auto& gpu : topology.gpus)
+      if (gpu_id(gpu.index) == id && matches(gpu.pcie)) return true;
+    for (const auto& nic : topology.nics)
+      if (nic_id(nic.index) == id && matches(nic.pcie)) return true;
+  }
+  return false;
+}
+
 void check_counts(const NodeTopology& topology, const Expectation& expect, std::vector<Finding>& out) {
   auto count = [&](const char* what, size_t have, std::optional<int> want) {
     if (!want) return;
@@ -245,7 +260,8 @@ CheckReport check_node(const NodeTopology& topology, const Expectation& expectat
   for (const auto& gpu : topology.gpus) check_pcie(gpu_id(gpu.index), gpu.pcie, out);
   for (const auto& nic : topology.nics) check_pcie(nic_label(nic), nic.pcie, out);
   for (const auto& bridge : topology.bridges)
-    if (bridge.pcie.width_degraded()) check_pcie("bridge " + bridge.pci, bridge.pcie, out);
+    if (bridge.pcie.width_degraded() && !same_link_as_a_device_below(topology, bridge))
+      check_pcie("bridge " + bridge.pci, bridge.pcie, out);
   check_ports(topology, expectation, out);
   check_affinity(topology, report, expectation, out);
   check_crowding(topology, report, out);
