@@ -1,0 +1,69 @@
+// Golden files for the renderers. Regenerate with NCCLTUNE_UPDATE_GOLDEN=1 and review the diff.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "check_render.h"
+#include "checks.h"
+#include "topology_json.h"
+#include "topology_reader.h"
+#include "topology_table.h"
+
+using namespace nccltune;
+
+namespace {
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::filesystem::path path = std::filesystem::path(NCCLTUNE_FIXTURES) / "golden" / name;
+  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to create it";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+}
+
+NodeTopology read_fixture(const std::string& from) {
+  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/" + from);
+  if (!source) {
+    source = parse_topology_source("nvidia-smi:" + std::string(NCCLTUNE_FIXTURES) + "/" + from);
+  }
+  EXPECT_TRUE(source) << source.error();
+  auto topology = read_node_topology(*source, {});
+  EXPECT_TRUE(topology) << topology.error();
+  return topology ? *topology : NodeTopology{};
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(Golden, TableJsonAndCheck) {
+  const std::string fixture = GetParam();
+  NodeTopology topology = read_fixture(fixture);
+  topology.host = std::filesystem::path(fixture).stem().string();  // stable across renames of meta.yaml hosts
+  std::string base = std::filesystem::path(fixture).stem().string();
+  expect_golden(base + ".table.txt", render_topology_table(topology));
+  expect_golden(base + ".json", topology_to_json(topology).dump(2) + "\n");
+  expect_golden(base + ".check.txt", render_check_text(topology, check_node(topology, {})));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
+                         ::testing::Values("nodes/dgx-h100", "nodes/dgx-h100-degraded", "nodes/dgx-a100",
+                                           "nodes/gb200-tray", "nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt",
+                                           "nvidia-smi/old-driver-4gpu-pcie-soc.txt"),
+                         [](const auto& param_info) {
+                           std::string name = std::filesystem::path(param_info.param).stem().string();
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });

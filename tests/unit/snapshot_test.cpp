@@ -1,0 +1,184 @@
+// Replays the node snapshots in tests/fixtures/nodes through the same code path as a live read.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <unistd.h>
+
+#include "affinity.h"
+#include "checks.h"
+#include "snapshot.h"
+#include "topology_reader.h"
+
+using namespace nccltune;
+
+namespace {
+
+NodeTopology replay(const std::string& name) {
+  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/nodes/" + name);
+  EXPECT_TRUE(source) << source.error();
+  auto topology = read_node_topology(*source, {});
+  EXPECT_TRUE(topology) << topology.error();
+  return topology ? *topology : NodeTopology{};
+}
+
+std::string link(const NodeTopology& t, const std::string& a, const std::string& b) {
+  const DeviceLink* l = t.find_link(a, b);
+  return l ? to_string(l->type) : "none";
+}
+
+bool has_finding(const CheckReport& r, Verdict v, const std::string& subject, const std::string& text) {
+  return std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) {
+    return f.verdict == v && f.subject.find(subject) != std::string::npos && f.message.find(text) != std::string::npos;
+  });
+}
+
+}  // namespace
+
+TEST(Snapshot, DgxH100ReadsEveryDeviceWithItsSource) {
+  auto t = replay("dgx-h100");
+  ASSERT_EQ(t.gpus.size(), 8u);
+  ASSERT_EQ(t.nics.size(), 8u);
+  EXPECT_EQ(t.nvswitch, true);
+  EXPECT_EQ(t.gpus[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(t.gpus[0].pci, "0000:18:00.0");
+  EXPECT_EQ(t.gpus[0].sources.at("name"), FactSource::nvml);
+  EXPECT_EQ(t.gpus[0].sources.at("pci"), FactSource::hwloc);
+  EXPECT_EQ(t.gpus[0].sources.at("pcie"), FactSource::sysfs);
+  EXPECT_EQ(t.gpus[0].pcie, (PcieLink{5, 16, 5, 16}));
+  EXPECT_EQ(t.gpus[4].numa, 1);
+  EXPECT_EQ(t.nics[0].name, "mlx5_0");
+  EXPECT_EQ(t.nics[0].state, "ACTIVE");
+  EXPECT_EQ(t.nics[0].rate_gbps, 400);
+  EXPECT_EQ(t.nics[0].link_layer, "InfiniBand");
+  EXPECT_EQ(t.nics[0].sources.at("state"), FactSource::sysfs);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(link(t, gpu_id(i), nic_id(i)), "PIX") << i;
+  EXPECT_EQ(link(t, "GPU0", "NIC1"), "NODE");
+  EXPECT_EQ(link(t, "GPU0", "NIC4"), "SYS");
+  EXPECT_EQ(link(t, "GPU0", "GPU7"), "NV18");
+  EXPECT_EQ(t.find_link("GPU0", "GPU7")->source, FactSource::nvml);
+}
+
+TEST(Snapshot, HwlocTreeAgreesWithTheCapturedNvidiaSmiMatrix) {
+  // The snapshot carries both; every GPU-NIC and NIC-NIC pair from the PCI tree must match.
+  auto t = replay("dgx-h100");
+  auto text = std::string(NCCLTUNE_FIXTURES) + "/nodes/dgx-h100/nvidia-smi-topo.txt";
+  auto smi = read_node_topology({TopologySource::Kind::nvidia_smi, text}, {});
+  ASSERT_TRUE(smi) << smi.error();
+  ASSERT_EQ(smi->gpus.size(), t.gpus.size());
+  ASSERT_EQ(smi->nics.size(), t.nics.size());
+  for (const auto& l : smi->links) EXPECT_EQ(link(t, l.a, l.b), to_string(l.type)) << l.a << "-" << l.b;
+}
+
+TEST(Snapshot, HealthyDgxH100PassesAndRecommendsAllEightNics) {
+  auto report = check_node(replay("dgx-h100"), {});
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_FALSE(report.recommendations.empty());
+  EXPECT_EQ(report.recommendations[0].value, "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7");
+}
+
+TEST(Snapshot, DegradedDgxH100FailsNamingTheNarrowLinkAndTheDownPort) {
+  auto t = replay("dgx-h100-degraded");
+  EXPECT_EQ(t.gpus[2].pcie.width, 8);
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 2);
+  EXPECT_TRUE(has_finding(report, Verdict::fail, "GPU2", "x8"));
+  EXPECT_TRUE(has_finding(report, Verdict::fail, "mlx5_5", "DOWN"));
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "bridge", "ACS"));
+}
+
+TEST(Snapshot, IdleLinkSpeedOnlyWarns) {
+  auto report = check_node(replay("dgx-h100-idle"), {});
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "GPU0", "Gen1"));
+}
+
+TEST(Snapshot, DgxA100PairsShareTwoNicsAtPxb) {
+  auto t = replay("dgx-a100");
+  ASSERT_EQ(t.gpus.size(), 8u);
+  ASSERT_EQ(t.nics.size(), 10u);
+  EXPECT_EQ(t.nvswitch, true);
+  EXPECT_EQ(link(t, "GPU0", "NIC0"), "PXB");
+  EXPECT_EQ(link(t, "GPU0", "NIC1"), "PXB");
+  EXPECT_EQ(link(t, "GPU0", "GPU1"), "NV12");
+  EXPECT_EQ(link(t, "NIC8", "NIC9"), "PIX");
+  auto nearest = nearest_nic_map(assign_nearest_nics(t));
+  EXPECT_EQ(nearest["GPU0"], "NIC0");
+  EXPECT_EQ(nearest["GPU1"], "NIC1");
+  EXPECT_EQ(nearest["GPU7"], "NIC7");
+  EXPECT_EQ(check_node(t, {}).exit_code(), 0);
+}
+
+TEST(Snapshot, PcieBoxWarnsForGpusBehindTheOtherSwitch) {
+  auto t = replay("pcie-4gpu");
+  ASSERT_EQ(t.gpus.size(), 4u);
+  EXPECT_EQ(t.nvswitch, false);
+  EXPECT_EQ(link(t, "GPU0", "GPU1"), "PIX");
+  EXPECT_EQ(link(t, "GPU0", "NIC0"), "PIX");
+  EXPECT_EQ(link(t, "GPU2", "NIC0"), "NODE");
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "GPU2", "GPUDirect RDMA"));
+}
+
+TEST(Snapshot, FlatVmTreeLetsNumaAndLoadDecide) {
+  auto t = replay("vm-phb");
+  ASSERT_EQ(t.gpus.size(), 4u);
+  auto nearest = nearest_nic_map(assign_nearest_nics(t));
+  EXPECT_EQ(nearest.size(), 4u);
+  std::set<std::string> distinct;
+  for (const auto& [gpu, nic] : nearest) distinct.insert(nic);
+  EXPECT_EQ(distinct.size(), 4u) << "each GPU gets its own NIC";
+}
+
+TEST(Snapshot, GraceTrayPicksTheNicOnEachGpusNumaNode) {
+  auto t = replay("gb200-tray");
+  ASSERT_EQ(t.gpus.size(), 4u);
+  ASSERT_EQ(t.nics.size(), 4u);
+  for (const auto& a : assign_nearest_nics(t)) {
+    ASSERT_TRUE(a.nic);
+    EXPECT_EQ(t.nics[static_cast<size_t>(*a.nic)].numa, t.gpus[static_cast<size_t>(a.gpu)].numa) << gpu_id(a.gpu);
+  }
+}
+
+TEST(Snapshot, NotASnapshotIsAClearError) {
+  auto source = parse_topology_source(NCCLTUNE_FIXTURES);
+  ASSERT_TRUE(source);
+  auto topology = read_node_topology(*source, {});
+  ASSERT_FALSE(topology);
+  EXPECT_NE(topology.error().find("not a node snapshot"), std::string::npos);
+  EXPECT_FALSE(parse_topology_source("/nonexistent/dir"));
+  EXPECT_FALSE(parse_topology_source("nvidia-smi:/nonexistent.txt"));
+  EXPECT_FALSE(parse_topology_source("hwloc:"));
+}
+
+TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
+  auto live = read_node_topology({}, {});
+  ASSERT_TRUE(live) << live.error();
+  EXPECT_FALSE(live->host.empty());
+  EXPECT_NE(std::find(live->sources_used.begin(), live->sources_used.end(), FactSource::hwloc), live->sources_used.end());
+
+  const auto dir = std::filesystem::temp_directory_path() / ("nccltune-capture-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto captured = capture_snapshot(dir, {}, "test");
+  ASSERT_TRUE(captured) << captured.error();
+  EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "meta.yaml"));
+  auto replayed = read_node_topology({TopologySource::Kind::snapshot, dir}, {});
+  ASSERT_TRUE(replayed) << replayed.error();
+  EXPECT_EQ(replayed->host, live->host);
+  EXPECT_EQ(replayed->gpus.size(), live->gpus.size());
+  EXPECT_EQ(replayed->nics.size(), live->nics.size());
+  ASSERT_EQ(replayed->interfaces.size(), live->interfaces.size());
+  for (size_t i = 0; i < live->interfaces.size(); ++i) {
+    EXPECT_EQ(replayed->interfaces[i].name, live->interfaces[i].name);
+    EXPECT_EQ(replayed->interfaces[i].pci, live->interfaces[i].pci);
+  }
+  // A second capture into a non-empty directory is refused and leaves the first intact.
+  auto again = capture_snapshot(dir, {}, "test");
+  EXPECT_FALSE(again);
+  EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
+  std::filesystem::remove_all(dir);
+}
