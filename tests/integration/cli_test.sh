@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs the nccltune binary as ops would: exit codes, one-line errors, formats, snapshots.
+# usage: cli_test.sh NCCLTUNE FIXTURES
+set -u
+nccltune=$1
+fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_exit CODE DESCRIPTION -- COMMAND...: runs COMMAND, stdout to $work/out, stderr to $work/err.
+expect_exit() {
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | head -5; fi
+}
+expect_in() {  # expect_in FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1")"; fi
+}
+expect_one_line() {  # expect_one_line FILE DESCRIPTION
+  local lines
+  lines=$(grep -c . "$1")
+  if [ "$lines" -eq 1 ]; then pass; else fail "$2: expected one line on stderr, got $lines"; cat "$1"; fi
+}
+
+expect_exit 0 "--help" -- "$nccltune" --help
+for sub in topo check; do
+  expect_exit 0 "$sub --help" -- "$nccltune" "$sub" --help
+  expect_in "$work/out" "--from" "$sub --help lists --from"
+done
+
+expect_exit 0 "healthy DGX-H100 check" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100"
+expect_in "$work/out" "NCCL_IB_HCA='=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'" "all eight NICs recommended"
+
+expect_exit 2 "degraded DGX-H100 check" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded"
+expect_in "$work/out" "FAIL  pcie_link         GPU2" "degraded link named"
+expect_in "$work/out" "NIC5 (mlx5_5)" "down port named"
+expect_in "$work/out" "DOWN" "down port state"
+
+expect_exit 1 "idle DGX-H100 check (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-idle"
+
+expect_exit 2 "degraded check as JSON" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded" --format json
+expect_in "$work/out" '"schema": "nccltune/check/v1"' "check JSON schema"
+expect_in "$work/out" '"verdict": "FAIL"' "check JSON verdict"
+
+cat >"$work/expect.yaml" <<'YAML'
+gpus: 8
+nics: 8
+nic_rate_gbps: 800
+max_gpu_nic_link: PIX
+YAML
+expect_exit 2 "check --expect with a faster NIC rate" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100" --expect "$work/expect.yaml"
+expect_in "$work/out" "below the expected 800 Gb/s" "rate expectation named"
+
+echo "gpus: 8" >"$work/typo.yaml"; echo "nic_rates: 4" >>"$work/typo.yaml"
+expect_exit 3 "check --expect with an unknown key" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100" --expect "$work/typo.yaml"
+expect_one_line "$work/err" "unknown expect key"
+expect_in "$work/err" "typo.yaml: unknown key 'nic_rates'" "expect error names file and key"
+
+expect_exit 0 "topo JSON from a snapshot" -- "$nccltune" topo --from "$fixtures/nodes/dgx-a100" --format json
+expect_in "$work/out" '"schema": "nccltune/topology/v1"' "topology JSON schema"
+expect_in "$work/out" '"GPU1": "NIC1"' "nearest NIC in JSON"
+expect_exit 0 "topo YAML from nvidia-smi text" -- "$nccltune" topo --from "nvidia-smi:$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt" --format yaml
+expect_in "$work/out" 'schema: "nccltune/topology/v1"' "topology YAML schema"
+
+printf 'GPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tPIX\t X \n' >"$work/asym.txt"
+expect_exit 1 "an asymmetric nvidia-smi matrix" -- "$nccltune" topo --from "nvidia-smi:$work/asym.txt"
+expect_one_line "$work/err" "asymmetric matrix"
+expect_in "$work/err" "asym.txt:" "parse error names the file"
+
+expect_exit 1 "a missing snapshot" -- "$nccltune" topo --from "$work/nothing-here"
+expect_one_line "$work/err" "missing snapshot"
+expect_exit 1 "hwloc: with a truncated XML" -- bash -c "head -c 300 '$fixtures/nodes/dgx-h100/hwloc.xml' >'$work/cut.xml'; '$nccltune' topo --from 'hwloc:$work/cut.xml'"
+expect_in "$work/err" "cut.xml" "truncated XML named"
+
+expect_exit 0 "topo on this machine" -- "$nccltune" topo
+expect_exit 0 "topo --capture on this machine" -- "$nccltune" topo --capture "$work/snap" --format json
+expect_exit 0 "replay the capture" -- "$nccltune" topo --from "$work/snap" --format json
+expect_exit 1 "capture into a non-empty directory" -- "$nccltune" topo --capture "$work/snap"
+expect_in "$work/err" "not empty" "non-empty capture refused"
+
+echo "$passed passed, $failures failed"
+[ "$failures" -eq 0 ]
