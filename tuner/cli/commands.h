@@ -14,5 +14,6 @@ struct Command {
 
 void add_topo_command(CLI::App& app, Command& command);
 void add_check_command(CLI::App& app, Command& command);
+void add_import_command(CLI::App& app, Command& command);
 
 }  // namespace nccltune::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   nccltune::cli::Command command;
   nccltune::cli::add_topo_command(app, command);
   nccltune::cli::add_check_command(app, command);
+  nccltune::cli::add_import_command(app, command);
 
   CLI11_PARSE(app, argc, argv);
   nccltune::setup_logging(verbosity);

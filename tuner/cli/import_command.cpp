@@ -1,0 +1,117 @@
+// `nccltune import LOG [--json FILE]`: reads an nccl-tests log and prints it as
+// nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
+// assumptions, inferences and busbw values the rows do not reproduce go to stderr and into the
+// JSON's "import" object. Exit 0 on success, 2 when the log cannot be read or holds no table,
+// or FILE cannot be written.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "atomic_file.h"
+#include "bench_json.h"
+#include "commands.h"
+#include "nccl_tests_log.h"
+
+namespace nccltune::cli {
+
+namespace {
+
+constexpr int kImportFailed = 2;
+
+struct ImportOptions {
+  std::string log;
+  std::string json;
+};
+
+// The parser's notes and the checks, for people (stderr) and machines (the "import" object).
+nlohmann::ordered_json import_report(const std::string& path, const NcclTestsLog& log,
+                                     const std::vector<BusBandwidthDisagreement>& disagreements,
+                                     const std::optional<AverageBusBandwidthCheck>& average) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const BusBandwidthDisagreement& d : disagreements) {
+    rows.push_back({{"bytes", d.bytes},
+                    {"in_place", d.in_place},
+                    {"printed", d.printed},
+                    {"recomputed", std::round(d.recomputed * 1e4) / 1e4}});
+  }
+  nlohmann::ordered_json report = {{"source", path},
+                                   {"format", "nccl-tests"},
+                                   {"op_assumed", log.op_assumed},
+                                   {"notes", log.notes},
+                                   {"busbw_disagreements", std::move(rows)}};
+  if (average) {
+    report["avg_busbw_recomputed"] = std::round(average->recomputed * 1e4) / 1e4;
+    report["avg_busbw_agrees"] = average->agrees;
+  }
+  return report;
+}
+
+void print_findings(const std::string& path, const NcclTestsLog& log,
+                    const std::vector<BusBandwidthDisagreement>& disagreements,
+                    const std::optional<AverageBusBandwidthCheck>& average) {
+  for (const std::string& note : log.notes)
+    std::fprintf(stderr, "nccltune import: %s: %s\n", path.c_str(), note.c_str());
+  const BenchResult& bench = log.bench;
+  for (const BusBandwidthDisagreement& d : disagreements) {
+    std::fprintf(stderr, "%s",
+                 fmt::format("nccltune import: {}: busbw at {} B {}: printed {:.2f}, size/time x "
+                             "{} factor for {} ranks gives {:.2f}\n",
+                             path, d.bytes, d.in_place ? "in-place" : "out-of-place", d.printed, bench.op,
+                             bench.ranks.value_or(0), d.recomputed)
+                     .c_str());
+  }
+  if (average && !average->agrees) {
+    std::fprintf(stderr, "%s",
+                 fmt::format("nccltune import: {}: printed avg busbw {:g}, mean of the rows {:.4f}\n", path,
+                             average->printed, average->recomputed)
+                     .c_str());
+  }
+}
+
+int run_import(const ImportOptions& options) {
+  const Result<std::string> text = read_text_file(options.log);
+  if (!text) {
+    std::fprintf(stderr, "nccltune import: %s\n", text.error().c_str());
+    return kImportFailed;
+  }
+  const Result<NcclTestsLog> log = read_nccl_tests_log(*text, options.log);
+  if (!log) {
+    std::fprintf(stderr, "nccltune import: %s\n", log.error().c_str());
+    return kImportFailed;
+  }
+  const auto disagreements = check_bus_bandwidth(log->bench, log->time_step_us);
+  const auto average = check_average_bus_bandwidth(log->bench);
+  print_findings(options.log, *log, disagreements, average);
+
+  nlohmann::ordered_json document = bench_result_to_json(log->bench);
+  document["import"] = import_report(options.log, *log, disagreements, average);
+  const std::string json = document.dump(2) + "\n";
+  if (options.json.empty()) {
+    std::cout << json;
+    return 0;
+  }
+  const Result<bool> written = write_file_atomically(options.json, json);
+  if (!written) {
+    std::fprintf(stderr, "nccltune import: %s\n", written.error().c_str());
+    return kImportFailed;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, Command& command) {
+  auto options = std::make_shared<ImportOptions>();
+  auto* sub = app.add_subcommand(
+      "import", "Read an nccl-tests log (all_reduce_perf ... output) as nccltune/bench/v1 JSON");
+  sub->add_option("log", options->log, "nccl-tests output file")->required()->type_name("LOG");
+  sub->add_option("--json", options->json, "Write the JSON to FILE (atomically) instead of stdout")
+      ->type_name("FILE");
+  sub->callback([options, &command] { command.run = [options] { return run_import(*options); }; });
+}
+
+}  // namespace nccltune::cli
