@@ -1,0 +1,140 @@
+#include "comm_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace nccltune::fake {
+
+bool CommModel::has(FaultKind kind) const {
+  return std::find(faults.begin(), faults.end(), kind) != faults.end();
+}
+
+int channels_used(const FakeModel& model, const NcclEnv& env) {
+  long channels = model.default_channels;
+  if (std::optional<long> min = integer_variable(env, "NCCL_MIN_NCHANNELS"))
+    channels = std::max(channels, *min);
+  if (std::optional<long> max = integer_variable(env, "NCCL_MAX_NCHANNELS"))
+    channels = std::min(channels, *max);
+  return static_cast<int>(std::clamp<long>(channels, 1, 1024));
+}
+
+double channel_scale(const FakeModel& model, int channels) {
+  if (model.channel_scale.empty()) return 1;
+  auto above = model.channel_scale.upper_bound(channels);
+  if (above == model.channel_scale.begin()) return above->second;
+  return std::prev(above)->second;
+}
+
+double busbw_factor(std::string_view op, int nranks) {
+  if (nranks <= 0) return 0;
+  const double n = nranks;
+  if (op == "all_reduce") return 2 * (n - 1) / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall") return (n - 1) / n;
+  if (op == "broadcast" || op == "reduce") return 1;
+  return 0;
+}
+
+namespace {
+
+std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env) {
+  const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO");
+  const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO");
+  std::vector<AlgoProto> pairs;
+  for (const auto& [algo, algo_model] : model.algos) {
+    if (algo_filter && !algo_filter->allows(algo)) continue;
+    if (!holds(algo_model.requires_env, env)) continue;
+    for (const auto& [proto, cost] : algo_model.protos)
+      if (!proto_filter || proto_filter->allows(proto)) pairs.push_back({algo, proto});
+  }
+  return pairs;
+}
+
+std::string setting(const NcclEnv& env, const std::string& variable) {
+  const auto set = env.find(variable);
+  return variable + (set == env.end() ? " unset" : "='" + set->second + "'");
+}
+
+}  // namespace
+
+Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks) {
+  CommModel comm;
+  comm.rank = rank;
+  comm.nranks = nranks;
+  comm.channels = channels_used(model, env);
+  comm.channel_scale = channel_scale(model, comm.channels);
+  for (const Effect& effect : model.effects) {
+    if (!holds(effect.when, env)) continue;
+    comm.busbw_scale *= effect.busbw_scale;
+    comm.lat_scale *= effect.lat_scale;
+  }
+  comm.algo_or_proto_set = env.contains("NCCL_ALGO") || env.contains("NCCL_PROTO");
+  comm.allowed = allowed_pairs(model, env);
+  if (comm.allowed.empty())
+    return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
+                 setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};
+  for (const Fault& fault : model.faults) {
+    if (!holds(fault.when, env) || (fault.rank && *fault.rank != rank)) continue;
+    comm.faults.push_back(fault.kind);
+    if (fault.kind == FaultKind::slow_rank) comm.slow_factor *= fault.factor;
+  }
+  return comm;
+}
+
+double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                    double bytes) {
+  const ProtoCost& cost = model.algos.at(pair.algo).protos.at(pair.proto);
+  const double latency = cost.lat_us * comm.lat_scale;
+  const double factor = busbw_factor(op, comm.nranks);
+  if (factor <= 0) return latency;
+  const double algbw_gbps = cost.busbw_gbps * comm.channel_scale * comm.busbw_scale / factor;
+  return latency + bytes / (algbw_gbps * 1e9) * 1e6;
+}
+
+AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op,
+                            double bytes) {
+  if (!comm.algo_or_proto_set) {
+    for (const DefaultChoice& choice : model.defaults) {
+      if (choice.max_bytes && bytes > static_cast<double>(*choice.max_bytes)) continue;
+      const AlgoProto pair{choice.algo, choice.proto};
+      if (std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end()) return pair;
+      break;  // the default is not allowed (its `requires` fails): NCCL picks among the rest
+    }
+  }
+  const AlgoProto* fastest = &comm.allowed.front();
+  double fastest_time = std::numeric_limits<double>::infinity();
+  for (const AlgoProto& pair : comm.allowed) {
+    const double time = pair_time_us(model, comm, pair, op, bytes);
+    if (time < fastest_time) {
+      fastest = &pair;
+      fastest_time = time;
+    }
+  }
+  return *fastest;
+}
+
+double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes) {
+  return pair_time_us(model, comm, choose_algo_proto(model, comm, op, bytes), op, bytes) * comm.slow_factor;
+}
+
+NoiseSource::NoiseSource(const Noise& noise, int rank)
+    : cv_(noise.cv), state_(noise.seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(rank)) {}
+
+uint64_t NoiseSource::next_bits() {  // splitmix64
+  uint64_t x = (state_ += 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+double NoiseSource::next_factor() {
+  if (cv_ == 0) return 1;
+  // Box-Muller from two uniforms in (0, 1].
+  const double u1 = (static_cast<double>(next_bits() >> 11) + 1) * 0x1.0p-53;
+  const double u2 = static_cast<double>(next_bits() >> 11) * 0x1.0p-53;
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  return std::max(0.01, 1 + cv_ * z);
+}
+
+}  // namespace nccltune::fake

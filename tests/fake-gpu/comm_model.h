@@ -1,0 +1,76 @@
+// CommModel: how one fake communicator behaves, decided once at ncclCommInitRank from the model
+// and the NCCL_* environment of that moment; and the time of one op, by DESIGN.md's formula:
+//   time = lat_us * lat_scale + bytes / algbw,
+//   algbw = busbw_gbps * channel scale * effects / busbw_factor(op, nranks)   (GB/s = 1e9 B/s)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_model.h"
+#include "nccl_env.h"
+#include "result.h"
+
+namespace nccltune::fake {
+
+struct AlgoProto {
+  std::string algo;
+  std::string proto;
+
+  friend bool operator==(const AlgoProto&, const AlgoProto&) = default;
+};
+
+struct CommModel {
+  int rank = 0;
+  int nranks = 1;
+  int channels = 1;
+  double channel_scale = 1;
+  double busbw_scale = 1;  // product of the effects that hold
+  double lat_scale = 1;
+  bool algo_or_proto_set = false;  // NCCL_ALGO or NCCL_PROTO set: the fastest allowed pair wins
+  std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
+  std::vector<FaultKind> faults;   // faults that hold for this rank
+  double slow_factor = 1;          // slow_rank's factor on this rank, else 1
+
+  bool has(FaultKind kind) const;
+};
+
+// Error when no algorithm/protocol pair is allowed.
+Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks);
+
+// The model's default channel count, raised to NCCL_MIN_NCHANNELS, capped by NCCL_MAX_NCHANNELS.
+int channels_used(const FakeModel& model, const NcclEnv& env);
+// busbw_scale for `channels`: the nearest listed count at or below it (the smallest listed
+// count when all are above; 1 when none is listed).
+double channel_scale(const FakeModel& model, int channels);
+
+// nccl-tests' busbw factors, the fake's own copy: all_reduce 2(n-1)/n; all_gather,
+// reduce_scatter, alltoall (n-1)/n; broadcast, reduce 1.
+double busbw_factor(std::string_view op, int nranks);
+
+// The formula for one pair; a factor of 0 (one rank) leaves the latency alone.
+double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                    double bytes);
+// What NCCL would pick: the model's default for the size when neither NCCL_ALGO nor NCCL_PROTO
+// is set and it is allowed, else the fastest allowed pair.
+AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
+// Time of one op on this rank, before noise: the chosen pair's time times slow_factor.
+double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
+
+// Multiplicative noise on each timed op: 1 + cv * z, z standard normal from a generator seeded
+// by the model's seed and the rank, so runs repeat exactly. With cv 0 every factor is exactly 1.
+class NoiseSource {
+ public:
+  NoiseSource(const Noise& noise, int rank);
+  double next_factor();
+
+ private:
+  uint64_t next_bits();
+
+  double cv_;
+  uint64_t state_;
+};
+
+}  // namespace nccltune::fake

@@ -1,0 +1,96 @@
+// FakeModel: the fake GPU stack's model file, schema nccltune/fake-model/v1 (DESIGN.md "Fake GPU
+// stack"): devices, NCCL's default algorithm/protocol per size, channel scaling, per-algorithm
+// latency and bandwidth, effects of NCCL_* variables, injected faults and timing noise.
+// Parsing is strict: an unknown key anywhere is an error naming the file and the key path.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+
+namespace nccltune::fake {
+
+inline constexpr std::string_view kModelSchema = "nccltune/fake-model/v1";
+inline constexpr int kDefaultNcclVersion = 22809;
+
+struct FakeDevice {
+  std::string name = "NVIDIA H100 80GB HBM3";
+  std::string pci = "0000:18:00.0";
+  int sm = 90;  // compute capability, major * 10 + minor
+};
+
+// A condition on NCCL_* variables: each listed variable must have one of its values;
+// std::nullopt stands for "unset" (YAML null).
+using Condition = std::map<std::string, std::vector<std::optional<std::string>>>;
+
+// What NCCL picks with no NCCL_ALGO / NCCL_PROTO, for sizes up to max_bytes.
+struct DefaultChoice {
+  std::optional<int64_t> max_bytes;  // none: every larger size
+  std::string algo;
+  std::string proto;
+};
+
+struct ProtoCost {
+  double lat_us = 0;
+  double busbw_gbps = 0;
+};
+
+struct AlgoModel {
+  std::map<std::string, ProtoCost> protos;  // by canonical protocol name
+  Condition requires_env;                   // `requires`
+};
+
+struct Effect {
+  Condition when;
+  double busbw_scale = 1;
+  double lat_scale = 1;
+};
+
+enum class FaultKind { init_error, hang, crash, corrupt, slow_rank };
+
+std::string_view to_string(FaultKind kind);
+
+// One injected fault: applies when `when` holds at communicator init (an empty `when` always
+// holds), to every rank or only to `rank`. slow_rank multiplies that rank's op times by `factor`.
+struct Fault {
+  Condition when;
+  FaultKind kind = FaultKind::corrupt;
+  std::optional<int> rank;
+  double factor = 2;
+};
+
+struct Noise {
+  double cv = 0;  // coefficient of variation of the multiplicative noise per timed op
+  uint64_t seed = 0;
+};
+
+struct FakeModel {
+  std::string file;                               // where it was read from, for messages
+  std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
+  int device_count = 8;                           // what cuDeviceGetCount reports
+  int nccl_version = kDefaultNcclVersion;         // what ncclGetVersion reports
+  std::vector<DefaultChoice> defaults;
+  int default_channels = 16;
+  std::map<int, double> channel_scale;     // busbw_scale by channel count
+  std::map<std::string, AlgoModel> algos;  // by canonical algorithm name
+  std::vector<Effect> effects;
+  std::vector<Fault> faults;
+  Noise noise;
+};
+
+// NCCL's algorithm and protocol names ("Tree", "Ring", "CollnetDirect", "CollnetChain", "NVLS",
+// "NVLSTree", "PAT"; "LL", "LL128", "Simple"), matched case-insensitively.
+std::optional<std::string> canonical_algo(std::string_view name);
+std::optional<std::string> canonical_proto(std::string_view name);
+
+// Parses model text; `file` names it in errors ("<file>: unknown key 'algos.Ring.LL.latency'").
+Result<FakeModel> parse_fake_model(const std::string& text, const std::string& file);
+// Reads and parses the file at `path`.
+Result<FakeModel> load_fake_model(const std::string& path);
+
+}  // namespace nccltune::fake

@@ -1,0 +1,478 @@
+// libfakenccl.so: the NCCL functions nccltune uses, for machines without a GPU.
+// Ranks in different processes really exchange and reduce data (SharedComm, keyed by the bytes
+// of the ncclUniqueId), so broken bootstrap plumbing fails or times out and wrong data shows.
+// Each op advances its stream's simulated clock in libfakecuda.so by the model's time.
+// The model (NCCLTUNE_FAKE_MODEL) and the NCCL_* environment are read once, at
+// ncclCommInitRank; faults from the model fire there (init_error) or at every op (hang, crash,
+// corrupt, slow_rank). Problems are one line on stderr, starting "fakenccl: ".
+// NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer.
+#include <dlfcn.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "comm_model.h"
+#include "element_ops.h"
+#include "fake_model.h"
+#include "fakecuda_hooks.h"
+#include "nccl_declarations.h"
+#include "nccl_env.h"
+#include "shared_comm.h"
+
+#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern char** environ;
+
+using namespace nccltune::nccl_abi;
+using nccltune::Result;
+using nccltune::Status;
+using nccltune::fake::CommModel;
+using nccltune::fake::FakeModel;
+using nccltune::fake::FaultKind;
+using nccltune::fake::NoiseSource;
+using nccltune::fake::SharedComm;
+using nccltune::fake::Transfer;
+
+namespace {
+
+constexpr double kDefaultTimeoutS = 60;
+
+void say(const std::string& line) {
+  std::fprintf(stderr, "fakenccl: %s\n", line.c_str());
+}
+
+// libfakecuda.so's extra exports (fakecuda_hooks.h).
+struct FakeCudaHooks {
+  fakecuda_advance_stream_fn advance_stream = nullptr;
+  fakecuda_current_device_fn current_device = nullptr;
+  fakecuda_is_device_range_fn is_device_range = nullptr;
+};
+
+// Finds the hooks in the libfakecuda.so this process loaded, by soname whatever its path, or in
+// the global scope.
+std::optional<FakeCudaHooks> find_fakecuda() {
+  void* loaded = dlopen(kFakeCudaSoname, RTLD_NOW | RTLD_NOLOAD);
+  auto find = [&](const char* name) {
+    void* address = loaded ? dlsym(loaded, name) : nullptr;
+    return address ? address : dlsym(RTLD_DEFAULT, name);
+  };
+  FakeCudaHooks hooks;
+  hooks.advance_stream = reinterpret_cast<fakecuda_advance_stream_fn>(find("fakecuda_advance_stream"));
+  hooks.current_device = reinterpret_cast<fakecuda_current_device_fn>(find("fakecuda_current_device"));
+  hooks.is_device_range = reinterpret_cast<fakecuda_is_device_range_fn>(find("fakecuda_is_device_range"));
+  if (loaded) dlclose(loaded);  // the product's own handle keeps it loaded
+  if (!hooks.advance_stream || !hooks.current_device || !hooks.is_device_range) return std::nullopt;
+  return hooks;
+}
+
+double timeout_seconds() {
+  const char* text = std::getenv("NCCLTUNE_FAKE_TIMEOUT_S");
+  if (text == nullptr) return kDefaultTimeoutS;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  return end != text && *end == '\0' && value > 0 ? value : kDefaultTimeoutS;
+}
+
+}  // namespace
+
+struct ncclComm {
+  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks)
+      : model(std::move(fake_model)),
+        behaviour(std::move(comm_model)),
+        noise(model.noise, behaviour.rank),
+        shared(std::move(shared_comm)),
+        cuda(hooks) {}
+
+  FakeModel model;
+  CommModel behaviour;
+  NoiseSource noise;
+  SharedComm shared;
+  FakeCudaHooks cuda;
+  ncclResult_t async_error = ncclSuccess;
+  std::vector<Transfer> pending;  // grouped send/recv, run at ncclGroupEnd
+  cudaStream_t pending_stream = nullptr;
+};
+
+namespace {
+
+thread_local int group_depth = 0;
+thread_local std::vector<ncclComm*> group_comms;  // with pending send/recv
+
+enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
+
+const char* function_name(Collective kind) {
+  switch (kind) {
+    case Collective::all_reduce: return "ncclAllReduce";
+    case Collective::all_gather: return "ncclAllGather";
+    case Collective::reduce_scatter: return "ncclReduceScatter";
+    case Collective::broadcast: return "ncclBroadcast";
+    case Collective::reduce: return "ncclReduce";
+  }
+  return "?";
+}
+
+const char* op_name(Collective kind) {
+  switch (kind) {
+    case Collective::all_reduce: return "all_reduce";
+    case Collective::all_gather: return "all_gather";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::broadcast: return "broadcast";
+    case Collective::reduce: return "reduce";
+  }
+  return "?";
+}
+
+std::string prefix(const ncclComm& comm) {
+  return "rank " + std::to_string(comm.behaviour.rank) + ": ";
+}
+
+// hang and crash fire when an op starts.
+void fire_op_faults(const ncclComm& comm, const char* function) {
+  if (comm.behaviour.has(FaultKind::crash)) {
+    say(prefix(comm) + function + ": crash fault: aborting the process");
+    std::abort();
+  }
+  if (comm.behaviour.has(FaultKind::hang)) {
+    say(prefix(comm) + function + ": hang fault: never returning");
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+
+// The communicator's first failure sticks, as NCCL's asynchronous error does.
+ncclResult_t fail(ncclComm& comm, const std::string& what, const std::string& error) {
+  say(prefix(comm) + what + ": " + error);
+  comm.shared.mark_failed();
+  comm.async_error = ncclRemoteError;
+  return ncclRemoteError;
+}
+
+ncclResult_t invalid(const ncclComm& comm, const std::string& what, const std::string& error) {
+  say(prefix(comm) + what + ": " + error);
+  return ncclInvalidArgument;
+}
+
+bool device_range(const ncclComm& comm, const void* pointer, std::size_t bytes) {
+  return bytes == 0 || comm.cuda.is_device_range(pointer, bytes) == 1;
+}
+
+void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes) {
+  const double us =
+      nccltune::fake::op_time_us(comm.model, comm.behaviour, op, bytes) * comm.noise.next_factor();
+  comm.cuda.advance_stream(stream, us);
+}
+
+// dst = the `op` combination of every rank's slot, `offset` bytes in, `count` elements.
+void combine_slots(const ncclComm& comm, std::byte* destination, std::size_t offset, std::size_t count,
+                   ncclDataType_t type, ncclRedOp_t op) {
+  const std::size_t size = nccltune::fake::type_size(type);
+  std::memcpy(destination, comm.shared.slot(0) + offset, count * size);
+  for (int q = 1; q < comm.shared.nranks(); ++q)
+    nccltune::fake::reduce_into(type, op, destination, comm.shared.slot(q) + offset, count);
+}
+
+// Moves one collective's data through the slots, a slot-sized chunk of the input at a time:
+// every rank (the root alone for broadcast) copies its chunk in, then each takes what it needs.
+Status move_collective(ncclComm& comm, Collective kind, const std::byte* send, std::byte* recv,
+                       std::size_t count, ncclDataType_t type, ncclRedOp_t op, int root) {
+  SharedComm& shared = comm.shared;
+  const int rank = shared.rank();
+  const auto n = static_cast<std::size_t>(shared.nranks());
+  const std::size_t size = nccltune::fake::type_size(type);
+  const std::size_t input = kind == Collective::reduce_scatter ? count * n : count;
+  const std::size_t chunk = shared.slot_bytes() / size;
+  const std::size_t own_first = static_cast<std::size_t>(rank) * count;  // reduce_scatter
+  for (std::size_t first = 0; first < input; first += chunk) {
+    const std::size_t length = std::min(chunk, input - first);
+    if (kind != Collective::broadcast || rank == root)
+      std::memcpy(shared.slot(rank), send + first * size, length * size);
+    if (Status arrived = shared.barrier(); !arrived) return arrived;
+    switch (kind) {
+      case Collective::all_reduce: combine_slots(comm, recv + first * size, 0, length, type, op); break;
+      case Collective::reduce:
+        if (rank == root) combine_slots(comm, recv + first * size, 0, length, type, op);
+        break;
+      case Collective::broadcast: std::memcpy(recv + first * size, shared.slot(root), length * size); break;
+      case Collective::all_gather:
+        for (std::size_t q = 0; q < n; ++q)
+          std::memcpy(recv + (q * count + first) * size, shared.slot(static_cast<int>(q)), length * size);
+        break;
+      case Collective::reduce_scatter: {
+        const std::size_t low = std::max(first, own_first);
+        const std::size_t high = std::min(first + length, own_first + count);
+        if (low < high)
+          combine_slots(comm, recv + (low - own_first) * size, (low - first) * size, high - low, type, op);
+        break;
+      }
+    }
+    if (Status done = shared.barrier(); !done) return done;
+  }
+  return nccltune::Ok{};
+}
+
+// Elements this rank receives, and whether it receives at all.
+std::size_t output_count(Collective kind, std::size_t count, int nranks, int rank, int root) {
+  if (kind == Collective::all_gather) return count * static_cast<std::size_t>(nranks);
+  if (kind == Collective::reduce && rank != root) return 0;
+  return count;
+}
+
+ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuff, void* recvbuff,
+                            std::size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
+                            cudaStream_t stream) {
+  if (comm == nullptr) return ncclInvalidArgument;
+  const char* function = function_name(kind);
+  const std::size_t size = nccltune::fake::type_size(type);
+  if (size == 0) return invalid(*comm, function, "unsupported data type " + std::to_string(type));
+  if (!nccltune::fake::supported_op(op))
+    return invalid(*comm, function, "unsupported reduction op " + std::to_string(op));
+  const int rank = comm->behaviour.rank;
+  const int nranks = comm->behaviour.nranks;
+  if ((kind == Collective::broadcast || kind == Collective::reduce) && (root < 0 || root >= nranks))
+    return invalid(*comm, function, "root " + std::to_string(root) + " is not a rank");
+  const std::size_t in_count =
+      kind == Collective::reduce_scatter ? count * static_cast<std::size_t>(nranks) : count;
+  const bool sends = kind != Collective::broadcast || rank == root;
+  const std::size_t out_count = output_count(kind, count, nranks, rank, root);
+  if (sends && !device_range(*comm, sendbuff, in_count * size))
+    return invalid(*comm, function,
+                   "sendbuff is not " + std::to_string(in_count * size) + " bytes of device memory");
+  if (!device_range(*comm, recvbuff, out_count * size))
+    return invalid(*comm, function,
+                   "recvbuff is not " + std::to_string(out_count * size) + " bytes of device memory");
+  if (comm->cuda.advance_stream(stream, 0) != 0)
+    return invalid(*comm, function, "the stream is not a live stream of libfakecuda");
+  if (comm->async_error != ncclSuccess) return comm->async_error;
+  fire_op_faults(*comm, function);
+  if (count == 0) return ncclSuccess;
+
+  Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
+                                 static_cast<std::byte*>(recvbuff), count, type, op, root);
+  if (!moved) return fail(*comm, function, moved.error());
+  if (comm->behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
+  const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
+  advance_clock(*comm, stream, op_name(kind),
+                static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size));
+  return ncclSuccess;
+}
+
+// Runs a communicator's pending send/recv (one group) and times it as an alltoall of the bytes
+// this rank sends or receives, whichever is more.
+ncclResult_t flush_pending(ncclComm& comm) {
+  if (comm.pending.empty()) return ncclSuccess;
+  std::vector<Transfer> transfers = std::move(comm.pending);
+  comm.pending.clear();
+  if (comm.async_error != ncclSuccess) return comm.async_error;
+  fire_op_faults(comm, "ncclGroupEnd");
+  Status moved = comm.shared.exchange(transfers);
+  if (!moved) return fail(comm, "send/recv", moved.error());
+  std::size_t sent = 0;
+  std::size_t received = 0;
+  for (const Transfer& transfer : transfers) {
+    (transfer.send ? sent : received) += transfer.bytes;
+    if (!transfer.send && comm.behaviour.has(FaultKind::corrupt))
+      nccltune::fake::corrupt_elements(transfer.data, transfer.bytes / transfer.element_size,
+                                       transfer.element_size);
+  }
+  advance_clock(comm, comm.pending_stream, "alltoall", static_cast<double>(std::max(sent, received)));
+  return ncclSuccess;
+}
+
+ncclResult_t enqueue_transfer(ncclComm* comm, bool send, void* buffer, std::size_t count, ncclDataType_t type,
+                              int peer, cudaStream_t stream) {
+  if (comm == nullptr) return ncclInvalidArgument;
+  const char* function = send ? "ncclSend" : "ncclRecv";
+  const std::size_t size = nccltune::fake::type_size(type);
+  if (size == 0) return invalid(*comm, function, "unsupported data type " + std::to_string(type));
+  if (peer < 0 || peer >= comm->behaviour.nranks)
+    return invalid(*comm, function, "peer " + std::to_string(peer) + " is not a rank");
+  if (!device_range(*comm, buffer, count * size))
+    return invalid(*comm, function,
+                   "the buffer is not " + std::to_string(count * size) + " bytes of device memory");
+  if (comm->cuda.advance_stream(stream, 0) != 0)
+    return invalid(*comm, function, "the stream is not a live stream of libfakecuda");
+  Transfer transfer;
+  transfer.send = send;
+  transfer.peer = peer;
+  transfer.data = static_cast<std::byte*>(buffer);
+  transfer.bytes = count * size;
+  transfer.element_size = size;
+  comm->pending.push_back(transfer);
+  comm->pending_stream = stream;
+  if (group_depth == 0) return flush_pending(*comm);
+  if (std::find(group_comms.begin(), group_comms.end(), comm) == group_comms.end())
+    group_comms.push_back(comm);
+  return ncclSuccess;
+}
+
+int model_nccl_version() {
+  const char* path = std::getenv("NCCLTUNE_FAKE_MODEL");
+  if (path == nullptr) return nccltune::fake::kDefaultNcclVersion;
+  Result<FakeModel> model = nccltune::fake::load_fake_model(path);
+  return model ? model->nccl_version : nccltune::fake::kDefaultNcclVersion;
+}
+
+}  // namespace
+
+FAKE_EXPORT ncclResult_t ncclGetVersion(int* version) {
+  if (version == nullptr) return ncclInvalidArgument;
+  *version = model_nccl_version();
+  return ncclSuccess;
+}
+
+FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id) {
+  if (unique_id == nullptr) return ncclInvalidArgument;
+  std::size_t filled = 0;
+  while (filled < sizeof unique_id->internal) {
+    const ssize_t got = getrandom(unique_id->internal + filled, sizeof unique_id->internal - filled, 0);
+    if (got <= 0) {
+      say("ncclGetUniqueId: getrandom failed");
+      return ncclSystemError;
+    }
+    filled += static_cast<std::size_t>(got);
+  }
+  return ncclSuccess;
+}
+
+FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id, int rank) {
+  if (comm == nullptr || nranks < 1 || rank < 0 || rank >= nranks) return ncclInvalidArgument;
+  *comm = nullptr;
+  const std::string who = "rank " + std::to_string(rank) + ": ncclCommInitRank: ";
+  const std::optional<FakeCudaHooks> hooks = find_fakecuda();
+  if (!hooks) {
+    say(who + "libfakecuda.so is not loaded in this process (load it before ncclCommInitRank)");
+    return ncclSystemError;
+  }
+  if (hooks->current_device() < 0) {
+    say(who + "no current CUDA context (cuCtxSetCurrent first)");
+    return ncclInvalidUsage;
+  }
+  const char* path = std::getenv("NCCLTUNE_FAKE_MODEL");
+  if (path == nullptr) {
+    say(who + "NCCLTUNE_FAKE_MODEL is not set");
+    return ncclInvalidUsage;
+  }
+  Result<FakeModel> model = nccltune::fake::load_fake_model(path);
+  if (!model) {
+    say(model.error());
+    return ncclInvalidUsage;
+  }
+  const nccltune::fake::NcclEnv env = nccltune::fake::read_nccl_env(environ);
+  Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(*model, env, rank, nranks);
+  if (!behaviour) {
+    say(who + behaviour.error());
+    return ncclInvalidUsage;
+  }
+  if (behaviour->has(FaultKind::init_error)) {
+    say(who + "init_error fault: failing");
+    return ncclSystemError;
+  }
+  Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
+  if (!shared) {
+    say(who + shared.error());
+    return ncclSystemError;
+  }
+  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(*shared), *hooks);
+  return ncclSuccess;
+}
+
+FAKE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  if (comm == nullptr) return ncclInvalidArgument;
+  group_comms.erase(std::remove(group_comms.begin(), group_comms.end(), comm), group_comms.end());
+  delete comm;
+  return ncclSuccess;
+}
+
+FAKE_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  if (comm == nullptr) return ncclSuccess;
+  comm->shared.mark_failed();
+  return ncclCommDestroy(comm);
+}
+
+FAKE_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async_error) {
+  if (comm == nullptr || async_error == nullptr) return ncclInvalidArgument;
+  *async_error = comm->async_error;
+  return ncclSuccess;
+}
+
+FAKE_EXPORT const char* ncclGetErrorString(ncclResult_t result) {
+  switch (result) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+  }
+}
+
+FAKE_EXPORT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                       cudaStream_t stream) {
+  return run_collective(comm, Collective::all_reduce, sendbuff, recvbuff, count, datatype, op, 0, stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                       ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
+  return run_collective(comm, Collective::all_gather, sendbuff, recvbuff, sendcount, datatype, ncclSum, 0,
+                        stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                           ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                           cudaStream_t stream) {
+  return run_collective(comm, Collective::reduce_scatter, sendbuff, recvbuff, recvcount, datatype, op, 0,
+                        stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                       ncclDataType_t datatype, int root, ncclComm_t comm,
+                                       cudaStream_t stream) {
+  return run_collective(comm, Collective::broadcast, sendbuff, recvbuff, count, datatype, ncclSum, root,
+                        stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                    ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+                                    cudaStream_t stream) {
+  return run_collective(comm, Collective::reduce, sendbuff, recvbuff, count, datatype, op, root, stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                                  ncclComm_t comm, cudaStream_t stream) {
+  return enqueue_transfer(comm, true, const_cast<void*>(sendbuff), count, datatype, peer, stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                                  ncclComm_t comm, cudaStream_t stream) {
+  return enqueue_transfer(comm, false, recvbuff, count, datatype, peer, stream);
+}
+
+FAKE_EXPORT ncclResult_t ncclGroupStart() {
+  ++group_depth;
+  return ncclSuccess;
+}
+
+FAKE_EXPORT ncclResult_t ncclGroupEnd() {
+  if (group_depth == 0) return ncclInvalidUsage;
+  if (--group_depth > 0) return ncclSuccess;
+  std::vector<ncclComm*> comms = std::move(group_comms);
+  group_comms.clear();
+  ncclResult_t first_error = ncclSuccess;
+  for (ncclComm* comm : comms) {
+    const ncclResult_t result = flush_pending(*comm);
+    if (first_error == ncclSuccess) first_error = result;
+  }
+  return first_error;
+}

@@ -1,0 +1,103 @@
+#include "nccl_env.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+
+namespace nccltune::fake {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string result(text);
+  for (char& c : result) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return result;
+}
+
+std::string upper(std::string_view text) {
+  std::string result(text);
+  for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return result;
+}
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+}  // namespace
+
+NcclEnv read_nccl_env(const char* const* environment) {
+  NcclEnv env;
+  for (const char* const* entry = environment; entry && *entry; ++entry) {
+    const std::string_view text(*entry);
+    const auto equals = text.find('=');
+    if (equals == std::string_view::npos || text.rfind("NCCL_", 0) != 0) continue;
+    if (equals + 1 == text.size()) continue;  // empty: NCCL treats it as unset
+    env.emplace(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
+  }
+  return env;
+}
+
+std::string normalized_value(std::string_view variable, std::string_view value) {
+  if (variable == "NCCL_ALGO" || variable == "NCCL_PROTO") return lower(trim(value));
+  if (variable == "NCCL_NET_GDR_LEVEL") {
+    static constexpr std::array<const char*, 6> kLevels = {"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"};
+    const std::string text = trim(value);
+    if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kLevels[text[0] - '0'];
+    return upper(text);
+  }
+  return std::string(value);
+}
+
+bool holds(const Condition& condition, const NcclEnv& env) {
+  for (const auto& [variable, accepted] : condition) {
+    const auto set = env.find(variable);
+    const bool matches =
+        std::any_of(accepted.begin(), accepted.end(), [&](const std::optional<std::string>& expected) {
+          if (!expected) return set == env.end();
+          return set != env.end() &&
+                 normalized_value(variable, set->second) == normalized_value(variable, *expected);
+        });
+    if (!matches) return false;
+  }
+  return true;
+}
+
+bool NameFilter::allows(std::string_view name) const {
+  const bool listed = std::find(names.begin(), names.end(), lower(name)) != names.end();
+  return exclude ? !listed : listed;
+}
+
+std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable) {
+  const auto set = env.find(std::string(variable));
+  if (set == env.end()) return std::nullopt;
+  std::string_view text = set->second;
+  NameFilter filter;
+  if (!text.empty() && text.front() == '^') {
+    filter.exclude = true;
+    text.remove_prefix(1);
+  }
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string name = lower(trim(text.substr(0, comma)));
+    if (!name.empty()) filter.names.push_back(name);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return filter;
+}
+
+std::optional<long> integer_variable(const NcclEnv& env, std::string_view variable) {
+  const auto set = env.find(std::string(variable));
+  if (set == env.end()) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(set->second.c_str(), &end, 0);
+  if (end == set->second.c_str() || *end != '\0') return std::nullopt;
+  return value;
+}
+
+}  // namespace nccltune::fake

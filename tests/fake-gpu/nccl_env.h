@@ -1,0 +1,42 @@
+// The NCCL_* environment as the fake NCCL reads it: a snapshot taken once at communicator init,
+// values compared the way NCCL reads them (algorithm and protocol names case-insensitive,
+// NCCL_NET_GDR_LEVEL 0-5 as LOC, PIX, PXB, PHB, SYS, SYS), NCCL_ALGO / NCCL_PROTO lists with
+// "^" exclusions.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_model.h"
+
+namespace nccltune::fake {
+
+using NcclEnv = std::map<std::string, std::string>;  // set, non-empty NCCL_* variables
+
+// The NCCL_* entries of `environment` (an environ-style array, nullptr-terminated).
+NcclEnv read_nccl_env(const char* const* environment);
+
+// `value` of `variable` in the form used to compare it.
+std::string normalized_value(std::string_view variable, std::string_view value);
+
+// Whether every variable of `condition` has one of its values in `env`.
+bool holds(const Condition& condition, const NcclEnv& env);
+
+// An NCCL_ALGO / NCCL_PROTO value: "Ring,Tree" allows those, "^Tree" allows all but those.
+struct NameFilter {
+  bool exclude = false;
+  std::vector<std::string> names;  // lower-case
+
+  bool allows(std::string_view name) const;
+};
+
+// The filter `variable` sets, or nullopt when it is unset.
+std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable);
+
+// `variable` as an integer, or nullopt when it is unset or not an integer.
+std::optional<long> integer_variable(const NcclEnv& env, std::string_view variable);
+
+}  // namespace nccltune::fake

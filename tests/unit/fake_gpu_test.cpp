@@ -1,0 +1,986 @@
+// The fake GPU stack (tests/fake-gpu): the model file, the NCCL_* reading, the timing formula,
+// the libraries loaded by path as the product loads them, and real ranks in forked processes
+// that reduce data through shared memory, with every fault.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collective_spec.h"
+#include "comm_model.h"
+#include "cuda_driver.h"
+#include "fake_model.h"
+#include "nccl_env.h"
+#include "nccl_library.h"
+#include "size_sweep.h"
+
+using namespace nccltune;
+using namespace nccltune::fake;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
+}
+
+FakeModel load_fixture(const std::string& name) {
+  Result<FakeModel> model = load_fake_model(fixture(name));
+  EXPECT_TRUE(model.ok()) << model.error();
+  return model.ok() ? *model : FakeModel{};
+}
+
+CommModel resolve(const FakeModel& model, const NcclEnv& env, int rank = 0, int nranks = 8) {
+  Result<CommModel> comm = resolve_comm_model(model, env, rank, nranks);
+  EXPECT_TRUE(comm.ok()) << comm.error();
+  return comm.ok() ? *comm : CommModel{};
+}
+
+AlgoProto choice(const FakeModel& model, const NcclEnv& env, double bytes,
+                 std::string_view op = "all_reduce") {
+  return choose_algo_proto(model, resolve(model, env), op, bytes);
+}
+
+const std::string kMinimal =
+    "schema: nccltune/fake-model/v1\nalgos: {Ring: {Simple: {lat_us: 10, busbw_gbps: 100}}}\n";
+
+std::string parse_error(const std::string& text) {
+  Result<FakeModel> model = parse_fake_model(text, "model.yaml");
+  return model.ok() ? "(parsed)" : model.error();
+}
+
+// A file in the temporary directory, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/nccltune-fake-test-XXXXXX";
+    const int fd = mkstemp(name);
+    path_ = name;
+    if (fd >= 0) {
+      EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+      close(fd);
+    }
+  }
+  ~TempFile() { unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs `call` with stderr going to a file; returns what it wrote.
+std::string capture_stderr(const std::function<void()>& call) {
+  TempFile sink("");
+  std::fflush(stderr);
+  const int saved = dup(2);
+  const int fd = open(sink.path().c_str(), O_WRONLY | O_TRUNC);
+  dup2(fd, 2);
+  close(fd);
+  call();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::ifstream in(sink.path());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The model file
+
+TEST(FakeGpuModel, ParsesTheDesignExample) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  ASSERT_EQ(model.devices.size(), 1u);
+  EXPECT_EQ(model.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(model.devices[0].pci, "0000:18:00.0");
+  EXPECT_EQ(model.devices[0].sm, 90);
+  EXPECT_EQ(model.device_count, 8);
+  EXPECT_EQ(model.nccl_version, 22809);
+  ASSERT_EQ(model.defaults.size(), 3u);
+  EXPECT_EQ(model.defaults[0].max_bytes, 65536);
+  EXPECT_EQ(model.defaults[0].algo, "Tree");
+  EXPECT_EQ(model.defaults[0].proto, "LL");
+  EXPECT_FALSE(model.defaults[2].max_bytes.has_value());
+  EXPECT_EQ(model.default_channels, 16);
+  EXPECT_EQ(model.channel_scale,
+            (std::map<int, double>{{1, 0.08}, {2, 0.15}, {4, 0.3}, {8, 0.6}, {16, 1.0}, {32, 1.04}}));
+  ASSERT_EQ(model.algos.size(), 3u);
+  EXPECT_EQ(model.algos.at("Ring").protos.at("LL128").lat_us, 16);
+  EXPECT_EQ(model.algos.at("Tree").protos.at("Simple").busbw_gbps, 300);
+  EXPECT_EQ(model.algos.at("NVLS").protos.size(), 1u);
+  EXPECT_EQ(model.algos.at("NVLS").requires_env, (Condition{{"NCCL_NVLS_ENABLE", {"1", "2", std::nullopt}}}));
+  ASSERT_EQ(model.effects.size(), 2u);
+  EXPECT_EQ(model.effects[1].busbw_scale, 1.08);
+  EXPECT_EQ(model.effects[1].lat_scale, 1.1);
+  ASSERT_EQ(model.faults.size(), 2u);
+  EXPECT_EQ(model.faults[0].kind, FaultKind::corrupt);
+  EXPECT_EQ(model.faults[1].kind, FaultKind::init_error);
+  EXPECT_EQ(model.noise.cv, 0.02);
+  EXPECT_EQ(model.noise.seed, 7u);
+}
+
+TEST(FakeGpuModel, EveryFixtureParses) {
+  for (const char* name : {"dgx-h100.yaml", "exact.yaml", "fault-init-error.yaml", "fault-hang.yaml",
+                           "fault-crash.yaml", "fault-corrupt.yaml", "fault-slow-rank.yaml"}) {
+    Result<FakeModel> model = load_fake_model(fixture(name));
+    EXPECT_TRUE(model.ok()) << model.error();
+  }
+  const FakeModel slow = load_fixture("fault-slow-rank.yaml");
+  ASSERT_EQ(slow.faults.size(), 1u);
+  EXPECT_EQ(slow.faults[0].kind, FaultKind::slow_rank);
+  EXPECT_EQ(slow.faults[0].rank, 1);
+  EXPECT_EQ(slow.faults[0].factor, 2);
+}
+
+TEST(FakeGpuModel, UnknownKeysNameTheFileAndTheKeyPath) {
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
+                        "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n"),
+            "model.yaml: unknown key 'algos.Ring.LL.latency'");
+  EXPECT_EQ(parse_error(kMinimal + "colour: blue\n"), "model.yaml: unknown key 'colour'");
+  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: hang, severity: 3}]\n"),
+            "model.yaml: unknown key 'faults[0].severity'");
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
+                        "algos: {Rnig: {Simple: {lat_us: 1, busbw_gbps: 1}}}\n"),
+            "model.yaml: unknown key 'algos.Rnig'");
+  EXPECT_EQ(parse_error(kMinimal + "algos_extra: 1\n"), "model.yaml: unknown key 'algos_extra'");
+  EXPECT_EQ(parse_error(kMinimal + "channels: {default: 8, scale: {1: 0.5}}\n"),
+            "model.yaml: unknown key 'channels.scale'");
+  EXPECT_EQ(parse_error(kMinimal + "noise: {cv: 0.1, sed: 1}\n"), "model.yaml: unknown key 'noise.sed'");
+  EXPECT_EQ(parse_error(kMinimal + "devices: [{name: x, pci: y, sm: 90, memory: 80}]\n"),
+            "model.yaml: unknown key 'devices[0].memory'");
+  EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: Simple, max: 8}]\n"),
+            "model.yaml: unknown key 'default[0].max'");
+  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {NCCL_ALGO: Ring}, bus_scale: 2}]\n"),
+            "model.yaml: unknown key 'effects[0].bus_scale'");
+}
+
+TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v2\n" + kMinimal.substr(kMinimal.find('\n') + 1)),
+            "model.yaml: schema 'nccltune/fake-model/v2' is not nccltune/fake-model/v1");
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"), "model.yaml: missing key 'algos'");
+  EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: LL}]\n"),
+            "model.yaml: 'default[0].proto': Ring has no LL in 'algos'");
+  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: explode}]\n"),
+            "model.yaml: 'faults[0].fault': unknown fault 'explode' (init_error, hang, crash, "
+            "corrupt or slow_rank)");
+  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
+            "model.yaml: 'effects[0].when.ALGO' is not an NCCL_ variable");
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
+                        "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: fast}}}\n"),
+            "model.yaml: 'algos.Ring.Simple.busbw_gbps' must be a number");
+  EXPECT_EQ(parse_error(kMinimal + "noise: [1, 2]\n"), "model.yaml: 'noise' must be a map");
+  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: [\n").rfind("model.yaml: line ", 0), 0u);
+  EXPECT_EQ(parse_error(""), "model.yaml: the model is empty");
+  Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "cannot read fake model '/nonexistent/model.yaml': No such file or directory");
+}
+
+TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {
+  Result<FakeModel> model = parse_fake_model(
+      "schema: nccltune/fake-model/v1\n"
+      "algos: {ring: {simple: {lat_us: 10, busbw_gbps: 100}}, nvlstree: {ll128: {lat_us: 1, "
+      "busbw_gbps: 1}}}\n"
+      "default: [{algo: RING, proto: SIMPLE}]\n"
+      "nccl_version: 22703\n"
+      "device_count: 2\n",
+      "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  EXPECT_TRUE(model->algos.at("Ring").protos.contains("Simple"));
+  EXPECT_TRUE(model->algos.at("NVLSTree").protos.contains("LL128"));
+  EXPECT_EQ(model->defaults[0].algo, "Ring");
+  EXPECT_EQ(model->defaults[0].proto, "Simple");
+  EXPECT_EQ(model->nccl_version, 22703);
+  EXPECT_EQ(model->device_count, 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The NCCL_* environment
+
+TEST(FakeGpuEnv, ReadsOnlySetNcclVariables) {
+  const char* environment[] = {"NCCL_ALGO=Ring",       "PATH=/bin", "NCCL_PROTO=", "NCCLX=1",
+                               "NCCL_MIN_NCHANNELS=4", nullptr};
+  EXPECT_EQ(read_nccl_env(environment), (NcclEnv{{"NCCL_ALGO", "Ring"}, {"NCCL_MIN_NCHANNELS", "4"}}));
+}
+
+TEST(FakeGpuEnv, ValuesCompareAsNcclReadsThem) {
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "0"), "LOC");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "2"), "PXB");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "4"), "SYS");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "5"), "SYS");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "phb"), "PHB");
+  EXPECT_EQ(normalized_value("NCCL_ALGO", "Tree"), "tree");
+  EXPECT_EQ(normalized_value("NCCL_IB_HCA", "mlx5_0"), "mlx5_0");
+  const Condition nvls{{"NCCL_NVLS_ENABLE", {"1", std::nullopt}}};
+  EXPECT_TRUE(holds(nvls, {}));
+  EXPECT_TRUE(holds(nvls, {{"NCCL_NVLS_ENABLE", "1"}}));
+  EXPECT_FALSE(holds(nvls, {{"NCCL_NVLS_ENABLE", "0"}}));
+  EXPECT_TRUE(holds({{"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}},
+                    {{"NCCL_ALGO", "tree"}, {"NCCL_PROTO", "ll128"}}));
+  EXPECT_FALSE(holds({{"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}}, {{"NCCL_ALGO", "Tree"}}));
+  EXPECT_TRUE(holds({}, {{"NCCL_ALGO", "Tree"}}));
+  EXPECT_TRUE(holds({{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}}, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}}));
+  EXPECT_FALSE(holds({{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}}, {{"NCCL_IB_QPS_PER_CONNECTION", "04"}}));
+
+  const std::optional<NameFilter> exclude = name_filter({{"NCCL_ALGO", "^ring, TREE"}}, "NCCL_ALGO");
+  ASSERT_TRUE(exclude.has_value());
+  EXPECT_FALSE(exclude->allows("Ring"));
+  EXPECT_FALSE(exclude->allows("Tree"));
+  EXPECT_TRUE(exclude->allows("NVLS"));
+  EXPECT_FALSE(name_filter({}, "NCCL_ALGO").has_value());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing, selection, channels, effects, faults, noise
+
+TEST(FakeGpuTiming, WithoutNoiseTheTimeIsTheFormula) {
+  const FakeModel model = load_fixture("exact.yaml");
+  const CommModel comm = resolve(model, {});
+  const double gib = 1 << 30;
+  // Defaults by size: Ring/Simple above 16 MiB, Ring/LL128 up to it, Tree/LL up to 64 KiB.
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "all_reduce", gib),
+                   28 + gib / (360e9 * 1.0 * 1.0 / (2.0 * 7 / 8)) * 1e6);
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "all_gather", gib), 28 + gib / (360e9 / (7.0 / 8)) * 1e6);
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "broadcast", 1 << 20), 16 + (1 << 20) / 300e9 * 1e6);
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "reduce_scatter", 4096), 7 + 4096 / (35e9 / (7.0 / 8)) * 1e6);
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "alltoall", 4096), 7 + 4096 / (35e9 / (7.0 / 8)) * 1e6);
+  // One rank moves nothing over the bus: all_reduce costs its latency only.
+  EXPECT_DOUBLE_EQ(op_time_us(model, resolve(model, {}, 0, 1), "all_reduce", gib), 28);
+}
+
+TEST(FakeGpuTiming, ChannelsAndEffectsScaleTheFormula) {
+  const FakeModel model = load_fixture("exact.yaml");
+  const CommModel comm = resolve(
+      model, {{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_NET_GDR_LEVEL", "4"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_EQ(comm.channels, 4);
+  EXPECT_DOUBLE_EQ(comm.channel_scale, 0.3);
+  EXPECT_DOUBLE_EQ(comm.busbw_scale, 1.15 * 1.08);
+  EXPECT_DOUBLE_EQ(comm.lat_scale, 1.1);
+  const double gib = 1 << 30;
+  EXPECT_DOUBLE_EQ(op_time_us(model, comm, "broadcast", gib),
+                   28 * 1.1 + gib / (360e9 * 0.3 * (1.15 * 1.08) / 1) * 1e6);
+}
+
+TEST(FakeGpuChannels, DefaultRaisedByMinCappedByMax) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  EXPECT_EQ(channels_used(model, {}), 16);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "32"}}), 32);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "8"}}), 16);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MAX_NCHANNELS", "4"}}), 4);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MAX_NCHANNELS", "24"}}), 16);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "64"}, {"NCCL_MAX_NCHANNELS", "32"}}), 32);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "many"}}), 16);
+  // A count missing from busbw_scale takes the nearest listed count below it.
+  EXPECT_DOUBLE_EQ(channel_scale(model, 16), 1.0);
+  EXPECT_DOUBLE_EQ(channel_scale(model, 24), 1.0);
+  EXPECT_DOUBLE_EQ(channel_scale(model, 3), 0.15);
+  EXPECT_DOUBLE_EQ(channel_scale(model, 64), 1.04);
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_MIN_NCHANNELS", "24"}}).channel_scale, 1.0);
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_MIN_NCHANNELS", "48"}}).channel_scale, 1.04);
+}
+
+TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  const CommModel none = resolve(model, {});
+  EXPECT_EQ(none.busbw_scale, 1);
+  EXPECT_EQ(none.lat_scale, 1);
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
+  const CommModel both = resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_DOUBLE_EQ(both.busbw_scale, 1.15 * 1.08);
+  EXPECT_DOUBLE_EQ(both.lat_scale, 1.1);
+  const CommModel qps_only = resolve(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_EQ(qps_only.busbw_scale, 1);
+  EXPECT_EQ(qps_only.lat_scale, 1);
+}
+
+TEST(FakeGpuSelection, DefaultsBySizeWithoutAlgoOrProto) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  EXPECT_EQ(choice(model, {}, 65536), (AlgoProto{"Tree", "LL"}));
+  EXPECT_EQ(choice(model, {}, 65537), (AlgoProto{"Ring", "LL128"}));
+  EXPECT_EQ(choice(model, {}, 16777216), (AlgoProto{"Ring", "LL128"}));
+  EXPECT_EQ(choice(model, {}, 16777217), (AlgoProto{"Ring", "Simple"}));
+  // Other variables do not turn the defaults off.
+  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "1"}}, 1 << 30), (AlgoProto{"Ring", "Simple"}));
+}
+
+TEST(FakeGpuSelection, ListsAndExclusionsPickTheFastestAllowedPair) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  const double gib = 1 << 30;
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "ring"}}, 8), (AlgoProto{"Ring", "LL"}));
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "ring"}}, gib), (AlgoProto{"Ring", "Simple"}));
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "NVLS"}}, 8), (AlgoProto{"NVLS", "Simple"}));
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "^Ring,TREE"}}, 8), (AlgoProto{"NVLS", "Simple"}));
+  EXPECT_EQ(choice(model, {{"NCCL_PROTO", "ll128"}}, 8), (AlgoProto{"Tree", "LL128"}));
+  EXPECT_EQ(choice(model, {{"NCCL_PROTO", "LL128"}}, gib), (AlgoProto{"Ring", "LL128"}));
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "Tree,Ring"}, {"NCCL_PROTO", "^LL"}}, 8),
+            (AlgoProto{"Tree", "LL128"}));
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "Tree,Ring"}, {"NCCL_PROTO", "^LL"}}, gib),
+            (AlgoProto{"Ring", "Simple"}));
+  // Without NVLS's requirement NVLS is not a candidate; with it, it wins large sizes.
+  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_PROTO", "Simple"}}, gib),
+            (AlgoProto{"Ring", "Simple"}));
+  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_PROTO", "Simple"}}, gib),
+            (AlgoProto{"NVLS", "Simple"}));
+  // The pick is the fastest of everything allowed.
+  const CommModel comm = resolve(model, {{"NCCL_PROTO", "^Simple"}});
+  const AlgoProto picked = choose_algo_proto(model, comm, "all_gather", 300000);
+  for (const AlgoProto& pair : comm.allowed)
+    EXPECT_LE(pair_time_us(model, comm, picked, "all_gather", 300000),
+              pair_time_us(model, comm, pair, "all_gather", 300000));
+
+  Result<CommModel> nothing =
+      resolve_comm_model(model, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_ALGO", "NVLS"}}, 0, 8);
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.error().find("NCCL_ALGO='NVLS'"), std::string::npos) << nothing.error();
+}
+
+TEST(FakeGpuSelection, ADefaultThatIsNotAllowedFallsBackToTheFastest) {
+  Result<FakeModel> model = parse_fake_model(
+      "schema: nccltune/fake-model/v1\n"
+      "default: [{algo: NVLS, proto: Simple}]\n"
+      "algos:\n"
+      "  Ring: {LL: {lat_us: 5, busbw_gbps: 10}, Simple: {lat_us: 20, busbw_gbps: 100}}\n"
+      "  NVLS: {Simple: {lat_us: 1, busbw_gbps: 1000}, requires: {NCCL_NVLS_ENABLE: '1'}}\n",
+      "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  EXPECT_EQ(choice(*model, {{"NCCL_NVLS_ENABLE", "1"}}, 8), (AlgoProto{"NVLS", "Simple"}));
+  EXPECT_EQ(choice(*model, {}, 8), (AlgoProto{"Ring", "LL"}));
+  EXPECT_EQ(choice(*model, {}, 1 << 30), (AlgoProto{"Ring", "Simple"}));
+}
+
+TEST(FakeGpuFaults, HoldForTheirConditionAndRank) {
+  const FakeModel dgx = load_fixture("dgx-h100.yaml");
+  EXPECT_TRUE(resolve(dgx, {{"NCCL_ALGO", "tree"}, {"NCCL_PROTO", "LL128"}}).has(FaultKind::corrupt));
+  EXPECT_FALSE(resolve(dgx, {{"NCCL_ALGO", "Tree"}}).has(FaultKind::corrupt));
+  EXPECT_TRUE(resolve(load_fixture("fault-hang.yaml"), {{"NCCL_ALGO", "Tree"}}).has(FaultKind::hang));
+  EXPECT_TRUE(
+      resolve(load_fixture("fault-init-error.yaml"), {{"NCCL_PROTO", "LL128"}}).has(FaultKind::init_error));
+  EXPECT_TRUE(resolve(load_fixture("fault-crash.yaml"), {{"NCCL_PROTO", "LL"}}).has(FaultKind::crash));
+  EXPECT_TRUE(resolve(load_fixture("fault-crash.yaml"), {}).faults.empty());
+
+  const FakeModel slow = load_fixture("fault-slow-rank.yaml");
+  const CommModel rank0 = resolve(slow, {}, 0, 4);
+  const CommModel rank1 = resolve(slow, {}, 1, 4);
+  EXPECT_FALSE(rank0.has(FaultKind::slow_rank));
+  EXPECT_TRUE(rank1.has(FaultKind::slow_rank));
+  EXPECT_DOUBLE_EQ(op_time_us(slow, rank1, "all_reduce", 1 << 20),
+                   2 * op_time_us(slow, rank0, "all_reduce", 1 << 20));
+}
+
+TEST(FakeGpuNoise, DeterministicPerSeedAndRank) {
+  NoiseSource quiet(Noise{0, 7}, 0);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(quiet.next_factor(), 1.0);
+  NoiseSource first(Noise{0.02, 7}, 0);
+  NoiseSource again(Noise{0.02, 7}, 0);
+  NoiseSource other_rank(Noise{0.02, 7}, 1);
+  NoiseSource other_seed(Noise{0.02, 8}, 0);
+  int differs_by_rank = 0;
+  int differs_by_seed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const double factor = first.next_factor();
+    EXPECT_EQ(factor, again.next_factor());
+    EXPECT_GT(factor, 0.8);
+    EXPECT_LT(factor, 1.2);
+    differs_by_rank += factor != other_rank.next_factor();
+    differs_by_seed += factor != other_seed.next_factor();
+  }
+  EXPECT_EQ(differs_by_rank, 1000);
+  EXPECT_EQ(differs_by_seed, 1000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The libraries, loaded by path with RTLD_LOCAL as the product loads them
+
+TEST(FakeGpuLibraries, LoadErrorsNameThePathAndTheSymbol) {
+  Result<CudaDriver> absent = CudaDriver::load("/nonexistent/libcuda.so.1");
+  ASSERT_FALSE(absent.ok());
+  EXPECT_EQ(absent.error().rfind("cannot load the CUDA driver library '/nonexistent/libcuda.so.1': ", 0), 0u)
+      << absent.error();
+  Result<NcclLibrary> wrong = NcclLibrary::load(NCCLTUNE_FAKECUDA);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error(), std::string(NCCLTUNE_FAKECUDA) + ": missing symbol ncclGetVersion");
+  Result<CudaDriver> also_wrong = CudaDriver::load(NCCLTUNE_FAKENCCL);
+  ASSERT_FALSE(also_wrong.ok());
+  EXPECT_EQ(also_wrong.error(), std::string(NCCLTUNE_FAKENCCL) + ": missing symbol cuInit");
+}
+
+TEST(FakeGpuLibraries, DevicesComeFromTheModelCycled) {
+  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  ASSERT_TRUE(cuda.ok()) << cuda.error();
+  EXPECT_EQ(*cuda->driver_version(), 13000);
+  EXPECT_EQ(*cuda->device_count(), 8);
+  Result<CudaDeviceInfo> fifth = cuda->device_info(5);
+  ASSERT_TRUE(fifth.ok()) << fifth.error();
+  EXPECT_EQ(fifth->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(fifth->pci_bus_id, "0000:2A:00.0");  // devices[5 % 4]
+  EXPECT_EQ(fifth->sm, 90);
+  Result<CudaDeviceInfo> beyond = cuda->device_info(8);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error(), "device 8: cuDeviceGet: invalid device ordinal (CUresult 101)");
+  // No current context yet on this thread: no memory.
+  Result<DeviceBuffer> early = cuda->allocate(64);
+  EXPECT_FALSE(early.ok());
+}
+
+TEST(FakeGpuLibraries, BuffersAreCheckedHostMemory) {
+  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  ASSERT_TRUE(cuda.ok()) << cuda.error();
+  Result<CudaContext> device = cuda->use_device(1);
+  ASSERT_TRUE(device.ok()) << device.error();
+  Result<DeviceBuffer> buffer = cuda->allocate(16);
+  ASSERT_TRUE(buffer.ok()) << buffer.error();
+  const char text[] = "fifteen letters";
+  ASSERT_TRUE(cuda->copy_to_device(*buffer, 0, text, 16).ok());
+  char back[8] = {};
+  ASSERT_TRUE(cuda->copy_to_host(back, *buffer, 8, 8).ok());
+  EXPECT_STREQ(back, "letters");
+  Status overrun = cuda->copy_to_host(back, *buffer, 9, 8);
+  ASSERT_FALSE(overrun.ok());
+  EXPECT_EQ(overrun.error(), "cuMemcpyDtoH_v2: invalid argument (CUresult 1)");
+}
+
+TEST(FakeGpuLibraries, ElapsedTimesAreTheModelsAndNcclEnvIsReadAtInit) {
+  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  unsetenv("NCCL_ALGO");
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
+  ASSERT_TRUE(cuda.ok()) << cuda.error();
+  ASSERT_TRUE(nccl.ok()) << nccl.error();
+  EXPECT_EQ(*nccl->version(), 22809);
+  EXPECT_EQ(nccl_version_string(*nccl->version()), "2.28.9");
+  Result<CudaContext> device = cuda->use_device(0);
+  Result<CudaStream> stream = cuda->create_stream();
+  Result<CudaEvent> start = cuda->create_event();
+  Result<CudaEvent> stop = cuda->create_event();
+  ASSERT_TRUE(device.ok() && stream.ok() && start.ok() && stop.ok());
+
+  setenv("NCCL_PROTO", "LL", 1);
+  Result<NcclComm> with_ll = nccl->init_rank(1, *nccl->unique_id(), 0);
+  setenv("NCCL_PROTO", "Simple", 1);  // too late for that communicator
+  Result<NcclComm> with_simple = nccl->init_rank(1, *nccl->unique_id(), 0);
+  unsetenv("NCCL_PROTO");
+  ASSERT_TRUE(with_ll.ok()) << with_ll.error();
+  ASSERT_TRUE(with_simple.ok()) << with_simple.error();
+
+  const FakeModel model = load_fixture("exact.yaml");
+  const double bytes = 1 << 20;
+  const double ll = op_time_us(model, resolve(model, {{"NCCL_PROTO", "LL"}}, 0, 1), "broadcast", bytes);
+  const double simple =
+      op_time_us(model, resolve(model, {{"NCCL_PROTO", "Simple"}}, 0, 1), "broadcast", bytes);
+  ASSERT_NE(ll, simple);
+
+  Result<DeviceBuffer> buffer = cuda->allocate(1 << 20);
+  ASSERT_TRUE(buffer.ok());
+  const CollectiveSpec& broadcast = *find_collective("broadcast");
+  auto time_us = [&](const NcclComm& comm, int ops) {
+    CollectiveArgs args;
+    args.comm = comm.get();
+    args.stream = stream->get();
+    args.send = buffer->data();
+    args.recv = buffer->data();
+    args.count = (1 << 20) / 4;
+    EXPECT_TRUE(cuda->record(*start, *stream).ok());
+    for (int i = 0; i < ops; ++i) EXPECT_TRUE(broadcast.run(*nccl, args).ok());
+    EXPECT_TRUE(cuda->record(*stop, *stream).ok());
+    return 1000.0 * static_cast<double>(*cuda->elapsed_ms(*start, *stop));
+  };
+  EXPECT_NEAR(time_us(*with_ll, 1), ll, ll * 1e-6);
+  EXPECT_NEAR(time_us(*with_ll, 10), 10 * ll, ll * 1e-5);
+  EXPECT_NEAR(time_us(*with_simple, 3), 3 * simple, simple * 1e-5);
+}
+
+TEST(FakeGpuLibraries, AModelErrorFailsInitWithOneLine) {
+  TempFile bad(
+      "schema: nccltune/fake-model/v1\n"
+      "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n");
+  TempFile old_nccl(kMinimal + "nccl_version: 21903\n");
+  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
+  ASSERT_TRUE(cuda.ok() && nccl.ok());
+  Result<CudaContext> device = cuda->use_device(0);
+  ASSERT_TRUE(device.ok());
+
+  setenv("NCCLTUNE_FAKE_MODEL", old_nccl.path().c_str(), 1);
+  EXPECT_EQ(*nccl->version(), 21903);
+  EXPECT_EQ(nccl_version_string(21903), "2.19.3");
+
+  setenv("NCCLTUNE_FAKE_MODEL", bad.path().c_str(), 1);
+  std::optional<Result<NcclComm>> comm;
+  const std::string said = capture_stderr([&] { comm.emplace(nccl->init_rank(1, *nccl->unique_id(), 0)); });
+  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  ASSERT_FALSE(comm->ok());
+  EXPECT_EQ(comm->error(),
+            "ncclCommInitRank(rank 0 of 1): invalid usage (run with NCCL_DEBUG=WARN for details) "
+            "(ncclResult_t 5)");
+  EXPECT_EQ(said, "fakenccl: " + bad.path() + ": unknown key 'algos.Ring.LL.latency'\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranks in forked processes
+
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+// What a rank's body gets: the libraries, its place in the communicator and the shared id, and
+// a way to report to the test.
+struct Rank {
+  const CudaDriver& cuda;
+  const NcclLibrary& nccl;
+  int rank;
+  int nranks;
+  nccl_abi::ncclUniqueId id;
+  std::function<void(const std::string&)> say;
+};
+using RankBody = std::function<void(const Rank&)>;
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string to_hex(const nccl_abi::ncclUniqueId& id) {
+  std::string text;
+  char byte[3];
+  for (char c : id.internal) {
+    std::snprintf(byte, sizeof byte, "%02x", static_cast<unsigned char>(c));
+    text += byte;
+  }
+  return text;
+}
+
+bool from_hex(const std::string& text, nccl_abi::ncclUniqueId& id) {
+  if (text.size() < 2 * sizeof id.internal) return false;
+  for (std::size_t i = 0; i < sizeof id.internal; ++i)
+    id.internal[i] = static_cast<char>(std::stoi(text.substr(2 * i, 2), nullptr, 16));
+  return true;
+}
+
+std::string read_line(int fd) {
+  std::string line;
+  char c = 0;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+// The child: a clean NCCL_* environment plus `env`, the two fake libraries loaded by path, the
+// id from rank 0 (relayed by the parent, as MPI would broadcast it), then the body.
+[[noreturn]] void rank_main(int rank, int nranks, int in, int out, const Env& env, const RankBody& body) {
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  std::vector<std::string> inherited;
+  for (char** entry = environ; *entry; ++entry)
+    if (std::strncmp(*entry, "NCCL_", 5) == 0)
+      inherited.emplace_back(*entry, std::strchr(*entry, '=') - *entry);
+  for (const std::string& name : inherited) unsetenv(name.c_str());
+  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+  auto say = [out](const std::string& text) { write_all(out, text); };
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
+  if (!cuda || !nccl) {
+    say("load-error " + (cuda ? nccl.error() : cuda.error()) + "\n");
+    _exit(3);
+  }
+  nccl_abi::ncclUniqueId id{};
+  if (rank == 0) {
+    Result<nccl_abi::ncclUniqueId> made = nccl->unique_id();
+    if (!made) _exit(4);
+    id = *made;
+    say("id " + to_hex(id) + "\n");
+  } else if (!from_hex(read_line(in), id)) {
+    _exit(5);
+  }
+  body(Rank{*cuda, *nccl, rank, nranks, id, say});
+  _exit(0);
+}
+
+// `nranks` forked ranks (the first `started` of them only, to leave ranks missing).
+class RankProcesses {
+ public:
+  RankProcesses(int nranks, const Env& env, const RankBody& body, int started = -1) {
+    signal(SIGPIPE, SIG_IGN);
+    const int count = started < 0 ? nranks : started;
+    std::vector<int> child_in(static_cast<std::size_t>(count));
+    std::vector<int> child_out(static_cast<std::size_t>(count));
+    for (int r = 0; r < count; ++r) {
+      int to_child[2];
+      int from_child[2];
+      EXPECT_EQ(pipe(to_child), 0);
+      EXPECT_EQ(pipe(from_child), 0);
+      ins_.push_back(to_child[1]);
+      child_in[static_cast<std::size_t>(r)] = to_child[0];
+      outs_.push_back(from_child[0]);
+      child_out[static_cast<std::size_t>(r)] = from_child[1];
+    }
+    std::fflush(nullptr);
+    for (int r = 0; r < count; ++r) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        for (int other = 0; other < count; ++other) {
+          close(ins_[static_cast<std::size_t>(other)]);
+          close(outs_[static_cast<std::size_t>(other)]);
+          if (other != r) {
+            close(child_in[static_cast<std::size_t>(other)]);
+            close(child_out[static_cast<std::size_t>(other)]);
+          }
+        }
+        rank_main(r, nranks, child_in[static_cast<std::size_t>(r)], child_out[static_cast<std::size_t>(r)],
+                  env, body);
+      }
+      pids_.push_back(pid);
+    }
+    for (int r = 0; r < count; ++r) {
+      close(child_in[static_cast<std::size_t>(r)]);
+      close(child_out[static_cast<std::size_t>(r)]);
+    }
+    outputs_.resize(static_cast<std::size_t>(count));
+    open_.assign(static_cast<std::size_t>(count), true);
+    statuses_.assign(static_cast<std::size_t>(count), -1);
+  }
+
+  ~RankProcesses() {
+    kill_all();
+    for (int fd : ins_) close(fd);
+    for (std::size_t r = 0; r < outs_.size(); ++r)
+      if (open_[r]) close(outs_[r]);
+  }
+
+  // Reads output until `done()` holds (true), or every output ended or `seconds` passed (false).
+  bool read_until(const std::function<bool()>& done, double seconds) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+    for (;;) {
+      relay_id();
+      if (done()) return true;
+      std::vector<pollfd> polled;
+      std::vector<std::size_t> ranks;
+      for (std::size_t r = 0; r < outs_.size(); ++r) {
+        if (!open_[r]) continue;
+        polled.push_back({outs_[r], POLLIN, 0});
+        ranks.push_back(r);
+      }
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (polled.empty() || left.count() <= 0) return done();
+      if (poll(polled.data(), polled.size(), static_cast<int>(left.count())) <= 0) continue;
+      for (std::size_t i = 0; i < polled.size(); ++i) {
+        if (polled[i].revents == 0) continue;
+        char buffer[4096];
+        const ssize_t n = read(polled[i].fd, buffer, sizeof buffer);
+        if (n > 0) {
+          outputs_[ranks[i]].append(buffer, static_cast<std::size_t>(n));
+        } else {
+          close(polled[i].fd);
+          open_[ranks[i]] = false;
+        }
+      }
+    }
+  }
+
+  // Reads every output to its end and reaps every rank; kills the ranks still running after
+  // `seconds` (the test then fails on their missing output or their signal).
+  void finish(double seconds) {
+    read_until([] { return false; }, seconds);
+    kill_all();
+  }
+
+  void kill_all() {
+    for (std::size_t r = 0; r < pids_.size(); ++r) {
+      if (statuses_[r] != -1) continue;
+      kill(pids_[r], SIGKILL);
+      waitpid(pids_[r], &statuses_[r], 0);
+    }
+  }
+
+  // Whether rank `r` is still running (reaps it when it is not).
+  bool running(int r) {
+    const auto index = static_cast<std::size_t>(r);
+    if (statuses_[index] != -1) return false;
+    return waitpid(pids_[index], &statuses_[index], WNOHANG) == 0 ? (statuses_[index] = -1, true) : false;
+  }
+
+  const std::string& output(int r) const { return outputs_[static_cast<std::size_t>(r)]; }
+  int status(int r) const { return statuses_[static_cast<std::size_t>(r)]; }
+  int count() const { return static_cast<int>(pids_.size()); }
+
+ private:
+  void relay_id() {
+    if (relayed_) return;
+    const std::size_t at = outputs_[0].find("id ");
+    if (at == std::string::npos) return;
+    const std::size_t end = outputs_[0].find('\n', at);
+    if (end == std::string::npos) return;
+    const std::string line = outputs_[0].substr(at + 3, end - at - 3) + "\n";
+    for (std::size_t r = 1; r < ins_.size(); ++r) write_all(ins_[r], line);
+    relayed_ = true;
+  }
+
+  std::vector<pid_t> pids_;
+  std::vector<int> ins_;
+  std::vector<int> outs_;
+  std::vector<std::string> outputs_;
+  std::vector<bool> open_;
+  std::vector<int> statuses_;
+  bool relayed_ = false;
+};
+
+// One row of a rank's sweep, as the rank reported it.
+struct Row {
+  std::string op;
+  std::size_t bytes = 0;
+  double out_of_place_us = 0;
+  std::optional<double> in_place_us;
+  std::optional<long> out_of_place_wrong;
+  std::optional<long> in_place_wrong;
+};
+
+std::string optional_text(const std::optional<double>& value) {
+  if (!value) return "-";
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", *value);
+  return text;
+}
+
+std::string optional_text(const std::optional<int64_t>& value) {
+  return value ? std::to_string(*value) : "-";
+}
+
+std::vector<Row> rows_of(const std::string& output) {
+  std::vector<Row> rows;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("row ", 0) != 0) continue;
+    std::istringstream in(line.substr(4));
+    Row row;
+    std::string in_place;
+    std::string wrong_out;
+    std::string wrong_in;
+    in >> row.op >> row.bytes >> row.out_of_place_us >> in_place >> wrong_out >> wrong_in;
+    if (in_place != "-") row.in_place_us = std::stod(in_place);
+    if (wrong_out != "-") row.out_of_place_wrong = std::stol(wrong_out);
+    if (wrong_in != "-") row.in_place_wrong = std::stol(wrong_in);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// A rank's body: device, stream, communicator, then the sweep of each op, reported as rows.
+RankBody sweep_body(std::vector<std::string> ops, SweepOptions options) {
+  return [ops, options](const Rank& r) {
+    Result<CudaContext> device = r.cuda.use_device(r.rank);
+    Result<CudaStream> stream = r.cuda.create_stream();
+    if (!device || !stream) return r.say("error " + (device ? stream.error() : device.error()) + "\n");
+    Result<NcclComm> comm = r.nccl.init_rank(r.nranks, r.id, r.rank);
+    if (!comm) return r.say("init-error " + comm.error() + "\n");
+    r.say("calling\n");
+    const SweepContext context{r.cuda, r.nccl, *comm, *stream, r.rank, r.nranks};
+    for (const std::string& op : ops) {
+      Result<std::vector<SizeMeasurement>> sweep = run_size_sweep(context, *find_collective(op), options);
+      if (!sweep) {
+        r.say("sweep-error " + sweep.error() + "\n");
+        continue;
+      }
+      for (const SizeMeasurement& m : *sweep)
+        r.say("row " + op + " " + std::to_string(m.bytes) + " " +
+              optional_text(std::optional<double>(m.out_of_place_us)) + " " + optional_text(m.in_place_us) +
+              " " + optional_text(m.out_of_place_wrong) + " " + optional_text(m.in_place_wrong) + "\n");
+    }
+    r.say("done\n");
+  };
+}
+
+bool all_said(const RankProcesses& ranks, const std::string& word) {
+  for (int r = 0; r < ranks.count(); ++r)
+    if (ranks.output(r).find(word) == std::string::npos) return false;
+  return true;
+}
+
+SweepOptions small_sweep() {
+  SweepOptions options;
+  options.min_bytes = 1000;
+  options.max_bytes = 4200000;
+  options.step_factor = 8;  // 1000, 8000, 64000, 512000, 4096000: chunks, mailboxes, odd counts
+  options.iterations = 2;
+  options.warmup = 1;
+  return options;
+}
+
+}  // namespace
+
+TEST(FakeGpuProcesses, EveryCollectiveMovesRealDataAndTakesTheModelsTime) {
+  const int nranks = 4;
+  std::vector<std::string> ops;
+  for (const CollectiveSpec* spec : all_collectives()) ops.emplace_back(spec->name());
+  SweepOptions options = small_sweep();
+  options.root = 2;
+  RankProcesses ranks(nranks,
+                      {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "30"}},
+                      sweep_body(ops, options));
+  ranks.finish(120);
+
+  const FakeModel model = load_fixture("exact.yaml");
+  const std::size_t sizes = sweep_sizes(options).size();
+  for (int r = 0; r < nranks; ++r) {
+    ASSERT_TRUE(WIFEXITED(ranks.status(r)) && WEXITSTATUS(ranks.status(r)) == 0)
+        << "rank " << r << ": " << ranks.output(r);
+    EXPECT_NE(ranks.output(r).find("done"), std::string::npos) << ranks.output(r);
+    const std::vector<Row> rows = rows_of(ranks.output(r));
+    ASSERT_EQ(rows.size(), ops.size() * sizes) << ranks.output(r);
+    const CommModel comm = resolve(model, {}, r, nranks);
+    for (const Row& row : rows) {
+      SCOPED_TRACE("rank " + std::to_string(r) + " " + row.op + " " + std::to_string(row.bytes));
+      EXPECT_EQ(row.out_of_place_wrong, 0);
+      const double expected = op_time_us(model, comm, row.op, static_cast<double>(row.bytes));
+      EXPECT_NEAR(row.out_of_place_us, expected, expected * 1e-5);
+      if (row.op == "alltoall") {
+        EXPECT_FALSE(row.in_place_us.has_value());
+        continue;
+      }
+      EXPECT_EQ(row.in_place_wrong, 0);
+      ASSERT_TRUE(row.in_place_us.has_value());
+      EXPECT_NEAR(*row.in_place_us, expected, expected * 1e-5);
+    }
+  }
+}
+
+TEST(FakeGpuProcesses, SixteenBitAndIntegerTypesReduceExactly) {
+  SweepOptions options = small_sweep();
+  options.max_bytes = 600000;
+  for (DataType type : {DataType::float16, DataType::bfloat16, DataType::int32}) {
+    options.type = type;
+    RankProcesses ranks(3, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}},
+                        sweep_body({"all_reduce", "reduce_scatter"}, options));
+    ranks.finish(60);
+    for (int r = 0; r < 3; ++r) {
+      const std::vector<Row> rows = rows_of(ranks.output(r));
+      ASSERT_EQ(rows.size(), 2 * sweep_sizes(options).size()) << ranks.output(r);
+      for (const Row& row : rows) {
+        EXPECT_EQ(row.out_of_place_wrong, 0) << to_string(type) << " " << row.op << " " << row.bytes;
+        EXPECT_EQ(row.in_place_wrong, 0) << to_string(type) << " " << row.op << " " << row.bytes;
+      }
+    }
+  }
+}
+
+TEST(FakeGpuProcesses, InitErrorFaultFailsEveryInit) {
+  RankProcesses ranks(4, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-init-error.yaml")}, {"NCCL_PROTO", "LL128"}},
+                      sweep_body({"all_reduce"}, small_sweep()));
+  ranks.finish(60);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NE(ranks.output(r).find("init-error ncclCommInitRank(rank " + std::to_string(r) +
+                                   " of 4): unhandled system error"),
+              std::string::npos)
+        << ranks.output(r);
+    EXPECT_TRUE(WIFEXITED(ranks.status(r)));
+  }
+}
+
+TEST(FakeGpuProcesses, CorruptFaultGivesWrongElements) {
+  RankProcesses ranks(4,
+                      {{"NCCLTUNE_FAKE_MODEL", fixture("fault-corrupt.yaml")},
+                       {"NCCL_ALGO", "Ring"},
+                       {"NCCL_PROTO", "Simple"}},
+                      sweep_body({"all_reduce", "all_gather", "alltoall"}, small_sweep()));
+  ranks.finish(120);
+  for (int r = 0; r < 4; ++r) {
+    const std::vector<Row> rows = rows_of(ranks.output(r));
+    ASSERT_EQ(rows.size(), 3 * sweep_sizes(small_sweep()).size()) << ranks.output(r);
+    for (const Row& row : rows) {
+      EXPECT_GT(row.out_of_place_wrong.value_or(0), 0) << row.op << " " << row.bytes;
+      if (row.op != "alltoall") {
+        EXPECT_GT(row.in_place_wrong.value_or(0), 0) << row.op;
+      }
+    }
+  }
+}
+
+TEST(FakeGpuProcesses, CrashFaultKillsTheProcess) {
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-crash.yaml")}, {"NCCL_PROTO", "LL"}},
+                      sweep_body({"all_reduce"}, small_sweep()));
+  ranks.finish(60);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(WIFSIGNALED(ranks.status(r)) && WTERMSIG(ranks.status(r)) == SIGABRT)
+        << "rank " << r << " status " << ranks.status(r) << ": " << ranks.output(r);
+    EXPECT_NE(ranks.output(r).find("calling"), std::string::npos);
+    EXPECT_EQ(ranks.output(r).find("row "), std::string::npos);
+  }
+}
+
+TEST(FakeGpuProcesses, HangFaultNeverReturnsUntilKilled) {
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-hang.yaml")}, {"NCCL_ALGO", "Tree"}},
+                      sweep_body({"all_reduce"}, small_sweep()));
+  ASSERT_TRUE(ranks.read_until([&] { return all_said(ranks, "calling"); }, 60));
+  // The ranks are in their first collective now; give them time to (wrongly) come back.
+  EXPECT_FALSE(
+      ranks.read_until([&] { return all_said(ranks, "row ") || all_said(ranks, "sweep-error"); }, 1.5));
+  for (int r = 0; r < 2; ++r) EXPECT_TRUE(ranks.running(r)) << ranks.output(r);
+  ranks.kill_all();
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(WIFSIGNALED(ranks.status(r)) && WTERMSIG(ranks.status(r)) == SIGKILL);
+}
+
+TEST(FakeGpuProcesses, SlowRankFaultSlowsOnlyThatRank) {
+  SweepOptions options = small_sweep();
+  options.max_bytes = 70000;
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-slow-rank.yaml")}},
+                      sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  const std::vector<Row> fast = rows_of(ranks.output(0));
+  const std::vector<Row> slow = rows_of(ranks.output(1));
+  ASSERT_EQ(fast.size(), sweep_sizes(options).size()) << ranks.output(0);
+  ASSERT_EQ(slow.size(), fast.size()) << ranks.output(1);
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_NEAR(slow[i].out_of_place_us, 2 * fast[i].out_of_place_us, fast[i].out_of_place_us * 1e-5);
+    EXPECT_EQ(slow[i].out_of_place_wrong, 0);
+  }
+}
+
+TEST(FakeGpuProcesses, AMissingRankFailsInitAfterTheTimeout) {
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "0.5"}},
+                      sweep_body({"all_reduce"}, small_sweep()), /*started=*/1);
+  ranks.finish(60);
+  EXPECT_NE(ranks.output(0).find("init-error ncclCommInitRank(rank 0 of 2): unhandled system error"),
+            std::string::npos)
+      << ranks.output(0);
+  EXPECT_TRUE(WIFEXITED(ranks.status(0)));
+}
+
+TEST(FakeGpuProcesses, InitNeedsACurrentContext) {
+  RankProcesses ranks(1, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}}, [](const Rank& r) {
+    Result<NcclComm> comm = r.nccl.init_rank(1, r.id, 0);
+    r.say(comm ? "initialized\n" : "init-error " + comm.error() + "\n");
+  });
+  ranks.finish(30);
+  EXPECT_NE(ranks.output(0).find("init-error ncclCommInitRank(rank 0 of 1): invalid usage"),
+            std::string::npos)
+      << ranks.output(0);
+}
