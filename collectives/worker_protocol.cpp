@@ -1,0 +1,163 @@
+#include "worker_protocol.h"
+
+namespace nccltune {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+template <class T>
+std::optional<T> optional_from(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+}  // namespace
+
+json worker_config_to_json(const WorkerConfig& c) {
+  return {{"cmd", "start"},
+          {"rank", c.rank},
+          {"nranks", c.nranks},
+          {"device", c.device},
+          {"cuda_lib", c.cuda_lib},
+          {"nccl_lib", c.nccl_lib},
+          {"collective", c.collective},
+          {"min_bytes", c.sweep.min_bytes},
+          {"max_bytes", c.sweep.max_bytes},
+          {"step_factor", c.sweep.step_factor},
+          {"step_bytes", c.sweep.step_bytes},
+          {"iterations", c.sweep.iterations},
+          {"warmup", c.sweep.warmup},
+          {"check", c.sweep.check},
+          {"op", std::string(to_string(c.sweep.op))},
+          {"type", std::string(to_string(c.sweep.type))},
+          {"root", c.sweep.root}};
+}
+
+Result<WorkerConfig> worker_config_from_json(const json& j) {
+  try {
+    WorkerConfig c;
+    c.rank = j.at("rank").get<int>();
+    c.nranks = j.at("nranks").get<int>();
+    c.device = j.at("device").get<int>();
+    c.cuda_lib = j.at("cuda_lib").get<std::string>();
+    c.nccl_lib = j.at("nccl_lib").get<std::string>();
+    c.collective = j.at("collective").get<std::string>();
+    c.sweep.min_bytes = j.at("min_bytes").get<std::size_t>();
+    c.sweep.max_bytes = j.at("max_bytes").get<std::size_t>();
+    c.sweep.step_factor = j.at("step_factor").get<double>();
+    c.sweep.step_bytes = j.at("step_bytes").get<std::size_t>();
+    c.sweep.iterations = j.at("iterations").get<int>();
+    c.sweep.warmup = j.at("warmup").get<int>();
+    c.sweep.check = j.at("check").get<bool>();
+    c.sweep.root = j.at("root").get<int>();
+    auto op = parse_reduction_op(j.at("op").get<std::string>());
+    if (!op) return Error{op.error()};
+    c.sweep.op = *op;
+    auto type = parse_data_type(j.at("type").get<std::string>());
+    if (!type) return Error{type.error()};
+    c.sweep.type = *type;
+    return c;
+  } catch (const json::exception& e) {
+    return Error{std::string("worker config: ") + e.what()};
+  }
+}
+
+std::string encode_event(const WorkerEvent& e) {
+  json j;
+  switch (e.kind) {
+    case WorkerEvent::Kind::loaded:
+      j = {{"event", "loaded"}, {"nccl_version", e.nccl_version}, {"cuda_driver", e.cuda_driver},
+           {"device", {{"name", e.device.name}, {"pci", e.device.pci}}}};
+      break;
+    case WorkerEvent::Kind::unique_id: j = {{"event", "unique_id"}, {"id", e.id_hex}}; break;
+    case WorkerEvent::Kind::ready: j = {{"event", "ready"}}; break;
+    case WorkerEvent::Kind::size:
+      j = {{"event", "size"},
+           {"bytes", e.size.bytes},
+           {"count", e.size.count},
+           {"oop_us", e.size.out_of_place_us},
+           {"ip_us", optional_json(e.size.in_place_us)},
+           {"oop_wrong", optional_json(e.size.out_of_place_wrong)},
+           {"ip_wrong", optional_json(e.size.in_place_wrong)}};
+      break;
+    case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
+    case WorkerEvent::Kind::error: j = {{"event", "error"}, {"stage", e.stage}, {"message", e.message}}; break;
+  }
+  return j.dump();
+}
+
+Result<WorkerEvent> decode_event(const std::string& line) {
+  try {
+    const json j = json::parse(line);
+    const std::string kind = j.at("event").get<std::string>();
+    WorkerEvent e;
+    if (kind == "loaded") {
+      e.kind = WorkerEvent::Kind::loaded;
+      e.nccl_version = j.at("nccl_version").get<int>();
+      e.cuda_driver = j.at("cuda_driver").get<int>();
+      e.device.name = j.at("device").at("name").get<std::string>();
+      e.device.pci = j.at("device").at("pci").get<std::string>();
+    } else if (kind == "unique_id") {
+      e.kind = WorkerEvent::Kind::unique_id;
+      e.id_hex = j.at("id").get<std::string>();
+    } else if (kind == "ready") {
+      e.kind = WorkerEvent::Kind::ready;
+    } else if (kind == "size") {
+      e.kind = WorkerEvent::Kind::size;
+      e.size.bytes = j.at("bytes").get<std::size_t>();
+      e.size.count = j.at("count").get<std::size_t>();
+      e.size.out_of_place_us = j.at("oop_us").get<double>();
+      e.size.in_place_us = optional_from<double>(j, "ip_us");
+      e.size.out_of_place_wrong = optional_from<int64_t>(j, "oop_wrong");
+      e.size.in_place_wrong = optional_from<int64_t>(j, "ip_wrong");
+    } else if (kind == "done") {
+      e.kind = WorkerEvent::Kind::done;
+    } else if (kind == "error") {
+      e.kind = WorkerEvent::Kind::error;
+      e.stage = j.at("stage").get<std::string>();
+      e.message = j.at("message").get<std::string>();
+    } else {
+      return Error{"worker sent an unknown event '" + kind + "'"};
+    }
+    return e;
+  } catch (const json::exception& ex) {
+    return Error{std::string("worker sent a malformed line: ") + ex.what()};
+  }
+}
+
+std::string bytes_to_hex(const void* data, std::size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::string hex;
+  hex.reserve(size * 2);
+  for (std::size_t i = 0; i < size; ++i) {
+    hex += kDigits[bytes[i] >> 4];
+    hex += kDigits[bytes[i] & 0xf];
+  }
+  return hex;
+}
+
+bool hex_to_bytes(const std::string& hex, void* out, std::size_t size) {
+  if (hex.size() != size * 2) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  auto* bytes = static_cast<unsigned char*>(out);
+  for (std::size_t i = 0; i < size; ++i) {
+    const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    bytes[i] = static_cast<unsigned char>(hi << 4 | lo);
+  }
+  return true;
+}
+
+}  // namespace nccltune

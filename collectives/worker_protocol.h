@@ -1,0 +1,69 @@
+// The pipe protocol between a trial's parent (one per MPI rank) and its worker process, in JSON
+// lines. The parent writes commands to the worker's stdin; the worker writes events to fd 3, so
+// NCCL's own output on stdout/stderr (NCCL_DEBUG=INFO) never mixes into the protocol.
+//
+//   parent -> worker  {"cmd":"start", ...WorkerConfig}
+//   worker -> parent  {"event":"loaded","nccl_version":22809,"cuda_driver":13000,"device":{...}}
+//   worker -> parent  {"event":"unique_id","id":"<256 hex digits>"}        (rank 0 only)
+//   parent -> worker  {"cmd":"init","id":"<hex>"}                           (every rank)
+//   worker -> parent  {"event":"ready"}
+//   worker -> parent  {"event":"size","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
+//   worker -> parent  {"event":"done"}
+//   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.h"
+#include "size_sweep.h"
+
+namespace nccltune {
+
+inline constexpr int kWorkerEventFd = 3;
+
+struct WorkerConfig {
+  int rank = 0;
+  int nranks = 1;
+  int device = 0;  // node-local rank
+  std::string cuda_lib = "libcuda.so.1";
+  std::string nccl_lib = "libnccl.so.2";
+  std::string collective = "all_reduce";
+  SweepOptions sweep;
+};
+
+struct DeviceDescription {
+  std::string name;
+  std::string pci;
+};
+
+struct WorkerEvent {
+  enum class Kind { loaded, unique_id, ready, size, done, error };
+  Kind kind = Kind::error;
+  // loaded
+  int nccl_version = 0;
+  int cuda_driver = 0;
+  DeviceDescription device;
+  // unique_id
+  std::string id_hex;
+  // size
+  SizeMeasurement size;
+  // error
+  std::string stage;
+  std::string message;
+};
+
+nlohmann::json worker_config_to_json(const WorkerConfig& config);
+Result<WorkerConfig> worker_config_from_json(const nlohmann::json& json);
+
+std::string encode_event(const WorkerEvent& event);      // one line, no newline
+Result<WorkerEvent> decode_event(const std::string& line);
+
+std::string bytes_to_hex(const void* data, std::size_t size);
+bool hex_to_bytes(const std::string& hex, void* out, std::size_t size);
+
+}  // namespace nccltune

@@ -1,0 +1,212 @@
+// `nccltune bench`: MPI-launched, one worker process per rank, printing nccl-tests' table.
+//   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE]
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "atomic_file.h"
+#include "bench_json.h"
+#include "bench_table.h"
+#include "bus_bandwidth.h"
+#include "byte_size.h"
+#include "collective_spec.h"
+#include "commands.h"
+#include "mpi_session.h"
+#include "nccl_library.h"
+#include "trial_runner.h"
+
+extern char** environ;
+
+namespace nccltune::cli {
+
+namespace {
+
+struct BenchOptions {
+  std::string min_bytes = "32M", max_bytes = "32M", step_bytes = "1M";
+  double step_factor = 1;
+  int iterations = 20, warmup = 5, check = 1, root = 0;
+  std::string type = "float", redop = "sum", collective = "all_reduce";
+  std::string json_path;
+  std::string cuda_lib, nccl_lib;
+  double init_timeout_s = 120, size_timeout_s = 60;
+  std::vector<std::string> argv;
+};
+
+std::string library_choice(const std::string& flag, const char* env, const char* fallback) {
+  if (!flag.empty()) return flag;
+  if (const char* value = std::getenv(env); value && *value) return value;
+  return fallback;
+}
+
+Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
+  TrialSpec spec;
+  std::error_code ec;
+  spec.worker_executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) return Error{"cannot find this executable: " + ec.message()};
+  for (char** entry = environ; *entry; ++entry) {  // the user's NCCL_* settings are what bench measures
+    std::string_view text(*entry);
+    if (text.rfind("NCCL_", 0) == 0 && text.find('=') != std::string_view::npos)
+      spec.env[std::string(text.substr(0, text.find('=')))] = std::string(text.substr(text.find('=') + 1));
+  }
+  WorkerConfig& c = spec.config;
+  c.rank = mpi.rank();
+  c.nranks = mpi.size();
+  c.device = mpi.layout().local_rank;
+  c.cuda_lib = library_choice(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
+  c.nccl_lib = library_choice(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
+  c.collective = o.collective;
+  if (!find_collective(o.collective)) return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
+  auto min = parse_byte_size(o.min_bytes);
+  auto max = parse_byte_size(o.max_bytes);
+  auto step = parse_byte_size(o.step_bytes);
+  if (!min) return Error{"-b " + min.error()};
+  if (!max) return Error{"-e " + max.error()};
+  if (!step) return Error{"-i " + step.error()};
+  c.sweep.min_bytes = *min;
+  c.sweep.max_bytes = *max;
+  c.sweep.step_bytes = *step;
+  c.sweep.step_factor = o.step_factor;
+  c.sweep.iterations = o.iterations;
+  c.sweep.warmup = o.warmup;
+  c.sweep.check = o.check != 0;
+  c.sweep.root = o.root;
+  auto type = parse_data_type(o.type);
+  if (!type) return Error{"-d " + type.error()};
+  c.sweep.type = *type;
+  auto redop = parse_reduction_op(o.redop);
+  if (!redop) return Error{"-o " + redop.error()};
+  c.sweep.op = *redop;
+  if (auto valid = validate(c.sweep, mpi.size()); !valid) return Error{valid.error()};
+  spec.init_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.init_timeout_s * 1000));
+  spec.size_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.size_timeout_s * 1000));
+  return spec;
+}
+
+BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const TrialResult& trial, const MpiSession& mpi) {
+  const CollectiveSpec& collective = *find_collective(o.collective);
+  const double factor = collective.bus_bandwidth_factor(mpi.size());
+  BenchResult result;
+  result.op = o.collective;
+  result.ranks = mpi.size();
+  result.nodes = mpi.layout().nodes;
+  result.dtype = std::string(to_string(spec.config.sweep.type));
+  result.time_rule = "max";
+  auto measurement = [&](size_t bytes, double time_us, std::optional<int64_t> wrong) {
+    Measurement m;
+    m.time_us = time_us;
+    m.algbw = algorithm_bandwidth_gbps(static_cast<double>(bytes), time_us);
+    m.busbw = m.algbw * factor;
+    m.wrong = wrong;
+    return m;
+  };
+  double busbw_sum = 0;
+  int busbw_count = 0;
+  for (const auto& size : trial.sizes) {
+    BenchRow row;
+    row.bytes = static_cast<int64_t>(size.bytes);
+    row.count = static_cast<int64_t>(size.count);
+    row.type = result.dtype;
+    row.redop = o.redop;
+    row.root = collective.uses_root() ? o.root : -1;
+    row.out_of_place = measurement(size.bytes, size.out_of_place_us, size.out_of_place_wrong);
+    busbw_sum += row.out_of_place.busbw;
+    ++busbw_count;
+    if (size.in_place_us) {
+      row.in_place = measurement(size.bytes, *size.in_place_us, size.in_place_wrong);
+      busbw_sum += row.in_place->busbw;
+      ++busbw_count;
+    }
+    result.rows.push_back(row);
+  }
+  if (busbw_count > 0) result.avg_busbw = busbw_sum / busbw_count;
+  result.context.hosts = mpi.layout().hosts;
+  if (trial.nccl_version > 0) result.context.nccl_version = nccl_version_string(trial.nccl_version);
+  if (trial.cuda_driver > 0) result.context.cuda_driver = std::to_string(trial.cuda_driver / 1000) + "." + std::to_string(trial.cuda_driver % 1000 / 10);
+  result.context.argv = o.argv;
+  result.context.env = spec.env;
+  return result;
+}
+
+std::string header(const BenchOptions& o, const TrialSpec& spec, const std::vector<std::string>& devices) {
+  const auto& s = spec.config.sweep;
+  std::string out = fmt::format("# nccltune bench: {} ({} ranks, worker process per rank)\n", o.collective, devices.size());
+  out += fmt::format("# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 validation: {} graph: 0\n",
+                     s.min_bytes, s.max_bytes, s.step_factor > 1 ? fmt::format("{:g}", s.step_factor) : std::to_string(s.step_bytes),
+                     s.step_factor > 1 ? "factor" : "bytes", s.warmup, s.iterations, s.check ? 1 : 0);
+  out += "#\n# Using devices\n";
+  for (const auto& line : devices) out += line;
+  return out;
+}
+
+int run_bench(BenchOptions options, int* argc, char*** argv) {
+  auto session = MpiSession::start(argc, argv);
+  if (!session) {
+    std::fprintf(stderr, "nccltune bench: %s\n", session.error().c_str());
+    return 1;
+  }
+  MpiSession& mpi = **session;
+  auto spec = trial_spec(options, mpi);
+  if (!spec) {
+    if (mpi.rank() == 0) std::fprintf(stderr, "nccltune bench: %s\n", spec.error().c_str());
+    return 2;
+  }
+  const TrialResult trial = run_trial(mpi, *spec);
+  std::string pci = trial.device.pci.size() > 10 ? trial.device.pci.substr(0, 10) : trial.device.pci;  // [0000:18:00]
+  const auto devices = mpi.gather(fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [{}] {}\n", mpi.rank(),
+                                              getpid(), mpi.layout().hosts[static_cast<size_t>(mpi.layout().node)],
+                                              spec->config.device, pci, trial.device.name));
+  if (mpi.rank() != 0) return trial.outcome == TrialOutcome::ok ? 0 : 1;
+
+  std::cout << header(options, *spec, devices);
+  if (trial.nccl_version > 0) std::cout << "NCCL version " << nccl_version_string(trial.nccl_version) << "\n";
+  if (trial.outcome != TrialOutcome::ok && trial.outcome != TrialOutcome::wrong_data) {
+    std::fprintf(stderr, "nccltune bench: trial %s: %s\n", std::string(to_string(trial.outcome)).c_str(), trial.reason.c_str());
+    return 1;
+  }
+  const BenchResult result = bench_result(options, *spec, trial, mpi);
+  std::cout << render_bench_table(result) << std::flush;
+  if (!options.json_path.empty()) {
+    auto written = write_file_atomically(options.json_path, bench_result_to_json(result).dump(2) + "\n");
+    if (!written) {
+      std::fprintf(stderr, "nccltune bench: %s\n", written.error().c_str());
+      return 1;
+    }
+  }
+  if (trial.outcome == TrialOutcome::wrong_data) {
+    std::fprintf(stderr, "nccltune bench: wrong data: %s\n", trial.reason.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv) {
+  auto options = std::make_shared<BenchOptions>();
+  for (int i = 0; i < *argc; ++i) options->argv.emplace_back((*argv)[i]);
+  auto* sub = app.add_subcommand("bench", "MPI-launched collective benchmark printing nccl-tests' table (mpirun -np N nccltune bench)");
+  sub->add_option("-b,--minbytes", options->min_bytes, "Smallest size (8, 64K, 1M, 1G)")->capture_default_str();
+  sub->add_option("-e,--maxbytes", options->max_bytes, "Largest size")->capture_default_str();
+  sub->add_option("-f,--stepfactor", options->step_factor, "Multiply the size by this each step (> 1)")->capture_default_str();
+  sub->add_option("-i,--stepbytes", options->step_bytes, "Else add this to the size each step")->capture_default_str();
+  sub->add_option("-n,--iters", options->iterations, "Timed iterations per size")->capture_default_str();
+  sub->add_option("-w,--warmup_iters", options->warmup, "Warm-up iterations per size")->capture_default_str();
+  sub->add_option("-c,--check", options->check, "Check the data after timing (0 or 1)")->capture_default_str();
+  sub->add_option("-d,--datatype", options->type, "float, half, bfloat16 or int32")->capture_default_str();
+  sub->add_option("-o,--redop", options->redop, "Reduction operation")->capture_default_str();
+  sub->add_option("-r,--root", options->root, "Root rank of broadcast and reduce")->capture_default_str();
+  sub->add_option("--op", options->collective, "all_reduce, all_gather, reduce_scatter, broadcast, reduce or alltoall")->capture_default_str();
+  sub->add_option("--json", options->json_path, "Also write the results as nccltune/bench/v1 JSON to FILE");
+  sub->add_option("--cuda-lib", options->cuda_lib, "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
+  sub->add_option("--nccl-lib", options->nccl_lib, "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
+  sub->add_option("--init-timeout", options->init_timeout_s, "Seconds a worker may take to load and initialise NCCL")->capture_default_str();
+  sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")->capture_default_str();
+  sub->callback([options, &command, argc, argv] { command.run = [options, argc, argv] { return run_bench(*options, argc, argv); }; });
+}
+
+}  // namespace nccltune::cli

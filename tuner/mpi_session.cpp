@@ -1,0 +1,117 @@
+#include "mpi_session.h"
+
+// The C API only: Open MPI's deprecated C++ bindings would need libmpi_cxx.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+namespace nccltune {
+
+Result<NodeLayout> node_layout(const std::vector<std::string>& host_of_rank, int rank, int emulate_nodes) {
+  const int size = static_cast<int>(host_of_rank.size());
+  NodeLayout layout;
+  if (emulate_nodes > 0) {
+    if (size % emulate_nodes != 0)
+      return Error{"NCCLTUNE_EMULATE_NODES=" + std::to_string(emulate_nodes) + " does not divide " +
+                   std::to_string(size) + " ranks into equal nodes"};
+    layout.emulated = true;
+    layout.nodes = emulate_nodes;
+    layout.local_size = size / emulate_nodes;
+    layout.node = rank / layout.local_size;
+    layout.local_rank = rank % layout.local_size;
+    for (int n = 0; n < emulate_nodes; ++n) layout.hosts.push_back(host_of_rank.at(0) + "-node" + std::to_string(n));
+    return layout;
+  }
+  std::vector<int> node_of_rank(host_of_rank.size());
+  for (int r = 0; r < size; ++r) {
+    auto it = std::find(layout.hosts.begin(), layout.hosts.end(), host_of_rank[static_cast<size_t>(r)]);
+    if (it == layout.hosts.end()) it = layout.hosts.insert(layout.hosts.end(), host_of_rank[static_cast<size_t>(r)]);
+    node_of_rank[static_cast<size_t>(r)] = static_cast<int>(it - layout.hosts.begin());
+  }
+  layout.nodes = static_cast<int>(layout.hosts.size());
+  layout.node = node_of_rank.at(static_cast<size_t>(rank));
+  layout.local_rank = 0;
+  layout.local_size = 0;
+  for (int r = 0; r < size; ++r) {
+    if (node_of_rank[static_cast<size_t>(r)] != layout.node) continue;
+    if (r < rank) ++layout.local_rank;
+    ++layout.local_size;
+  }
+  return layout;
+}
+
+Result<std::unique_ptr<MpiSession>> MpiSession::start(int* argc, char*** argv) {
+  if (MPI_Init(argc, argv) != MPI_SUCCESS) return Error{"MPI_Init failed"};
+  std::unique_ptr<MpiSession> session(new MpiSession);
+  MPI_Comm_rank(MPI_COMM_WORLD, &session->rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &session->size_);
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  int emulate = 0;
+  if (const char* text = std::getenv("NCCLTUNE_EMULATE_NODES")) {
+    emulate = std::atoi(text);
+    if (emulate <= 0) return Error{std::string("NCCLTUNE_EMULATE_NODES=") + text + ": expected a positive number"};
+  }
+  auto layout = node_layout(session->gather(host.data()), session->rank_, emulate);
+  if (!layout) return Error{layout.error()};
+  session->layout_ = *layout;
+  return session;
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::broadcast(void* data, std::size_t bytes, int root) {
+  MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+int MpiSession::max(int value) {
+  int result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return result;
+}
+
+int MpiSession::min(int value) {
+  int result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return result;
+}
+
+void MpiSession::max(std::vector<double>& values) {
+  if (values.empty()) return;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void MpiSession::sum(std::vector<int64_t>& values) {
+  if (values.empty()) return;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+std::vector<std::string> MpiSession::gather(const std::string& value) {
+  int length = static_cast<int>(value.size());
+  std::vector<int> lengths(static_cast<size_t>(size_));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> offsets(static_cast<size_t>(size_), 0);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    offsets[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string all(static_cast<size_t>(total), '\0');
+  MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> result;
+  for (int r = 0; r < size_; ++r)
+    result.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(r)]), static_cast<size_t>(lengths[static_cast<size_t>(r)])));
+  return result;
+}
+
+void MpiSession::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+}  // namespace nccltune
