@@ -151,7 +151,7 @@ bool WorkerProcess::wait_exit(std::chrono::milliseconds timeout) {
 
 WorkerExit WorkerProcess::terminate(std::chrono::milliseconds grace) {
   bool killed = false;
-  if (!reaped_ && pid_ > 0) {
+  if (!reaped_ && pid_ > 0 && !wait_exit(std::chrono::milliseconds(0))) {
     ::kill(-pid_, SIGTERM);  // its own process group: anything it started goes too
     killed = true;
     if (!wait_exit(grace)) {
