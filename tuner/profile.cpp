@@ -1,0 +1,697 @@
+#include "profile.h"
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "atomic_file.h"
+#include "objective.h"
+#include "search_space.h"
+
+namespace nccltune {
+namespace {
+
+// ---- text -------------------------------------------------------------------------------------
+
+// The code point at text[at], and its length in bytes; nullopt for invalid UTF-8 (overlong forms,
+// surrogates, beyond U+10FFFF, truncated sequences).
+std::optional<std::pair<char32_t, std::size_t>> decode_utf8(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return std::make_pair(char32_t{lead}, std::size_t{1});
+  std::size_t length = 0;
+  char32_t point = 0;
+  char32_t minimum = 0;
+  if ((lead & 0xe0) == 0xc0) {
+    length = 2, point = lead & 0x1f, minimum = 0x80;
+  } else if ((lead & 0xf0) == 0xe0) {
+    length = 3, point = lead & 0x0f, minimum = 0x800;
+  } else if ((lead & 0xf8) == 0xf0) {
+    length = 4, point = lead & 0x07, minimum = 0x10000;
+  } else {
+    return std::nullopt;
+  }
+  if (at + length > text.size()) return std::nullopt;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xc0) != 0x80) return std::nullopt;
+    point = (point << 6) | (byte(at + i) & 0x3f);
+  }
+  if (point < minimum || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return std::nullopt;
+  return std::make_pair(point, length);
+}
+
+bool is_control(char32_t point) {
+  return point < 0x20 || (point >= 0x7f && point <= 0x9f);
+}
+
+// Free text as the writer puts it in a file: control characters become spaces, invalid bytes '?',
+// cut at a character boundary within kMaxProfileText bytes.
+std::string cleaned(std::string_view text) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto decoded = decode_utf8(text, at);
+    std::string_view piece = "?";
+    std::size_t step = 1;
+    if (decoded) {
+      step = decoded->second;
+      piece = is_control(decoded->first) ? std::string_view(" ") : text.substr(at, step);
+    }
+    if (out.size() + piece.size() > kMaxProfileText) break;
+    out += piece;
+    at += step;
+  }
+  return out;
+}
+
+// A value in an error message: printable ASCII, short, one line.
+std::string shown(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 40)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  if (text.size() > 40) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+bool is_safe_key(std::string_view key) {
+  if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string key_text(std::string_view name) {
+  return is_safe_env_name(name) ? std::string(name) : yaml_quoted(name);
+}
+
+std::string number_text(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string(".nan");
+}
+
+template <class T, class Format>
+std::string flow_list(const std::vector<T>& values, Format format) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + format(values[i]);
+  return out + "]";
+}
+
+std::string flow_env(const std::map<std::string, std::string>& env) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [name, value] : env) {
+    out += (first ? "" : ", ") + key_text(name) + ": " + yaml_quoted(value);
+    first = false;
+  }
+  return out + "}";
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+// Thrown inside the parser only; parse_profile turns it into an Error.
+struct ProfileError {
+  int line = 0;
+  std::string message;
+};
+
+[[noreturn]] void fail(int line, const std::string& field, const std::string& message) {
+  throw ProfileError{line, field.empty() ? message : field + ": " + message};
+}
+
+int line_of(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() ? 0 : mark.line + 1;
+}
+
+int line_of_offset(std::string_view text, std::size_t offset) {
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+// First pass over the events: no anchors, no aliases (an alias bomb costs nothing to write and
+// everything to walk), no explicit tags, one document.
+class GuardHandler : public YAML::EventHandler {
+ public:
+  std::optional<ProfileError> problem;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { check(mark, "?", anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    note(mark, "aliases (*name) are not allowed in a profile");
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string&) override {
+    check(mark, tag, anchor);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    check(mark, tag, anchor);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    check(mark, tag, anchor);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& mark, const std::string& message) {
+    if (!problem) problem = ProfileError{mark.is_null() ? 0 : mark.line + 1, message};
+  }
+  void check(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) note(mark, "anchors (&name) are not allowed in a profile");
+    if (!tag.empty() && tag != "?" && tag != "!")
+      note(mark, "explicit tags (" + shown(tag) + ") are not allowed");
+  }
+};
+
+std::string child(const std::string& field, std::string_view key) {
+  return field.empty() ? std::string(key) : field + "." + std::string(key);
+}
+
+std::string item(const std::string& field, std::size_t index) {
+  return field + "[" + std::to_string(index) + "]";
+}
+
+void expect_map(const YAML::Node& node, int line, const std::string& field) {
+  if (!node.IsMap()) fail(node.IsDefined() && !node.IsNull() ? line_of(node) : line, field, "must be a map");
+}
+
+void expect_list(const YAML::Node& node, int line, const std::string& field) {
+  if (!node.IsSequence())
+    fail(node.IsDefined() && !node.IsNull() ? line_of(node) : line, field, "must be a list");
+}
+
+// Every key of `map` is in `allowed`, a string, and appears once.
+void check_keys(const YAML::Node& map, const std::string& field,
+                std::initializer_list<std::string_view> allowed) {
+  std::set<std::string> seen;
+  for (const auto& entry : map) {
+    if (!entry.first.IsScalar()) fail(line_of(entry.first), field, "keys must be strings");
+    const std::string key = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      fail(line_of(entry.first), field.empty() ? "" : field, "unknown key '" + shown(key) + "'");
+    if (!seen.insert(key).second) fail(line_of(entry.first), child(field, key), "appears twice");
+  }
+}
+
+bool is_plain(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() == "?";
+}
+
+std::string text(const YAML::Node& node, const std::string& field) {
+  if (!node.IsScalar()) fail(line_of(node), field, "must be a string");
+  const std::string& value = node.Scalar();
+  if (value.size() > kMaxProfileText)
+    fail(line_of(node), field,
+         std::to_string(value.size()) + " bytes, more than " + std::to_string(kMaxProfileText));
+  if (!is_clean_text(value))
+    fail(line_of(node), field, "'" + shown(value) + "' has control characters or invalid UTF-8");
+  return value;
+}
+
+long long integer(const YAML::Node& node, const std::string& field, long long min, long long max) {
+  if (is_plain(node)) {
+    const std::string& value = node.Scalar();
+    long long number = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) {
+      if (number < min || number > max)
+        fail(line_of(node), field,
+             std::to_string(number) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+      return number;
+    }
+  }
+  fail(line_of(node), field, "must be a whole number");
+}
+
+int small_integer(const YAML::Node& node, const std::string& field, int min) {
+  return static_cast<int>(integer(node, field, min, std::numeric_limits<int>::max()));
+}
+
+std::uint64_t byte_count(const YAML::Node& node, const std::string& field) {
+  if (is_plain(node)) {
+    const std::string& value = node.Scalar();
+    std::uint64_t number = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) return number;
+  }
+  fail(line_of(node), field, "must be a byte count (a whole number from 0)");
+}
+
+double number(const YAML::Node& node, const std::string& field) {
+  if (is_plain(node)) {
+    const std::string& value = node.Scalar();
+    if (value == ".nan" || value == ".NaN" || value == ".NAN")
+      return std::numeric_limits<double>::quiet_NaN();
+    if (value == ".inf" || value == ".Inf" || value == ".INF" || value == "+.inf")
+      return std::numeric_limits<double>::infinity();
+    if (value == "-.inf" || value == "-.Inf" || value == "-.INF")
+      return -std::numeric_limits<double>::infinity();
+    std::string_view digits = value;
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    double number = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() &&
+        digits.find_first_of("nNiI") == std::string_view::npos)
+      return number;
+  }
+  fail(line_of(node), field, "must be a number");
+}
+
+double non_negative(const YAML::Node& node, const std::string& field) {
+  const double value = number(node, field);
+  if (!(value >= 0) || std::isinf(value)) fail(line_of(node), field, "must be a finite number from 0");
+  return value;
+}
+
+bool boolean(const YAML::Node& node, const std::string& field) {
+  if (is_plain(node)) {
+    const std::string& value = node.Scalar();
+    if (value == "true" || value == "True" || value == "TRUE") return true;
+    if (value == "false" || value == "False" || value == "FALSE") return false;
+  }
+  fail(line_of(node), field, "must be true or false");
+}
+
+std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field) {
+  if (node.IsMap() && node.size() == 0) return {};
+  expect_map(node, line, field);
+  std::map<std::string, std::string> env;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) fail(line_of(entry.first), field, "names must be strings");
+    const std::string& name = entry.first.Scalar();
+    if (!is_safe_env_name(name))
+      fail(line_of(entry.first), field, "name '" + shown(name) + "' does not match ^NCCL_[A-Z0-9_]+$");
+    const std::string name_field = child(field, name);
+    // yaml-cpp marks an empty (null) value where the next token starts: name the key's line.
+    const int value_line = entry.second.IsNull() ? line_of(entry.first) : line_of(entry.second);
+    if (!entry.second.IsScalar()) fail(value_line, name_field, "must be a string");
+    const std::string& value = entry.second.Scalar();
+    if (!is_safe_env_value(value))
+      fail(value_line, name_field,
+           value.empty() ? std::string("empty value")
+                         : "'" + shown(value) + "' has characters outside " +
+                               std::string(kSafeValueCharacters) + " or is longer than 1024");
+    if (!env.emplace(name, value).second) fail(line_of(entry.first), name_field, "appears twice");
+  }
+  return env;
+}
+
+// What NCCL_ALGO / NCCL_PROTO could be set to (usually one name), or empty for NCCL's own choice.
+std::string choice_name(const YAML::Node& node, const std::string& field, std::string_view knob) {
+  const std::string value = text(node, field);
+  if (value.empty()) return value;
+  if (!is_safe_env_value(value))
+    fail(line_of(node), field,
+         "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters));
+  if (std::optional<std::string> problem = knob_value_problem(knob, value))
+    fail(line_of(node), field, *problem);
+  return value;
+}
+
+ProfileShape parse_shape(const YAML::Node& node, int line) {
+  const std::string field = "shape";
+  expect_map(node, line, field);
+  check_keys(node, field,
+             {"key", "nodes", "gpus_per_node", "ranks", "gpu", "nvswitch", "nics_per_node", "nic",
+              "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+  ProfileShape shape;
+  const int at = line_of(node);
+  if (!node["key"]) fail(at, "shape.key", "missing");
+  shape.key = text(node["key"], "shape.key");
+  if (!is_safe_key(shape.key))
+    fail(line_of(node["key"]), "shape.key", "'" + shown(shape.key) + "' is not a name from [A-Za-z0-9._-]");
+  if (!node["nodes"]) fail(at, "shape.nodes", "missing");
+  shape.nodes = small_integer(node["nodes"], "shape.nodes", 1);
+  if (node["gpus_per_node"])
+    shape.gpus_per_node = small_integer(node["gpus_per_node"], "shape.gpus_per_node", 1);
+  if (node["ranks"]) shape.ranks = small_integer(node["ranks"], "shape.ranks", 1);
+  if (node["gpu"]) shape.gpu = text(node["gpu"], "shape.gpu");
+  if (node["nvswitch"]) shape.nvswitch = boolean(node["nvswitch"], "shape.nvswitch");
+  if (node["nics_per_node"])
+    shape.nics_per_node = small_integer(node["nics_per_node"], "shape.nics_per_node", 0);
+  if (node["nic"]) shape.nic = text(node["nic"], "shape.nic");
+  if (node["gpu_nic_affinity"])
+    shape.gpu_nic_affinity = text(node["gpu_nic_affinity"], "shape.gpu_nic_affinity");
+  if (node["nccl_version"]) shape.nccl_version = text(node["nccl_version"], "shape.nccl_version");
+  if (node["cuda_driver"]) shape.cuda_driver = text(node["cuda_driver"], "shape.cuda_driver");
+  return shape;
+}
+
+std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
+  const std::string field = "per_size";
+  expect_list(node, line, field);
+  std::vector<SizeChoice> ranges;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = item(field, i);
+    expect_map(entry, line_of(node), at);
+    check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels"});
+    SizeChoice choice;
+    for (const char* key : {"min_bytes", "max_bytes"})
+      if (!entry[key]) fail(line_of(entry), child(at, key), "missing");
+    choice.min_bytes = byte_count(entry["min_bytes"], child(at, "min_bytes"));
+    choice.max_bytes = byte_count(entry["max_bytes"], child(at, "max_bytes"));
+    if (choice.max_bytes < choice.min_bytes)
+      fail(line_of(entry["max_bytes"]), child(at, "max_bytes"), "below min_bytes");
+    if (!ranges.empty() && choice.min_bytes <= ranges.back().max_bytes)
+      fail(line_of(entry["min_bytes"]), child(at, "min_bytes"), "overlaps or precedes the range before it");
+    if (entry["algo"]) choice.algo = choice_name(entry["algo"], child(at, "algo"), "NCCL_ALGO");
+    if (entry["proto"]) choice.proto = choice_name(entry["proto"], child(at, "proto"), "NCCL_PROTO");
+    if (entry["channels"])
+      choice.channels = static_cast<int>(integer(entry["channels"], child(at, "channels"), 0, 64));
+    ranges.push_back(std::move(choice));
+  }
+  return ranges;
+}
+
+std::vector<double> numbers(const YAML::Node& node, int line, const std::string& field) {
+  expect_list(node, line, field);
+  std::vector<double> values;
+  for (std::size_t i = 0; i < node.size(); ++i) values.push_back(number(node[i], item(field, i)));
+  return values;
+}
+
+ProfileResults parse_results(const YAML::Node& node, int line) {
+  const std::string field = "results";
+  expect_map(node, line, field);
+  check_keys(node, field, {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio"});
+  ProfileResults results;
+  const int at = line_of(node);
+  if (const YAML::Node sizes = node["sizes"]) {
+    expect_list(sizes, at, "results.sizes");
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::uint64_t bytes = byte_count(sizes[i], item("results.sizes", i));
+      if (!results.sizes.empty() && bytes <= results.sizes.back())
+        fail(line_of(sizes[i]), item("results.sizes", i), "sizes must be ascending");
+      results.sizes.push_back(bytes);
+    }
+  }
+  for (const char* key : {"baseline", "tuned"}) {
+    const YAML::Node values = node[key];
+    if (!values) continue;
+    std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline : results.tuned;
+    target = numbers(values, at, child(field, key));
+    if (target.size() != results.sizes.size())
+      fail(line_of(values), child(field, key),
+           std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
+  }
+  if (node["speedup_geomean"])
+    results.speedup_geomean = number(node["speedup_geomean"], "results.speedup_geomean");
+  if (node["worst_size_ratio"])
+    results.worst_size_ratio = number(node["worst_size_ratio"], "results.worst_size_ratio");
+  return results;
+}
+
+ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
+  const std::string field = "provenance";
+  expect_map(node, line, field);
+  check_keys(node, field,
+             {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts", "noise_floor",
+              "confirmation"});
+  ProfileProvenance provenance;
+  if (node["tool"]) provenance.tool = text(node["tool"], "provenance.tool");
+  if (node["date"]) provenance.date = text(node["date"], "provenance.date");
+  if (node["trials"]) provenance.trials = small_integer(node["trials"], "provenance.trials", 0);
+  if (node["failed_trials"])
+    provenance.failed_trials = small_integer(node["failed_trials"], "provenance.failed_trials", 0);
+  if (node["duration_s"]) provenance.duration_s = non_negative(node["duration_s"], "provenance.duration_s");
+  if (const YAML::Node objective = node["objective"]) {
+    provenance.objective = text(objective, "provenance.objective");
+    if (!provenance.objective.empty()) {
+      Result<Objective> parsed = parse_objective(provenance.objective);
+      if (!parsed) fail(line_of(objective), "provenance.objective", parsed.error());
+    }
+  }
+  if (node["hosts"]) provenance.hosts = small_integer(node["hosts"], "provenance.hosts", 0);
+  if (node["noise_floor"])
+    provenance.noise_floor = non_negative(node["noise_floor"], "provenance.noise_floor");
+  if (node["confirmation"]) provenance.confirmation = text(node["confirmation"], "provenance.confirmation");
+  return provenance;
+}
+
+std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
+  const std::string field = "failed";
+  expect_list(node, line, field);
+  std::vector<FailedTrial> failed;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = item(field, i);
+    expect_map(entry, line_of(node), at);
+    check_keys(entry, at, {"env", "outcome", "reason"});
+    FailedTrial trial;
+    if (entry["env"]) trial.env = parse_env(entry["env"], line_of(entry), child(at, "env"));
+    if (entry["outcome"]) trial.outcome = text(entry["outcome"], child(at, "outcome"));
+    if (entry["reason"]) trial.reason = text(entry["reason"], child(at, "reason"));
+    failed.push_back(std::move(trial));
+  }
+  return failed;
+}
+
+Profile parse_document(const YAML::Node& root) {
+  if (!root.IsMap())
+    fail(root.IsDefined() ? line_of(root) : 1, "", "the document must be a map (schema, shape, env, ...)");
+  check_keys(root, "",
+             {"schema", "shape", "env", "keep_defaults", "per_size", "results", "provenance", "failed"});
+  const YAML::Node schema = root["schema"];
+  if (!schema) fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
+  if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
+    fail(line_of(schema), "schema",
+         "expected '" + std::string(kProfileSchema) + "'" +
+             (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
+  Profile profile;
+  if (!root["shape"]) fail(1, "shape", "missing");
+  profile.shape = parse_shape(root["shape"], line_of(root["shape"]));
+  const YAML::Node env = root["env"];
+  if (!env) fail(1, "env", "missing ({} when NCCL's defaults are kept)");
+  profile.env = parse_env(env, line_of(env), "env");
+  if (const YAML::Node keep = root["keep_defaults"]) {
+    profile.keep_defaults = boolean(keep, "keep_defaults");
+    if (profile.keep_defaults && !profile.env.empty())
+      fail(line_of(env), "env", "must be empty when keep_defaults is true");
+  }
+  if (const YAML::Node node = root["per_size"]) profile.per_size = parse_per_size(node, line_of(node));
+  if (const YAML::Node node = root["results"]) profile.results = parse_results(node, line_of(node));
+  if (const YAML::Node node = root["provenance"]) profile.provenance = parse_provenance(node, line_of(node));
+  if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, line_of(node));
+  return profile;
+}
+
+}  // namespace
+
+bool is_clean_text(std::string_view text) {
+  if (text.size() > kMaxProfileText) return false;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto decoded = decode_utf8(text, at);
+    if (!decoded || is_control(decoded->first)) return false;
+    at += decoded->second;
+  }
+  return true;
+}
+
+std::string profile_to_yaml(const Profile& profile) {
+  std::ostringstream out;
+  const ProfileShape& shape = profile.shape;
+  out << "schema: " << kProfileSchema << "\n";
+  out << "shape:\n"
+      << "  key: " << yaml_quoted(shape.key) << "\n"
+      << "  nodes: " << shape.nodes << "\n"
+      << "  gpus_per_node: " << shape.gpus_per_node << "\n"
+      << "  ranks: " << shape.ranks << "\n"
+      << "  gpu: " << yaml_quoted(cleaned(shape.gpu)) << "\n"
+      << "  nvswitch: " << (shape.nvswitch ? "true" : "false") << "\n"
+      << "  nics_per_node: " << shape.nics_per_node << "\n"
+      << "  nic: " << yaml_quoted(cleaned(shape.nic)) << "\n"
+      << "  gpu_nic_affinity: " << yaml_quoted(cleaned(shape.gpu_nic_affinity)) << "\n"
+      << "  nccl_version: " << yaml_quoted(cleaned(shape.nccl_version)) << "\n"
+      << "  cuda_driver: " << yaml_quoted(cleaned(shape.cuda_driver)) << "\n";
+  out << "keep_defaults: " << (profile.keep_defaults ? "true" : "false") << "\n";
+  if (profile.env.empty()) {
+    out << "env: {}\n";
+  } else {
+    out << "env:\n";
+    for (const auto& [name, value] : profile.env)
+      out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
+  }
+  if (profile.per_size.empty()) {
+    out << "per_size: []\n";
+  } else {
+    out << "per_size:\n";
+    for (const SizeChoice& choice : profile.per_size)
+      out << "  - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
+          << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
+          << ", channels: " << choice.channels << "}\n";
+  }
+  const ProfileResults& results = profile.results;
+  const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
+  out << "results:\n"
+      << "  sizes: " << flow_list(results.sizes, integer_text) << "\n"
+      << "  baseline: " << flow_list(results.baseline, number_text) << "\n"
+      << "  tuned: " << flow_list(results.tuned, number_text) << "\n"
+      << "  speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
+      << "  worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
+  const ProfileProvenance& provenance = profile.provenance;
+  out << "provenance:\n"
+      << "  tool: " << yaml_quoted(cleaned(provenance.tool)) << "\n"
+      << "  date: " << yaml_quoted(cleaned(provenance.date)) << "\n"
+      << "  trials: " << provenance.trials << "\n"
+      << "  failed_trials: " << provenance.failed_trials << "\n"
+      << "  duration_s: " << number_text(provenance.duration_s) << "\n"
+      << "  objective: " << yaml_quoted(cleaned(provenance.objective)) << "\n"
+      << "  hosts: " << provenance.hosts << "\n"
+      << "  noise_floor: " << number_text(provenance.noise_floor) << "\n"
+      << "  confirmation: " << yaml_quoted(cleaned(provenance.confirmation)) << "\n";
+  if (profile.failed.empty()) {
+    out << "failed: []\n";
+  } else {
+    out << "failed:\n";
+    for (const FailedTrial& trial : profile.failed)
+      out << "  - {env: " << flow_env(trial.env) << ", outcome: " << yaml_quoted(cleaned(trial.outcome))
+          << ", reason: " << yaml_quoted(cleaned(trial.reason)) << "}\n";
+  }
+  return out.str();
+}
+
+Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
+  const std::string where(origin);
+  if (text.size() > kMaxProfileBytes)
+    return Error{where + ": " + std::to_string(text.size()) +
+                 " bytes, more than the 1 MiB a profile may have"};
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return Error{where + ":" + std::to_string(line_of_offset(text, nul)) + ": contains a NUL byte"};
+  for (std::size_t at = 0; at < text.size();) {
+    const auto decoded = decode_utf8(text, at);
+    if (!decoded) return Error{where + ":" + std::to_string(line_of_offset(text, at)) + ": not valid UTF-8"};
+    at += decoded->second;
+  }
+  try {
+    const std::string document(text);
+    {
+      std::istringstream stream(document);
+      YAML::Parser parser(stream);
+      GuardHandler guard;
+      int documents = 0;
+      while (parser.HandleNextDocument(guard)) {
+        if (guard.problem) throw *guard.problem;
+        if (++documents > 1) throw ProfileError{0, "more than one YAML document"};
+      }
+    }
+    return parse_document(YAML::Load(document));
+  } catch (const ProfileError& error) {
+    return Error{where + ":" + std::to_string(std::max(error.line, 1)) + ": " + error.message};
+  } catch (const YAML::DeepRecursion& error) {
+    return Error{where + ":" + std::to_string(error.mark.is_null() ? 1 : error.mark.line + 1) +
+                 ": invalid YAML: nested too deeply"};
+  } catch (const YAML::Exception& error) {
+    const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
+    return Error{where + ":" + std::to_string(line) + ": invalid YAML: " + error.msg};
+  }
+}
+
+Result<Profile> read_profile(const std::filesystem::path& file) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (error) return Error{file.string() + ": cannot open: " + error.message()};
+  if (!std::filesystem::is_regular_file(status)) return Error{file.string() + ": not a regular file"};
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) return Error{file.string() + ": cannot open: " + error.message()};
+  if (size > kMaxProfileBytes)
+    return Error{file.string() + ": " + std::to_string(size) +
+                 " bytes, more than the 1 MiB a profile may have"};
+  Result<std::string> text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_profile(*text, file.string());
+}
+
+std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {
+  return out_dir / shape.key / (std::to_string(shape.nodes) + "n.yaml");
+}
+
+Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
+                     std::filesystem::path* written) {
+  const std::string text = profile_to_yaml(profile);
+  Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.key));
+  if (!check) return Error{"refusing to write a profile that would not read back: " + check.error()};
+  const std::filesystem::path path = profile_path(out_dir, profile.shape);
+  std::error_code error;
+  std::filesystem::create_directories(path.parent_path(), error);
+  if (error) return Error{path.parent_path().string() + ": cannot create the directory: " + error.message()};
+  Result<bool> stored = write_file_atomically(path, text);
+  if (!stored) return Error{stored.error()};
+  if (written) *written = path;
+  return Ok{};
+}
+
+std::vector<SizeChoice> size_ranges(const std::vector<std::uint64_t>& sizes,
+                                    const std::vector<SizeChoice>& per_size_best) {
+  std::vector<std::pair<std::uint64_t, SizeChoice>> points;
+  for (std::size_t i = 0; i < std::min(sizes.size(), per_size_best.size()); ++i)
+    points.emplace_back(sizes[i], per_size_best[i]);
+  std::stable_sort(points.begin(), points.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SizeChoice> ranges;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& [bytes, best] = points[i];
+    if (i > 0 && points[i - 1].first == bytes) continue;  // a size measured twice: the first counts
+    if (!ranges.empty() && ranges.back().algo == best.algo && ranges.back().proto == best.proto &&
+        ranges.back().channels == best.channels)
+      continue;
+    if (!ranges.empty()) ranges.back().max_bytes = bytes - 1;
+    SizeChoice range;
+    range.min_bytes = ranges.empty() ? 0 : bytes;
+    range.algo = best.algo;
+    range.proto = best.proto;
+    range.channels = best.channels;
+    ranges.push_back(std::move(range));
+  }
+  if (!ranges.empty()) ranges.back().max_bytes = std::max(kLastRangeMaxBytes, points.back().first);
+  return ranges;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,116 @@
+// The tuner's result for one cluster shape (schema nccltune/profile/v1, DESIGN.md "Profile"):
+// the env that `nccltune env` emits, the best measured (algo, proto, channels) per size range,
+// baseline and tuned busbw per size, and how it was found.
+//
+// Profiles are read by job prologs from a shared store, so parsing is strict and defensive:
+// documents over 1 MiB, NUL bytes, invalid UTF-8, anchors and aliases, more than one document,
+// unknown keys, wrong types, env names outside ^NCCL_[A-Z0-9_]+$ and env values outside
+// [A-Za-z0-9_,.:^=+-] are errors, each one line naming the file, the line and the field.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+#include "status.h"
+
+namespace nccltune {
+
+inline constexpr std::string_view kProfileSchema = "nccltune/profile/v1";
+inline constexpr std::size_t kMaxProfileBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxProfileText = 4096;  // any free-text field, in bytes
+inline constexpr std::uint64_t kLastRangeMaxBytes = std::uint64_t{16} << 30;
+
+struct ProfileShape {
+  std::string key;  // [A-Za-z0-9._-]+, not "." or "..": a directory name in the store
+  int nodes = 1, gpus_per_node = 1, ranks = 1;
+  std::string gpu;
+  bool nvswitch = false;
+  int nics_per_node = 0;
+  std::string nic;
+  std::string gpu_nic_affinity;  // PIX, PXB, ...
+  std::string nccl_version;      // "2.28.9"
+  std::string cuda_driver;       // "580.159.03"
+  bool operator==(const ProfileShape&) const = default;
+};
+
+// One size range. algo / proto: a valid NCCL_ALGO / NCCL_PROTO value, usually one name (Ring,
+// Tree, NVLS, ...; LL, LL128, Simple), or empty for NCCL's own choice; channels 0 = NCCL's own
+// choice.
+struct SizeChoice {
+  std::uint64_t min_bytes = 0, max_bytes = 0;
+  std::string algo, proto;
+  int channels = 0;
+  bool operator==(const SizeChoice&) const = default;
+};
+
+struct ProfileResults {
+  std::vector<std::uint64_t> sizes;     // ascending
+  std::vector<double> baseline, tuned;  // busbw GB/s per size
+  double speedup_geomean = 1, worst_size_ratio = 1;
+  bool operator==(const ProfileResults&) const = default;
+};
+
+struct ProfileProvenance {
+  std::string tool, date;
+  int trials = 0, failed_trials = 0;
+  double duration_s = 0;
+  std::string objective;  // balanced, bandwidth, latency (or empty)
+  int hosts = 0;
+  double noise_floor = 0;
+  std::string confirmation;  // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  bool operator==(const ProfileProvenance&) const = default;
+};
+
+struct FailedTrial {
+  std::map<std::string, std::string> env;
+  std::string outcome, reason;  // outcome: a TrialOutcome name
+  bool operator==(const FailedTrial&) const = default;
+};
+
+struct Profile {
+  ProfileShape shape;
+  std::map<std::string, std::string> env;
+  bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
+  std::vector<SizeChoice> per_size;
+  ProfileResults results;
+  ProfileProvenance provenance;
+  std::vector<FailedTrial> failed;
+  bool operator==(const Profile&) const = default;
+};
+
+// Deterministic YAML; every section is written. Doubles are written in their shortest exact form
+// (NaN and infinities as .nan, .inf, -.inf). Free text (gpu, nic, reason, ...) is written with
+// control characters and invalid UTF-8 replaced by spaces / '?' and cut at kMaxProfileText bytes,
+// so that whatever the tuner saw, the file parses.
+std::string profile_to_yaml(const Profile& profile);
+
+// Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
+// in the structs above. keep_defaults: true with a non-empty env is an error.
+Result<Profile> parse_profile(std::string_view text, std::string_view origin);
+Result<Profile> read_profile(const std::filesystem::path& file);
+
+// The store's path of a profile: <out_dir>/<shape.key>/<nodes>n.yaml.
+std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
+// Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), creating the
+// directories. Refuses a profile that would not parse back (bad key, env, ...).
+Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
+                     std::filesystem::path* written = nullptr);
+
+// Merges adjacent sizes with the same (algo, proto, channels) into ranges. `sizes` and
+// `per_size_best` are parallel (the choices' own min/max_bytes are ignored; extra entries of the
+// longer one are ignored; pairs are taken in ascending size order). The first range starts at 0,
+// each range ends at the next range's first size - 1, and the last at
+// max(kLastRangeMaxBytes, largest size).
+std::vector<SizeChoice> size_ranges(const std::vector<std::uint64_t>& sizes,
+                                    const std::vector<SizeChoice>& per_size_best);
+
+// The checks of parse_profile for one string, for other readers of untrusted text: valid UTF-8,
+// no control characters (C0, DEL, C1), at most kMaxProfileText bytes.
+bool is_clean_text(std::string_view text);
+
+}  // namespace nccltune
