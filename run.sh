@@ -47,6 +47,14 @@ if [ "$mode" = test ]; then
   exec ctest --test-dir build --output-on-failure -j "$(nproc)"
 fi
 
+mpirun_as() {  # mpirun, allowed to run as root (containers, CI)
+  if [ "$(id -u)" -eq 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root "$@"
+  else
+    mpirun "$@"
+  fi
+}
+
 echo "== nccltune topo (this machine)"
 build/nccltune topo
 echo
@@ -54,3 +62,20 @@ echo "== nccltune check (this machine)"
 status=0
 build/nccltune check || status=$?
 echo "(check exit status $status: 0 pass, 1 warnings, 2 failures)"
+echo
+
+mkdir -p out
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -gt 0 ]; then
+  echo "== nccltune tune on this node: $gpus GPUs, one rank each (profile and summary in out/)"
+  mpirun_as -np "$gpus" build/nccltune tune --out out --journal out/journal.jsonl | tee out/summary.txt
+else
+  echo "== DEMO: this machine has no NVIDIA GPU, so nccltune tunes a simulated cluster instead:"
+  echo "   the fake GPU stack (tests/fake-gpu) with a DGX-H100-like model (configs/demo/dgx-h100-model.yaml),"
+  echo "   2 emulated nodes of 2 GPUs on this machine. The numbers come from the model, not from hardware."
+  rm -f out/journal.jsonl
+  NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml \
+    mpirun_as --oversubscribe -np 4 build/nccltune tune --out out --journal out/journal.jsonl \
+      --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
+      --max-bytes 16M --budget 10m | tee out/summary.txt
+fi

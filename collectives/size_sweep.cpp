@@ -39,6 +39,12 @@ Status validate(const SweepOptions& options, int nranks) {
   return Ok{};
 }
 
+std::pair<int, int> iterations_for(const SweepOptions& options, std::size_t bytes) {
+  if (options.max_bytes_per_size == 0 || bytes == 0) return {options.iterations, options.warmup};
+  const auto fit = static_cast<int>(std::min<std::size_t>(options.max_bytes_per_size / bytes, 1u << 20));
+  return {std::clamp(fit, 1, options.iterations), std::clamp(fit, 0, options.warmup)};
+}
+
 std::vector<std::size_t> sweep_sizes(const SweepOptions& options) {
   std::vector<std::size_t> sizes;
   for (std::size_t size = options.min_bytes; size <= options.max_bytes;) {
@@ -117,10 +123,11 @@ class SweepRun {
     measurement.bytes = layout.bytes;
     measurement.count = layout.count;
 
+    const auto [iterations, warmup] = iterations_for(options_, layout.bytes);
     const CollectiveArgs out_of_place = args(layout, send_.data(), recv_.data());
-    Status warmed = launch(out_of_place, options_.warmup);
+    Status warmed = launch(out_of_place, warmup);
     if (!warmed) return Error{warmed.error()};
-    Result<double> time = time_per_op(out_of_place);
+    Result<double> time = time_per_op(out_of_place, iterations);
     if (!time) return Error{time.error()};
     measurement.out_of_place_us = *time;
     if (options_.check) {
@@ -128,13 +135,13 @@ class SweepRun {
       if (!wrong) return Error{wrong.error()};
       measurement.out_of_place_wrong = *wrong;
     }
-    if (!spec_.runs_in_place()) return measurement;
+    if (!spec_.runs_in_place() || !options_.in_place) return measurement;
 
     const auto rank = static_cast<std::size_t>(context_.rank);
     const std::size_t send_offset = rank * layout.send_in_place_stride * size;
     const std::size_t recv_offset = rank * layout.recv_in_place_stride * size;
     const CollectiveArgs in_place = args(layout, recv_.data(send_offset), recv_.data(recv_offset));
-    time = time_per_op(in_place);
+    time = time_per_op(in_place, iterations);
     if (!time) return Error{time.error()};
     measurement.in_place_us = *time;
     if (options_.check) {
@@ -179,17 +186,17 @@ class SweepRun {
     return context_.nccl.check(*async, "asynchronous error");
   }
 
-  Result<double> time_per_op(const CollectiveArgs& a) const {
+  Result<double> time_per_op(const CollectiveArgs& a, int iterations) const {
     const CudaDriver& cuda = context_.cuda;
     Status status = cuda.record(start_, context_.stream);
-    if (status) status = launch(a, options_.iterations);
+    if (status) status = launch(a, iterations);
     if (status) status = cuda.record(stop_, context_.stream);
     if (status) status = cuda.synchronize(stop_);
     if (status) status = finish();
     if (!status) return Error{status.error()};
     Result<float> elapsed = cuda.elapsed_ms(start_, stop_);
     if (!elapsed) return Error{elapsed.error()};
-    return 1000.0 * static_cast<double>(*elapsed) / options_.iterations;
+    return 1000.0 * static_cast<double>(*elapsed) / iterations;
   }
 
   // Runs once on fresh data and counts the wrong elements. In place (`in_place_send` names the

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collective_spec.h"
@@ -37,7 +38,14 @@ struct SweepOptions {
   ReductionOp op = ReductionOp::sum;  // -o
   DataType type = DataType::float32;  // -d
   int root = 0;                       // -r: for broadcast and reduce
+  bool in_place = true;               // also time the in-place variant (the tuner skips it)
+  // When > 0, fewer iterations at large sizes: at most this many bytes per timed loop (and per
+  // warm-up), at least one iteration. Lets the tuner spend its time where the noise is.
+  std::size_t max_bytes_per_size = 0;
 };
+
+// Timed iterations (first) and warm-up iterations (second) for one size.
+std::pair<int, int> iterations_for(const SweepOptions& options, std::size_t bytes);
 
 // One line naming the first option that cannot work, for `nranks` ranks.
 Status validate(const SweepOptions& options, int nranks);

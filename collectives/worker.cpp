@@ -90,7 +90,7 @@ int run_worker(int command_fd, int event_fd) {
   loaded.kind = WorkerEvent::Kind::loaded;
   loaded.nccl_version = nccl->version().ok() ? nccl->version().value() : 0;
   loaded.cuda_driver = cuda->driver_version().ok() ? cuda->driver_version().value() : 0;
-  loaded.device = {device->name, device->pci_bus_id};
+  loaded.device = {device->name, device->pci_bus_id, device->sm};
   events.send(loaded);
 
   if (config->rank == 0) {

@@ -36,7 +36,9 @@ json worker_config_to_json(const WorkerConfig& c) {
           {"check", c.sweep.check},
           {"op", std::string(to_string(c.sweep.op))},
           {"type", std::string(to_string(c.sweep.type))},
-          {"root", c.sweep.root}};
+          {"root", c.sweep.root},
+          {"in_place", c.sweep.in_place},
+          {"max_bytes_per_size", c.sweep.max_bytes_per_size}};
 }
 
 Result<WorkerConfig> worker_config_from_json(const json& j) {
@@ -56,6 +58,8 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
     c.sweep.warmup = j.at("warmup").get<int>();
     c.sweep.check = j.at("check").get<bool>();
     c.sweep.root = j.at("root").get<int>();
+    c.sweep.in_place = j.value("in_place", true);
+    c.sweep.max_bytes_per_size = j.value("max_bytes_per_size", std::size_t{0});
     auto op = parse_reduction_op(j.at("op").get<std::string>());
     if (!op) return Error{op.error()};
     c.sweep.op = *op;
@@ -73,7 +77,7 @@ std::string encode_event(const WorkerEvent& e) {
   switch (e.kind) {
     case WorkerEvent::Kind::loaded:
       j = {{"event", "loaded"}, {"nccl_version", e.nccl_version}, {"cuda_driver", e.cuda_driver},
-           {"device", {{"name", e.device.name}, {"pci", e.device.pci}}}};
+           {"device", {{"name", e.device.name}, {"pci", e.device.pci}, {"sm", e.device.sm}}}};
       break;
     case WorkerEvent::Kind::unique_id: j = {{"event", "unique_id"}, {"id", e.id_hex}}; break;
     case WorkerEvent::Kind::ready: j = {{"event", "ready"}}; break;
@@ -103,6 +107,7 @@ Result<WorkerEvent> decode_event(const std::string& line) {
       e.cuda_driver = j.at("cuda_driver").get<int>();
       e.device.name = j.at("device").at("name").get<std::string>();
       e.device.pci = j.at("device").at("pci").get<std::string>();
+      e.device.sm = j.at("device").value("sm", 0);
     } else if (kind == "unique_id") {
       e.kind = WorkerEvent::Kind::unique_id;
       e.id_hex = j.at("id").get<std::string>();

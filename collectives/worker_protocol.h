@@ -39,6 +39,7 @@ struct WorkerConfig {
 struct DeviceDescription {
   std::string name;
   std::string pci;
+  int sm = 0;  // compute capability, major * 10 + minor
 };
 
 struct WorkerEvent {

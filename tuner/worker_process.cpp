@@ -163,7 +163,8 @@ WorkerExit WorkerProcess::terminate(std::chrono::milliseconds grace) {
   WorkerExit exit;
   exit.signaled = WIFSIGNALED(status_);
   exit.code = exit.signaled ? WTERMSIG(status_) : WEXITSTATUS(status_);
-  exit.killed = killed && exit.signaled;
+  // Only our TERM or KILL: a worker that aborted just before we signalled it ended itself.
+  exit.killed = killed && exit.signaled && (exit.code == SIGTERM || exit.code == SIGKILL);
   return exit;
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,6 +36,7 @@ struct BenchOptions {
   std::string json_path;
   std::string cuda_lib, nccl_lib;
   double init_timeout_s = 120, size_timeout_s = 60;
+  int repeat = 1;  // hidden: N trials in one job, each one's wall time on rank 0 (bench/trial_overhead.sh)
   std::vector<std::string> argv;
 };
 
@@ -155,7 +158,14 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
     if (mpi.rank() == 0) std::fprintf(stderr, "nccltune bench: %s\n", spec.error().c_str());
     return 2;
   }
-  const TrialResult trial = run_trial(mpi, *spec);
+  TrialResult trial;
+  std::vector<double> trial_ms;
+  for (int i = 0; i < std::max(1, options.repeat); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    trial = run_trial(mpi, *spec);
+    trial_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (trial.outcome != TrialOutcome::ok) break;
+  }
   std::string pci = trial.device.pci.size() > 10 ? trial.device.pci.substr(0, 10) : trial.device.pci;  // [0000:18:00]
   const auto devices = mpi.gather(fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [{}] {}\n", mpi.rank(),
                                               getpid(), mpi.layout().hosts[static_cast<size_t>(mpi.layout().node)],
@@ -170,6 +180,13 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
   }
   const BenchResult result = bench_result(options, *spec, trial, mpi);
   std::cout << render_bench_table(result) << std::flush;
+  if (options.repeat > 1) {
+    for (size_t i = 0; i < trial_ms.size(); ++i) std::cout << fmt::format("# Trial {:4d} wall time : {:.2f} ms\n", i + 1, trial_ms[i]);
+    std::sort(trial_ms.begin(), trial_ms.end());
+    std::cout << fmt::format("# Trial wall time      : {} trials, min {:.2f} ms, median {:.2f} ms, max {:.2f} ms\n", trial_ms.size(),
+                             trial_ms.front(), trial_ms[trial_ms.size() / 2], trial_ms.back())
+              << std::flush;
+  }
   if (!options.json_path.empty()) {
     auto written = write_file_atomically(options.json_path, bench_result_to_json(result).dump(2) + "\n");
     if (!written) {
@@ -206,6 +223,8 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
   sub->add_option("--nccl-lib", options->nccl_lib, "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
   sub->add_option("--init-timeout", options->init_timeout_s, "Seconds a worker may take to load and initialise NCCL")->capture_default_str();
   sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")->capture_default_str();
+  sub->add_option("--repeat", options->repeat, "Run the trial N times in this job and print each one's wall time")
+      ->group("");  // hidden: for bench/trial_overhead.sh
   sub->callback([options, &command, argc, argv] { command.run = [options, argc, argv] { return run_bench(*options, argc, argv); }; });
 }
 

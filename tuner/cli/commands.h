@@ -17,5 +17,6 @@ void add_check_command(CLI::App& app, Command& command);
 void add_import_command(CLI::App& app, Command& command);
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_worker_command(CLI::App& app, Command& command);
+void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv);
 
 }  // namespace nccltune::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   nccltune::cli::Command command;
   nccltune::cli::add_topo_command(app, command);
   nccltune::cli::add_check_command(app, command);
+  nccltune::cli::add_tune_command(app, command, &argc, &argv);
   nccltune::cli::add_bench_command(app, command, &argc, &argv);
   nccltune::cli::add_import_command(app, command);
   nccltune::cli::add_worker_command(app, command);

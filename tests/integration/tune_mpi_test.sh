@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# `nccltune tune` as a bring-up engineer runs it, on the fake GPU stack with 2 emulated nodes:
+# the model's optimum is found, failing configs are skipped and reported, a killed run resumes,
+# unlike nodes are refused. usage: tune_mpi_test.sh NCCLTUNE FAKECUDA FAKENCCL FIXTURES
+set -u
+nccltune=$1 fakecuda=$2 fakenccl=$3 fixtures=$4
+work=$(mktemp -d)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_CUDA_LIB=$fakecuda NCCLTUNE_NCCL_LIB=$fakenccl
+cleanup() { pkill -9 -f 'nccltune worker' 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+failures=0 passed=0
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then pass; else fail "$2"; fi; }
+no_workers_left() { sleep 0.5; ! pgrep -f 'nccltune worker' >/dev/null; }
+
+tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
+  local model=$1 space=$2 out=$3
+  shift 3
+  NCCLTUNE_FAKE_MODEL=$fixtures/models/$model timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/$space" \
+    --out "$out" --max-bytes 1M --init-timeout 5 --size-timeout 3 --progress log "$@" >"$work/log" 2>&1
+}
+
+# 1. One knob is the optimum: the profile's env is exactly that knob, per-size choices are there.
+tune tune-one-knob.yaml tune-small.yaml "$work/one"
+status=$?
+check "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)"
+profile=$(find "$work/one" -name 2n.yaml)
+check "[ -n '$profile' ]" "one-knob profile written as <out>/<key>/2n.yaml"
+check "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$profile'" "profile env has NCCL_NET_GDR_LEVEL=SYS"
+check "[ \$(sed -n '/^env:/,/^per_size:/p' '$profile' | grep -c 'NCCL_') -eq 1 ]" "profile env has nothing else"
+check "grep -q 'algo: \"Tree\", proto: \"LL\"' '$profile'" "per-size choice for small sizes"
+check "grep -q 'speedup' '$work/log' && grep -q 'baseline GB/s' '$work/log'" "summary table printed"
+check no_workers_left "no worker left after a finished tune"
+
+# 2. Hanging, crashing, corrupting and failing configs are skipped, reported, never chosen.
+tune tune-faults.yaml tune-faults.yaml "$work/faults"
+status=$?
+check "[ $status -eq 0 ]" "faults tune exits 0 (got $status)"
+profile=$(find "$work/faults" -name 2n.yaml)
+for outcome in timeout crash wrong_data init_error; do
+  check "grep -q 'outcome: \"$outcome\"' '$profile'" "profile reports a $outcome trial"
+done
+check "sed -n '/^env:/,/^per_size:/p' '$profile' | grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"'" "faults: optimum still found"
+check "! sed -n '/^env:/,/^per_size:/p' '$profile' | grep -qE 'NTHREADS|BUFFSIZE|MIN_NCHANNELS|PHB'" "no failing value chosen"
+check no_workers_left "no worker left after hangs and crashes"
+
+# 3. A run killed half-way resumes from its journal and measures nothing twice.
+journal=$work/resume.jsonl
+NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml setsid mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
+  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log >"$work/first.log" 2>&1 &
+leader=$!
+for _ in $(seq 600); do
+  [ -f "$journal" ] && [ "$(wc -l <"$journal")" -ge 8 ] && break
+  sleep 0.2
+done
+kill -9 -- -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+pkill -9 -f 'nccltune worker' 2>/dev/null
+done_before=$(wc -l <"$journal")
+check "[ $done_before -ge 8 ]" "journal holds trials before the kill ($done_before)"
+check "[ -z \"\$(find '$work/resume' -name 2n.yaml 2>/dev/null)\" ]" "no profile from the killed run"
+NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
+  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --resume >"$work/log" 2>&1
+status=$?
+check "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)"
+check "grep -qE 'resuming: ([0-9]+) finished trials' '$work/log'" "resume reports the journal's trials"
+cached=$(grep -c 'from journal' "$work/log")
+check "[ $cached -ge $((done_before - 1)) ]" "resumed run took $cached of $done_before trials from the journal"
+check "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' \$(find '$work/resume' -name 2n.yaml)" "resumed run finds the optimum"
+check no_workers_left "no worker left after the kill and resume"
+
+# 4. Unlike nodes are refused, listing the odd one; --allow-mixed goes on.
+tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100"
+status=$?
+check "[ $status -eq 2 ]" "mixed nodes exit 2 (got $status)"
+check "grep -q 'not alike' '$work/log' && grep -q 'a100' '$work/log'" "mixed-node message names the odd node"
+tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100" --allow-mixed --max-trials 12
+status=$?
+check "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
+
+echo "$passed passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,106 @@
+// `nccltune tune`: MPI-launched sweep that writes the fastest profile for this cluster shape.
+//   mpirun -np 16 --map-by ppr:8:node nccltune tune --out /shared/nccltune/profiles
+#include <cstdio>
+#include <memory>
+
+#include "byte_size.h"
+#include "commands.h"
+#include "mpi_session.h"
+#include "tune_job.h"
+
+namespace nccltune::cli {
+
+namespace {
+
+// "30m", "1h", "90s", "1h30m", or plain seconds.
+Result<std::chrono::seconds> parse_duration(const std::string& text) {
+  long total = 0, number = 0;
+  bool digits = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      number = number * 10 + (c - '0');
+      digits = true;
+      continue;
+    }
+    const long unit = c == 'h' ? 3600 : c == 'm' ? 60 : c == 's' ? 1 : 0;
+    if (!unit || !digits) return Error{"--budget " + text + ": expected a duration such as 30m, 1h30m or 90s"};
+    total += number * unit;
+    number = 0;
+    digits = false;
+  }
+  total += number;
+  if (total <= 0) return Error{"--budget " + text + ": must be positive"};
+  return std::chrono::seconds(total);
+}
+
+struct TuneFlags {
+  TuneOptions options;
+  std::string budget = "30m";
+  std::string objective = "balanced";
+  std::string min_bytes = "8", max_bytes = "64M", max_bytes_per_size = "1G";
+  std::string progress = "auto";
+};
+
+int run_tune(TuneFlags flags, int* argc, char*** argv) {
+  auto session = MpiSession::start(argc, argv);
+  if (!session) {
+    std::fprintf(stderr, "nccltune tune: %s\n", session.error().c_str());
+    return 2;
+  }
+  MpiSession& mpi = **session;
+  auto fail = [&](const std::string& message) {
+    if (mpi.rank() == 0) std::fprintf(stderr, "nccltune tune: %s\n", message.c_str());
+    return 2;
+  };
+  auto budget = parse_duration(flags.budget);
+  if (!budget) return fail(budget.error());
+  auto objective = parse_objective(flags.objective);
+  if (!objective) return fail("--objective: " + objective.error());
+  auto min = parse_byte_size(flags.min_bytes);
+  auto max = parse_byte_size(flags.max_bytes);
+  auto cap = parse_byte_size(flags.max_bytes_per_size);
+  if (!min) return fail("--min-bytes " + min.error());
+  if (!max) return fail("--max-bytes " + max.error());
+  if (!cap) return fail("--max-bytes-per-size " + cap.error());
+  if (*min == 0 || *min > *max) return fail("--min-bytes must be positive and at most --max-bytes");
+  TuneOptions& o = flags.options;
+  o.strategy.budget = *budget;
+  o.strategy.objective = *objective;
+  o.strategy.screen_grid = {*min, *max, 8};
+  o.strategy.final_grid = {*min, *max, 4};
+  o.max_bytes_per_size = *cap;
+  o.progress = flags.progress == "line" ? ProgressStyle::line : flags.progress == "log" ? ProgressStyle::log : ProgressStyle::automatic;
+  return run_tune_job(mpi, o);
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) {
+  auto flags = std::make_shared<TuneFlags>();
+  for (int i = 0; i < *argc; ++i) flags->options.argv.emplace_back((*argv)[i]);
+  TuneOptions& o = flags->options;
+  auto* sub = app.add_subcommand("tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
+  sub->add_option("--space", o.space_file, "Search space YAML (default: the built-in configs/search-space.yaml)");
+  sub->add_option("--out", o.out_dir, "Profile store: writes <out>/<shape key>/<nodes>n.yaml")->capture_default_str();
+  sub->add_option("--journal", o.journal, "Journal of finished trials, JSON lines (default: <out>/journal.jsonl)");
+  sub->add_flag("--resume", o.resume, "Measure nothing again that the journal holds for this shape and NCCL version");
+  sub->add_option("--budget", flags->budget, "Time budget, e.g. 30m, 1h30m, 90s")->capture_default_str();
+  sub->add_option("--max-trials", o.strategy.max_trials, "Stop after this many trials (0: no limit)")->capture_default_str();
+  sub->add_option("--objective", flags->objective, "balanced, bandwidth or latency")->capture_default_str();
+  sub->add_option("--tolerance", o.strategy.tolerance, "Largest loss at any size the objective accepts")->capture_default_str();
+  sub->add_option("--min-bytes", flags->min_bytes, "Smallest all_reduce size measured")->capture_default_str();
+  sub->add_option("--max-bytes", flags->max_bytes, "Largest all_reduce size measured (raise to 1G-16G on real clusters)")->capture_default_str();
+  sub->add_option("--max-bytes-per-size", flags->max_bytes_per_size, "Fewer iterations at large sizes: bytes per timed loop at most")->capture_default_str();
+  sub->add_option("--from", o.from, "Read the nodes' topology from this source instead of the live machine (A,B,...: node i reads entry i)");
+  sub->add_option("--progress", flags->progress, "auto, line (one live line) or log (a line per trial)")
+      ->check(CLI::IsMember({"auto", "line", "log"}))
+      ->capture_default_str();
+  sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
+  sub->add_option("--cuda-lib", o.cuda_lib, "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
+  sub->add_option("--nccl-lib", o.nccl_lib, "NCCL library (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
+  sub->add_option("--init-timeout", o.init_timeout_s, "Seconds a trial may take to start NCCL")->capture_default_str();
+  sub->add_option("--size-timeout", o.size_timeout_s, "Seconds one size may take")->capture_default_str();
+  sub->callback([flags, &command, argc, argv] { command.run = [flags, argc, argv] { return run_tune(*flags, argc, argv); }; });
+}
+
+}  // namespace nccltune::cli

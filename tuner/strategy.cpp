@@ -1,0 +1,403 @@
+#include "strategy.h"
+
+#include "size_sweep.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace nccltune {
+
+std::uint64_t SizeGrid::aligned_min_bytes() const {
+  double size = static_cast<double>(max_bytes);
+  if (factor <= 1) return min_bytes;
+  while (size / factor >= static_cast<double>(min_bytes)) size /= factor;
+  return static_cast<std::uint64_t>(std::llround(size));
+}
+
+std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid) {
+  SweepOptions sweep;
+  sweep.min_bytes = grid.aligned_min_bytes();
+  sweep.max_bytes = grid.max_bytes;
+  sweep.step_factor = grid.factor;
+  std::vector<std::uint64_t> sizes;
+  for (auto size : sweep_sizes(sweep)) sizes.push_back(size);
+  return sizes;
+}
+
+std::string describe_env(const Env& env) {
+  if (env.empty()) return "defaults";
+  std::string out;
+  for (const auto& [name, value] : env) out += (out.empty() ? "" : ",") + name + "=" + value;
+  return out;
+}
+
+namespace {
+
+constexpr const char* kAlgo = "NCCL_ALGO";
+constexpr const char* kProto = "NCCL_PROTO";
+
+struct Candidate {
+  Env env;
+  Score score;
+};
+
+std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
+  if (curves.empty()) return {};
+  std::vector<double> mean(curves.front().size(), 0.0);
+  for (const auto& c : curves)
+    for (size_t i = 0; i < mean.size() && i < c.size(); ++i) mean[i] += c[i] / static_cast<double>(curves.size());
+  return mean;
+}
+
+std::vector<double> median_curve(std::vector<std::vector<double>> curves) {
+  if (curves.empty()) return {};
+  std::vector<double> median(curves.front().size(), 0.0);
+  for (size_t i = 0; i < median.size(); ++i) {
+    std::vector<double> at;
+    for (const auto& c : curves) at.push_back(c[i]);
+    std::sort(at.begin(), at.end());
+    median[i] = at[at.size() / 2];
+  }
+  return median;
+}
+
+bool better(const Score& a, const Score& b) {
+  if (a.acceptable != b.acceptable) return a.acceptable;
+  return a.value > b.value;
+}
+
+Env merged(const Env& a, const Env& b) {
+  Env out = a;
+  out.insert(b.begin(), b.end());
+  return out;
+}
+
+class Search {
+ public:
+  Search(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
+         const ProgressCallback& progress)
+      : space_(space), options_(options), execute_(execute), progress_(progress) {
+    if (options_.clock_s) {
+      clock_ = options_.clock_s;
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      clock_ = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    }
+    start_s_ = clock_();
+  }
+
+  StrategyResult run() {
+    if (!measure_baseline()) return std::move(result_);
+    screen();
+    cross_algo_proto();
+    cross_knobs_that_matter();
+    const auto finalists = halve();
+    confirm(finalists);
+    return std::move(result_);
+  }
+
+ private:
+  double elapsed() const { return clock_() - start_s_; }
+
+  // Trials of the final grid cost more than screening ones; keep what the confirmation needs.
+  int reserve_trials() const { return 2 * options_.confirm_rounds; }
+  double reserve_seconds() const { return reserve_trials() * final_trial_s_; }
+  bool budget_left(int trials_needed = 1) const {
+    if (options_.max_trials > 0 && result_.trials + trials_needed + reserve_trials() > options_.max_trials) return false;
+    return elapsed() + trials_needed * mean_trial_s() + reserve_seconds() < static_cast<double>(options_.budget.count());
+  }
+  double mean_trial_s() const { return measured_ > 0 ? measured_s_ / measured_ : 0.0; }
+
+  TrialMeasurement run_trial(TrialRequest request) {
+    TrialMeasurement m = execute_(request);
+    ++result_.trials;
+    if (m.cached) ++result_.cached_trials;
+    else {
+      ++measured_;
+      measured_s_ += m.duration_s;
+    }
+    if (m.outcome != TrialOutcome::ok) {
+      ++result_.failed_trials;
+      result_.failed.push_back({request.env, std::string(to_string(m.outcome)), m.reason});
+      for (const auto& [name, value] : request.env)
+        if (request.env.size() == 1) broken_.insert(name + "=" + value);
+    }
+    if (progress_) {
+      StrategyProgress p;
+      p.trial = result_.trials;
+      p.planned = std::max(planned_, result_.trials);
+      p.phase = request.phase;
+      p.elapsed_s = elapsed();
+      p.eta_s = std::max(0, planned_ - result_.trials) * mean_trial_s();
+      p.best_gain = best_gain_;
+      progress_(p, request, m);
+    }
+    return m;
+  }
+
+  bool involves_broken(const Env& env) const {
+    for (const auto& [name, value] : env)
+      if (broken_.count(name + "=" + value)) return true;
+    return false;
+  }
+
+  TrialRequest screen_request(Env env, const char* phase, int repeat = 0) const {
+    return {std::move(env), phase, options_.screen_grid, options_.screen_iterations, options_.warmup, repeat};
+  }
+
+  Score score_against(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                      const std::vector<std::uint64_t>& sizes) const {
+    std::vector<std::size_t> s(sizes.begin(), sizes.end());
+    return score(options_.objective, s, baseline, candidate, options_.tolerance);
+  }
+
+  void note(const Env& env, const TrialMeasurement& m) {
+    if (m.outcome != TrialOutcome::ok || m.busbw.size() != screen_baseline_.size()) return;
+    const Score s = score_against(screen_baseline_, m.busbw, m.sizes);
+    screened_.push_back({env, s});
+    if (s.acceptable) best_gain_ = std::max(best_gain_, s.value);
+  }
+
+  bool measure_baseline() {
+    int singles = 0;
+    for (const auto& knob : space_.knobs) singles += static_cast<int>(knob.values.size());
+    planned_ = options_.baseline_repeats + singles + 12 + 2 * options_.halving_candidates + reserve_trials();
+    std::vector<std::vector<double>> repeats;
+    for (int r = 0; r < std::max(1, options_.baseline_repeats); ++r) {
+      TrialMeasurement m = run_trial(screen_request({}, "baseline", r));
+      if (m.outcome != TrialOutcome::ok) {
+        result_.error = "NCCL's defaults failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
+        return false;
+      }
+      repeats.push_back(m.busbw);
+      screen_sizes_ = m.sizes;
+      final_trial_s_ = std::max(final_trial_s_, m.duration_s * final_cost_ratio());
+    }
+    screen_baseline_ = median_curve(repeats);
+    result_.noise = noise_floor(repeats);
+    return true;
+  }
+
+  // How much more a final-grid trial costs than a screening one, for budgeting.
+  double final_cost_ratio() const {
+    const double sizes = static_cast<double>(grid_sizes(options_.final_grid).size()) /
+                         static_cast<double>(std::max<size_t>(1, grid_sizes(options_.screen_grid).size()));
+    const double iterations = static_cast<double>(options_.final_iterations + options_.warmup) /
+                              static_cast<double>(std::max(1, options_.screen_iterations + options_.warmup));
+    return std::max(1.0, sizes * iterations);
+  }
+
+  void screen() {
+    for (const auto& knob : space_.knobs) {
+      for (const auto& value : knob.values) {
+        if (knob.default_value && *knob.default_value == value) continue;
+        if (!budget_left()) return;
+        Env env{{knob.name, value}};
+        note(env, run_trial(screen_request(env, "screen")));
+      }
+    }
+  }
+
+  const Knob* knob_named(const char* name) const {
+    for (const auto& knob : space_.knobs)
+      if (knob.name == name) return &knob;
+    return nullptr;
+  }
+
+  // Every NCCL_ALGO x NCCL_PROTO pair on the final grid: the best pair per size for the profile,
+  // and a derived candidate that allows only the algorithms and protocols that won somewhere.
+  void cross_algo_proto() {
+    const Knob* algo = knob_named(kAlgo);
+    const Knob* proto = knob_named(kProto);
+    if (!algo || !proto) return;
+    struct Pair {
+      std::string algo, proto;
+      std::vector<double> time_us;
+    };
+    std::vector<Pair> pairs;
+    for (const auto& a : algo->values) {
+      for (const auto& p : proto->values) {
+        Env env{{kAlgo, a}, {kProto, p}};
+        if (involves_broken(env)) continue;
+        if (!budget_left()) break;
+        TrialMeasurement m = run_trial({env, "cross", options_.final_grid, options_.screen_iterations, options_.warmup, 0});
+        if (m.outcome == TrialOutcome::ok) pairs.push_back({a, p, m.time_us});
+        if (m.outcome == TrialOutcome::ok) result_.sizes = m.sizes;
+      }
+    }
+    if (pairs.empty()) return;
+    std::set<std::string> algos, protos;
+    result_.per_size.clear();
+    for (size_t i = 0; i < result_.sizes.size(); ++i) {
+      const Pair* best = nullptr;
+      for (const auto& pair : pairs)
+        if (i < pair.time_us.size() && (!best || pair.time_us[i] < best->time_us[i])) best = &pair;
+      if (!best) continue;
+      SizeChoice choice;
+      choice.min_bytes = choice.max_bytes = result_.sizes[i];
+      choice.algo = best->algo;
+      choice.proto = best->proto;
+      result_.per_size.push_back(choice);
+      algos.insert(best->algo);
+      protos.insert(best->proto);
+    }
+    auto join = [](const std::set<std::string>& names) {
+      std::string out;
+      for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+      return out;
+    };
+    derived_ = Env{{kAlgo, join(algos)}, {kProto, join(protos)}};
+    if (budget_left() && !involves_broken(derived_)) note(derived_, run_trial(screen_request(derived_, "cross")));
+  }
+
+  // The best value of each knob that beat the defaults beyond noise, the top few crossed in a
+  // full factorial (with the derived NCCL_ALGO/NCCL_PROTO pair as one more factor).
+  void cross_knobs_that_matter() {
+    std::map<std::string, Candidate> best_per_knob;
+    for (const auto& c : screened_) {
+      if (c.env.size() != 1 || c.score.value <= 1 + result_.noise) continue;
+      const std::string& name = c.env.begin()->first;
+      auto it = best_per_knob.find(name);
+      if (it == best_per_knob.end() || better(c.score, it->second.score)) best_per_knob[name] = c;
+    }
+    std::vector<Candidate> factors;
+    for (auto& [name, c] : best_per_knob) factors.push_back(c);
+    for (const auto& c : screened_)
+      if (c.env == derived_ && !derived_.empty() && c.score.value > 1 + result_.noise) factors.push_back(c);
+    std::sort(factors.begin(), factors.end(), [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
+    if (factors.size() > static_cast<size_t>(options_.cross_knobs)) factors.resize(static_cast<size_t>(options_.cross_knobs));
+    // Factors that set the same variable cannot be combined (the derived pair vs a single ALGO).
+    const size_t n = factors.size();
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      if (std::popcount(mask) < 2) continue;
+      Env env;
+      bool clash = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (!(mask & (1u << i))) continue;
+        for (const auto& [name, value] : factors[i].env) clash |= env.count(name) > 0;
+        env = merged(env, factors[i].env);
+      }
+      if (clash || involves_broken(env)) continue;
+      if (!budget_left()) return;
+      note(env, run_trial(screen_request(env, "cross")));
+    }
+  }
+
+  // Successive halving on the final grid: the best candidates and the defaults, measured again
+  // with more sizes and iterations each round; the better half goes on.
+  std::vector<Candidate> halve() {
+    std::vector<Candidate> field;
+    for (const auto& c : screened_)
+      if (c.score.value > 1 + result_.noise) field.push_back(c);
+    std::sort(field.begin(), field.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+    std::vector<Candidate> unique;
+    for (const auto& c : field)
+      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.env == c.env; })) unique.push_back(c);
+    if (unique.size() > static_cast<size_t>(options_.halving_candidates)) unique.resize(static_cast<size_t>(options_.halving_candidates));
+    int iterations = std::max(options_.screen_iterations, options_.final_iterations / 2);
+    int round = 0;
+    while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
+      TrialMeasurement baseline = run_trial({{}, "halving", options_.final_grid, iterations, options_.warmup, round});
+      if (baseline.outcome != TrialOutcome::ok) break;
+      std::vector<Candidate> measured;
+      for (const auto& c : unique) {
+        TrialMeasurement m = run_trial({c.env, "halving", options_.final_grid, iterations, options_.warmup, round});
+        if (m.outcome != TrialOutcome::ok) continue;
+        measured.push_back({c.env, score_against(baseline.busbw, m.busbw, m.sizes)});
+      }
+      std::sort(measured.begin(), measured.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+      measured.resize((measured.size() + 1) / 2);
+      unique = measured;
+      iterations = options_.final_iterations;
+      ++round;
+    }
+    return unique;
+  }
+
+  // Interleaved A/B rounds of the defaults (A) and the winner (B) on the final grid.
+  void confirm(const std::vector<Candidate>& finalists) {
+    std::vector<std::vector<double>> a_runs, b_runs;
+    const Env winner = finalists.empty() ? Env{} : finalists.front().env;
+    for (int round = 0; round < std::max(1, options_.confirm_rounds); ++round) {
+      TrialMeasurement a = run_trial({{}, "confirm", options_.final_grid, options_.final_iterations, options_.warmup, round});
+      if (a.outcome == TrialOutcome::ok) {
+        a_runs.push_back(a.busbw);
+        result_.sizes = a.sizes;
+      }
+      if (winner.empty()) continue;
+      TrialMeasurement b = run_trial({winner, "confirm", options_.final_grid, options_.final_iterations, options_.warmup, round});
+      if (b.outcome == TrialOutcome::ok) b_runs.push_back(b.busbw);
+    }
+    result_.baseline_busbw = mean_curve(a_runs);
+    result_.tuned_busbw = result_.baseline_busbw;
+    result_.score = score_against(result_.baseline_busbw, result_.baseline_busbw, result_.sizes);
+    if (a_runs.empty()) {
+      result_.confirmation = "the defaults failed during confirmation; keeping them";
+      return;
+    }
+    if (winner.empty()) {
+      result_.confirmation = "no candidate beat the defaults beyond the noise floor (" + percent(result_.noise) + ")";
+      return;
+    }
+    if (b_runs.size() != a_runs.size()) {
+      result_.confirmation = describe_env(winner) + " failed during confirmation; keeping the defaults";
+      return;
+    }
+    const std::vector<double> tuned = mean_curve(b_runs);
+    const Score s = score_against(result_.baseline_busbw, tuned, result_.sizes);
+    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) + " " +
+                                signed_percent(s.value - 1) + " (worst size " + signed_percent(s.worst_ratio - 1) +
+                                ", noise " + percent(result_.noise) + ")";
+    if (s.acceptable && s.value > 1 + result_.noise) {
+      result_.env = winner;
+      result_.keep_defaults = false;
+      result_.tuned_busbw = tuned;
+      result_.score = s;
+      result_.confirmation = summary + ": confirmed";
+    } else {
+      result_.confirmation = summary + ": not confirmed, keeping the defaults";
+    }
+  }
+
+  static std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+    return buf;
+  }
+  static std::string signed_percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * fraction);
+    return buf;
+  }
+
+  const SearchSpace& space_;
+  const StrategyOptions& options_;
+  const TrialExecutor& execute_;
+  const ProgressCallback& progress_;
+  std::function<double()> clock_;
+  double start_s_ = 0;
+  StrategyResult result_;
+  std::vector<std::uint64_t> screen_sizes_;
+  std::vector<double> screen_baseline_;
+  std::vector<Candidate> screened_;
+  std::set<std::string> broken_;  // "NAME=value" settings that failed on their own
+  Env derived_;
+  int planned_ = 0;
+  int measured_ = 0;
+  double measured_s_ = 0;
+  double final_trial_s_ = 0;
+  double best_gain_ = 1;
+};
+
+}  // namespace
+
+StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
+                            const ProgressCallback& progress) {
+  return Search(space, options, execute, progress).run();
+}
+
+}  // namespace nccltune
