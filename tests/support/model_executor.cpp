@@ -1,0 +1,397 @@
+#include "model_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "comm_model.h"
+#include "nccl_env.h"
+
+namespace nccltune::test_support {
+namespace {
+
+constexpr const char* kOp = "all_reduce";
+
+// The NCCL_* snapshot as the fake NCCL takes it at init: from an environ-style array.
+fake::NcclEnv nccl_env(const Env& env) {
+  std::vector<std::string> entries;
+  entries.reserve(env.size());
+  for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
+  std::vector<const char*> environment;
+  environment.reserve(entries.size() + 1);
+  for (const auto& entry : entries) environment.push_back(entry.c_str());
+  environment.push_back(nullptr);
+  return fake::read_nccl_env(environment.data());
+}
+
+struct Ranks {
+  std::vector<fake::CommModel> comms;  // one per rank
+  std::optional<TrialOutcome> fault;
+  std::string reason;
+};
+
+// Every rank's communicator; the first fault in the order the trial runner meets them:
+// init (init_error), the first op (crash, hang), the data check (corrupt).
+// every_rank false: only the distinct communicators (enough for noiseless times and faults).
+Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bool every_rank = true) {
+  Ranks ranks;
+  const fake::NcclEnv snapshot = nccl_env(env);
+  const std::string settings = describe_env(env);
+  int worst = 0;  // 4 init_error, 3 crash, 2 hang, 1 corrupt
+  // Ranks differ only by the faults given a `rank`: the others share one resolved communicator.
+  std::set<int> distinct;
+  for (const auto& fault : model.faults)
+    if (fault.rank && *fault.rank >= 0 && *fault.rank < nranks) distinct.insert(*fault.rank);
+  std::optional<fake::CommModel> shared;
+  for (int rank = 0; rank < nranks; ++rank) {
+    Result<fake::CommModel> comm = Error{""};
+    if (distinct.count(rank) || !shared) {
+      comm = fake::resolve_comm_model(model, snapshot, rank, nranks);
+      if (comm && !distinct.count(rank)) shared = *comm;
+    } else {
+      if (!every_rank) continue;
+      comm = *shared;
+      comm->rank = rank;
+    }
+    if (!comm) {
+      ranks.fault = TrialOutcome::init_error;
+      ranks.reason = "ncclCommInitRank failed on rank " + std::to_string(rank) + ": " + comm.error();
+      ranks.comms.clear();
+      return ranks;
+    }
+    auto note = [&](int level, TrialOutcome outcome, const std::string& what) {
+      if (level <= worst) return;
+      worst = level;
+      ranks.fault = outcome;
+      ranks.reason = "rank " + std::to_string(rank) + ": " + what + " (" + settings + ")";
+    };
+    if (comm->has(fake::FaultKind::init_error))
+      note(4, TrialOutcome::init_error, "ncclCommInitRank failed: ncclSystemError (injected init_error)");
+    if (comm->has(fake::FaultKind::crash)) note(3, TrialOutcome::crash, "worker killed by SIGABRT (injected crash)");
+    if (comm->has(fake::FaultKind::hang)) note(2, TrialOutcome::timeout, "no answer within the size timeout (injected hang)");
+    if (comm->has(fake::FaultKind::corrupt))
+      note(1, TrialOutcome::wrong_data, "wrong elements in the result (injected corrupt)");
+    ranks.comms.push_back(std::move(*comm));
+  }
+  return ranks;
+}
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {
+  for (char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::uint64_t trial_seed(const fake::FakeModel& model, const TrialRequest& request) {
+  std::uint64_t hash = fnv1a(std::to_string(model.noise.seed));
+  hash = fnv1a(describe_env(request.env), hash);
+  hash = fnv1a("|" + request.phase + "|" + std::to_string(request.repeat) + "|" + std::to_string(request.iterations) +
+                   "|" + std::to_string(request.grid.min_bytes) + "|" + std::to_string(request.grid.max_bytes) + "|" +
+                   std::to_string(request.grid.factor),
+               hash);
+  return hash;
+}
+
+double busbw_of(std::uint64_t bytes, double time_us, int nranks) {
+  if (!(time_us > 0)) return 0;
+  return static_cast<double>(bytes) / (time_us * 1e-6) / 1e9 * fake::busbw_factor(kOp, nranks);
+}
+
+double trial_duration(std::size_t sizes, int warmup, int iterations) {
+  return kTrialFixedCost_s + static_cast<double>(sizes) * static_cast<double>(std::max(0, warmup) + std::max(1, iterations)) * kPerOpCost_s;
+}
+
+TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
+  TrialMeasurement m;
+  const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
+  Ranks ranks = resolve_ranks(model, request.env, nranks);
+  m.duration_s = trial_duration(sizes.size(), request.warmup, request.iterations);
+  if (ranks.fault) {
+    m.outcome = *ranks.fault;
+    m.reason = ranks.reason;
+    if (m.outcome == TrialOutcome::timeout) m.duration_s = kTrialFixedCost_s + kHangCost_s;
+    if (m.outcome == TrialOutcome::crash) m.duration_s = kTrialFixedCost_s + kCrashCost_s;
+    if (m.outcome == TrialOutcome::init_error) m.duration_s = kTrialFixedCost_s;
+    if (m.outcome != TrialOutcome::wrong_data) return m;
+  }
+  const int iterations = std::max(1, request.iterations);
+  fake::Noise noise = model.noise;
+  noise.seed = trial_seed(model, request);
+  std::vector<fake::NoiseSource> sources;
+  sources.reserve(ranks.comms.size());
+  for (const auto& comm : ranks.comms) sources.emplace_back(noise, comm.rank);
+  for (std::uint64_t bytes : sizes) {
+    double slowest = 0;
+    for (std::size_t r = 0; r < ranks.comms.size(); ++r) {
+      const double op = fake::op_time_us(model, ranks.comms[r], kOp, static_cast<double>(bytes));
+      for (int w = 0; w < request.warmup; ++w) sources[r].next_factor();
+      double sum = 0;
+      for (int i = 0; i < iterations; ++i) sum += op * sources[r].next_factor();
+      slowest = std::max(slowest, sum / iterations);
+    }
+    m.sizes.push_back(bytes);
+    m.time_us.push_back(slowest);
+    m.busbw.push_back(busbw_of(bytes, slowest, nranks));
+  }
+  return m;
+}
+
+void collect(const fake::Condition& condition, std::set<std::string>& names) {
+  for (const auto& [name, values] : condition) names.insert(name);
+}
+
+}  // namespace
+
+ModelExecutor::ModelExecutor(fake::FakeModel model, int nranks)
+    : model_(std::make_shared<const fake::FakeModel>(std::move(model))),
+      nranks_(nranks),
+      stats_(std::make_shared<ModelExecutorStats>()) {}
+
+TrialMeasurement ModelExecutor::operator()(const TrialRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  TrialMeasurement m = measure(*model_, nranks_, request);
+  stats_->trials += 1;
+  stats_->simulated_s += m.duration_s;
+  stats_->wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return m;
+}
+
+TrialExecutor ModelExecutor::executor() const {
+  return [self = *this](const TrialRequest& request) { return self(request); };
+}
+
+std::function<double()> ModelExecutor::clock() const {
+  return [stats = stats_] { return stats->simulated_s; };
+}
+
+TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks) {
+  return ModelExecutor(model, nranks).executor();
+}
+
+std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks, std::string* reason) {
+  Ranks ranks = resolve_ranks(model, env, nranks);
+  if (reason) *reason = ranks.reason;
+  return ranks.fault;
+}
+
+std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks, std::uint64_t bytes) {
+  Ranks ranks = resolve_ranks(model, env, nranks, false);
+  if (ranks.fault) return std::nullopt;
+  ModelPoint point;
+  for (const auto& comm : ranks.comms) {
+    const double time = fake::op_time_us(model, comm, kOp, static_cast<double>(bytes));
+    if (time >= point.time_us) {
+      point.time_us = time;
+      const fake::AlgoProto pair = fake::choose_algo_proto(model, comm, kOp, static_cast<double>(bytes));
+      point.algo = pair.algo;
+      point.proto = pair.proto;
+    }
+  }
+  point.busbw = busbw_of(bytes, point.time_us, nranks);
+  return point;
+}
+
+namespace {
+
+// Every rank's op time differs only by its slow_rank factor: the slowest rank is rank 0's pair
+// time scaled by the largest factor.
+std::optional<std::vector<double>> noiseless_curve(const fake::FakeModel& model, const Env& env, int nranks,
+                                                   const std::vector<std::uint64_t>& sizes) {
+  Ranks ranks = resolve_ranks(model, env, nranks, false);
+  if (ranks.fault || ranks.comms.empty()) return std::nullopt;
+  double slow = 0;
+  for (const auto& comm : ranks.comms) slow = std::max(slow, comm.slow_factor);
+  const fake::CommModel& first = ranks.comms.front();
+  std::vector<double> busbw;
+  busbw.reserve(sizes.size());
+  for (std::uint64_t bytes : sizes) {
+    const double b = static_cast<double>(bytes);
+    const double time = fake::pair_time_us(model, first, fake::choose_algo_proto(model, first, kOp, b), kOp, b) * slow;
+    busbw.push_back(busbw_of(bytes, time, nranks));
+  }
+  return busbw;
+}
+
+double objective_of(const std::optional<std::vector<double>>& baseline, const std::optional<std::vector<double>>& candidate,
+                    const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+  if (!baseline || !candidate) return 0;
+  const std::vector<std::size_t> s(sizes.begin(), sizes.end());
+  const Score result = score(objective, s, *baseline, *candidate, tolerance);
+  return result.acceptable ? result.value : 0;
+}
+
+}  // namespace
+
+std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, int nranks,
+                                 const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+  const auto baseline = noiseless_curve(model, {}, nranks, sizes);
+  const auto candidate = noiseless_curve(model, env, nranks, sizes);
+  if (!baseline || !candidate) return std::nullopt;
+  const std::vector<std::size_t> s(sizes.begin(), sizes.end());
+  return score(objective, s, *baseline, *candidate, tolerance);
+}
+
+double model_objective(const fake::FakeModel& model, const Env& env, int nranks, const std::vector<std::uint64_t>& sizes,
+                       Objective objective, double tolerance) {
+  return objective_of(noiseless_curve(model, {}, nranks, sizes), noiseless_curve(model, env, nranks, sizes), sizes,
+                      objective, tolerance);
+}
+
+std::vector<Env> grid_configs(const SearchSpace& space) {
+  std::vector<Env> configs{Env{}};
+  for (const Knob& knob : space.knobs) {
+    std::vector<Env> next;
+    next.reserve(configs.size() * (knob.values.size() + 1));
+    for (const Env& env : configs) {
+      next.push_back(env);  // unset: NCCL's default
+      for (const std::string& value : knob.values) {
+        Env with = env;
+        with[knob.name] = value;
+        next.push_back(std::move(with));
+      }
+    }
+    configs = std::move(next);
+  }
+  return configs;
+}
+
+std::uint64_t grid_size(const SearchSpace& space) {
+  std::uint64_t size = 1;
+  for (const Knob& knob : space.knobs) {
+    const std::uint64_t choices = knob.values.size() + 1;
+    if (size > std::numeric_limits<std::uint64_t>::max() / choices) return std::numeric_limits<std::uint64_t>::max();
+    size *= choices;
+  }
+  return size;
+}
+
+std::vector<std::string> model_variables(const fake::FakeModel& model) {
+  std::set<std::string> names{"NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
+  for (const auto& effect : model.effects) collect(effect.when, names);
+  for (const auto& fault : model.faults) collect(fault.when, names);
+  for (const auto& [algo, algo_model] : model.algos) collect(algo_model.requires_env, names);
+  return {names.begin(), names.end()};
+}
+
+namespace {
+
+std::set<std::string> multi_variable_knobs(const fake::FakeModel& model) {
+  std::set<std::string> names;
+  auto add = [&](const fake::Condition& condition) {
+    if (condition.size() > 1) collect(condition, names);
+  };
+  for (const auto& effect : model.effects) add(effect.when);
+  for (const auto& fault : model.faults) add(fault.when);
+  return names;
+}
+
+bool is_simple_knob(const std::string& name, const fake::FakeModel& model, const std::set<std::string>& multi) {
+  if (name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MAX_NCHANNELS")
+    return false;
+  if (multi.count(name)) return false;
+  for (const auto& [algo, algo_model] : model.algos)
+    if (algo_model.requires_env.count(name)) return false;
+  for (const auto& fault : model.faults)
+    if (fault.kind == fake::FaultKind::slow_rank && fault.when.count(name)) return false;
+  return true;
+}
+
+fake::NcclEnv only(const std::string& name, const std::optional<std::string>& choice) {
+  fake::NcclEnv env;
+  if (choice) env.emplace(name, *choice);
+  return env;
+}
+
+bool fatal_alone(const std::string& name, const std::optional<std::string>& choice, const fake::FakeModel& model) {
+  for (const auto& fault : model.faults)
+    if (fault.kind != fake::FaultKind::slow_rank && fault.when.size() == 1 && fault.when.count(name) &&
+        fake::holds(fault.when, only(name, choice)))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<KnobChoices> reduced_grid(const SearchSpace& space, const fake::FakeModel& model) {
+  const std::vector<std::string> variables = model_variables(model);
+  const std::set<std::string> multi = multi_variable_knobs(model);
+  std::vector<KnobChoices> grid;
+  for (const Knob& knob : space.knobs) {
+    if (std::find(variables.begin(), variables.end(), knob.name) == variables.end()) continue;
+    std::vector<std::optional<std::string>> all{std::nullopt};
+    all.insert(all.end(), knob.values.begin(), knob.values.end());
+    std::vector<std::optional<std::string>> alive;
+    for (const auto& choice : all)
+      if (!fatal_alone(knob.name, choice, model)) alive.push_back(choice);
+    if (alive.empty()) alive.push_back(std::nullopt);  // every choice fails: unset stands for all
+    KnobChoices kept{knob.name, {}};
+    if (!is_simple_knob(knob.name, model, multi)) {
+      kept.choices = alive;
+    } else {
+      struct Factors {
+        std::optional<std::string> choice;
+        double busbw = 1, lat = 1;
+      };
+      std::vector<Factors> factors;
+      for (const auto& choice : alive) {
+        Factors f{choice};
+        for (const auto& effect : model.effects) {
+          if (!effect.when.count(knob.name) || !fake::holds(effect.when, only(knob.name, choice))) continue;
+          f.busbw *= effect.busbw_scale;
+          f.lat *= effect.lat_scale;
+        }
+        factors.push_back(f);
+      }
+      for (std::size_t i = 0; i < factors.size(); ++i) {
+        bool dominated = false;
+        for (std::size_t j = 0; j < factors.size() && !dominated; ++j) {
+          if (i == j) continue;
+          const bool as_good = factors[j].busbw >= factors[i].busbw && factors[j].lat <= factors[i].lat;
+          const bool equal = factors[j].busbw == factors[i].busbw && factors[j].lat == factors[i].lat;
+          dominated = as_good && (!equal || j < i);  // of equal choices, the first (unset) stays
+        }
+        if (!dominated) kept.choices.push_back(factors[i].choice);
+      }
+    }
+    if (kept.choices.size() == 1 && !kept.choices.front()) continue;  // only unset: nothing to cross
+    grid.push_back(std::move(kept));
+  }
+  return grid;
+}
+
+std::uint64_t reduced_grid_size(const std::vector<KnobChoices>& grid) {
+  std::uint64_t size = 1;
+  for (const auto& knob : grid) size *= knob.choices.size();
+  return size;
+}
+
+GridBest grid_best(const fake::FakeModel& model, const SearchSpace& space, int nranks,
+                   const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+  GridBest best;
+  const auto baseline = noiseless_curve(model, {}, nranks, sizes);
+  best.objective = objective_of(baseline, baseline, sizes, objective, tolerance);
+  const std::vector<KnobChoices> grid = reduced_grid(space, model);
+  std::vector<std::size_t> index(grid.size(), 0);
+  Env env;
+  while (true) {
+    env.clear();
+    for (std::size_t k = 0; k < grid.size(); ++k)
+      if (const auto& choice = grid[k].choices[index[k]]) env[grid[k].name] = *choice;
+    ++best.configs;
+    const double value = objective_of(baseline, noiseless_curve(model, env, nranks, sizes), sizes, objective, tolerance);
+    if (value > best.objective) {
+      best.objective = value;
+      best.env = env;
+    }
+    std::size_t k = 0;
+    while (k < grid.size() && ++index[k] == grid[k].choices.size()) index[k++] = 0;
+    if (k == grid.size()) break;
+  }
+  return best;
+}
+
+}  // namespace nccltune::test_support
