@@ -162,20 +162,13 @@ Result<Condition> parse_condition(std::string_view text) {
   std::size_t op_end = op_start;
   while (op_end < compact.size() && is_operator_char(compact[op_end])) ++op_end;
   const std::string op = compact.substr(op_start, op_end - op_start);
-  if (op == ">=")
-    condition.op = Op::ge;
-  else if (op == "<=")
-    condition.op = Op::le;
-  else if (op == ">")
-    condition.op = Op::gt;
-  else if (op == "<")
-    condition.op = Op::lt;
-  else if (op == "==")
-    condition.op = Op::eq;
-  else if (op == "!=")
-    condition.op = Op::ne;
-  else
+  static constexpr std::pair<std::string_view, Op> kOperators[] = {
+      {">=", Op::ge}, {"<=", Op::le}, {">", Op::gt}, {"<", Op::lt}, {"==", Op::eq}, {"!=", Op::ne}};
+  const auto known = std::find_if(std::begin(kOperators), std::end(kOperators),
+                                  [&](const auto& entry) { return entry.first == op; });
+  if (known == std::end(kOperators))
     return Error{quoted + ": unknown operator '" + op + "' (>=, <=, >, <, ==, !=)"};
+  condition.op = known->second;
   const std::string operand = compact.substr(op_end);
   if (*fact == Fact::nccl) {
     Result<int> version = parse_nccl_version(operand);
