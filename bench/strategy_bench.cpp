@@ -56,10 +56,10 @@ struct Row {
   double strategy_objective = 0;  // worst over seeds
   double best_objective = 0;
   double list_best_objective = 0;  // the grid with NCCL_ALGO also allowed to be a list of all
-  double worst_gap = 0;  // percent, worst over seeds
-  int hits = 0, runs = 0;  // runs within 1% of the grid's best
-  double overhead_us = 0;  // per trial, mean over seeds
-  std::string env;         // of the worst run
+  double worst_gap = 0;            // percent, worst over seeds
+  int hits = 0, runs = 0;          // runs within 1% of the grid's best
+  double overhead_us = 0;          // per trial, mean over seeds
+  std::string env;                 // of the worst run
 };
 
 int usage() {
@@ -80,20 +80,28 @@ int main(int argc, char** argv) {
   bool trace = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--short") short_mode = true;
-    else if (arg == "--seeds" && i + 1 < argc) seeds = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--models" && i + 1 < argc) models_dir = argv[++i];
-    else if (arg == "--space" && i + 1 < argc) space_file = argv[++i];
-    else if (arg == "--budget" && i + 1 < argc) budget_s = std::atoi(argv[++i]);
-    else if (arg == "--max-trials" && i + 1 < argc) max_trials = std::atoi(argv[++i]);
-    else if (arg == "--trace") trace = true;
-    else return usage();
+    if (arg == "--short")
+      short_mode = true;
+    else if (arg == "--seeds" && i + 1 < argc)
+      seeds = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--models" && i + 1 < argc)
+      models_dir = argv[++i];
+    else if (arg == "--space" && i + 1 < argc)
+      space_file = argv[++i];
+    else if (arg == "--budget" && i + 1 < argc)
+      budget_s = std::atoi(argv[++i]);
+    else if (arg == "--max-trials" && i + 1 < argc)
+      max_trials = std::atoi(argv[++i]);
+    else if (arg == "--trace")
+      trace = true;
+    else
+      return usage();
   }
   if (short_mode) seeds = 1;
 
-  Result<SearchSpace> space = space_file.empty()
-                                  ? parse_search_space(default_search_space_yaml(), "configs/search-space.yaml")
-                                  : read_search_space(space_file);
+  Result<SearchSpace> space =
+      space_file.empty() ? parse_search_space(default_search_space_yaml(), "configs/search-space.yaml")
+                         : read_search_space(space_file);
   if (!space) {
     std::fprintf(stderr, "strategy_bench: %s\n", space.error().c_str());
     return 1;
@@ -120,12 +128,15 @@ int main(int argc, char** argv) {
 
   const StrategyOptions defaults;
   const std::vector<std::uint64_t> sizes = grid_sizes(defaults.final_grid);
-  std::printf("strategy vs exhaustive grid: %d ranks (2 nodes x 8 GPUs, NVSwitch, 8 NICs), %zu knobs, %d seed(s) per model\n",
-              kRanks, pruned.knobs.size(), seeds);
+  std::printf(
+      "strategy vs exhaustive grid: %d ranks (2 nodes x 8 GPUs, NVSwitch, 8 NICs), %zu knobs, %d seed(s) per "
+      "model\n",
+      kRanks, pruned.knobs.size(), seeds);
   std::printf("objective: %s over %zu sizes, tolerance %.0f%%; objectives are noiseless model values\n\n",
               std::string(to_string(defaults.objective)).c_str(), sizes.size(), 100 * defaults.tolerance);
   std::printf("%-18s %8s %6s %8s %8s %9s %7s %9s %7s %6s %11s  %s\n", "model", "grid", "trials", "% grid",
-              "strategy", "grid best", "gap %", "w/ lists", "gap %", "hits", "overhead/tr", "chosen env (worst run)");
+              "strategy", "grid best", "gap %", "w/ lists", "gap %", "hits", "overhead/tr",
+              "chosen env (worst run)");
 
   bool all_met = true;
   for (const auto& file : files) {
@@ -180,20 +191,24 @@ int main(int argc, char** argv) {
     }
     const double share = 100.0 * row.max_trials / static_cast<double>(row.grid);
     all_met = all_met && row.worst_gap <= 1.0 && share <= 15.0;
-    const double list_gap = 100 * (row.list_best_objective - row.strategy_objective) / row.list_best_objective;
-    std::printf("%-18s %8llu %6.1f %7.4f%% %8.4f %9.4f %+7.2f %9.4f %+7.2f %3d/%-2d %8.1f us  %s\n", row.model.c_str(),
-                static_cast<unsigned long long>(row.grid), row.trials, share, row.strategy_objective,
-                row.best_objective, row.worst_gap, row.list_best_objective, list_gap, row.hits, row.runs,
-                row.overhead_us, row.env.c_str());
+    const double list_gap =
+        100 * (row.list_best_objective - row.strategy_objective) / row.list_best_objective;
+    std::printf("%-18s %8llu %6.1f %7.4f%% %8.4f %9.4f %+7.2f %9.4f %+7.2f %3d/%-2d %8.1f us  %s\n",
+                row.model.c_str(), static_cast<unsigned long long>(row.grid), row.trials, share,
+                row.strategy_objective, row.best_objective, row.worst_gap, row.list_best_objective, list_gap,
+                row.hits, row.runs, row.overhead_us, row.env.c_str());
     std::printf("%-18s grid best: %s (%llu configs scored after reduction)\n", "",
                 best.env.empty() ? "defaults" : describe_env(best.env).c_str(),
                 static_cast<unsigned long long>(best.configs));
   }
   std::printf("\ntarget (within 1%% of the grid's best, at most 15%% of its trials): %s\n",
               all_met ? "met on every model" : "NOT met on every model");
-  std::printf("gap: (grid best - strategy) / grid best, the worst run; < 0: the strategy beat the grid with an\n"
-              "NCCL_ALGO/NCCL_PROTO list that no single value expresses. w/ lists: the grid's best when NCCL_ALGO may\n"
-              "also be the list of all its values (the fastest pair per size). hits: runs within 1%% of the grid's best.\n"
-              "overhead/tr: run_strategy's wall time minus the executor's, per trial.\n");
+  std::printf(
+      "gap: (grid best - strategy) / grid best, the worst run; < 0: the strategy beat the grid with an\n"
+      "NCCL_ALGO/NCCL_PROTO list that no single value expresses. w/ lists: the grid's best when NCCL_ALGO "
+      "may\n"
+      "also be the list of all its values (the fastest pair per size). hits: runs within 1%% of the grid's "
+      "best.\n"
+      "overhead/tr: run_strategy's wall time minus the executor's, per trial.\n");
   return 0;
 }

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 
 namespace nccltune {
@@ -65,30 +67,49 @@ Result<std::unique_ptr<MpiSession>> MpiSession::start(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
+namespace {
+
+// Ranks wait on each other while their workers measure; MPI's blocking calls spin on a core
+// the workers need. A nonblocking call polled with short sleeps waits without taking it.
+void wait_quietly(MPI_Request& request) {
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
+}
+
+void allreduce(void* values, int count, MPI_Datatype type, MPI_Op op) {
+  MPI_Request request;
+  MPI_Iallreduce(MPI_IN_PLACE, values, count, type, op, MPI_COMM_WORLD, &request);
+  wait_quietly(request);
+}
+
+}  // namespace
+
 void MpiSession::broadcast(void* data, std::size_t bytes, int root) {
-  MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD, &request);
+  wait_quietly(request);
 }
 
 int MpiSession::max(int value) {
-  int result = value;
-  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return result;
+  allreduce(&value, 1, MPI_INT, MPI_MAX);
+  return value;
 }
 
 int MpiSession::min(int value) {
-  int result = value;
-  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return result;
+  allreduce(&value, 1, MPI_INT, MPI_MIN);
+  return value;
 }
 
 void MpiSession::max(std::vector<double>& values) {
-  if (values.empty()) return;
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX);
 }
 
 void MpiSession::sum(std::vector<int64_t>& values) {
-  if (values.empty()) return;
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM);
 }
 
 std::vector<std::string> MpiSession::gather(const std::string& value) {

@@ -178,7 +178,12 @@ class Search {
       final_trial_s_ = std::max(final_trial_s_, m.duration_s * final_cost_ratio());
     }
     screen_baseline_ = median_curve(repeats);
-    result_.noise = noise_floor(repeats);
+    // The noise floor on the scale the decisions use: how far each repeat of the defaults scores
+    // from their median. A per-size spread would be far wider than the spread of a geometric
+    // mean over all sizes, and hide every small but real gain.
+    result_.noise = 0.005;
+    for (const auto& repeat : repeats)
+      result_.noise = std::max(result_.noise, std::abs(score_against(screen_baseline_, repeat, screen_sizes_).value - 1));
     return true;
   }
 

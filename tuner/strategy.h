@@ -65,7 +65,7 @@ struct StrategyOptions {
   int baseline_repeats = 3;
   int confirm_rounds = 3;
   int halving_candidates = 6;
-  int cross_knobs = 4;
+  int cross_knobs = 5;
   int max_trials = 0;                       // 0: no limit
   std::chrono::seconds budget{30 * 60};
   std::function<double()> clock_s;          // seconds since some start; steady clock if empty

@@ -27,10 +27,14 @@ unset NCCLTUNE_EMULATE_NODES NCCLTUNE_CUDA_LIB NCCLTUNE_NCCL_LIB NCCLTUNE_FAKE_M
 tag_base="bench-mpi-test-$$-$RANDOM"
 run_limit=120  # seconds: a run that hangs is killed and fails its test
 
-shm_segments() { ls /dev/shm 2>/dev/null | grep '^nccltune-fake-' | sort; }
+shm_segments() {
+  local f
+  for f in /dev/shm/nccltune-fake-*; do [ -e "$f" ] && echo "${f#/dev/shm/}"; done | sort
+}
 
 # bench NAME [VAR=VALUE...] -- BENCH ARGS...: runs `mpirun -np 4 nccltune bench` with the fake
-# libraries and short timeouts; stdout, stderr in $work/NAME.{out,err}, exit status in $rc.
+# libraries and 20 s timeouts (the fault tests set a few seconds); stdout, stderr in
+# $work/NAME.{out,err}, exit status in $rc, wall time in $elapsed_ms.
 bench() {
   local name=$1
   shift
@@ -40,7 +44,7 @@ bench() {
   tag="$tag_base-$name"
   # Defaults, unless the test gives its own (bench takes each option once).
   local defaults=() flag value
-  for flag in --cuda-lib="$fakecuda" --nccl-lib="$fakenccl" --init-timeout=5 --size-timeout=5; do
+  for flag in --cuda-lib="$fakecuda" --nccl-lib="$fakenccl" --init-timeout=20 --size-timeout=20; do
     value=${flag#*=}
     flag=${flag%%=*}
     case " $* " in *" $flag "*) ;; *) defaults+=("$flag" "$value") ;; esac
@@ -59,7 +63,7 @@ bench() {
   fi
 }
 
-show_err() { sed 's/^/  | /' "$work/$1.err" | grep -v -e '^  | --*$' | head -${2:-8}; }
+show_err() { sed 's/^/  | /' "$work/$1.err" | grep -v -e '^  | --*$' | head -n "${2:-8}"; }
 
 expect_rc() {  # expect_rc NAME CODE
   if [ "$rc" -eq "$2" ]; then pass; else fail "$1: exit $rc, expected $2"; show_err "$1"; fi
@@ -83,8 +87,8 @@ tagged_processes() {
   grep -lzx "NCCLTUNE_TEST_TAG=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
 }
 expect_clean() {
-  local name=$1 left="" i
-  for i in $(seq 30); do
+  local name=$1 left=""
+  for _ in $(seq 30); do
     left=$(tagged_processes "$tag")
     [ -z "$left" ] && break
     sleep 0.1
@@ -242,26 +246,26 @@ expect_clean noisy
 # ---------------------------------------------------------------------------------------------
 # Faults: each gives its outcome on rank 0's stderr (once), the job exits non-zero by itself
 # within the timeouts, and nothing is left behind.
-bench init_error NCCLTUNE_FAKE_MODEL="$models/fault-init-error.yaml" NCCL_PROTO=LL128 -- -b 8 -e 1K -f 4 -n 2 -w 1
+bench init_error NCCLTUNE_FAKE_MODEL="$models/fault-init-error.yaml" NCCL_PROTO=LL128 -- -b 8 -e 1K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 5
 expect_failed init_error
 expect_count "$work/init_error.err" "nccltune bench: trial init_error" 1 "init_error outcome"
 expect_in "$work/init_error.err" "ncclCommInitRank" "init_error reason"
 expect_clean init_error
 
-bench hang NCCLTUNE_FAKE_MODEL="$models/fault-hang.yaml" NCCL_ALGO=Tree -- -b 8 -e 1K -f 4 -n 2 -w 1 --size-timeout 2
+bench hang NCCLTUNE_FAKE_MODEL="$models/fault-hang.yaml" NCCL_ALGO=Tree -- -b 8 -e 1K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 2
 expect_failed hang
 expect_count "$work/hang.err" "nccltune bench: trial timeout" 1 "hang outcome"
 expect_in "$work/hang.err" "a size took longer than 2000 ms" "hang reason"
 if [ "$elapsed_ms" -lt 30000 ]; then pass; else fail "hang: took ${elapsed_ms} ms with a 2 s size timeout"; fi
 expect_clean hang
 
-bench crash NCCLTUNE_FAKE_MODEL="$models/fault-crash.yaml" NCCL_PROTO=LL -- -b 8 -e 1K -f 4 -n 2 -w 1
+bench crash NCCLTUNE_FAKE_MODEL="$models/fault-crash.yaml" NCCL_PROTO=LL -- -b 8 -e 1K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 5
 expect_failed crash
 expect_count "$work/crash.err" "nccltune bench: trial crash" 1 "crash outcome"
 expect_in "$work/crash.err" "worker died" "crash reason"
 expect_clean crash
 
-bench corrupt NCCLTUNE_FAKE_MODEL="$models/fault-corrupt.yaml" NCCL_ALGO=Ring NCCL_PROTO=Simple -- -b 1K -e 16K -f 4 -n 2 -w 1 --json "$work/corrupt.json"
+bench corrupt NCCLTUNE_FAKE_MODEL="$models/fault-corrupt.yaml" NCCL_ALGO=Ring NCCL_PROTO=Simple -- -b 1K -e 16K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 5 --json "$work/corrupt.json"
 expect_failed corrupt
 expect_count "$work/corrupt.err" "nccltune bench: wrong data" 1 "corrupt outcome"
 expect_in "$work/corrupt.out" "# Avg bus bandwidth" "corrupt: the table is still printed"
@@ -271,7 +275,7 @@ if grep -Eq '"wrong": [1-9]' "$work/corrupt.json"; then pass; else fail "corrupt
 expect_clean corrupt
 
 # slow_rank: rank 1 runs at half speed and the time per op is the slowest rank's: 2 x the model.
-bench slow_rank NCCLTUNE_FAKE_MODEL="$models/fault-slow-rank.yaml" -- -b 8 -e 256K -f 4 -n 2 -w 1
+bench slow_rank NCCLTUNE_FAKE_MODEL="$models/fault-slow-rank.yaml" -- -b 8 -e 256K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 5
 expect_rc slow_rank 0
 expect_model_times slow_rank all_reduce 2
 expect_busbw slow_rank 1.5
@@ -279,7 +283,7 @@ expect_no_wrong slow_rank
 expect_clean slow_rank
 
 # A library that is not there: init_error naming the path, no hang.
-bench missing_nccl NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 --nccl-lib "$work/no-such-dir/libnccl.so.2"
+bench missing_nccl NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 --init-timeout 5 --size-timeout 5 --nccl-lib "$work/no-such-dir/libnccl.so.2"
 expect_failed missing_nccl
 expect_count "$work/missing_nccl.err" "nccltune bench: trial init_error" 1 "missing library outcome"
 expect_in "$work/missing_nccl.err" "$work/no-such-dir/libnccl.so.2" "missing library named"

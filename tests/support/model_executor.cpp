@@ -69,8 +69,10 @@ Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bo
     };
     if (comm->has(fake::FaultKind::init_error))
       note(4, TrialOutcome::init_error, "ncclCommInitRank failed: ncclSystemError (injected init_error)");
-    if (comm->has(fake::FaultKind::crash)) note(3, TrialOutcome::crash, "worker killed by SIGABRT (injected crash)");
-    if (comm->has(fake::FaultKind::hang)) note(2, TrialOutcome::timeout, "no answer within the size timeout (injected hang)");
+    if (comm->has(fake::FaultKind::crash))
+      note(3, TrialOutcome::crash, "worker killed by SIGABRT (injected crash)");
+    if (comm->has(fake::FaultKind::hang))
+      note(2, TrialOutcome::timeout, "no answer within the size timeout (injected hang)");
     if (comm->has(fake::FaultKind::corrupt))
       note(1, TrialOutcome::wrong_data, "wrong elements in the result (injected corrupt)");
     ranks.comms.push_back(std::move(*comm));
@@ -89,9 +91,9 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665
 std::uint64_t trial_seed(const fake::FakeModel& model, const TrialRequest& request) {
   std::uint64_t hash = fnv1a(std::to_string(model.noise.seed));
   hash = fnv1a(describe_env(request.env), hash);
-  hash = fnv1a("|" + request.phase + "|" + std::to_string(request.repeat) + "|" + std::to_string(request.iterations) +
-                   "|" + std::to_string(request.grid.min_bytes) + "|" + std::to_string(request.grid.max_bytes) + "|" +
-                   std::to_string(request.grid.factor),
+  hash = fnv1a("|" + request.phase + "|" + std::to_string(request.repeat) + "|" +
+                   std::to_string(request.iterations) + "|" + std::to_string(request.grid.min_bytes) + "|" +
+                   std::to_string(request.grid.max_bytes) + "|" + std::to_string(request.grid.factor),
                hash);
   return hash;
 }
@@ -102,7 +104,9 @@ double busbw_of(std::uint64_t bytes, double time_us, int nranks) {
 }
 
 double trial_duration(std::size_t sizes, int warmup, int iterations) {
-  return kTrialFixedCost_s + static_cast<double>(sizes) * static_cast<double>(std::max(0, warmup) + std::max(1, iterations)) * kPerOpCost_s;
+  return kTrialFixedCost_s + static_cast<double>(sizes) *
+                                 static_cast<double>(std::max(0, warmup) + std::max(1, iterations)) *
+                                 kPerOpCost_s;
 }
 
 TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
@@ -172,13 +176,15 @@ TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks) {
   return ModelExecutor(model, nranks).executor();
 }
 
-std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks, std::string* reason) {
+std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks,
+                                        std::string* reason) {
   Ranks ranks = resolve_ranks(model, env, nranks);
   if (reason) *reason = ranks.reason;
   return ranks.fault;
 }
 
-std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks, std::uint64_t bytes) {
+std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks,
+                                      std::uint64_t bytes) {
   Ranks ranks = resolve_ranks(model, env, nranks, false);
   if (ranks.fault) return std::nullopt;
   ModelPoint point;
@@ -210,13 +216,15 @@ std::optional<std::vector<double>> noiseless_curve(const fake::FakeModel& model,
   busbw.reserve(sizes.size());
   for (std::uint64_t bytes : sizes) {
     const double b = static_cast<double>(bytes);
-    const double time = fake::pair_time_us(model, first, fake::choose_algo_proto(model, first, kOp, b), kOp, b) * slow;
+    const double time =
+        fake::pair_time_us(model, first, fake::choose_algo_proto(model, first, kOp, b), kOp, b) * slow;
     busbw.push_back(busbw_of(bytes, time, nranks));
   }
   return busbw;
 }
 
-double objective_of(const std::optional<std::vector<double>>& baseline, const std::optional<std::vector<double>>& candidate,
+double objective_of(const std::optional<std::vector<double>>& baseline,
+                    const std::optional<std::vector<double>>& candidate,
                     const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
   if (!baseline || !candidate) return 0;
   const std::vector<std::size_t> s(sizes.begin(), sizes.end());
@@ -227,7 +235,8 @@ double objective_of(const std::optional<std::vector<double>>& baseline, const st
 }  // namespace
 
 std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, int nranks,
-                                 const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+                                 const std::vector<std::uint64_t>& sizes, Objective objective,
+                                 double tolerance) {
   const auto baseline = noiseless_curve(model, {}, nranks, sizes);
   const auto candidate = noiseless_curve(model, env, nranks, sizes);
   if (!baseline || !candidate) return std::nullopt;
@@ -235,10 +244,10 @@ std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, i
   return score(objective, s, *baseline, *candidate, tolerance);
 }
 
-double model_objective(const fake::FakeModel& model, const Env& env, int nranks, const std::vector<std::uint64_t>& sizes,
-                       Objective objective, double tolerance) {
-  return objective_of(noiseless_curve(model, {}, nranks, sizes), noiseless_curve(model, env, nranks, sizes), sizes,
-                      objective, tolerance);
+double model_objective(const fake::FakeModel& model, const Env& env, int nranks,
+                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+  return objective_of(noiseless_curve(model, {}, nranks, sizes), noiseless_curve(model, env, nranks, sizes),
+                      sizes, objective, tolerance);
 }
 
 std::vector<Env> grid_configs(const SearchSpace& space) {
@@ -263,7 +272,8 @@ std::uint64_t grid_size(const SearchSpace& space) {
   std::uint64_t size = 1;
   for (const Knob& knob : space.knobs) {
     const std::uint64_t choices = knob.values.size() + 1;
-    if (size > std::numeric_limits<std::uint64_t>::max() / choices) return std::numeric_limits<std::uint64_t>::max();
+    if (size > std::numeric_limits<std::uint64_t>::max() / choices)
+      return std::numeric_limits<std::uint64_t>::max();
     size *= choices;
   }
   return size;
@@ -289,8 +299,10 @@ std::set<std::string> multi_variable_knobs(const fake::FakeModel& model) {
   return names;
 }
 
-bool is_simple_knob(const std::string& name, const fake::FakeModel& model, const std::set<std::string>& multi) {
-  if (name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" || name == "NCCL_MAX_NCHANNELS")
+bool is_simple_knob(const std::string& name, const fake::FakeModel& model,
+                    const std::set<std::string>& multi) {
+  if (name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" ||
+      name == "NCCL_MAX_NCHANNELS")
     return false;
   if (multi.count(name)) return false;
   for (const auto& [algo, algo_model] : model.algos)
@@ -306,7 +318,8 @@ fake::NcclEnv only(const std::string& name, const std::optional<std::string>& ch
   return env;
 }
 
-bool fatal_alone(const std::string& name, const std::optional<std::string>& choice, const fake::FakeModel& model) {
+bool fatal_alone(const std::string& name, const std::optional<std::string>& choice,
+                 const fake::FakeModel& model) {
   for (const auto& fault : model.faults)
     if (fault.kind != fake::FaultKind::slow_rank && fault.when.size() == 1 && fault.when.count(name) &&
         fake::holds(fault.when, only(name, choice)))
@@ -382,7 +395,8 @@ GridBest grid_best(const fake::FakeModel& model, const SearchSpace& space, int n
     for (std::size_t k = 0; k < grid.size(); ++k)
       if (const auto& choice = grid[k].choices[index[k]]) env[grid[k].name] = *choice;
     ++best.configs;
-    const double value = objective_of(baseline, noiseless_curve(model, env, nranks, sizes), sizes, objective, tolerance);
+    const double value =
+        objective_of(baseline, noiseless_curve(model, env, nranks, sizes), sizes, objective, tolerance);
     if (value > best.objective) {
       best.objective = value;
       best.env = env;

@@ -31,13 +31,13 @@ namespace nccltune::test_support {
 
 inline constexpr double kTrialFixedCost_s = 0.05;
 inline constexpr double kPerOpCost_s = 1e-4;
-inline constexpr double kHangCost_s = 60;   // a hang costs the trial runner's timeout
+inline constexpr double kHangCost_s = 60;  // a hang costs the trial runner's timeout
 inline constexpr double kCrashCost_s = 0.5;
 
 // What the model does with one env at one size, without noise.
 struct ModelPoint {
-  double time_us = 0;  // the slowest rank's time of one op
-  double busbw = 0;    // GB/s
+  double time_us = 0;       // the slowest rank's time of one op
+  double busbw = 0;         // GB/s
   std::string algo, proto;  // the pair NCCL (the fake) chooses
 };
 
@@ -76,16 +76,18 @@ std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env&
                                         std::string* reason = nullptr);
 
 // Noiseless behaviour of `env` at `bytes` (nullopt on a fault).
-std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks, std::uint64_t bytes);
+std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks,
+                                      std::uint64_t bytes);
 
 // The noiseless score of `env` against NCCL's defaults (the empty env) over `sizes`; nullopt when
 // `env` or the defaults fault.
 std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, int nranks,
-                                 const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance);
+                                 const std::vector<std::uint64_t>& sizes, Objective objective,
+                                 double tolerance);
 // model_score's value when the env is a valid choice (runs and no size loses more than the
 // tolerance), else 0: the number the exhaustive grid maximises. The defaults give 1.
-double model_objective(const fake::FakeModel& model, const Env& env, int nranks, const std::vector<std::uint64_t>& sizes,
-                       Objective objective, double tolerance);
+double model_objective(const fake::FakeModel& model, const Env& env, int nranks,
+                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance);
 
 // The full cross product of `space`: each knob unset (its default) or one of its values.
 std::vector<Env> grid_configs(const SearchSpace& space);
@@ -120,7 +122,7 @@ std::uint64_t reduced_grid_size(const std::vector<KnobChoices>& grid);
 
 struct GridBest {
   Env env;
-  double objective = 1;  // the defaults' objective is 1 (0 when they fail)
+  double objective = 1;       // the defaults' objective is 1 (0 when they fail)
   std::uint64_t configs = 0;  // how many envs were scored
 };
 // The best env of reduced_grid(space, model) by model_objective: the best of the full grid.

@@ -1,11 +1,11 @@
 // Byte sizes as nccl-tests writes them on its command line (tuner/byte_size.h).
+#include "byte_size.h"
+
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <limits>
 #include <string>
-
-#include "byte_size.h"
 
 using namespace nccltune;
 
@@ -84,8 +84,8 @@ TEST(ByteSize, Format) {
 }
 
 TEST(ByteSize, FormatParsesBack) {
-  for (std::size_t size : {std::size_t{8}, std::size_t{1000}, std::size_t{65536}, std::size_t{3} << 20, std::size_t{1} << 30,
-                           std::size_t{5} << 40, std::size_t{1} << 50}) {
+  for (std::size_t size : {std::size_t{8}, std::size_t{1000}, std::size_t{65536}, std::size_t{3} << 20,
+                           std::size_t{1} << 30, std::size_t{5} << 40, std::size_t{1} << 50}) {
     EXPECT_EQ(parsed(format_byte_size(size)), size) << format_byte_size(size);
   }
 }

@@ -121,7 +121,8 @@ TEST(NodeLayout, EmulationMustDivideTheRanks) {
   for (int emulate : {3, 5, 8}) {
     Result<NodeLayout> l = node_layout(hosts, 0, emulate);
     ASSERT_FALSE(l.ok()) << emulate << " nodes accepted for 4 ranks";
-    EXPECT_NE(l.error().find("NCCLTUNE_EMULATE_NODES=" + std::to_string(emulate)), std::string::npos) << l.error();
+    EXPECT_NE(l.error().find("NCCLTUNE_EMULATE_NODES=" + std::to_string(emulate)), std::string::npos)
+        << l.error();
     EXPECT_NE(l.error().find("4 ranks"), std::string::npos) << l.error();
   }
 }

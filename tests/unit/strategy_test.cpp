@@ -3,6 +3,8 @@
 // search space pruned for 2 nodes x 8 GPUs with NVSwitch and NICs, 16 ranks, an injected clock
 // that advances by each trial's synthetic duration. Each model's result is compared with the
 // best of the exhaustive grid (model_executor.h explains why its reduced cross has the same best).
+#include "strategy.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include "model_executor.h"
 #include "profile.h"
 #include "search_space.h"
-#include "strategy.h"
 
 namespace nccltune {
 namespace {
@@ -29,7 +30,9 @@ using test_support::ModelExecutor;
 
 constexpr int kRanks = 16;
 
-std::string model_path(const std::string& name) { return std::string(NCCLTUNE_FIXTURES) + "/models/" + name; }
+std::string model_path(const std::string& name) {
+  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
+}
 
 fake::FakeModel load_model(const std::string& name) {
   Result<fake::FakeModel> model = fake::load_fake_model(model_path(name));
@@ -57,7 +60,9 @@ const SearchSpace& default_space() {
   return space;
 }
 
-std::vector<std::uint64_t> final_sizes() { return grid_sizes(StrategyOptions{}.final_grid); }
+std::vector<std::uint64_t> final_sizes() {
+  return grid_sizes(StrategyOptions{}.final_grid);
+}
 
 struct ModelRun {
   StrategyResult result;
@@ -65,23 +70,25 @@ struct ModelRun {
   double simulated_s = 0;
 };
 
-ModelRun run_model(const fake::FakeModel& model, StrategyOptions options = {}) {
-  ModelExecutor executor(model, kRanks);
+ModelRun run_model(const fake::FakeModel& model, StrategyOptions options = {}, int nranks = kRanks) {
+  ModelExecutor executor(model, nranks);
   if (!options.clock_s) options.clock_s = executor.clock();
   ModelRun run;
   run.result = run_strategy(default_space(), options, executor.executor());
-  run.objective = model_objective(model, run.result.env, kRanks, final_sizes(), options.objective, options.tolerance);
+  run.objective =
+      model_objective(model, run.result.env, nranks, final_sizes(), options.objective, options.tolerance);
   run.simulated_s = executor.stats().simulated_s;
   return run;
 }
 
 // The shared checks: a valid result, trials <= 15% of the grid, within 1% of the grid's best.
-void expect_near_grid_best(const fake::FakeModel& model, const ModelRun& run) {
-  const StrategyOptions options;
+void expect_near_grid_best(const fake::FakeModel& model, const ModelRun& run,
+                           const StrategyOptions& options = {}) {
   EXPECT_TRUE(run.result.error.empty()) << run.result.error;
   EXPECT_EQ(run.result.keep_defaults, run.result.env.empty());
   EXPECT_LE(static_cast<double>(run.result.trials), 0.15 * static_cast<double>(grid_size(default_space())));
-  const auto best = grid_best(model, default_space(), kRanks, final_sizes(), options.objective, options.tolerance);
+  const auto best =
+      grid_best(model, default_space(), kRanks, final_sizes(), options.objective, options.tolerance);
   EXPECT_GE(run.objective, 0.99 * best.objective)
       << "strategy chose " << describe_env(run.result.env) << " (" << run.objective << "), grid best "
       << describe_env(best.env) << " (" << best.objective << ")";
@@ -136,7 +143,8 @@ TEST(StrategyModelExecutor, DefaultSpaceGridIsTheFullCrossProduct) {
   EXPECT_EQ(configs.size(), 6u);
   EXPECT_EQ(grid_size(small), 6u);
   EXPECT_NE(std::find(configs.begin(), configs.end(), Env{}), configs.end());
-  EXPECT_NE(std::find(configs.begin(), configs.end(), Env({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL"}})), configs.end());
+  EXPECT_NE(std::find(configs.begin(), configs.end(), Env({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL"}})),
+            configs.end());
 }
 
 TEST(StrategyModelExecutor, MeasuresLikeTheStackWithReproducibleNoise) {
@@ -156,7 +164,8 @@ TEST(StrategyModelExecutor, MeasuresLikeTheStackWithReproducibleNoise) {
   EXPECT_NE(a.time_us, other.time_us);  // another repeat: other noise
   for (std::size_t i = 0; i < a.sizes.size(); ++i) {
     const double bytes = static_cast<double>(a.sizes[i]);
-    EXPECT_NEAR(a.busbw[i], bytes / (a.time_us[i] * 1e-6) / 1e9 * 2 * (kRanks - 1) / kRanks, 1e-9 * a.busbw[i]);
+    EXPECT_NEAR(a.busbw[i], bytes / (a.time_us[i] * 1e-6) / 1e9 * 2 * (kRanks - 1) / kRanks,
+                1e-9 * a.busbw[i]);
     const auto noiseless = model_point(model, request.env, kRanks, a.sizes[i]);
     ASSERT_TRUE(noiseless);
     EXPECT_NEAR(a.time_us[i] / noiseless->time_us, 1.0, 0.08);  // cv 2%, slowest of 16 ranks
@@ -182,7 +191,8 @@ TEST(StrategyModelExecutor, FaultsBecomeTrialOutcomes) {
   EXPECT_EQ(outcome({{"NCCL_BUFFSIZE", "16777216"}}), TrialOutcome::crash);
   EXPECT_EQ(outcome({{"NCCL_NTHREADS", "128"}}), TrialOutcome::wrong_data);
   EXPECT_EQ(outcome({{"NCCL_MIN_NCHANNELS", "32"}}), TrialOutcome::init_error);
-  EXPECT_EQ(outcome({{"NCCL_ALGO", "NVLS"}, {"NCCL_PROTO", "LL"}}), TrialOutcome::init_error);  // no such pair
+  EXPECT_EQ(outcome({{"NCCL_ALGO", "NVLS"}, {"NCCL_PROTO", "LL"}}),
+            TrialOutcome::init_error);  // no such pair
   EXPECT_EQ(outcome({{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_PXN_DISABLE", "1"}}), TrialOutcome::timeout);
   EXPECT_FALSE(model_fault(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}, kRanks));
 }
@@ -201,7 +211,8 @@ TEST(StrategyModelExecutor, SlowRankSetsTheTime) {
   const TrialMeasurement m = executor(request);
   ASSERT_EQ(m.outcome, TrialOutcome::ok);
   ASSERT_EQ(m.time_us.size(), defaults.time_us.size());
-  for (std::size_t i = 0; i < m.time_us.size(); ++i) EXPECT_NEAR(m.time_us[i] / defaults.time_us[i], 1.5, 0.08);
+  for (std::size_t i = 0; i < m.time_us.size(); ++i)
+    EXPECT_NEAR(m.time_us[i] / defaults.time_us[i], 1.5, 0.08);
   EXPECT_LT(model_objective(model, request.env, kRanks, final_sizes(), Objective::balanced, 0.02), 1.0);
 }
 
@@ -211,8 +222,9 @@ TEST(StrategyModelExecutor, GridBestMatchesTheUnreducedCrossOfTheKnobsTheModelRe
   const fake::FakeModel model = load_model("tune-faults.yaml");
   SearchSpace small;
   for (const auto& knob : default_space().knobs)
-    if (knob.name == "NCCL_NET_GDR_LEVEL" || knob.name == "NCCL_PXN_DISABLE" || knob.name == "NCCL_NTHREADS" ||
-        knob.name == "NCCL_BUFFSIZE" || knob.name == "NCCL_MAX_NCHANNELS" || knob.name == "NCCL_CROSS_NIC")
+    if (knob.name == "NCCL_NET_GDR_LEVEL" || knob.name == "NCCL_PXN_DISABLE" ||
+        knob.name == "NCCL_NTHREADS" || knob.name == "NCCL_BUFFSIZE" || knob.name == "NCCL_MAX_NCHANNELS" ||
+        knob.name == "NCCL_CROSS_NIC")
       small.knobs.push_back(knob);
   double best = 0;
   Env best_env;
@@ -237,7 +249,8 @@ TEST(StrategyModelExecutor, ModelsWithAnOptimalDefaultTableStayOptimalUnderTheir
   StrategyOptions options;
   std::vector<std::uint64_t> sizes = grid_sizes(options.final_grid);
   for (auto size : grid_sizes(options.screen_grid)) sizes.push_back(size);
-  for (const char* name : {"tune-defaults-best.yaml", "tune-one-knob.yaml", "tune-three-knobs.yaml", "tune-faults.yaml"}) {
+  for (const char* name :
+       {"tune-defaults-best.yaml", "tune-one-knob.yaml", "tune-three-knobs.yaml", "tune-faults.yaml"}) {
     const fake::FakeModel model = load_model(name);
     const auto best = grid_best(model, default_space(), kRanks, final_sizes(), Objective::balanced, 0.02);
     for (const Env& env : {Env{}, best.env}) {
@@ -276,6 +289,29 @@ TEST(StrategyModels, OneKnobFindsGdrLevelSys) {
   expect_near_grid_best(model, run);
 }
 
+TEST(StrategyModels, OneKnobUnderTheBandwidthAndLatencyObjectives) {
+  // GDR=SYS only scales bandwidth: a clear win on large sizes; at the latency objective's sizes
+  // (<= 64 KiB) only the largest gain a little (+1.2% geometric mean, below the noise floor), so
+  // either answer is right there, as long as nothing gets slower.
+  const fake::FakeModel model = load_model("tune-one-knob.yaml");
+  StrategyOptions bandwidth;
+  bandwidth.objective = Objective::bandwidth;
+  const ModelRun wide = run_model(model, bandwidth);
+  // GDR=SYS moves the crossovers of the default table, so an NCCL_ALGO/NCCL_PROTO list (NCCL
+  // picking the fastest allowed pair) may join it; the grid comparison below holds it to the best.
+  ASSERT_TRUE(wide.result.env.count("NCCL_NET_GDR_LEVEL")) << wide.result.confirmation;
+  EXPECT_EQ(wide.result.env.at("NCCL_NET_GDR_LEVEL"), "SYS") << wide.result.confirmation;
+  EXPECT_GT(wide.result.score.value, 1.08);
+  expect_near_grid_best(model, wide, bandwidth);
+  StrategyOptions latency;
+  latency.objective = Objective::latency;
+  const ModelRun small = run_model(model, latency);
+  EXPECT_TRUE(small.result.env.empty() || small.result.env == wide.result.env)
+      << describe_env(small.result.env);
+  EXPECT_GE(small.objective, 1.0);
+  EXPECT_TRUE(small.result.score.acceptable);
+}
+
 TEST(StrategyModels, ThreeKnobInteractionFound) {
   const fake::FakeModel model = load_model("tune-three-knobs.yaml");
   const ModelRun run = run_model(model);
@@ -299,7 +335,7 @@ TEST(StrategyModels, PerSizeAlgoProtoRanges) {
     const auto ranked = ranked_pairs(model, bytes);
     ASSERT_GE(ranked.size(), 2u);
     const std::string expected = ranked[0].second;
-    const char* designed = bytes <= 136642 ? "Tree/LL" : bytes <= 1920000 ? "Ring/LL128" : "NVLS/Simple";
+    const char* designed = bytes <= 132624 ? "Tree/LL" : bytes <= 1920000 ? "Ring/LL128" : "NVLS/Simple";
     EXPECT_EQ(expected, designed) << bytes;
     if (ranked[1].first < 1.03 * ranked[0].first) continue;
     const SizeChoice* choice = choice_at(r, bytes);
@@ -317,7 +353,7 @@ TEST(StrategyModels, PerSizeAlgoProtoRanges) {
   EXPECT_EQ(ranges[1].algo + "/" + ranges[1].proto, "Ring/LL128");
   EXPECT_EQ(ranges[2].algo + "/" + ranges[2].proto, "NVLS/Simple");
   EXPECT_EQ(ranges[0].min_bytes, 0u);
-  EXPECT_GT(ranges[1].min_bytes, 136642u);
+  EXPECT_GT(ranges[1].min_bytes, 132624u);
   EXPECT_LE(ranges[1].min_bytes, 1920000u);
   EXPECT_GT(ranges[2].min_bytes, 1920000u);
   expect_near_grid_best(model, run);
@@ -375,9 +411,108 @@ TEST(StrategyModels, OptimaHoldAcrossNoiseSeeds) {
       seeded.noise.seed = model.noise.seed + 7919 * seed;
       const ModelRun run = run_model(seeded);
       EXPECT_TRUE(run.result.error.empty()) << name;
-      EXPECT_GE(run.objective, 0.99 * best.objective) << name << " seed " << seeded.noise.seed << ": "
-                                                        << describe_env(run.result.env);
+      EXPECT_GE(run.objective, 0.99 * best.objective)
+          << name << " seed " << seeded.noise.seed << ": " << describe_env(run.result.env);
     }
+  }
+}
+
+TEST(StrategyModels, OptimaHoldAtEightRanks) {
+  // The MPI test runs 8 ranks (2 emulated nodes x 4): the models keep their optima there.
+  constexpr int kEight = 8;
+  struct Case {
+    const char* model;
+    Env optimum;
+  };
+  for (const Case& c :
+       {Case{"tune-defaults-best.yaml", {}}, Case{"tune-one-knob.yaml", {{"NCCL_NET_GDR_LEVEL", "SYS"}}},
+        Case{"tune-three-knobs.yaml",
+             {{"NCCL_IB_QPS_PER_CONNECTION", "4"},
+              {"NCCL_MIN_NCHANNELS", "32"},
+              {"NCCL_NET_GDR_LEVEL", "SYS"}}},
+        Case{"tune-faults.yaml", {{"NCCL_NET_GDR_LEVEL", "SYS"}}}}) {
+    const fake::FakeModel model = load_model(c.model);
+    const auto best = grid_best(model, default_space(), kEight, final_sizes(), Objective::balanced, 0.02);
+    if (c.optimum.empty()) {
+      EXPECT_LT(best.objective, 1.005) << c.model;  // the grid's best is within the noise of the defaults
+    } else {
+      EXPECT_EQ(best.env, c.optimum) << c.model;
+    }
+    const ModelRun run = run_model(model, {}, kEight);
+    EXPECT_EQ(run.result.env, c.optimum) << c.model << ": " << run.result.confirmation;
+  }
+  const fake::FakeModel per_size = load_model("tune-per-size.yaml");
+  const ModelRun run = run_model(per_size, {}, kEight);
+  std::vector<std::uint64_t> sizes;
+  for (const auto& choice : run.result.per_size) sizes.push_back(choice.min_bytes);
+  std::string ranges;
+  for (const auto& range : size_ranges(sizes, run.result.per_size))
+    ranges += range.algo + "/" + range.proto + " ";
+  EXPECT_EQ(ranges, "Tree/LL Ring/LL128 NVLS/Simple ");
+  EXPECT_FALSE(run.result.keep_defaults);
+}
+
+// ---- weaknesses of the strategy found with these tools (disabled until tuner/strategy.cpp handles them)
+
+fake::Effect effect(fake::Condition when, double busbw_scale) {
+  fake::Effect e;
+  e.when = std::move(when);
+  e.busbw_scale = busbw_scale;
+  return e;
+}
+
+// The one-knob model's devices, tables and noise with other effects and faults.
+fake::FakeModel variant(std::vector<fake::Effect> effects, std::vector<fake::Fault> faults = {}) {
+  fake::FakeModel model = load_model("tune-one-knob.yaml");
+  model.effects = std::move(effects);
+  model.faults = std::move(faults);
+  return model;
+}
+
+TEST(StrategyModels, DISABLED_WeaknessSecondBestValueNotTriedWhenTheBestValueFailsInTheCross) {
+  // GDR=SYS x1.15; QPS=8 x1.10 and QPS=4 x1.08 alone; GDR=SYS with QPS=8 crashes. The cross
+  // only takes each knob's best value (QPS=8), the crossed pair crashes, and QPS=4 with GDR=SYS
+  // (the grid's best) is never measured: the strategy ends with GDR=SYS alone, about 2% short.
+  const fake::FakeModel model = variant(
+      {effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.15), effect({{"NCCL_IB_QPS_PER_CONNECTION", {"8"}}}, 1.10),
+       effect({{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}}, 1.08)},
+      {fake::Fault{{{"NCCL_NET_GDR_LEVEL", {"SYS"}}, {"NCCL_IB_QPS_PER_CONNECTION", {"8"}}},
+                   fake::FaultKind::crash,
+                   std::nullopt,
+                   2}});
+  const ModelRun run = run_model(model);
+  EXPECT_TRUE(
+      has_failure(run.result, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "8"}}, "crash"));
+  EXPECT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}}));
+  expect_near_grid_best(model, run);
+}
+
+TEST(StrategyModels, SeveralSmallHelpersAreCrossedTogether) {
+  // Five knobs each give x1.04 bus bandwidth (about +1.3% on the screening objective each),
+  // together +5.5%. The noise floor is measured on the objective itself (how far repeats of the
+  // defaults score from their median), so each small gain counts and the five are crossed.
+  const fake::FakeModel model = variant(
+      {effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.04), effect({{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}}, 1.04),
+       effect({{"NCCL_CROSS_NIC", {"1"}}}, 1.04), effect({{"NCCL_NET_GDR_READ", {"1"}}}, 1.04),
+       effect({{"NCCL_BUFFSIZE", {"8388608"}}}, 1.04)});
+  const ModelRun run = run_model(model);
+  EXPECT_FALSE(run.result.keep_defaults) << run.result.confirmation;
+  expect_near_grid_best(model, run);
+}
+
+TEST(StrategyModels, DISABLED_WeaknessPerSizeIsMeasuredWithoutTheChosenEnv) {
+  // GDR=SYS scales bus bandwidth x2.5, which moves the Tree/LL -> Ring/LL128 crossover from 132K
+  // to 331K: with the chosen env, Tree/LL is the fastest pair at 256K. The ALGO x PROTO cross
+  // runs with every other knob unset, so the profile's per_size says Ring/LL128 there.
+  const fake::FakeModel model = variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)});
+  const ModelRun run = run_model(model);
+  ASSERT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  for (const std::uint64_t bytes : final_sizes()) {
+    const auto ranked = ranked_pairs(model, bytes, run.result.env);
+    if (ranked.size() < 2 || ranked[1].first < 1.03 * ranked[0].first) continue;
+    const SizeChoice* choice = choice_at(run.result, bytes);
+    ASSERT_NE(choice, nullptr) << bytes;
+    EXPECT_EQ(choice->algo + "/" + choice->proto, ranked[0].second) << bytes;
   }
 }
 

@@ -2,6 +2,8 @@
 // one-rank SoloGroup spawns the built `nccltune worker` on the fake GPU stack, and every way a
 // trial can end gives its outcome, with no child process left behind. Also the worker's clean
 // NCCL_* environment.
+#include "trial_runner.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "rank_group.h"
-#include "trial_runner.h"
 #include "worker_process.h"
 
 using namespace nccltune;
@@ -30,7 +31,8 @@ namespace {
 
 // ---- worker_environment ----
 
-std::vector<std::string> environment(std::vector<const char*> parent, const std::map<std::string, std::string>& trial) {
+std::vector<std::string> environment(std::vector<const char*> parent,
+                                     const std::map<std::string, std::string>& trial) {
   parent.push_back(nullptr);
   return worker_environment(parent.data(), trial);
 }
@@ -49,7 +51,9 @@ bool has_name(const std::vector<std::string>& env, const std::string& name) {
 
 // ---- trials ----
 
-std::string model(const std::string& name) { return std::string(NCCLTUNE_FIXTURES) + "/models/" + name; }
+std::string model(const std::string& name) {
+  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
+}
 
 TrialSpec solo_spec(const std::string& model_file, std::map<std::string, std::string> nccl_env = {}) {
   TrialSpec spec;
@@ -92,10 +96,13 @@ Timed run_solo(const TrialSpec& spec) {
   SoloGroup group;
   const auto start = std::chrono::steady_clock::now();
   TrialResult result = run_trial(group, spec);
-  return {result, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)};
+  return {result,
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -108,9 +115,10 @@ TEST(WorkerEnvironment, StripsEveryNcclVariableOfTheParent) {
 }
 
 TEST(WorkerEnvironment, KeepsOtherVariables) {
-  const auto env = environment({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/opt/nccl/lib", "CUDA_VISIBLE_DEVICES=0,1",
-                                "NCCLTUNE_FAKE_MODEL=/m.yaml", "MY_NCCL_ALGO=keep", "nccl_algo=lower", "EMPTY="},
-                               {});
+  const auto env =
+      environment({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/opt/nccl/lib", "CUDA_VISIBLE_DEVICES=0,1",
+                   "NCCLTUNE_FAKE_MODEL=/m.yaml", "MY_NCCL_ALGO=keep", "nccl_algo=lower", "EMPTY="},
+                  {});
   EXPECT_TRUE(has(env, "PATH=/usr/bin:/bin"));
   EXPECT_TRUE(has(env, "LD_LIBRARY_PATH=/opt/nccl/lib"));
   EXPECT_TRUE(has(env, "CUDA_VISIBLE_DEVICES=0,1"));
@@ -122,13 +130,14 @@ TEST(WorkerEnvironment, KeepsOtherVariables) {
 }
 
 TEST(WorkerEnvironment, AddsTheTrialVariables) {
-  const auto env = environment({"PATH=/usr/bin", "NCCL_ALGO=Tree", "NCCL_MIN_NCHANNELS=4", "OMP_NUM_THREADS=8"},
-                               {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"OMP_NUM_THREADS", "1"}});
+  const auto env =
+      environment({"PATH=/usr/bin", "NCCL_ALGO=Tree", "NCCL_MIN_NCHANNELS=4", "OMP_NUM_THREADS=8"},
+                  {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"OMP_NUM_THREADS", "1"}});
   EXPECT_TRUE(has(env, "NCCL_ALGO=Ring"));
   EXPECT_FALSE(has(env, "NCCL_ALGO=Tree"));
   EXPECT_TRUE(has(env, "NCCL_PROTO=Simple"));
   EXPECT_FALSE(has_name(env, "NCCL_MIN_NCHANNELS"));  // the parent's, not the trial's
-  EXPECT_TRUE(has(env, "OMP_NUM_THREADS=1"));          // the trial's value wins, once
+  EXPECT_TRUE(has(env, "OMP_NUM_THREADS=1"));         // the trial's value wins, once
   EXPECT_FALSE(has(env, "OMP_NUM_THREADS=8"));
   EXPECT_TRUE(has(env, "PATH=/usr/bin"));
   EXPECT_EQ(env.size(), 4u);
@@ -249,7 +258,8 @@ std::vector<pid_t> live_members(pid_t group) {
     char state = 0;
     pid_t ppid = 0, pgrp = 0;
     if (!(fields >> state >> ppid >> pgrp)) continue;
-    if (pgrp == group && state != 'Z' && state != 'X') members.push_back(std::stoi(entry.path().filename().string()));
+    if (pgrp == group && state != 'Z' && state != 'X')
+      members.push_back(std::stoi(entry.path().filename().string()));
   }
   return members;
 }
@@ -263,8 +273,8 @@ std::vector<pid_t> live_members(pid_t group) {
     if (left.empty()) return ::testing::AssertionSuccess();
     std::this_thread::sleep_for(10ms);
   }
-  return ::testing::AssertionFailure() << "process group " << group << " still has " << left.size() << " live processes, e.g. "
-                                       << left.front();
+  return ::testing::AssertionFailure() << "process group " << group << " still has " << left.size()
+                                       << " live processes, e.g. " << left.front();
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // The pipe protocol between a trial's parent and its worker (collectives/worker_protocol.h):
 // the start command's config round trip, every event encoded and decoded, malformed lines
 // rejected, and the unique id's hex form.
+#include "worker_protocol.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "worker_protocol.h"
 
 using namespace nccltune;
 using nlohmann::json;
@@ -202,17 +202,18 @@ TEST(WorkerProtocol, MalformedLinesAreErrors) {
   const std::vector<std::string> bad = {
       "",
       "not json",
-      "{\"event\":\"ready\"",                    // truncated
-      "[]",                                     // not an object
-      "{}",                                     // no event
-      "{\"event\":42}",                         // event not a string
-      "{\"event\":\"bogus\"}",                  // unknown event
+      "{\"event\":\"ready\"",                           // truncated
+      "[]",                                             // not an object
+      "{}",                                             // no event
+      "{\"event\":42}",                                 // event not a string
+      "{\"event\":\"bogus\"}",                          // unknown event
       "{\"event\":\"loaded\",\"nccl_version\":22809}",  // fields missing
-      "{\"event\":\"loaded\",\"nccl_version\":\"x\",\"cuda_driver\":1,\"device\":{\"name\":\"a\",\"pci\":\"b\"}}",
+      "{\"event\":\"loaded\",\"nccl_version\":\"x\",\"cuda_driver\":1,\"device\":{\"name\":\"a\",\"pci\":"
+      "\"b\"}}",
       "{\"event\":\"unique_id\"}",
-      "{\"event\":\"size\",\"bytes\":8,\"count\":2}",   // no time
+      "{\"event\":\"size\",\"bytes\":8,\"count\":2}",  // no time
       "{\"event\":\"size\",\"bytes\":8,\"count\":2,\"oop_us\":\"fast\"}",
-      "{\"event\":\"error\",\"stage\":\"init\"}",    // no message
+      "{\"event\":\"error\",\"stage\":\"init\"}",  // no message
   };
   for (const auto& line : bad) {
     Result<WorkerEvent> decoded = decode_event(line);
@@ -249,10 +250,10 @@ TEST(WorkerProtocol, HexRoundTrip) {
 
 TEST(WorkerProtocol, MalformedHexIsRejected) {
   unsigned char out[4] = {1, 2, 3, 4};
-  EXPECT_FALSE(hex_to_bytes("0011223", out, 4));    // odd length
-  EXPECT_FALSE(hex_to_bytes("001122", out, 4));     // too short
-  EXPECT_FALSE(hex_to_bytes("0011223344", out, 4)); // too long
-  EXPECT_FALSE(hex_to_bytes("001122zz", out, 4));   // not hex
+  EXPECT_FALSE(hex_to_bytes("0011223", out, 4));     // odd length
+  EXPECT_FALSE(hex_to_bytes("001122", out, 4));      // too short
+  EXPECT_FALSE(hex_to_bytes("0011223344", out, 4));  // too long
+  EXPECT_FALSE(hex_to_bytes("001122zz", out, 4));    // not hex
   EXPECT_FALSE(hex_to_bytes("0011 233", out, 4));
   EXPECT_FALSE(hex_to_bytes("-0112233", out, 4));
 }
