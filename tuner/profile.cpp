@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "objective.h"
 #include "search_space.h"
+#include "yaml_error.h"
 
 namespace nccltune {
 namespace {
@@ -625,12 +626,8 @@ Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
     return parse_document(YAML::Load(document));
   } catch (const ProfileError& error) {
     return Error{where + ":" + std::to_string(std::max(error.line, 1)) + ": " + error.message};
-  } catch (const YAML::DeepRecursion& error) {
-    return Error{where + ":" + std::to_string(error.mark.is_null() ? 1 : error.mark.line + 1) +
-                 ": invalid YAML: nested too deeply"};
   } catch (const YAML::Exception& error) {
-    const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
-    return Error{where + ":" + std::to_string(line) + ": invalid YAML: " + error.msg};
+    return Error{yaml_error(where, error)};
   }
 }
 

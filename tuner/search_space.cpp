@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "atomic_file.h"
+#include "yaml_error.h"
 
 namespace nccltune {
 namespace {
@@ -406,12 +407,8 @@ Result<SearchSpace> parse_search_space(std::string_view yaml_text, std::string_v
     return space;
   } catch (const SpaceError& error) {
     return Error{where + ":" + std::to_string(std::max(error.line, 1)) + ": " + error.message};
-  } catch (const YAML::DeepRecursion& error) {
-    return Error{where + ":" + std::to_string(error.mark.is_null() ? 1 : error.mark.line + 1) +
-                 ": invalid YAML: nested too deeply"};
   } catch (const YAML::Exception& error) {
-    const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
-    return Error{where + ":" + std::to_string(line) + ": invalid YAML: " + error.msg};
+    return Error{yaml_error(where, error)};
   }
 }
 
