@@ -1,5 +1,7 @@
 #include "worker.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -123,6 +125,13 @@ int run_worker(int command_fd, int event_fd) {
   done.kind = WorkerEvent::Kind::done;
   events.send(done);
   return 0;
+}
+
+int run_worker_process() {
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return 1;  // the parent died before prctl took effect
+  return run_worker(STDIN_FILENO, kWorkerEventFd);
 }
 
 }  // namespace nccltune

@@ -10,4 +10,8 @@ namespace nccltune {
 // worker_protocol.h). Returns the process exit code: 0 after "done", 1 after an "error".
 int run_worker(int command_fd, int event_fd);
 
+// The worker process's main: dies with its parent (so no worker outlives a killed run), then
+// run_worker on stdin and fd 3.
+int run_worker_process();
+
 }  // namespace nccltune

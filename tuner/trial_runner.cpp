@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "nccl_declarations.h"
 #include "worker_process.h"
@@ -91,7 +92,9 @@ void record_exit(const WorkerExit& exit, RankRun& run) {
 RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
   RankRun run;
   const int rank = group.rank();
-  auto worker = WorkerProcess::spawn({spec.worker_executable, "worker"}, worker_environment(environ, spec.env));
+  std::vector<std::string> argv{spec.worker_executable};
+  argv.insert(argv.end(), spec.worker_args.begin(), spec.worker_args.end());
+  auto worker = WorkerProcess::spawn(argv, worker_environment(environ, spec.env));
   std::optional<WorkerProcess> process;
   if (worker) {
     process.emplace(std::move(*worker));
@@ -153,6 +156,19 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
 }
 
 }  // namespace
+
+void use_installed_worker(TrialSpec& spec) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path lean = self.parent_path() / "nccltune-worker";
+  if (!ec && access(lean.c_str(), X_OK) == 0) {
+    spec.worker_executable = lean.string();
+    spec.worker_args.clear();
+  } else {
+    spec.worker_executable = self.string();
+    spec.worker_args = {"worker"};
+  }
+}
 
 TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
   RankRun run = run_rank(group, spec);

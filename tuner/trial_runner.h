@@ -18,7 +18,8 @@ enum class TrialOutcome { ok, wrong_data, timeout, init_error, crash };
 std::string_view to_string(TrialOutcome outcome);
 
 struct TrialSpec {
-  std::string worker_executable;  // this binary; run as `<exe> worker`
+  std::string worker_executable;  // nccltune-worker, or this binary run as `<exe> worker`
+  std::vector<std::string> worker_args = {"worker"};
   std::map<std::string, std::string> env;  // the trial's variables (NCCL_* and others)
   WorkerConfig config;  // rank, nranks and device are set per rank by run_trial's caller
   std::chrono::milliseconds init_timeout{120000};
@@ -35,6 +36,10 @@ struct TrialResult {
   int nccl_version = 0;
   int cuda_driver = 0;
 };
+
+// The lean `nccltune-worker` installed beside the running binary (fewer libraries to load, so
+// cheaper trials), else the running binary itself with the `worker` subcommand.
+void use_installed_worker(TrialSpec& spec);
 
 // Every rank of `group` calls this with the same spec (its own rank and device in config).
 TrialResult run_trial(RankGroup& group, const TrialSpec& spec);

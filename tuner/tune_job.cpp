@@ -42,8 +42,7 @@ std::string utc_now() {
 // The same TrialSpec on every rank, but for the rank-specific parts.
 TrialSpec base_spec(const TuneOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
-  std::error_code ec;
-  spec.worker_executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  use_installed_worker(spec);
   spec.config.rank = mpi.rank();
   spec.config.nranks = mpi.size();
   spec.config.device = mpi.layout().local_rank;

@@ -48,9 +48,7 @@ std::string library_choice(const std::string& flag, const char* env, const char*
 
 Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
-  std::error_code ec;
-  spec.worker_executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) return Error{"cannot find this executable: " + ec.message()};
+  use_installed_worker(spec);
   for (char** entry = environ; *entry; ++entry) {  // the user's NCCL_* settings are what bench measures
     std::string_view text(*entry);
     if (text.rfind("NCCL_", 0) == 0 && text.find('=') != std::string_view::npos)
