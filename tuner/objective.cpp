@@ -70,28 +70,4 @@ Score score(Objective objective, const std::vector<std::size_t>& sizes,
   return result;
 }
 
-double noise_floor(const std::vector<std::vector<double>>& repeats, double minimum) {
-  if (repeats.size() < 2) return minimum;
-  std::size_t sizes = repeats.front().size();
-  for (const auto& repeat : repeats) sizes = std::min(sizes, repeat.size());
-  double floor = minimum;
-  for (std::size_t i = 0; i < sizes; ++i) {
-    double low = std::numeric_limits<double>::infinity();
-    double high = -std::numeric_limits<double>::infinity();
-    double sum = 0;
-    bool finite = true;
-    for (const auto& repeat : repeats) {
-      const double value = repeat[i];
-      if (!std::isfinite(value)) finite = false;
-      low = std::min(low, value);
-      high = std::max(high, value);
-      sum += value;
-    }
-    const double mean = sum / static_cast<double>(repeats.size());
-    if (!finite || !(mean > 0)) continue;
-    floor = std::max(floor, (high - low) / mean);
-  }
-  return floor;
-}
-
 }  // namespace nccltune

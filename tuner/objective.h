@@ -36,9 +36,4 @@ Score score(Objective objective, const std::vector<std::size_t>& sizes,
             const std::vector<double>& baseline_busbw, const std::vector<double>& candidate_busbw,
             double tolerance = 0.02);
 
-// Noise floor from repeated baseline runs (each a per-size busbw vector): the largest relative
-// spread (max - min) / mean over sizes, at least `minimum`. Sizes beyond the shortest repeat, and
-// sizes whose mean is <= 0 or not finite, are skipped; fewer than two repeats give `minimum`.
-double noise_floor(const std::vector<std::vector<double>>& repeats, double minimum = 0.005);
-
 }  // namespace nccltune

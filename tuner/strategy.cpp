@@ -123,8 +123,7 @@ class Search {
     if (m.outcome != TrialOutcome::ok) {
       ++result_.failed_trials;
       result_.failed.push_back({request.env, std::string(to_string(m.outcome)), m.reason});
-      for (const auto& [name, value] : request.env)
-        if (request.env.size() == 1) broken_.insert(name + "=" + value);
+      if (request.env.size() == 1) broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
     }
     if (progress_) {
       StrategyProgress p;

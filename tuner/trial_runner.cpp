@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "nccl_declarations.h"
@@ -156,6 +157,12 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
 }
 
 }  // namespace
+
+std::string choose_library(const std::string& flag, const char* env_variable, const char* fallback) {
+  if (!flag.empty()) return flag;
+  if (const char* value = std::getenv(env_variable); value && *value) return value;
+  return fallback;
+}
 
 void use_installed_worker(TrialSpec& spec) {
   std::error_code ec;

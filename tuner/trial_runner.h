@@ -37,6 +37,10 @@ struct TrialResult {
   int cuda_driver = 0;
 };
 
+// --cuda-lib / --nccl-lib when given, else $NCCLTUNE_CUDA_LIB / $NCCLTUNE_NCCL_LIB, else the
+// system's library name.
+std::string choose_library(const std::string& flag, const char* env_variable, const char* fallback);
+
 // The lean `nccltune-worker` installed beside the running binary (fewer libraries to load, so
 // cheaper trials), else the running binary itself with the `worker` subcommand.
 void use_installed_worker(TrialSpec& spec);

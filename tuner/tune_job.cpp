@@ -24,12 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string library_choice(const std::string& flag, const char* env, const char* fallback) {
-  if (!flag.empty()) return flag;
-  if (const char* value = std::getenv(env); value && *value) return value;
-  return fallback;
-}
-
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -46,8 +40,8 @@ TrialSpec base_spec(const TuneOptions& o, const MpiSession& mpi) {
   spec.config.rank = mpi.rank();
   spec.config.nranks = mpi.size();
   spec.config.device = mpi.layout().local_rank;
-  spec.config.cuda_lib = library_choice(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
-  spec.config.nccl_lib = library_choice(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
+  spec.config.cuda_lib = choose_library(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
+  spec.config.nccl_lib = choose_library(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
   spec.config.collective = "all_reduce";
   spec.config.sweep.check = true;
   spec.config.sweep.in_place = false;

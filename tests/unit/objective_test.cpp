@@ -107,14 +107,3 @@ TEST(Objective, MismatchedOrEmptyInputs) {
   EXPECT_EQ(empty.worst_ratio, 1.0);
   EXPECT_TRUE(empty.acceptable);
 }
-
-TEST(Objective, NoiseFloorIsTheLargestRelativeSpread) {
-  // Spreads: 2/101 at the first size, 0.5/10.25 at the second.
-  EXPECT_NEAR(noise_floor({{100, 10}, {102, 10.5}}), 0.5 / 10.25, 1e-12);
-  EXPECT_NEAR(noise_floor({{100, 10}, {102, 10.5}, {101, 10.25}}), 0.5 / 10.25, 1e-12);
-  EXPECT_DOUBLE_EQ(noise_floor({{100, 10}, {100.1, 10}}), 0.005);  // at least the minimum
-  EXPECT_DOUBLE_EQ(noise_floor({{100, 10}, {100.1, 10}}, 0.01), 0.01);
-  EXPECT_DOUBLE_EQ(noise_floor({{100, 10}}), 0.005);  // one run says nothing about noise
-  EXPECT_DOUBLE_EQ(noise_floor({}), 0.005);
-  EXPECT_NEAR(noise_floor({{0, 100}, {0, 110}, {0, 105, 9999}}), 10.0 / 105, 1e-12);  // zero mean, extra size
-}

@@ -40,12 +40,6 @@ struct BenchOptions {
   std::vector<std::string> argv;
 };
 
-std::string library_choice(const std::string& flag, const char* env, const char* fallback) {
-  if (!flag.empty()) return flag;
-  if (const char* value = std::getenv(env); value && *value) return value;
-  return fallback;
-}
-
 Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
   use_installed_worker(spec);
@@ -58,8 +52,8 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   c.rank = mpi.rank();
   c.nranks = mpi.size();
   c.device = mpi.layout().local_rank;
-  c.cuda_lib = library_choice(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
-  c.nccl_lib = library_choice(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
+  c.cuda_lib = choose_library(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
+  c.nccl_lib = choose_library(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
   c.collective = o.collective;
   if (!find_collective(o.collective)) return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
   auto min = parse_byte_size(o.min_bytes);
