@@ -19,6 +19,7 @@
 #include "objective.h"
 #include "search_space.h"
 #include "yaml_error.h"
+#include "printable_text.h"
 
 namespace nccltune {
 namespace {
@@ -75,23 +76,7 @@ std::string cleaned(std::string_view text) {
   return out;
 }
 
-// A value in an error message: printable ASCII, short, one line.
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 40)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    }
-  }
-  if (text.size() > 40) out += "... (" + std::to_string(text.size()) + " bytes)";
-  return out;
-}
+std::string shown(std::string_view text) { return printable_excerpt(text, 40); }
 
 bool is_safe_key(std::string_view key) {
   if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;

@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "yaml_error.h"
+#include "printable_text.h"
 
 namespace nccltune {
 namespace {
@@ -231,23 +232,7 @@ int line_of(const YAML::Node& node) {
   throw SpaceError{line, field.empty() ? message : field + ": " + message};
 }
 
-// Values in messages: printable, short, one line.
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 60)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    }
-  }
-  if (text.size() > 60) out += "...";
-  return out;
-}
+std::string shown(std::string_view text) { return printable_excerpt(text, 60); }
 
 std::string scalar(const YAML::Node& node, int fallback_line, const std::string& field) {
   if (!node.IsScalar()) fail(node.IsDefined() ? line_of(node) : fallback_line, field, "must be a string");
