@@ -17,6 +17,9 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libopenmpi-dev openmpi-bin libsystemd-dev
 )
+# Only the tests need these: a one-node Slurm, systemd-analyze for the unit, a headless browser.
+test_packages=(slurm-wlm munge systemd chromium)
+[ "$mode" = test ] && packages+=("${test_packages[@]}")
 
 install_missing_packages() {
   local missing=()
