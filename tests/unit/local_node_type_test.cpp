@@ -1,0 +1,59 @@
+#include "local_node_type.h"
+
+#include <gtest/gtest.h>
+
+#include "topology_reader.h"
+
+using namespace nccltune;
+
+namespace {
+
+NodeTopology dgx_h100() {
+  auto topology = read_node_topology(
+      {TopologySource::Kind::snapshot, std::string(NCCLTUNE_FIXTURES) + "/nodes/dgx-h100"}, {});
+  EXPECT_TRUE(topology) << topology.error();
+  return topology ? std::move(topology.value()) : NodeTopology{};
+}
+
+}  // namespace
+
+TEST(LocalNodeType, KeyEqualsWhatTuneWritesForTheSameNode) {
+  const NodeTopology topology = dgx_h100();
+  const auto type = local_node_type(topology, LocalLibraries{NCCLTUNE_FAKENCCL, NCCLTUNE_FAKECUDA});
+  ASSERT_TRUE(type) << type.error();
+  EXPECT_EQ(type->nccl_version, "2.28.9");  // the fake's default ncclGetVersion, 22809
+  EXPECT_EQ(type->cuda_driver, "13.0");     // the fake's cuDriverGetVersion, 13000
+  // tune_job: node_type(topology, what the worker saw of its GPU, ranks on the node, versions).
+  const NodeType tuned = node_type(topology, {"NVIDIA H100 80GB HBM3", 90}, 8, "2.28.9", "13.0");
+  EXPECT_EQ(node_type_key(*type), node_type_key(tuned));
+  EXPECT_EQ(node_type_key(*type), "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28");
+}
+
+TEST(LocalNodeType, MissingLibrariesDegradeInsteadOfFailing) {
+  const LibraryVersions versions =
+      read_library_versions({"/nonexistent/libnccl.so.2", "/nonexistent/libcuda.so.1"});
+  EXPECT_EQ(versions.nccl, "");
+  EXPECT_EQ(versions.cuda_driver, "");
+  ASSERT_EQ(versions.notes.size(), 2u);
+  EXPECT_NE(versions.notes[0].find("/nonexistent/libnccl.so.2"), std::string::npos) << versions.notes[0];
+  EXPECT_NE(versions.notes[1].find("/nonexistent/libcuda.so.1"), std::string::npos) << versions.notes[1];
+  const auto type =
+      local_node_type(dgx_h100(), LocalLibraries{"/nonexistent/libnccl.so.2", "/nonexistent/libcuda.so.1"});
+  ASSERT_TRUE(type);
+  EXPECT_EQ(type->gpus, 8);
+}
+
+TEST(LocalNodeType, ALibraryWithoutTheVersionCallIsANote) {
+  // libfakecuda exports no ncclGetVersion.
+  const LibraryVersions versions = read_library_versions({NCCLTUNE_FAKECUDA, NCCLTUNE_FAKECUDA});
+  EXPECT_EQ(versions.nccl, "");
+  EXPECT_EQ(versions.cuda_driver, "13.0");
+  ASSERT_EQ(versions.notes.size(), 1u);
+  EXPECT_NE(versions.notes[0].find("ncclGetVersion"), std::string::npos) << versions.notes[0];
+}
+
+TEST(LocalNodeType, CudaDriverVersionAsTuneWritesIt) {
+  EXPECT_EQ(cuda_driver_version_string(13000), "13.0");
+  EXPECT_EQ(cuda_driver_version_string(12040), "12.4");
+  EXPECT_EQ(cuda_driver_version_string(0), "");
+}

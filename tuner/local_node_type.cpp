@@ -1,0 +1,67 @@
+#include "local_node_type.h"
+
+#include "cuda_declarations.h"
+#include "nccl_declarations.h"
+#include "nccl_library.h"
+#include "shared_library.h"
+
+namespace nccltune {
+
+namespace {
+
+// Only the version entry points are bound, so a library missing other symbols (or a CUDA
+// driver without a GPU) still answers. The library is closed again on return.
+Result<std::string> nccl_version(const std::string& path) {
+  auto library = SharedLibrary::open(path, "NCCL");
+  if (!library) return Error{library.error()};
+  nccl_abi::ncclGetVersion_fn get_version = nullptr;
+  if (auto bound = library->bind(get_version, {"ncclGetVersion"}); !bound) return Error{bound.error()};
+  int code = 0;
+  if (get_version(&code) != nccl_abi::ncclSuccess || code <= 0)
+    return Error{path + ": ncclGetVersion failed"};
+  return nccl_version_string(code);
+}
+
+Result<std::string> cuda_driver_version(const std::string& path) {
+  auto library = SharedLibrary::open(path, "the CUDA driver");
+  if (!library) return Error{library.error()};
+  cuda_abi::cuDriverGetVersion_fn get_version = nullptr;
+  if (auto bound = library->bind(get_version, {"cuDriverGetVersion"}); !bound) return Error{bound.error()};
+  int code = 0;
+  if (get_version(&code) != cuda_abi::CUDA_SUCCESS || code <= 0)
+    return Error{path + ": cuDriverGetVersion failed"};
+  return cuda_driver_version_string(code);
+}
+
+}  // namespace
+
+std::string cuda_driver_version_string(int code) {
+  if (code <= 0) return "";
+  return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
+}
+
+LibraryVersions read_library_versions(const LocalLibraries& libs) {
+  LibraryVersions versions;
+  if (auto nccl = nccl_version(libs.nccl_lib))
+    versions.nccl = *nccl;
+  else
+    versions.notes.push_back("NCCL version unknown: " + nccl.error());
+  if (auto cuda = cuda_driver_version(libs.cuda_lib))
+    versions.cuda_driver = *cuda;
+  else
+    versions.notes.push_back("CUDA driver version unknown: " + cuda.error());
+  return versions;
+}
+
+NodeType local_node_type(const NodeTopology& topology, const LibraryVersions& versions) {
+  // No worker ran, so nothing but the topology names the GPUs; `tune` falls back to the
+  // topology's GPU count and name the same way.
+  return node_type(topology, DeviceFacts{}, static_cast<int>(topology.gpus.size()), versions.nccl,
+                   versions.cuda_driver);
+}
+
+Result<NodeType> local_node_type(const NodeTopology& topology, const LocalLibraries& libs) {
+  return local_node_type(topology, read_library_versions(libs));
+}
+
+}  // namespace nccltune
