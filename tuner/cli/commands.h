@@ -18,5 +18,6 @@ void add_import_command(CLI::App& app, Command& command);
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_worker_command(CLI::App& app, Command& command);
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv);
+void add_env_command(CLI::App& app, Command& command);
 
 }  // namespace nccltune::cli

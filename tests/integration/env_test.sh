@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# `nccltune env` as a prolog runs it: the profile that fits the job in every format, sourced by
+# real shells; then hostile stores, profiles and inputs, none of which may run anything when the
+# output is sourced (a canary file must never appear), print anything on stdout, or fail the job.
+# usage: env_test.sh FIXTURES COMMAND...  (COMMAND: `.../nccltune env` or the lean `.../nccltune-env`)
+set -u
+fixtures=$1
+shift
+command=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+umask 022
+chmod 755 "$work"
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG
+h100=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
+a100=a100-sxm4-80gb.8gpu.nvswitch.4xib200.pix.nccl2.21
+canary=$work/canary
+# A checkout's owner and modes are not the store's: copy it, as an admin would install it.
+store=$work/store
+cp -r "$fixtures/store" "$store"
+chmod -R go-w "$store"
+shell_formats="sh slurm systemd nccl-conf"
+all_formats="$shell_formats json tuner-csv"
+
+# run ARGS...: `nccltune env` with the config $config and the node state $node_state (by default
+# neither exists); stdout in $work/out, stderr in $work/err, exit status in $rc. A FIFO or a slow
+# read must not hang it: 20 s at most.
+config=$work/absent.yaml
+node_state=$work/absent-node.yaml
+run() {
+  timeout 20 "${command[@]}" --config "$config" --node-state "$node_state" "$@" >"$work/out" 2>"$work/err"
+  rc=$?
+}
+expect_output() {  # expect_output DESCRIPTION EXPECTED (stdout exactly, exit 0, stderr empty)
+  if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "$2" ] && [ ! -s "$work/err" ]; then
+    pass
+  else
+    fail "$1: exit $rc"
+    echo "  expected: $2" | head -5
+    sed 's/^/  stdout | /' "$work/out" | head -5
+    sed 's/^/  stderr | /' "$work/err" | head -5
+  fi
+}
+# sourced_value FILE SHELL NAME: the value NAME has after SHELL sources FILE.
+sourced_value() {
+  "$2" -c '. "$1" >/dev/null 2>&1; eval "printf %s \"\${$2-unset}\""' _ "$1" "$3"
+}
+
+# ---- the profile that fits --------------------------------------------------------------------
+
+run --profiles "$store" --shape "$h100" --nodes 2 --gpus-per-node 8
+expect_output "sh, exact node count, NCCL 2.28 (scoped)" "export NCCL_ALGO='allreduce:NVLS,Tree'
+export NCCL_MIN_NCHANNELS='16'
+export NCCL_NVLS_ENABLE='1'"
+run --profiles "$store" --shape "$h100" --nodes 2 --format slurm
+expect_output "slurm (TaskProlog protocol: no quotes)" "export NCCL_ALGO=allreduce:NVLS,Tree
+export NCCL_MIN_NCHANNELS=16
+export NCCL_NVLS_ENABLE=1"
+for format in systemd nccl-conf; do
+  run --profiles "$store" --shape "$h100" --nodes 2 --format "$format"
+  expect_output "$format" "NCCL_ALGO=allreduce:NVLS,Tree
+NCCL_MIN_NCHANNELS=16
+NCCL_NVLS_ENABLE=1"
+done
+run --profiles "$store" --shape "$h100" --nodes 2 --format json
+expect_output "json" '{"NCCL_ALGO":"allreduce:NVLS,Tree","NCCL_MIN_NCHANNELS":"16","NCCL_NVLS_ENABLE":"1"}'
+run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv
+if [ "$rc" -eq 0 ] && [ "$(grep -v '^#' "$work/out")" = "allreduce,0,65536,tree,ll,-1,-1,-1
+allreduce,65537,17179869184,nvls,simple,24,-1,-1" ]; then pass; else fail "tuner-csv rows"; cat "$work/out"; fi
+
+# The lean binary also takes `env` first, so scripts written for `nccltune env` can switch to it.
+if [ "${#command[@]}" -eq 1 ]; then
+  "${command[0]}" env --config "$config" --node-state "$node_state" --profiles "$store" --shape "$h100" --nodes 2 \
+    --format slurm >"$work/out" 2>"$work/err"
+  rc=$?
+  expect_output "nccltune-env env ..." "export NCCL_ALGO=allreduce:NVLS,Tree
+export NCCL_MIN_NCHANNELS=16
+export NCCL_NVLS_ENABLE=1"
+fi
+
+# Every shell-like format, sourced by bash and by sh, sets what the profile says.
+for format in $shell_formats; do
+  run --profiles "$store" --shape "$h100" --nodes 2 --format "$format"
+  for shell in bash sh; do
+    got=$(sourced_value "$work/out" "$shell" NCCL_ALGO)
+    if [ "$got" = "allreduce:NVLS,Tree" ]; then pass; else fail "$format sourced by $shell: NCCL_ALGO='$got'"; fi
+  done
+done
+
+# Older NCCL: the global value. Job shape from Slurm's variables.
+SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=8 run --profiles "$store" --shape "$a100" --format slurm
+expect_output "NCCL 2.21 profile from SLURM_* (global values)" "export NCCL_ALGO=Ring
+export NCCL_PROTO=Simple"
+SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=8 run --profiles "$store" --shape "$a100" --format systemd
+expect_output "ranks per node from SLURM_NTASKS_PER_NODE" "NCCL_ALGO=Ring
+NCCL_PROTO=Simple"
+
+# Nearest tuned node count: below by default, above on request or from the config.
+run --profiles "$store" --shape "$h100" --nodes 6 --format systemd
+expect_output "6 nodes: the 2-node profile (below)" "NCCL_ALGO=allreduce:NVLS,Tree
+NCCL_MIN_NCHANNELS=16
+NCCL_NVLS_ENABLE=1"
+run --profiles "$store" --shape "$h100" --nodes 6 --format systemd --prefer above
+expect_output "6 nodes, --prefer above: the 8-node profile" "NCCL_NET_GDR_LEVEL=SYS
+NCCL_PROTO=allreduce:^LL128"
+run --profiles "$store" --shape "$h100" --nodes 1 --format systemd
+expect_output "1 node: nothing below, so the 2-node profile" "NCCL_ALGO=allreduce:NVLS,Tree
+NCCL_MIN_NCHANNELS=16
+NCCL_NVLS_ENABLE=1"
+printf 'env:\n  store: %s\n  prefer: above\ndaemon:\n  interval: 5m\n' "$store" >"$work/nccltune.yaml"
+NCCLTUNE_CONFIG=$work/nccltune.yaml timeout 20 "${command[@]}" --node-state "$work/absent-node.yaml" \
+  --shape "$h100" --nodes 6 --format systemd >"$work/out" 2>"$work/err"
+rc=$?
+expect_output "store and prefer from \$NCCLTUNE_CONFIG" "NCCL_NET_GDR_LEVEL=SYS
+NCCL_PROTO=allreduce:^LL128"
+
+# Node type from the daemon's node.yaml.
+printf 'schema: nccltune/node/v1\nhost: n1\nnode_type: {key: "%s", gpus: 8}\n' "$a100" >"$work/node.yaml"
+node_state=$work/node.yaml run --profiles "$store" --nodes 4 --format slurm
+expect_output "node type from node.yaml" "export NCCL_ALGO=Ring
+export NCCL_PROTO=Simple"
+
+# Neither --shape nor node.yaml: the node type is read from the machine (here a snapshot, and no
+# NCCL), by nccltune itself or, from nccltune-env, by handing the command over to nccltune.
+local_read=(--profiles "$store" --nodes 2 --from "$fixtures/nodes/dgx-h100" --nccl-lib /nonexistent --cuda-lib /nonexistent)
+NCCLTUNE_LOG_LEVEL=info run "${local_read[@]}"
+local_key=$(sed -n 's/^nccltune info: no profile for \([A-Za-z0-9._-]*\) in .*/\1/p' "$work/err")
+case "$local_key" in
+  h100-80gb-hbm3.8gpu.nvswitch.8xib400.*) pass ;;
+  *) fail "local read: key '$local_key'"; cat "$work/err" ;;
+esac
+mkdir -p "$store/$local_key"
+sed "s/key: \"$h100\"/key: \"$local_key\"/" "$store/$h100/2n.yaml" >"$store/$local_key/2n.yaml"
+run "${local_read[@]}" --format systemd
+expect_output "node type read from the machine" "NCCL_ALGO=allreduce:NVLS,Tree
+NCCL_MIN_NCHANNELS=16
+NCCL_NVLS_ENABLE=1"
+
+# No profile fits: nothing at all, and exit 0.
+run --profiles "$store" --shape "b200.8gpu.nvswitch.8xib400.pix.nccl2.28" --nodes 2
+expect_output "unknown node type" ""
+run --profiles "$store" --shape "$h100" --nodes 2 --gpus-per-node 4
+expect_output "4 GPUs per node against profiles tuned with 8" ""
+SLURM_JOB_NUM_NODES=2 SLURM_GPUS_ON_NODE=0 run --profiles "$store" --shape "$h100"
+expect_output "a job without GPUs" ""
+run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv --gpus-per-node 2
+expect_output "tuner-csv when nothing fits" ""
+
+# ---- hostile input ----------------------------------------------------------------------------
+
+# expect_refused DESCRIPTION ARGS...: every format prints nothing and exits 0 with one line on
+# stderr; --strict exits 2; the (empty) output sourced in bash and sh runs nothing.
+expect_refused() {
+  local what=$1 format shell lines
+  shift
+  for format in $all_formats; do
+    run "$@" --format "$format"
+    lines=$(wc -l <"$work/err")
+    if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && [ "$lines" -eq 1 ]; then
+      pass
+    else
+      fail "$what ($format): exit $rc, $(wc -c <"$work/out") bytes on stdout, $lines lines on stderr"
+      sed 's/^/  stdout | /' "$work/out" | head -3
+      sed 's/^/  stderr | /' "$work/err" | head -3
+    fi
+    case " $shell_formats " in *" $format "*)
+      for shell in bash sh; do "$shell" -c '. "$1"' _ "$work/out" >/dev/null 2>&1; done ;;
+    esac
+  done
+  run "$@" --strict
+  if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ]; then pass; else fail "$what with --strict: exit $rc"; fi
+  if [ -e "$canary" ]; then fail "$what: the canary exists"; rm -f "$canary"; else pass; fi
+  echo "refused as expected: $what: $(head -c 300 "$work/err")"
+}
+
+hostile=$work/hostile
+key=hostile-node.8gpu.nccl2.28
+# hostile_profile NAME: a store whose one profile ($hostile/NAME/$key/2n.yaml) is stdin.
+hostile_profile() {
+  mkdir -p "$hostile/$1/$key"
+  cat >"$hostile/$1/$key/2n.yaml"
+}
+head_yaml="schema: nccltune/profile/v1
+shape: {key: \"$key\", nodes: 2, gpus_per_node: 8, nccl_version: \"2.28.9\"}"
+
+printf '%s\nenv: {NCCL_ALGO: "$(touch %s)"}\n' "$head_yaml" "$canary" | hostile_profile dollar
+printf '%s\nenv: {NCCL_ALGO: "`touch %s`"}\n' "$head_yaml" "$canary" | hostile_profile backtick
+printf '%s\nenv: {NCCL_ALGO: "Ring; touch %s"}\n' "$head_yaml" "$canary" | hostile_profile semicolon
+printf "%s\nenv: {NCCL_ALGO: \"Ring'; touch %s; echo '\"}\n" "$head_yaml" "$canary" | hostile_profile single-quote
+printf '%s\nenv: {NCCL_ALGO: "Ring\\"; touch %s; echo \\""}\n' "$head_yaml" "$canary" | hostile_profile double-quote
+printf '%s\nenv: {NCCL_ALGO: "Ring\\ntouch %s"}\n' "$head_yaml" "$canary" | hostile_profile newline-escape
+printf '%s\nenv:\n  NCCL_ALGO: |\n    Ring\n    touch %s\n' "$head_yaml" "$canary" | hostile_profile newline-block
+printf '%s\nenv: {"NCCL_X=1; touch %s; Y": "1"}\n' "$head_yaml" "$canary" | hostile_profile name-injection
+printf '%s\nenv: {"NCCL_X\\ntouch %s": "1"}\n' "$head_yaml" "$canary" | hostile_profile name-newline
+printf '%s\nenv: {NCCL_ALGO: "Ring\0; touch %s"}\n' "$head_yaml" "$canary" | hostile_profile nul
+printf '%s\nenv: {NCCL_ALGO: "Ring\xff\xfe"}\n' "$head_yaml" | hostile_profile non-utf8
+{ printf '%s\nenv: {NCCL_ALGO: "' "$head_yaml"; head -c 1048576 /dev/zero | tr '\0' a; printf '"}\n'; } |
+  hostile_profile 1mb-value
+{ printf '%s\nenv: {NCCL_ALGO: "' "$head_yaml"; head -c 2000 /dev/zero | tr '\0' a; printf '"}\n'; } |
+  hostile_profile 2kb-value
+{
+  printf '%s\nenv: {NCCL_ALGO: Ring}\nfailed:\n' "$head_yaml"
+  printf '  - {env: {NCCL_A: &a0 "x"}, outcome: crash, reason: "r"}\n'
+  for i in 1 2 3 4 5 6 7 8 9; do
+    printf '  - {env: {NCCL_A: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}, outcome: crash, reason: "r"}\n' \
+      "$i" $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1)) $((i - 1))
+  done
+} | hostile_profile anchor-bomb
+printf '%s\nenv: {NCCL_ALGO: Ring}\n---\n%s\nenv: {NCCL_ALGO: "$(touch %s)"}\n' "$head_yaml" "$head_yaml" "$canary" |
+  hostile_profile two-documents
+printf '%s\nenv: {NCCL_ALGO: !!binary "JCh0b3VjaCAvdG1wL3gp"}\n' "$head_yaml" | hostile_profile tag
+printf 'schema: nccltune/profile/v1\nshape: {key: "$(touch %s)", nodes: 2}\nenv: {NCCL_ALGO: Ring}\n' "$canary" |
+  hostile_profile key-injection
+printf 'schema: nccltune/profile/v1\nshape: {key: "another-node.8gpu", nodes: 2, gpus_per_node: 8}\nenv: {NCCL_ALGO: Ring}\n' |
+  hostile_profile key-of-another-node
+printf '%s\nenv: {NCCL_ALGO: Ring}\n' "$(printf '%s' "$head_yaml" | sed 's/nodes: 2/nodes: 4/')" |
+  hostile_profile nodes-of-another-file
+printf '\xef\xbb\xbf\xff\xff\n' | hostile_profile garbage
+for name in "$hostile"/*; do
+  chmod -R go-w "$name"
+  expect_refused "profile: $(basename "$name")" --profiles "$name" --shape "$key" --nodes 2
+done
+
+# A valid profile in the wrong place, or reachable by others: refused as sshd's StrictModes does.
+good() {  # good STORE: a store with one valid profile, writable by its owner only
+  mkdir -p "$1/$key"
+  printf '%s\nenv: {NCCL_ALGO: Ring}\n' "$head_yaml" >"$1/$key/2n.yaml"
+  chmod -R go-w "$1"
+}
+good "$work/outside"
+mkdir -p "$work/link-out/$key"
+ln -s "$work/outside/$key/2n.yaml" "$work/link-out/$key/2n.yaml"
+expect_refused "profile symlinked out of the store" --profiles "$work/link-out" --shape "$key" --nodes 2
+mkdir -p "$work/dir-link-out"
+ln -s "$work/outside/$key" "$work/dir-link-out/$key"
+expect_refused "key directory symlinked out of the store" --profiles "$work/dir-link-out" --shape "$key" --nodes 2
+mkdir -p "$work/dev-zero/$key"
+ln -s /dev/zero "$work/dev-zero/$key/2n.yaml"
+expect_refused "profile symlinked to /dev/zero" --profiles "$work/dev-zero" --shape "$key" --nodes 2
+mkdir -p "$work/fifo/$key"
+mkfifo "$work/fifo/$key/2n.yaml"
+expect_refused "a FIFO in place of a profile (must not block)" --profiles "$work/fifo" --shape "$key" --nodes 2
+good "$work/group-writable"
+chmod g+w "$work/group-writable/$key/2n.yaml"
+expect_refused "group-writable profile" --profiles "$work/group-writable" --shape "$key" --nodes 2
+good "$work/other-writable-dir"
+chmod o+w "$work/other-writable-dir/$key"
+expect_refused "other-writable key directory" --profiles "$work/other-writable-dir" --shape "$key" --nodes 2
+good "$work/writable-root"
+chmod 777 "$work/writable-root"
+expect_refused "world-writable store root" --profiles "$work/writable-root" --shape "$key" --nodes 2
+if [ "$(id -u)" -eq 0 ]; then
+  good "$work/foreign-owner"
+  chown 4242 "$work/foreign-owner/$key/2n.yaml"
+  expect_refused "profile owned by another user (as root)" --profiles "$work/foreign-owner" --shape "$key" --nodes 2
+  good "$work/foreign-dir"
+  chown 4242 "$work/foreign-dir/$key"
+  expect_refused "key directory owned by another user (as root)" --profiles "$work/foreign-dir" --shape "$key" --nodes 2
+else
+  echo "note: not root, the foreign-owner cases need chown (unit tests cover them with a caller uid)"
+fi
+good "$work/trusted"
+run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+expect_output "the same profile, stored safely" "export NCCL_ALGO=allreduce:Ring"
+
+# Hostile input from the job, the command line and the config.
+SLURM_JOB_NUM_NODES="2; touch $canary" expect_refused "SLURM_JOB_NUM_NODES" --profiles "$work/trusted" --shape "$key"
+SLURM_GPUS_ON_NODE='$(touch '"$canary"')' expect_refused "SLURM_GPUS_ON_NODE" --profiles "$work/trusted" --shape "$key" --nodes 2
+expect_refused "no node count at all" --profiles "$work/trusted" --shape "$key"
+expect_refused "--shape with a path" --profiles "$work/trusted" --shape "../trusted/$key" --nodes 2
+expect_refused "--shape with a command" --profiles "$work/trusted" --shape "\$(touch $canary)" --nodes 2
+expect_refused "--nodes not a number" --profiles "$work/trusted" --shape "$key" --nodes "2;touch $canary"
+expect_refused "--prefer sideways" --profiles "$work/trusted" --shape "$key" --nodes 2 --prefer sideways
+expect_refused "store that does not exist" --profiles "$work/no-such-store" --shape "$key" --nodes 2
+printf 'schema: nccltune/node/v1\nnode_type: {key: "$(touch %s)"}\n' "$canary" >"$work/bad-node.yaml"
+node_state=$work/bad-node.yaml expect_refused "node.yaml with a hostile key" --profiles "$work/trusted" --nodes 2
+printf 'env:\n  allow_names: ["X; touch %s"]\n' "$canary" >"$work/bad.yaml"
+config=$work/bad.yaml expect_refused "config with a hostile allowed name" --profiles "$work/trusted" --shape "$key" --nodes 2
+printf 'env:\n  stor: /tmp\n' >"$work/typo.yaml"
+config=$work/typo.yaml expect_refused "config with an unknown key" --profiles "$work/trusted" --shape "$key" --nodes 2
+grep -q "typo.yaml:2" "$work/err" && pass || fail "config error names file:line ($(cat "$work/err"))"
+run --profiles "$work/trusted" --shape "$key" --nodes 2 --format bash
+if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && grep -q -- "--format" "$work/err"; then pass; else fail "--format bash"; fi
+
+# In a Slurm script context the error also goes to syslog; it must still fail open.
+SLURM_SCRIPT_CONTEXT=prolog_task run --profiles "$work/no-such-store" --shape "$key" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ]; then pass; else fail "SLURM_SCRIPT_CONTEXT error: exit $rc"; fi
+
+if [ -e "$canary" ]; then fail "the canary exists at the end"; else pass; fi
+echo "env_test: $passed passed, $failures failed"
+[ "$failures" -eq 0 ]

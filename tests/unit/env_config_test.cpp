@@ -1,0 +1,86 @@
+// The env: section of /etc/nccltune/nccltune.yaml.
+#include "env_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace nccltune;
+
+namespace {
+
+const std::string kFixtures = NCCLTUNE_FIXTURES;
+
+std::string rejection(const std::string& text) {
+  const Result<EnvConfig> config = parse_env_config(text, "nccltune.yaml");
+  EXPECT_FALSE(config.ok()) << text;
+  if (config.ok()) return {};
+  EXPECT_EQ(config.error().rfind("nccltune.yaml:", 0), 0u) << config.error();
+  EXPECT_EQ(config.error().find('\n'), std::string::npos) << config.error();
+  return config.error();
+}
+
+}  // namespace
+
+TEST(EnvConfig, Defaults) {
+  for (const char* text : {"", "daemon: {interval: 5m}\n", "env:\n", "env: {}\n"}) {
+    const Result<EnvConfig> config = parse_env_config(text, "nccltune.yaml");
+    ASSERT_TRUE(config.ok()) << config.error();
+    EXPECT_EQ(config->store, std::filesystem::path("/shared/nccltune/profiles")) << text;
+    EXPECT_TRUE(config->prefer_below);
+    EXPECT_TRUE(config->allow_names.empty());
+  }
+}
+
+TEST(EnvConfig, EveryKey) {
+  const Result<EnvConfig> config = parse_env_config(
+      "env:\n  store: /srv/profiles\n  prefer: above\n  allow_names: [UCX_TLS, NCCL_X, UCX_TLS]\n"
+      "daemon:\n  interval: 5m\n  whatever_the_daemon_reads: 1\n",
+      "nccltune.yaml");
+  ASSERT_TRUE(config.ok()) << config.error();
+  EXPECT_EQ(config->store, std::filesystem::path("/srv/profiles"));
+  EXPECT_FALSE(config->prefer_below);
+  EXPECT_EQ(config->allow_names, (std::vector<std::string>{"UCX_TLS", "NCCL_X"}));
+}
+
+TEST(EnvConfig, ErrorsNameLineAndField) {
+  EXPECT_EQ(rejection("env:\n  store: /srv\n  prefr: below\n"), "nccltune.yaml:3: env: unknown key 'prefr'");
+  EXPECT_NE(rejection("env:\n  prefer: sideways\n").find(":2: env.prefer:"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  store: relative/dir\n").find(":2: env.store:"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  store: [a]\n").find("env.store"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: [LD_PRELOAD, 'bad name']\n").find("env.allow_names[1]"),
+            std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: [lower]\n").find("env.allow_names[0]"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: UCX_TLS\n").find("env.allow_names"), std::string::npos);
+  EXPECT_NE(rejection("env: [1, 2]\n").find("env"), std::string::npos);
+  rejection("- just\n- a list\n");
+  rejection("env: {store: /a\n");
+}
+
+TEST(EnvConfig, AllowableNames) {
+  EXPECT_TRUE(is_allowable_env_name("UCX_TLS"));
+  EXPECT_TRUE(is_allowable_env_name("NCCL_IB_HCA"));
+  EXPECT_FALSE(is_allowable_env_name("_X"));
+  EXPECT_FALSE(is_allowable_env_name("1X"));
+  EXPECT_FALSE(is_allowable_env_name("ucx_tls"));
+  EXPECT_FALSE(is_allowable_env_name("A-B"));
+  EXPECT_FALSE(is_allowable_env_name(""));
+  EXPECT_FALSE(is_allowable_env_name(std::string(129, 'A')));
+}
+
+TEST(EnvConfig, TheShippedExampleParses) {
+  const auto config = read_env_config(std::filesystem::path(kFixtures).parent_path().parent_path() / "configs" /
+                                      "nccltune.yaml");
+  ASSERT_TRUE(config.ok()) << config.error();
+  EXPECT_EQ(config->store, std::filesystem::path("/shared/nccltune/profiles"));
+}
+
+TEST(EnvConfig, MissingFileMeansDefaults) {
+  const auto config = read_env_config("/nonexistent/nccltune.yaml");
+  ASSERT_TRUE(config.ok()) << config.error();
+  EXPECT_TRUE(config->prefer_below);
+  const auto directory = read_env_config(std::filesystem::temp_directory_path());
+  EXPECT_FALSE(directory.ok());
+}

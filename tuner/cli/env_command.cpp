@@ -1,0 +1,204 @@
+// `nccltune env`: the environment of the profile that fits this job, for a Slurm TaskProlog or
+// Prolog, a systemd EnvironmentFile, /etc/nccl.conf, a shell, JSON or the NCCL example tuner
+// plugin. The job's shape comes from flags or Slurm's environment, the node type from --shape,
+// the daemon's node.yaml or a quick local read; the store picks the profile by name.
+//
+// Fail-open: a prolog must never fail a job because of a profile store, so on any error nothing
+// goes to stdout, one line goes to stderr (and syslog, from a Slurm script or with --syslog), and
+// the exit status is 0; --strict makes it 2. No profile for the job is not an error: no output.
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "env_config.h"
+#include "env_format.h"
+#include "env_command.h"
+#include "job_shape.h"
+#include "node_state.h"
+#include "printable_text.h"
+#include "profile.h"
+#include "profile_store.h"
+#include "store_permissions.h"
+
+namespace nccltune::cli {
+
+namespace {
+
+constexpr int kStrictFailure = 2;
+constexpr const char* kDefaultConfig = "/etc/nccltune/nccltune.yaml";
+constexpr const char* kDefaultNodeState = "/run/nccltune/node.yaml";
+
+struct EnvOptions {
+  std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeState, prefer;
+  std::optional<std::string> nodes, gpus_per_node;
+  bool strict = false, syslog = false;
+  LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
+};
+
+// One line per problem on stderr, and in syslog from a Slurm prolog (whose stderr nobody reads).
+class Reporter {
+ public:
+  explicit Reporter(bool to_syslog) : to_syslog_(to_syslog) {
+    if (to_syslog_) openlog("nccltune-env", LOG_PID, LOG_USER);
+  }
+  ~Reporter() {
+    if (to_syslog_) closelog();
+  }
+  Reporter(const Reporter&) = delete;
+  Reporter& operator=(const Reporter&) = delete;
+
+  void line(const std::string& message) const {
+    const std::string text = printable_excerpt(message, 2000);  // one line, whatever a file held
+    std::fprintf(stderr, "nccltune env: %s\n", text.c_str());
+    if (to_syslog_) ::syslog(LOG_USER | LOG_WARNING, "%s", text.c_str());
+  }
+
+ private:
+  bool to_syslog_;
+};
+
+std::map<std::string, std::string> slurm_environment() {
+  std::map<std::string, std::string> environment;
+  for (const char* name : kJobShapeVariables)
+    if (const char* value = std::getenv(name)) environment.emplace(name, value);
+  return environment;
+}
+
+Result<std::string> node_type_key_for(const EnvOptions& options) {
+  if (!options.shape.empty()) {
+    if (!is_valid_node_type_key(options.shape))
+      return Error{"--shape: '" + printable_excerpt(options.shape, 80) + "' is not a name from [A-Za-z0-9._-]"};
+    return options.shape;
+  }
+  std::error_code error;
+  if (std::filesystem::exists(options.node_state, error)) return read_node_type_key(options.node_state);
+  return local_node_type_key(options.local);
+}
+
+// The profile for this job, or nullopt when the store has none that fits.
+Result<std::optional<Profile>> job_profile(const EnvOptions& options, const EnvConfig& config) {
+  const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
+  if (!job) return Error{job.error()};
+  const Result<std::string> key = node_type_key_for(options);
+  if (!key) return Error{key.error()};
+  const std::filesystem::path store = options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
+  const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
+
+  const Result<std::optional<ProfileMatch>> match = find_profile(store, *key, job->nodes, prefer_below);
+  if (!match) return Error{match.error()};
+  if (!*match) {
+    spdlog::info("no profile for {} in {}", *key, store.string());
+    return std::optional<Profile>();
+  }
+  const ProfileMatch& found = **match;
+  const Result<std::filesystem::path> trusted = trusted_profile_path(store, found.file, ::geteuid());
+  if (!trusted) return Error{trusted.error()};
+  Result<Profile> profile = read_profile(*trusted);
+  if (!profile) return Error{profile.error()};
+
+  // A file copied to the wrong place would otherwise tune jobs it was not measured for.
+  const std::string where = found.file.string();
+  if (profile->shape.key != *key)
+    return Error{where + ": shape.key '" + profile->shape.key + "' does not match its directory '" + *key + "'"};
+  if (profile->shape.nodes != found.tuned_nodes)
+    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) + " does not match its file name"};
+  if (!profile_fits_job(profile->shape, *job)) {
+    spdlog::info("{}: tuned for {} GPUs per node, the job has {}: not used", where, profile->shape.gpus_per_node,
+                 job->gpus_per_node.value_or(0));
+    return std::optional<Profile>();
+  }
+  spdlog::info("{}: {} match for {} nodes", where, found.exact ? "exact" : "nearest", job->nodes);
+  return std::optional<Profile>(std::move(*profile));
+}
+
+int run_env(const EnvOptions& options) {
+  const Reporter reporter(options.syslog || std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr);
+  const int failed = options.strict ? kStrictFailure : 0;
+
+  const std::optional<EnvFormat> format = parse_env_format(options.format);
+  if (!format) {
+    reporter.line("--format: '" + options.format + "' is not sh, slurm, systemd, nccl-conf, json or tuner-csv");
+    return failed;
+  }
+  if (!options.prefer.empty() && options.prefer != "below" && options.prefer != "above") {
+    reporter.line("--prefer: '" + options.prefer + "' is not below or above");
+    return failed;
+  }
+  std::string config_file = options.config;
+  if (config_file.empty()) {
+    const char* from_environment = std::getenv("NCCLTUNE_CONFIG");
+    config_file = from_environment && *from_environment ? from_environment : kDefaultConfig;
+  }
+  const Result<EnvConfig> config = read_env_config(config_file);
+  if (!config) {
+    reporter.line(config.error());
+    return failed;
+  }
+  const Result<std::optional<Profile>> profile = job_profile(options, *config);
+  if (!profile) {
+    reporter.line(profile.error());
+    return failed;
+  }
+  if (!*profile) return 0;
+
+  const EnvEmission emission = render_env(**profile, *format, config->allow_names);
+  for (const std::string& warning : emission.warnings) reporter.line(warning);
+  if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
+      std::fflush(stdout) != 0) {
+    reporter.line("cannot write to stdout");
+    return failed;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_env_options(CLI::App& sub, Command& command) {
+  auto options = std::make_shared<EnvOptions>();
+  sub.add_option("--profiles", options->profiles, "Profile store root (default: env.store of the config)")
+      ->type_name("DIR");
+  sub.add_option("--nodes", options->nodes, "The job's node count (default: SLURM_JOB_NUM_NODES)")->type_name("N");
+  sub.add_option("--gpus-per-node", options->gpus_per_node,
+                  "The job's GPUs (ranks) per node (default: SLURM_GPUS_ON_NODE, else SLURM_NTASKS_PER_NODE)")
+      ->type_name("G");
+  sub.add_option("--shape", options->shape, "Node type key, instead of node.yaml or reading this node")
+      ->type_name("KEY");
+  sub.add_option("--format", options->format, "sh, slurm, systemd, nccl-conf, json or tuner-csv")
+      ->capture_default_str();
+  sub.add_option("--config", options->config,
+                  std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfig + ")")
+      ->type_name("FILE");
+  sub.add_option("--node-state", options->node_state, "The daemon's node state file")->capture_default_str();
+  sub.add_option("--prefer", options->prefer,
+                  "Without an exact node count: the nearest tuned count below or above (default: env.prefer)")
+      ->type_name("below|above");
+  sub.add_flag("--strict", options->strict, "Exit 2 on errors instead of 0");
+  sub.add_flag("--syslog", options->syslog, "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
+  sub.add_option("--from", options->local.from,
+                  "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE")
+      ->type_name("SRC");
+  sub.add_option("--nvml-lib", options->local.nvml_lib, "Local read: NVML library to dlopen")->capture_default_str();
+  sub.add_option("--nccl-lib", options->local.nccl_lib, "Local read: NCCL library (default: $NCCLTUNE_NCCL_LIB, else libnccl.so.2)")
+      ->type_name("PATH");
+  sub.add_option("--cuda-lib", options->local.cuda_lib,
+                  "Local read: CUDA driver library (default: $NCCLTUNE_CUDA_LIB, else libcuda.so.1)")
+      ->type_name("PATH");
+  sub.callback([options, &command] { command.run = [options] { return run_env(*options); }; });
+}
+
+void add_env_command(CLI::App& app, Command& command) {
+  add_env_options(*app.add_subcommand("env", "Print the NCCL environment of the profile that fits this job (fail-open)"),
+                  command);
+}
+
+}  // namespace nccltune::cli
