@@ -1,0 +1,482 @@
+// The NCCL tuner plugin as NCCL meets it: the built libnccl-tuner-nccltune.so is dlopen'd, both
+// plugin tables are looked up by name, and init / getCollInfo / finalize are called with cost
+// tables laid out and filled as NCCL 2.28 does (one float[7][3] array cast to float**, cells NCCL
+// cannot run at -1). The pure choice logic is tested directly at the end.
+#include <dlfcn.h>
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cost_table_choice.h"
+#include "nccl_tuner_v4.h"
+#include "nccl_tuner_v5.h"
+
+namespace nccltune {
+namespace {
+
+using namespace nccl_abi;
+namespace fs = std::filesystem;
+
+const fs::path kFixtures = fs::path(NCCLTUNE_FIXTURES) / "plugin";
+constexpr const char* kNodeTypeKey = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
+
+// ---- NCCL's side ------------------------------------------------------------------------------
+
+struct LogLine {
+  ncclDebugLogLevel level;
+  unsigned long flags;
+  std::string text;
+};
+std::vector<LogLine> g_log;
+
+// Has NCCL's logger's C signature (printf-style, variadic).
+void capture_log(ncclDebugLogLevel level, unsigned long flags, const char* /*file*/, int /*line*/,
+                 const char* fmt, ...) {
+  char buffer[4096];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  g_log.push_back({level, flags, buffer});
+}
+
+bool logged(ncclDebugLogLevel level, const std::string& part) {
+  for (const LogLine& line : g_log)
+    if (line.level == level && line.text.find(part) != std::string::npos) return true;
+  return false;
+}
+
+std::string all_log() {
+  std::string out;
+  for (const LogLine& line : g_log) out += std::to_string(line.level) + ": " + line.text + "\n";
+  return out;
+}
+
+// A cost table as NCCL 2.28's updateCollCostTable leaves it for an all_reduce on 8 H100s per
+// node with NVLS and no CollNet: estimated microseconds (latency + bytes / bandwidth) in the
+// cells it can run, NCCL_ALGO_PROTO_IGNORE elsewhere.
+struct NcclCostTable {
+  float cells[kNumAlgorithms][kNumProtocols];
+
+  explicit NcclCostTable(std::size_t bytes) {
+    for (auto& row : cells)
+      for (float& cell : row) cell = kAlgoProtoIgnore;
+    const auto cost = [bytes](double latency_us, double gbps) {
+      return static_cast<float>(latency_us + static_cast<double>(bytes) / (gbps * 1e3));
+    };
+    cells[kAlgoTree][kProtoLl] = cost(7, 35);
+    cells[kAlgoTree][kProtoLl128] = cost(15, 250);
+    cells[kAlgoTree][kProtoSimple] = cost(20, 300);
+    cells[kAlgoRing][kProtoLl] = cost(9, 40);
+    cells[kAlgoRing][kProtoLl128] = cost(16, 300);
+    cells[kAlgoRing][kProtoSimple] = cost(28, 360);
+    cells[kAlgoNvls][kProtoSimple] = cost(24, 470);
+    cells[kAlgoNvlsTree][kProtoSimple] = cost(30, 420);
+  }
+  float** as_nccl_passes_it() { return reinterpret_cast<float**>(cells); }
+};
+
+// What NCCL's topoGetAlgoInfo then picks: the cheapest cell that is not ignored.
+std::pair<int, int> nccl_pick(const NcclCostTable& table, int num_algorithms = kNumAlgorithms) {
+  std::pair<int, int> best{-1, -1};
+  float best_cost = 3600000000.0f;
+  for (int a = 0; a < num_algorithms; ++a)
+    for (int p = 0; p < kNumProtocols; ++p) {
+      const float cost = table.cells[a][p];
+      if (cost == kAlgoProtoIgnore) continue;
+      if (cost >= 0.0f && cost < best_cost) {
+        best = {a, p};
+        best_cost = cost;
+      }
+    }
+  return best;
+}
+
+bool same_cells(const NcclCostTable& a, const NcclCostTable& b) {
+  for (int i = 0; i < kNumAlgorithms; ++i)
+    for (int j = 0; j < kNumProtocols; ++j)
+      if (a.cells[i][j] != b.cells[i][j]) return false;
+  return true;
+}
+
+// ---- the library as a file --------------------------------------------------------------------
+
+struct ElfFacts {
+  std::vector<std::string> needed;  // DT_NEEDED
+  std::set<std::string> exported;   // defined global or weak symbols in .dynsym
+};
+
+ElfFacts read_elf(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ElfFacts facts;
+  if (bytes.size() < sizeof(Elf64_Ehdr)) return facts;
+  const auto at = [&](std::size_t offset) { return bytes.data() + offset; };
+  Elf64_Ehdr header;
+  std::memcpy(&header, at(0), sizeof header);
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  for (std::size_t i = 0; i < sections.size(); ++i)
+    std::memcpy(&sections[i], at(header.e_shoff + i * header.e_shentsize), sizeof(Elf64_Shdr));
+  const auto string_at = [&](const Elf64_Shdr& table, std::size_t offset) {
+    return std::string(at(table.sh_offset + offset));
+  };
+  for (const Elf64_Shdr& section : sections) {
+    const Elf64_Shdr& strings = sections[section.sh_link];
+    if (section.sh_type == SHT_DYNAMIC) {
+      for (std::size_t offset = 0; offset + sizeof(Elf64_Dyn) <= section.sh_size;
+           offset += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn entry;
+        std::memcpy(&entry, at(section.sh_offset + offset), sizeof entry);
+        if (entry.d_tag == DT_NEEDED) facts.needed.push_back(string_at(strings, entry.d_un.d_val));
+      }
+    } else if (section.sh_type == SHT_DYNSYM) {
+      for (std::size_t offset = 0; offset + sizeof(Elf64_Sym) <= section.sh_size;
+           offset += sizeof(Elf64_Sym)) {
+        Elf64_Sym symbol;
+        std::memcpy(&symbol, at(section.sh_offset + offset), sizeof symbol);
+        const int binding = ELF64_ST_BIND(symbol.st_info);
+        if (symbol.st_shndx != SHN_UNDEF &&
+            (binding == STB_GLOBAL || binding == STB_WEAK || binding == STB_GNU_UNIQUE))
+          facts.exported.insert(string_at(strings, symbol.st_name));
+      }
+    }
+  }
+  return facts;
+}
+
+// ---- fixture ----------------------------------------------------------------------------------
+
+class TunerPlugin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_log.clear();
+    for (const char* name : kVariables) unsetenv(name);
+    // Nothing on this machine may leak in: no node config, no daemon state.
+    setenv("NCCLTUNE_CONFIG", (scratch() / "no-config.yaml").c_str(), 1);
+    setenv("NCCLTUNE_NODE_STATE", (scratch() / "no-node.yaml").c_str(), 1);
+    library_ = dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library_, nullptr) << dlerror();
+    v5_ = static_cast<const ncclTuner_v5_t*>(dlsym(library_, kTunerV5Symbol));
+    v4_ = static_cast<const ncclTuner_v4_t*>(dlsym(library_, kTunerV4Symbol));
+    ASSERT_NE(v5_, nullptr);
+    ASSERT_NE(v4_, nullptr);
+  }
+
+  void TearDown() override {
+    if (context_ != nullptr) {
+      EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
+    }
+    if (library_ != nullptr) dlclose(library_);
+    for (const char* name : kVariables) unsetenv(name);
+    std::error_code ignored;
+    if (!scratch_.empty()) fs::remove_all(scratch_, ignored);
+  }
+
+  // A private directory, 0700 like mkdtemp makes it: the store checks accept it.
+  const fs::path& scratch() {
+    if (scratch_.empty()) {
+      std::string pattern = (fs::temp_directory_path() / "nccltune-plugin-XXXXXX").string();
+      if (mkdtemp(pattern.data()) != nullptr) scratch_ = pattern;
+    }
+    return scratch_;
+  }
+
+  // A store holding h100-2n.yaml as <store>/<key>/2n.yaml, the node.yaml naming that key, and a
+  // node config naming the store.
+  fs::path make_store() {
+    const fs::path store = scratch() / "store";
+    fs::create_directories(store / kNodeTypeKey);
+    fs::copy_file(kFixtures / "h100-2n.yaml", store / kNodeTypeKey / "2n.yaml");
+    chmod((store / kNodeTypeKey / "2n.yaml").c_str(), 0644);
+    for (const fs::path& directory : {store, store / kNodeTypeKey}) chmod(directory.c_str(), 0755);
+    std::ofstream(scratch() / "nccltune.yaml")
+        << "env:\n  store: " << store.string() << "\n  prefer: below\n";
+    setenv("NCCLTUNE_CONFIG", (scratch() / "nccltune.yaml").c_str(), 1);
+    setenv("NCCLTUNE_NODE_STATE", (kFixtures / "node.yaml").c_str(), 1);
+    return store;
+  }
+
+  void init_v5(std::size_t ranks, std::size_t nodes) {
+    ncclNvlDomainInfo_v5_t domains{static_cast<int>(nodes), 8, 8};
+    ncclTunerConstants_v5_t constants{};
+    ASSERT_EQ(v5_->init(&context_, 42, ranks, nodes, capture_log, &domains, &constants), ncclSuccess);
+  }
+
+  // getCollInfo on a fresh NCCL-filled table; returns the table after the call, channels in `channels`.
+  NcclCostTable call(std::size_t bytes, ncclFunc_t collective = ncclFuncAllReduce,
+                     int num_algorithms = kNumAlgorithms, NcclCostTable* before = nullptr) {
+    NcclCostTable table(bytes);
+    if (before != nullptr) table = *before;
+    channels = 0;  // NCCL passes nMaxChannels = 0
+    EXPECT_EQ(v5_->getCollInfo(context_, collective, bytes, 1, table.as_nccl_passes_it(), num_algorithms,
+                               kNumProtocols, 0, &channels),
+              ncclSuccess);
+    return table;
+  }
+
+  static constexpr std::array<const char*, 5> kVariables = {
+      "NCCLTUNE_PROFILE", "NCCLTUNE_PROFILES", "NCCLTUNE_CONFIG", "NCCLTUNE_NODE_STATE", "NCCL_DEBUG"};
+  void* library_ = nullptr;
+  const ncclTuner_v5_t* v5_ = nullptr;
+  const ncclTuner_v4_t* v4_ = nullptr;
+  void* context_ = nullptr;
+  int channels = 0;
+  fs::path scratch_;
+};
+
+// ---- what NCCL sees of the file ---------------------------------------------------------------
+
+TEST_F(TunerPlugin, ExportsOnlyTheTwoPluginTables) {
+  const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
+  EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5"}));
+  EXPECT_STREQ(v5_->name, "nccltune");
+  EXPECT_STREQ(v4_->name, "nccltune");
+}
+
+TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {
+  const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
+  ASSERT_FALSE(facts.needed.empty());
+  for (const std::string& library : facts.needed)
+    for (const char* forbidden :
+         {"mpi", "open-pal", "open-rte", "hwloc", "ibverbs", "cuda", "nvidia-ml", "nccl"})
+      EXPECT_EQ(library.find(forbidden), std::string::npos) << library << " is NEEDED";
+}
+
+// ---- choices from NCCLTUNE_PROFILE ------------------------------------------------------------
+
+TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(16, 2);
+  ASSERT_NE(context_, nullptr);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "h100-2n.yaml")) << all_log();
+
+  struct Case {
+    std::size_t bytes;
+    std::pair<int, int> pick;
+    int channels;
+  };
+  // Both ends of each range that names one cell.
+  for (const Case& expected :
+       {Case{8, {kAlgoTree, kProtoLl}, 0}, Case{65535, {kAlgoTree, kProtoLl}, 0},
+        Case{65536, {kAlgoRing, kProtoLl128}, 24}, Case{1048575, {kAlgoRing, kProtoLl128}, 24},
+        Case{67108864, {kAlgoNvls, kProtoSimple}, 0},
+        Case{std::size_t{16} << 30, {kAlgoNvls, kProtoSimple}, 0}}) {
+    SCOPED_TRACE(expected.bytes);
+    const NcclCostTable untouched(expected.bytes);
+    const NcclCostTable table = call(expected.bytes);
+    EXPECT_EQ(nccl_pick(table), expected.pick);
+    EXPECT_EQ(table.cells[expected.pick.first][expected.pick.second], 0.0f);
+    EXPECT_EQ(channels, expected.channels);
+    // Only that one cell changes.
+    NcclCostTable rest = table;
+    rest.cells[expected.pick.first][expected.pick.second] =
+        untouched.cells[expected.pick.first][expected.pick.second];
+    EXPECT_TRUE(same_cells(rest, untouched));
+  }
+  // At 64 KiB NCCL's own pick is another cell: the marking is what decided.
+  EXPECT_NE(nccl_pick(NcclCostTable(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+}
+
+TEST_F(TunerPlugin, NeverMarksACellNcclCannotRun) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(16, 2);
+  NcclCostTable no_nvls(std::size_t{1} << 30);  // NVLS off: NCCL ignores the NVLS rows
+  for (int p = 0; p < kNumProtocols; ++p)
+    no_nvls.cells[kAlgoNvls][p] = no_nvls.cells[kAlgoNvlsTree][p] = kAlgoProtoIgnore;
+  const NcclCostTable before = no_nvls;
+  const NcclCostTable after = call(std::size_t{1} << 30, ncclFuncAllReduce, kNumAlgorithms, &no_nvls);
+  EXPECT_TRUE(same_cells(after, before));
+  EXPECT_EQ(after.cells[kAlgoNvls][kProtoSimple], kAlgoProtoIgnore);
+  EXPECT_EQ(channels, 0);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "NVLS/Simple is not available")) << all_log();
+}
+
+TEST_F(TunerPlugin, LeavesNcclsChoiceForListsEmptyChoicesOtherCollectivesAndUncoveredSizes) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(16, 2);
+  // algo "NVLS,Ring": NCCL picks among them.
+  EXPECT_TRUE(same_cells(call(1048576), NcclCostTable(1048576)));
+  EXPECT_EQ(channels, 0);
+  // algo and proto empty, 16 channels measured: only the channel count is set.
+  EXPECT_TRUE(same_cells(call(16777216), NcclCostTable(16777216)));
+  EXPECT_EQ(channels, 16);
+  // all_gather is not measured by the tuner.
+  EXPECT_TRUE(same_cells(call(8, ncclFuncAllGather), NcclCostTable(8)));
+  EXPECT_EQ(channels, 0);
+  // Beyond the last range.
+  const std::size_t beyond = (std::size_t{16} << 30) + 1;
+  EXPECT_TRUE(same_cells(call(beyond), NcclCostTable(beyond)));
+  EXPECT_EQ(channels, 0);
+}
+
+TEST_F(TunerPlugin, RespectsATableWithFewerAlgorithms) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(16, 2);
+  // A table of 4 algorithms has no NVLS row: the NVLS cell is outside it and must not be written.
+  const NcclCostTable big = call(std::size_t{1} << 30, ncclFuncAllReduce, 4);
+  EXPECT_TRUE(same_cells(big, NcclCostTable(std::size_t{1} << 30)));
+  const NcclCostTable small = call(8, ncclFuncAllReduce, 4);
+  EXPECT_EQ(nccl_pick(small, 4), std::make_pair(kAlgoTree, kProtoLl));
+  EXPECT_EQ(small.cells[kAlgoTree][kProtoLl], 0.0f);
+}
+
+TEST_F(TunerPlugin, TheV4TableWorksTheSame) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  void* context = nullptr;
+  ASSERT_EQ(v4_->init(16, 2, capture_log, &context), ncclSuccess);
+  ASSERT_NE(context, nullptr);
+  NcclCostTable table(65536);
+  int v4_channels = 0;
+  EXPECT_EQ(v4_->getCollInfo(context, ncclFuncAllReduce, 65536, 1, table.as_nccl_passes_it(), kNumAlgorithms,
+                             kNumProtocols, 0, &v4_channels),
+            ncclSuccess);
+  EXPECT_EQ(nccl_pick(table), std::make_pair(kAlgoRing, kProtoLl128));
+  EXPECT_EQ(v4_channels, 24);
+  EXPECT_EQ(v4_->destroy(context), ncclSuccess);
+}
+
+// ---- fail-open --------------------------------------------------------------------------------
+
+TEST_F(TunerPlugin, WithoutAProfileChangesNothing) {
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "no-node.yaml does not exist")) << all_log();
+  EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{65536}, std::size_t{1} << 30}) {
+    EXPECT_TRUE(same_cells(call(bytes), NcclCostTable(bytes)));
+    EXPECT_EQ(channels, 0);
+  }
+}
+
+TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
+  const fs::path canary = "/tmp/nccltune-plugin-canary";
+  fs::remove(canary);
+  for (const fs::path& bad : {kFixtures / "broken.yaml", scratch() / "missing.yaml"}) {
+    SCOPED_TRACE(bad);
+    g_log.clear();
+    setenv("NCCLTUNE_PROFILE", bad.c_str(), 1);
+    init_v5(16, 2);
+    EXPECT_TRUE(logged(NCCL_LOG_WARN, bad.string())) << all_log();
+    EXPECT_EQ(std::count_if(g_log.begin(), g_log.end(),
+                            [](const LogLine& line) { return line.level == NCCL_LOG_WARN; }),
+              1)
+        << all_log();
+    EXPECT_TRUE(same_cells(call(8), NcclCostTable(8)));
+    EXPECT_EQ(channels, 0);
+    EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
+    context_ = nullptr;
+  }
+  EXPECT_FALSE(fs::exists(canary));
+}
+
+TEST_F(TunerPlugin, ANullLoggerIsAllowed) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "broken.yaml").c_str(), 1);
+  ASSERT_EQ(v5_->init(&context_, 1, 16, 2, nullptr, nullptr, nullptr), ncclSuccess);
+  EXPECT_TRUE(same_cells(call(8), NcclCostTable(8)));
+}
+
+// ---- the store --------------------------------------------------------------------------------
+
+TEST_F(TunerPlugin, FindsTheProfileInTheStoreByNodeTypeAndNodeCount) {
+  const fs::path store = make_store();
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, (store / kNodeTypeKey / "2n.yaml").string())) << all_log();
+  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+  EXPECT_EQ(channels, 24);
+}
+
+TEST_F(TunerPlugin, NcclTuneProfilesOverridesTheConfiguredStore) {
+  const fs::path store = make_store();
+  std::ofstream(scratch() / "nccltune.yaml") << "env:\n  store: /nonexistent/store\n";
+  setenv("NCCLTUNE_PROFILES", store.c_str(), 1);
+  init_v5(16, 2);
+  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+}
+
+TEST_F(TunerPlugin, ANearestNodeCountIsUsedOnlyForTheSameRanks) {
+  make_store();
+  // 4 nodes of 8: the nearest tuned count is 2 nodes, but 16 ranks were measured, not 32.
+  init_v5(32, 4);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "not using")) << all_log();
+  EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
+  EXPECT_EQ(channels, 0);
+  EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
+  context_ = nullptr;
+
+  // 2 nodes of 4 ranks: the exact node count is used, with a note.
+  g_log.clear();
+  init_v5(8, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "tuned with 16 ranks")) << all_log();
+  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+}
+
+TEST_F(TunerPlugin, RefusesAStoreOthersCanWrite) {
+  const fs::path store = make_store();
+  chmod((store / kNodeTypeKey).c_str(), 0777);
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_WARN, kNodeTypeKey)) << all_log();
+  EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
+  EXPECT_EQ(channels, 0);
+}
+
+TEST_F(TunerPlugin, LogsThroughNcclsTuningSubsystem) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(16, 2);
+  call(65536);
+  call(65537);  // same range: reported once
+  ASSERT_FALSE(g_log.empty());
+  int range_lines = 0;
+  for (const LogLine& line : g_log) {
+    EXPECT_EQ(line.flags & NCCL_TUNING, static_cast<unsigned long>(NCCL_TUNING));
+    if (line.text.find("65536..1048575 bytes: Ring/LL128, 24 channels") != std::string::npos) ++range_lines;
+  }
+  EXPECT_EQ(range_lines, 1) << all_log();
+}
+
+// ---- the pure choice --------------------------------------------------------------------------
+
+TEST(CostTableChoice, MapsNcclNamesToNccl228Indices) {
+  EXPECT_EQ(nccl_algorithm_index("Tree"), 0);
+  EXPECT_EQ(nccl_algorithm_index("ring"), 1);
+  EXPECT_EQ(nccl_algorithm_index("CollnetDirect"), 2);
+  EXPECT_EQ(nccl_algorithm_index("CollNetChain"), 3);
+  EXPECT_EQ(nccl_algorithm_index("NVLS"), 4);
+  EXPECT_EQ(nccl_algorithm_index("nvlstree"), 5);
+  EXPECT_EQ(nccl_algorithm_index("PAT"), 6);
+  EXPECT_EQ(nccl_protocol_index("LL"), 0);
+  EXPECT_EQ(nccl_protocol_index("ll128"), 1);
+  EXPECT_EQ(nccl_protocol_index("Simple"), 2);
+  for (const char* not_one : {"", "Ring,Tree", "^Tree", "CollNet", "Rings"})
+    EXPECT_EQ(nccl_algorithm_index(not_one), std::nullopt) << not_one;
+  EXPECT_EQ(nccl_protocol_index("LL,LL128"), std::nullopt);
+  EXPECT_EQ(nccl_algorithm_name(5), "NVLSTree");
+  EXPECT_EQ(nccl_protocol_name(3), "?");
+}
+
+TEST(CostTableChoice, AnAlgorithmWithoutAProtocolIsLeftToNccl) {
+  const std::vector<SizeChoice> per_size = {{0, 100, "Ring", "", 8}};
+  const NcclCostTable table(8);
+  const CostTableChoice choice = choose_cost_table_cell(
+      per_size, ncclFuncAllReduce, 8, CostTable{&table.cells[0][0], kNumAlgorithms, kNumProtocols});
+  EXPECT_EQ(choice.outcome, ChoiceOutcome::left_to_nccl);
+  EXPECT_EQ(choice.channels, 0);
+  EXPECT_EQ(choice.range, std::optional<std::size_t>(0));
+}
+
+}  // namespace
+}  // namespace nccltune

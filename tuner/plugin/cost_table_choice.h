@@ -1,0 +1,56 @@
+// The tuner plugin's decision for one collective call, as a pure function: given the profile's
+// measured best (algo, proto, channels) per size range and the cost table NCCL filled, which cell
+// to mark as the cheapest and how many channels to ask for. No NCCL, no files: unit tests call it
+// directly, the plugin's entry points (tuner_plugin.cpp) apply what it returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "nccl_tuner_common.h"
+#include "profile.h"
+
+namespace nccltune {
+
+// NCCL 2.28's row / column of an algorithm / protocol name as NCCL_ALGO / NCCL_PROTO spell it
+// (case-insensitive: "Ring", "nvlstree", "Simple"); nullopt for anything else, lists included.
+std::optional<int> nccl_algorithm_index(std::string_view name);
+std::optional<int> nccl_protocol_index(std::string_view name);
+// NCCL's spelling of a row / column ("CollNetDirect", "LL128"), "?" outside the table.
+std::string_view nccl_algorithm_name(int index);
+std::string_view nccl_protocol_name(int index);
+
+// The cost table of one getCollInfo call: num_algorithms rows of num_protocols floats, one
+// contiguous block (NCCL casts its float[algorithms][protocols] array to float**).
+struct CostTable {
+  const float* cells = nullptr;
+  int num_algorithms = 0, num_protocols = 0;
+  float at(int algorithm, int protocol) const { return cells[algorithm * num_protocols + protocol]; }
+};
+
+enum class ChoiceOutcome {
+  marked,            // mark (algorithm, protocol) cheapest; channels when > 0
+  channels_only,     // the range leaves algo and proto to NCCL but measured a channel count
+  other_collective,  // the tuner measures all_reduce only: NCCL decides the rest
+  no_range,          // no per_size range holds this size
+  left_to_nccl,      // the range's algo or proto is empty or a list: NCCL picks among them
+  outside_table,     // a name this NCCL's table has no row / column for (numAlgo, numProto)
+  unavailable,       // NCCL marked the cell NCCL_ALGO_PROTO_IGNORE for this call: never forced
+};
+
+struct CostTableChoice {
+  ChoiceOutcome outcome = ChoiceOutcome::no_range;
+  int algorithm = -1, protocol = -1;  // the range's cell, when both names are known
+  int channels = 0;                   // for NCCL's nChannels; 0 = NCCL's own choice
+  std::optional<std::size_t> range;   // index into per_size of the range that holds the size
+};
+
+// per_size: ranges ascending and disjoint, as parse_profile guarantees.
+CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>& per_size,
+                                       nccl_abi::ncclFunc_t collective, std::uint64_t bytes,
+                                       const CostTable& table);
+
+}  // namespace nccltune

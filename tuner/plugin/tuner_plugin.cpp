@@ -1,0 +1,151 @@
+// The NCCL tuner plugin's entry points (libnccl-tuner-nccltune.so, NCCL_TUNER_PLUGIN=nccltune):
+// the v5 and v4 tables NCCL 2.28 looks up by name. This library is loaded into every NCCL
+// application, so nothing may escape it: every entry point catches, logs through NCCL's logger
+// and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own choices.
+#include <unistd.h>
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "communicator_profile.h"
+#include "cost_table_choice.h"
+#include "nccl_tuner_v4.h"
+#include "nccl_tuner_v5.h"
+
+namespace nccltune {
+namespace {
+
+using namespace nccl_abi;
+
+constexpr const char* kPluginName = "nccltune";
+
+void log_line(ncclDebugLogger_t logger, ncclDebugLogLevel level, const std::string& text) {
+  // "%s": paths and profile names are data, never part of the format.
+  if (logger != nullptr)
+    logger(level, NCCL_TUNING, __FILE__, __LINE__, "%s", ("TUNER/nccltune: " + text).c_str());
+}
+
+// One communicator's state: its profile's ranges, and which ranges have been reported in the log
+// (once each, at their first use, so NCCL_DEBUG=INFO shows what the plugin did without a line
+// per call).
+struct TunerContext {
+  ncclDebugLogger_t logger = nullptr;
+  std::vector<SizeChoice> per_size;
+  std::string profile_file;
+  std::unique_ptr<std::atomic<bool>[]> range_reported;
+};
+
+std::string range_text(const SizeChoice& range) {
+  return std::to_string(range.min_bytes) + ".." + std::to_string(range.max_bytes) + " bytes";
+}
+
+std::string choice_text(const CostTableChoice& choice, const SizeChoice& range) {
+  const std::string cell = std::string(nccl_algorithm_name(choice.algorithm)) + "/" +
+                           std::string(nccl_protocol_name(choice.protocol));
+  const std::string channels =
+      choice.channels > 0 ? ", " + std::to_string(choice.channels) + " channels" : "";
+  switch (choice.outcome) {
+    case ChoiceOutcome::marked: return "all_reduce " + range_text(range) + ": " + cell + channels;
+    case ChoiceOutcome::channels_only:
+      return "all_reduce " + range_text(range) + ": NCCL's algorithm and protocol" + channels;
+    case ChoiceOutcome::left_to_nccl:
+      return "all_reduce " + range_text(range) + ": algo '" + range.algo + "', proto '" + range.proto +
+             "' leave the choice to NCCL";
+    case ChoiceOutcome::outside_table:
+      return "all_reduce " + range_text(range) + ": " + range.algo + "/" + range.proto +
+             " is not in this NCCL's cost table; NCCL's choice stands";
+    case ChoiceOutcome::unavailable:
+      return "all_reduce " + range_text(range) + ": " + cell +
+             " is not available to this communicator; NCCL's choice stands";
+    case ChoiceOutcome::other_collective:
+    case ChoiceOutcome::no_range: break;
+  }
+  return {};
+}
+
+void report_once(TunerContext& context, const CostTableChoice& choice) {
+  if (!choice.range || context.range_reported[*choice.range].exchange(true)) return;
+  log_line(context.logger, NCCL_LOG_INFO, choice_text(choice, context.per_size[*choice.range]));
+}
+
+ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
+                  void** context_out) noexcept {
+  if (context_out == nullptr) return ncclSuccess;
+  *context_out = nullptr;
+  try {
+    auto context = std::make_unique<TunerContext>();
+    context->logger = logger;
+    CommunicatorProfile found =
+        find_communicator_profile(profile_locations_from_environment(), ranks, nodes, geteuid());
+    for (const PluginLogLine& line : found.log)
+      log_line(logger, line.warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, line.text);
+    if (found.profile) {
+      context->per_size = std::move(found.profile->per_size);
+      context->profile_file = found.file.string();
+      context->range_reported = std::make_unique<std::atomic<bool>[]>(context->per_size.size());
+    }
+    *context_out = context.release();
+  } catch (const std::exception& error) {
+    log_line(logger, NCCL_LOG_WARN,
+             std::string("init failed: ") + error.what() + "; NCCL's own choices stand");
+  } catch (...) {
+    log_line(logger, NCCL_LOG_WARN, "init failed with an unknown exception; NCCL's own choices stand");
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t bytes, int /*pipe_ops*/,
+                           float** cost_table, int num_algorithms, int num_protocols, int /*reg_buff*/,
+                           int* channels) noexcept {
+  auto* context = static_cast<TunerContext*>(context_in);
+  if (context == nullptr || context->per_size.empty() || cost_table == nullptr) return ncclSuccess;
+  try {
+    // NCCL passes its contiguous float[algorithms][protocols] array cast to float**.
+    float* cells = reinterpret_cast<float*>(cost_table);
+    const CostTableChoice choice = choose_cost_table_cell(context->per_size, collective, bytes,
+                                                          CostTable{cells, num_algorithms, num_protocols});
+    if (choice.outcome == ChoiceOutcome::marked)
+      cells[choice.algorithm * num_protocols + choice.protocol] = 0.0f;
+    if ((choice.outcome == ChoiceOutcome::marked || choice.outcome == ChoiceOutcome::channels_only) &&
+        choice.channels > 0 && channels != nullptr)
+      *channels = choice.channels;
+    report_once(*context, choice);
+  } catch (const std::exception& error) {
+    log_line(context->logger, NCCL_LOG_WARN, std::string("getCollInfo failed: ") + error.what());
+  } catch (...) {
+    log_line(context->logger, NCCL_LOG_WARN, "getCollInfo failed with an unknown exception");
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t finalize(void* context) noexcept {
+  delete static_cast<TunerContext*>(context);
+  return ncclSuccess;
+}
+
+ncclResult_t init_v5(void** context, std::uint64_t /*comm_id*/, std::size_t ranks, std::size_t nodes,
+                     ncclDebugLogger_t logger, ncclNvlDomainInfo_v5_t* /*nvl_domains*/,
+                     ncclTunerConstants_v5_t* /*constants*/) noexcept {
+  return init(ranks, nodes, logger, context);
+}
+
+ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
+                     void** context) noexcept {
+  return init(ranks, nodes, logger, context);
+}
+
+}  // namespace
+}  // namespace nccltune
+
+// The only two symbols the library exports (the version script hides everything else).
+extern "C" {
+__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
+__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
+const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,
+                                                               nccltune::get_coll_info, nccltune::finalize};
+const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4 = {nccltune::kPluginName, nccltune::init_v4,
+                                                               nccltune::get_coll_info, nccltune::finalize};
+}
