@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# nccltuned as systemd runs it: sd_notify messages read from a test socket, the lifecycle
+# (start on a healthy snapshot, drift after the snapshot is swapped and SIGHUP, drift cleared,
+# an invalid config on reload kept out, SIGTERM within a second), a bad config at start, a live
+# read with missing libraries (degraded), and `systemd-analyze verify` on the installed unit.
+# usage: daemon_test.sh NCCLTUNED NOTIFY_LISTENER FIXTURES FAKENCCL FAKECUDA BUILD_DIR
+set -u
+nccltuned=$1
+listener=$2
+fixtures=$3
+fakenccl=$4
+fakecuda=$5
+build_dir=$6
+work=$(mktemp -d)
+daemon_pid=""
+listener_pid=""
+cleanup() {
+  for pid in $daemon_pid $listener_pid; do
+    { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_in() {  # expect_in FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1" 2>/dev/null; then pass; else fail "$3: '$2' not in $1"; fi
+}
+expect_not_in() {  # expect_not_in FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1" 2>/dev/null; then fail "$3: '$2' in $1"; else pass; fi
+}
+# wait_for FILE TEXT: until FILE holds TEXT (10 s at most; a scan takes well under one).
+wait_for() {
+  for _ in $(seq 100); do
+    grep -qF -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "timed out waiting for '$2' in $1"
+  return 1
+}
+count_of() { grep -cF -- "$2" "$1" 2>/dev/null; }
+
+# --- set-up: a profile store, an admin's /etc/nccl.conf, a config, a snapshot link to flip ----------
+cp -r "$fixtures/store" "$work/store"
+chmod -R go-w "$work/store"  # the store's trust checks, as `nccltune env` applies them
+printf 'NCCL_DEBUG=WARN\n# the admin'"'"'s own line\n' >"$work/nccl.conf"
+cat >"$work/nccltune.yaml" <<EOF
+env:
+  store: $work/store
+daemon:
+  interval: 1h
+  runtime_dir: $work/run
+  state_dir: $work/state
+  metrics_dir: $work/metrics
+  nccl_conf: {manage: true, path: $work/nccl.conf}
+  nccl_lib: $fakenccl
+  cuda_lib: $fakecuda
+EOF
+cp "$work/nccltune.yaml" "$work/good-config.yaml"
+ln -s "$fixtures/nodes/dgx-h100" "$work/node"
+node_yaml=$work/run/node.yaml
+metrics=$work/metrics/nccltune.prom
+
+"$listener" "$work/notify.sock" >"$work/notify.log" 2>&1 &
+listener_pid=$!
+for _ in $(seq 50); do [ -S "$work/notify.sock" ] && break; sleep 0.1; done
+
+# --- start on the healthy snapshot --------------------------------------------------------------
+NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=400000 \
+  "$nccltuned" --config "$work/nccltune.yaml" --from "$work/node" 2>"$work/daemon.log" &
+daemon_pid=$!
+wait_for "$work/notify.log" "READY=1"
+wait_for "$node_yaml" "schema:"
+expect_in "$work/notify.log" "STATUS=8 GPUs, 8 NICs:" "STATUS with the scan's summary"
+expect_in "$node_yaml" 'key: "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28"' "node type key from the snapshot and the fake NCCL"
+expect_in "$node_yaml" "fail: 0" "healthy node: no failures"
+expect_in "$node_yaml" "drift: []" "healthy node: no drift"
+expect_in "$metrics" 'nccltune_devices{kind="gpu"} 8' "metrics: GPU count"
+expect_in "$metrics" 'nccltune_check_verdicts{verdict="fail"} 0' "metrics: no failures"
+expect_in "$metrics" '# TYPE nccltune_drift gauge' "metrics: TYPE lines"
+expect_in "$work/run/nccl.env" "NCCL_MIN_NCHANNELS=16" "nccl.env from the nearest single-node profile (2n)"
+expect_in "$work/run/nccl.env" "# nccltuned: $work/store/h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28/2n.yaml" "nccl.env names its profile"
+expect_in "$work/nccl.conf" "NCCL_DEBUG=WARN" "the admin's nccl.conf line kept"
+expect_in "$work/nccl.conf" "# BEGIN nccltuned" "nccl.conf block added"
+expect_in "$work/nccl.conf" "NCCL_MIN_NCHANNELS=16" "nccl.conf block holds the profile"
+[ -f "$work/state/last-good.yaml" ] && pass || fail "last good state not saved"
+# WATCHDOG_USEC=0.4 s: pings every 0.2 s while the daemon sleeps between scans.
+wait_for "$work/notify.log" "WATCHDOG=1"
+sleep 1
+if [ "$(count_of "$work/notify.log" "WATCHDOG=1")" -ge 3 ]; then pass; else fail "watchdog pings: $(count_of "$work/notify.log" "WATCHDOG=1") in over 1 s"; fi
+
+# --- the hardware drifts: swap in the drifted snapshot and reload -------------------------------
+ln -sfn "$fixtures/daemon/h100-drifted" "$work/node"
+kill -HUP "$daemon_pid"
+wait_for "$node_yaml" "gpu_missing"
+wait_for "$work/notify.log" "RELOADING=1"
+expect_in "$work/daemon.log" "warning: drift: GPU7 0000:db:00.0 is missing" "drift logged at warning level with details"
+expect_in "$work/daemon.log" "warning: drift: NIC5 mlx5_5 port is DOWN, was ACTIVE" "port drift logged"
+expect_in "$work/daemon.log" "warning: drift: GPU2 0000:3a:00.0 PCIe link is x8, was x16" "link drift logged"
+expect_in "$node_yaml" 'kind: "node_type_changed"' "node type change in node.yaml"
+expect_in "$node_yaml" 'id: "drift"' "drift shows in the verdicts"
+expect_not_in "$node_yaml" "fail: 0" "verdicts now have failures"
+expect_in "$metrics" 'nccltune_drift{kind="gpu_missing"} 1' "metrics: GPU missing"
+expect_in "$metrics" 'nccltune_drift{kind="port_not_active"} 1' "metrics: port drift"
+expect_in "$metrics" 'nccltune_devices{kind="gpu"} 7' "metrics: GPU count changed"
+expect_in "$metrics" 'name="mlx5_5",pci="0000:ac:00.0",state="DOWN"} 0' "metrics: port state"
+expect_not_in "$metrics" 'nccltune_check_verdicts{verdict="fail"} 0' "metrics: failures counted"
+expect_in "$work/run/nccl.env" "no profile for h100-80gb-hbm3.7gpu" "7-GPU node type has no profile: nccl.env says so"
+expect_not_in "$work/run/nccl.env" "NCCL_" "no settings for an untuned node type"
+expect_not_in "$work/nccl.conf" "# BEGIN nccltuned" "block removed from nccl.conf"
+expect_in "$work/nccl.conf" "NCCL_DEBUG=WARN" "the admin's line still there"
+if [ "$(count_of "$work/notify.log" "READY=1")" -ge 2 ]; then pass; else fail "READY=1 again after the reload"; fi
+
+# --- fixed: back to the healthy snapshot; the drift clears --------------------------------------
+ln -sfn "$fixtures/nodes/dgx-h100" "$work/node"
+kill -HUP "$daemon_pid"
+wait_for "$work/daemon.log" "drift cleared: GPU7 0000:db:00.0 is missing"
+wait_for "$metrics" 'nccltune_drift{kind="gpu_missing"} 0'
+wait_for "$node_yaml" "drift: []"
+expect_in "$metrics" 'nccltune_check_verdicts{verdict="fail"} 0' "metrics: failures cleared"
+
+# --- an invalid config on reload is kept out ---------------------------------------------------
+sed 's/interval: 1h/interval: 1h\n  intervall: 2h/' "$work/good-config.yaml" >"$work/nccltune.yaml"
+ln -sfn "$fixtures/daemon/h100-drifted" "$work/node"
+kill -HUP "$daemon_pid"
+wait_for "$work/daemon.log" "error: reload: "
+expect_in "$work/daemon.log" "error: reload: $work/nccltune.yaml:5: daemon: unknown key 'intervall'; keeping the previous configuration" "reload error names file, line and key"
+wait_for "$node_yaml" "gpu_missing"  # still scanning, with the old config's directories
+if kill -0 "$daemon_pid" 2>/dev/null; then pass; else fail "daemon died on an invalid config"; fi
+wait_for "$work/notify.log" "config error"
+
+# --- SIGTERM: clean exit within a second -----------------------------------------------------
+start=$(date +%s%N)
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+code=$?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+daemon_pid=""
+[ "$code" -eq 0 ] && pass || fail "SIGTERM: exit $code, expected 0"
+[ "$elapsed_ms" -lt 1000 ] && pass || fail "SIGTERM: exited after $elapsed_ms ms"
+expect_in "$work/notify.log" "STOPPING=1" "STOPPING=1 on SIGTERM"
+
+# --- a bad config at start: refuse, one line naming the file and the key ------------------------
+printf 'daemon:\n  metrics_dir: relative/dir\n' >"$work/bad.yaml"
+"$nccltuned" --config "$work/bad.yaml" --once >"$work/out" 2>"$work/err"
+code=$?
+[ "$code" -ne 0 ] && pass || fail "bad config at start: exit 0"
+expect_in "$work/err" "$work/bad.yaml:2: daemon.metrics_dir: must be an absolute path" "start error names file, line and key"
+[ "$(grep -c . "$work/err")" -eq 1 ] && pass || fail "bad config at start: expected one line, got: $(cat "$work/err")"
+
+# --- missing libraries and a live read: degraded facts, still running ---------------------------
+printf 'daemon:\n  nvml_lib: /nonexistent/libnvidia-ml.so.1\n  nccl_lib: /nonexistent/libnccl.so.2\n  cuda_lib: /nonexistent/libcuda.so.1\n' >"$work/live.yaml"
+"$nccltuned" --config "$work/live.yaml" --once --runtime-dir "$work/live/run" --state-dir "$work/live/state" \
+  --metrics-dir "$work/live/metrics" 2>"$work/live.log"
+code=$?
+[ "$code" -eq 0 ] && pass || fail "live read with missing libraries: exit $code"
+expect_in "$work/live/run/node.yaml" "schema:" "live node.yaml written"
+expect_in "$work/live/run/node.yaml" "NCCL version unknown" "a missing NCCL is recorded as degraded"
+expect_in "$work/live/run/node.yaml" "NVML: " "a missing NVML is recorded as degraded"
+expect_in "$work/live/metrics/nccltune.prom" "nccltune_degraded 1" "degraded facts in the metrics"
+
+# --- the installed unit ------------------------------------------------------------------------
+if cmake --install "$build_dir" --component daemon --prefix "$work/inst" >"$work/install.log" 2>&1; then pass; else fail "cmake --install"; cat "$work/install.log"; fi
+unit=$work/inst/lib/systemd/system/nccltuned.service
+[ -x "$work/inst/sbin/nccltuned" ] && pass || fail "nccltuned not installed to sbin"
+[ -f "$work/inst/etc/nccltune/nccltune.yaml" ] && pass || fail "config not installed"
+expect_in "$unit" "ExecStart=$work/inst/sbin/nccltuned --config $work/inst/etc/nccltune/nccltune.yaml" "unit names the installed binary and config"
+for line in Type=notify WatchdogSec= ExecReload= ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
+            RuntimeDirectory=nccltune StateDirectory=nccltune ReadWritePaths=-/var/lib/node_exporter/textfile_collector; do
+  expect_in "$unit" "$line" "unit hardening"
+done
+if grep -q '^PrivateDevices=' "$unit"; then fail "PrivateDevices= would hide /dev/nvidia* and /dev/infiniband"; else pass; fi
+if ! command -v systemd-analyze >/dev/null; then
+  fail "systemd-analyze is not installed (run.sh test installs systemd)"
+else
+  # The check itself works here: a unit with a typo is reported.
+  sed 's/^Type=notify/Tpye=notify/' "$unit" >"$work/inst/lib/systemd/system/broken-nccltuned.service"
+  systemd-analyze verify "$work/inst/lib/systemd/system/broken-nccltuned.service" >"$work/broken.log" 2>&1
+  expect_in "$work/broken.log" "Tpye" "systemd-analyze reports a broken unit"
+  # Our unit: nothing reported about its own lines (the host's other units may warn).
+  systemd-analyze verify "$unit" >"$work/verify.log" 2>&1
+  code=$?
+  if [ "$code" -eq 0 ] && ! grep -q "nccltuned.service" "$work/verify.log"; then pass
+  else fail "systemd-analyze verify (exit $code):"; sed 's/^/  | /' "$work/verify.log"; fi
+fi
+
+echo "daemon_test: $passed passed, $failures failed"
+[ "$failures" -eq 0 ]

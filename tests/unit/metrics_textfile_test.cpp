@@ -1,0 +1,98 @@
+#include "metrics_textfile.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "drift.h"
+
+using namespace nccltune;
+
+namespace {
+
+NodeState sample() {
+  NodeState s;
+  s.node_type_key = "h100-80gb-hbm3.2gpu.nonic.nccl2.28";
+  s.node_type.nccl_version = "2.28.9";
+  s.scan_duration_s = 0.25;
+  s.topology = {2, 1, 1, 3, true};
+  s.gpus = {{"GPU0", "NVIDIA \"H100\"\\x\n", "0000:18:00.0", {5, 8, 5, 16}, std::nullopt, std::nullopt}};
+  s.nics = {{"NIC0", "mlx5_0", "0000:19:00.0", {5, 16, 5, 16}, "DOWN", 10.0}};
+  s.checks = {
+      {"a", "GPU0", Verdict::pass, ""}, {"b", "GPU0", Verdict::fail, ""}, {"c", "NIC0", Verdict::fail, ""}};
+  s.drift = {{"port_not_active", "NIC0 mlx5_0", "down"}};
+  return s;
+}
+
+// name{labels} -> value, for every sample line.
+std::map<std::string, std::string> samples(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(MetricsTextfile, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
+  const std::string text = render_metrics_textfile(sample(), 1795964168.5);
+  const std::regex sample_line(
+      R"(^(nccltune_[a-z_]+)(\{[a-z_]+="([^"\\]|\\.)*"(,[a-z_]+="([^"\\]|\\.)*")*\})? -?[0-9.e+]+$)");
+  std::set<std::string> helped, typed;
+  std::istringstream in(text);
+  int sample_count = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.rfind("# HELP ", 0) == 0) {
+      helped.insert(line.substr(7, line.find(' ', 7) - 7));
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      typed.insert(line.substr(7, line.find(' ', 7) - 7));
+      EXPECT_NE(line.find(" gauge"), std::string::npos) << line;
+    } else {
+      ASSERT_TRUE(std::regex_match(line, m, sample_line)) << "not a sample line: " << line;
+      EXPECT_TRUE(helped.count(m[1]) && typed.count(m[1])) << m[1] << " has no HELP/TYPE before it";
+      ++sample_count;
+    }
+  }
+  EXPECT_GT(sample_count, 10);
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(MetricsTextfile, ValuesFollowTheState) {
+  const auto s = samples(render_metrics_textfile(sample(), 1795964168.5));
+  EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"pass\"}"), "1");
+  EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"warn\"}"), "0");
+  EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"fail\"}"), "2");
+  EXPECT_EQ(s.at("nccltune_devices{kind=\"gpu\"}"), "2");
+  EXPECT_EQ(s.at("nccltune_devices{kind=\"nic\"}"), "1");
+  EXPECT_EQ(s.at("nccltune_last_scan_timestamp_seconds"), "1795964168.5");
+  EXPECT_EQ(s.at("nccltune_scan_duration_seconds"), "0.25");
+  EXPECT_EQ(
+      s.at("nccltune_nic_port_active{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\",state=\"DOWN\"}"),
+      "0");
+  EXPECT_EQ(s.at("nccltune_pcie_link_width{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}"), "16");
+  EXPECT_EQ(s.at("nccltune_drift{kind=\"port_not_active\"}"), "1");
+  EXPECT_EQ(s.at("nccltune_degraded"), "0");
+}
+
+TEST(MetricsTextfile, EveryDriftKindIsWrittenSoAnAlertSeesItClear) {
+  NodeState clean = sample();
+  clean.drift.clear();
+  const auto s = samples(render_metrics_textfile(clean, 0));
+  for (const char* kind : kDriftKinds)
+    EXPECT_EQ(s.at("nccltune_drift{kind=\"" + std::string(kind) + "\"}"), "0") << kind;
+}
+
+TEST(MetricsTextfile, LabelValuesAreEscaped) {
+  const std::string text = render_metrics_textfile(sample(), 0);
+  EXPECT_NE(text.find(R"(name="NVIDIA \"H100\"\\x\n")"), std::string::npos) << text;
+  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), R"(a\"b\\c\nd)");
+}

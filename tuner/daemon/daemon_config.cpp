@@ -1,0 +1,103 @@
+#include "daemon_config.h"
+
+#include <cctype>
+#include <charconv>
+#include <system_error>
+
+#include "atomic_file.h"
+#include "strict_yaml.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr std::chrono::seconds kMinInterval{1}, kMaxInterval{24 * 3600};
+
+std::filesystem::path absolute_path(const YAML::Node& node, const std::string& field, bool may_be_empty) {
+  const std::string text = node.IsNull() ? std::string() : yaml_text(node, field);
+  if (text.empty() && may_be_empty) return {};
+  if (text.empty() || text.front() != '/') yaml_fail(yaml_line(node), field, "must be an absolute path");
+  return text;
+}
+
+std::string library(const YAML::Node& node, const std::string& field) {
+  const std::string text = yaml_text(node, field);
+  if (text.empty()) yaml_fail(yaml_line(node), field, "must name a library file");
+  return text;
+}
+
+void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
+  if (daemon.IsNull()) return;
+  yaml_check_keys(daemon, "daemon",
+                  {"interval", "runtime_dir", "state_dir", "metrics_dir", "nccl_conf", "expect", "nvml_lib",
+                   "nccl_lib", "cuda_lib"});
+  if (const YAML::Node node = daemon["interval"]) {
+    auto interval = parse_interval(yaml_text(node, "daemon.interval"));
+    if (!interval) yaml_fail(yaml_line(node), "daemon.interval", interval.error());
+    config.interval = *interval;
+  }
+  if (const YAML::Node node = daemon["runtime_dir"])
+    config.runtime_dir = absolute_path(node, "daemon.runtime_dir", false);
+  if (const YAML::Node node = daemon["state_dir"])
+    config.state_dir = absolute_path(node, "daemon.state_dir", false);
+  if (const YAML::Node node = daemon["metrics_dir"])
+    config.metrics_dir = absolute_path(node, "daemon.metrics_dir", true);
+  if (const YAML::Node node = daemon["expect"]) config.expect = absolute_path(node, "daemon.expect", true);
+  if (const YAML::Node node = daemon["nccl_conf"]) {
+    if (!node.IsNull()) {
+      yaml_check_keys(node, "daemon.nccl_conf", {"manage", "path"});
+      if (const YAML::Node manage = node["manage"])
+        config.manage_nccl_conf = yaml_boolean(manage, "daemon.nccl_conf.manage");
+      if (const YAML::Node path = node["path"])
+        config.nccl_conf = absolute_path(path, "daemon.nccl_conf.path", false);
+    }
+  }
+  if (const YAML::Node node = daemon["nvml_lib"]) config.nvml_lib = library(node, "daemon.nvml_lib");
+  if (const YAML::Node node = daemon["nccl_lib"]) config.nccl_lib = library(node, "daemon.nccl_lib");
+  if (const YAML::Node node = daemon["cuda_lib"]) config.cuda_lib = library(node, "daemon.cuda_lib");
+}
+
+}  // namespace
+
+Result<std::chrono::seconds> parse_interval(std::string_view text) {
+  const std::string shown(text.substr(0, 40));
+  const Error bad{"'" + shown + "' is not a duration such as 90s, 5m or 1h30m"};
+  if (text.empty()) return bad;
+  long long total = 0;
+  while (!text.empty()) {
+    long long amount = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), amount);
+    if (ec != std::errc() || end == text.data() || end == text.data() + text.size() ||
+        amount > kMaxInterval.count())
+      return bad;
+    const char unit = *end;
+    const long long scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 0;
+    if (scale == 0) return bad;
+    total += amount * scale;
+    if (total > kMaxInterval.count()) return Error{"'" + shown + "' is longer than 24h"};
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()) + 1);
+  }
+  if (total < kMinInterval.count()) return Error{"'" + shown + "' is shorter than 1s"};
+  return std::chrono::seconds(total);
+}
+
+Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string_view origin) {
+  DaemonConfig config;
+  auto parsed = parse_strict_yaml(yaml_text, origin, [&](const YAML::Node& root) {
+    if (root.IsNull()) return;  // an empty file: every default
+    yaml_check_keys(root, "", {"env", "daemon"});
+    if (const YAML::Node daemon = root["daemon"]) read_daemon_section(daemon, config);
+  });
+  if (!parsed) return Error{parsed.error()};
+  return config;
+}
+
+Result<DaemonConfig> read_daemon_config(const std::filesystem::path& file) {
+  std::error_code error;
+  if (!std::filesystem::exists(file, error) && !error) return DaemonConfig{};
+  auto text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_daemon_config(*text, file.string());
+}
+
+}  // namespace nccltune

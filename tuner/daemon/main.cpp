@@ -1,0 +1,49 @@
+// nccltuned: the node daemon (systemd Type=notify). Keeps this node's facts, checks and env file
+// current and reports hardware drift; see node_daemon.h for the loop, README for the unit.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "daemon_logging.h"
+#include "node_daemon.h"
+
+int main(int argc, char** argv) {
+  // Before anything could start a thread: the signals are only ever read from the signalfd.
+  nccltune::block_daemon_signals();
+
+  CLI::App app{
+      "nccltuned: keeps this node's NCCL facts, checks and env file current, and reports hardware drift"};
+  app.set_version_flag("--version", std::string("nccltuned ") + NCCLTUNE_VERSION);
+  nccltune::DaemonOptions options;
+  std::string config = options.config_file.string();
+  std::string runtime_dir, state_dir, metrics_dir, interval;
+  int verbosity = 0;
+  app.add_option("--config", config, "Node config file (daemon: and env: sections)")->capture_default_str();
+  app.add_option("--from", options.from,
+                 "Replay a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE instead of reading this machine");
+  app.add_option("--runtime-dir", runtime_dir,
+                 "Where node.yaml and nccl.env go (overrides daemon.runtime_dir)");
+  app.add_option("--state-dir", state_dir, "Where the last good state is kept (overrides daemon.state_dir)");
+  app.add_option("--metrics-dir", metrics_dir,
+                 "node_exporter textfile directory (overrides daemon.metrics_dir)");
+  app.add_option("--interval", interval, "Time between scans, e.g. 5m (overrides daemon.interval)");
+  app.add_flag("--once", options.once, "Scan and publish once, then exit");
+  app.add_flag("-v,--verbose", verbosity, "Debug log output");
+  CLI11_PARSE(app, argc, argv);
+
+  nccltune::setup_daemon_logging(verbosity);
+  options.config_file = config;
+  if (!runtime_dir.empty()) options.runtime_dir = runtime_dir;
+  if (!state_dir.empty()) options.state_dir = state_dir;
+  if (!metrics_dir.empty()) options.metrics_dir = metrics_dir;
+  if (!interval.empty()) options.interval = interval;
+
+  auto settings = nccltune::load_daemon_settings(options);
+  if (!settings) {
+    std::fprintf(stderr, "nccltuned: %s\n", settings.error().c_str());
+    return 1;
+  }
+  nccltune::NodeDaemon daemon(std::move(options), std::move(settings.value()));
+  return daemon.run();
+}

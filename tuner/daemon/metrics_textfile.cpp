@@ -1,0 +1,129 @@
+#include "metrics_textfile.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "drift.h"
+
+namespace nccltune {
+
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+class TextfileWriter {
+ public:
+  // HELP and TYPE once, before the metric's samples.
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    text_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  }
+  void sample(std::string_view name, const Labels& labels, double value) {
+    text_ += name;
+    if (!labels.empty()) {
+      text_ += '{';
+      for (std::size_t i = 0; i < labels.size(); ++i)
+        text_ +=
+            fmt::format("{}{}=\"{}\"", i ? "," : "", labels[i].first, escape_label_value(labels[i].second));
+      text_ += '}';
+    }
+    text_ += fmt::format(" {}\n", value);
+  }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+Labels device_labels(const DeviceState& device) {
+  return {{"device", device.id}, {"name", device.name.value_or("")}, {"pci", device.pci.value_or("")}};
+}
+
+void link_widths(TextfileWriter& out, const NodeState& state) {
+  out.family("nccltune_pcie_link_width", "gauge", "PCIe link width (lanes) of a GPU or NIC, as trained now.");
+  for (const auto* devices : {&state.gpus, &state.nics})
+    for (const DeviceState& d : *devices)
+      if (d.pcie.width) out.sample("nccltune_pcie_link_width", device_labels(d), *d.pcie.width);
+  out.family("nccltune_pcie_link_max_width", "gauge", "Widest PCIe link (lanes) a GPU or NIC supports.");
+  for (const auto* devices : {&state.gpus, &state.nics})
+    for (const DeviceState& d : *devices)
+      if (d.pcie.max_width) out.sample("nccltune_pcie_link_max_width", device_labels(d), *d.pcie.max_width);
+}
+
+void nic_ports(TextfileWriter& out, const NodeState& state) {
+  out.family("nccltune_nic_port_active", "gauge",
+             "1 when the NIC's port is ACTIVE, else 0; state is the port state read.");
+  for (const DeviceState& nic : state.nics) {
+    if (!nic.port_state) continue;
+    Labels labels = device_labels(nic);
+    labels.emplace_back("state", *nic.port_state);
+    out.sample("nccltune_nic_port_active", labels, *nic.port_state == "ACTIVE" ? 1 : 0);
+  }
+  out.family("nccltune_nic_rate_gbps", "gauge", "The NIC port's rate in Gb/s.");
+  for (const DeviceState& nic : state.nics)
+    if (nic.rate_gbps) out.sample("nccltune_nic_rate_gbps", device_labels(nic), *nic.rate_gbps);
+}
+
+}  // namespace
+
+std::string escape_label_value(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string render_metrics_textfile(const NodeState& state, double scanned_at_unix) {
+  TextfileWriter out;
+  out.family("nccltune_node_info", "gauge",
+             "Always 1; the labels name this node's type as nccltune keys profiles.");
+  out.sample("nccltune_node_info",
+             {{"key", state.node_type_key},
+              {"nccl_version", state.node_type.nccl_version},
+              {"cuda_driver", state.node_type.cuda_driver}},
+             1);
+  out.family("nccltune_last_scan_timestamp_seconds", "gauge",
+             "When the last scan finished, seconds since the epoch.");
+  out.sample("nccltune_last_scan_timestamp_seconds", {}, scanned_at_unix);
+  out.family("nccltune_scan_duration_seconds", "gauge", "How long the last scan took.");
+  out.sample("nccltune_scan_duration_seconds", {}, state.scan_duration_s);
+
+  out.family("nccltune_check_verdicts", "gauge",
+             "Findings of the last scan's checks (as `nccltune check`), by verdict.");
+  for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail})
+    out.sample("nccltune_check_verdicts", {{"verdict", verdict_level(v)}}, state.count(v));
+
+  out.family("nccltune_devices", "gauge", "Devices the last scan found, by kind.");
+  out.sample("nccltune_devices", {{"kind", "gpu"}}, state.topology.gpus);
+  out.sample("nccltune_devices", {{"kind", "nic"}}, state.topology.nics);
+  out.sample("nccltune_devices", {{"kind", "numa_node"}}, state.topology.numa_nodes);
+  out.sample("nccltune_devices", {{"kind", "pci_bridge"}}, state.topology.pci_bridges);
+
+  link_widths(out, state);
+  nic_ports(out, state);
+
+  // Every kind is written, 0 when absent, so an alert on `> 0` also sees it clear.
+  std::map<std::string, int> drift;
+  for (const char* kind : kDriftKinds) drift[kind] = 0;
+  for (const DriftEntry& d : state.drift) ++drift[d.kind];
+  out.family("nccltune_drift", "gauge",
+             "Differences from the last good state, by kind (see node.yaml for details).");
+  for (const auto& [kind, count] : drift) out.sample("nccltune_drift", {{"kind", kind}}, count);
+
+  out.family("nccltune_degraded", "gauge",
+             "1 when a topology source or library was missing or failed, so facts are incomplete.");
+  out.sample("nccltune_degraded", {}, state.degraded.empty() ? 0 : 1);
+  return out.take();
+}
+
+}  // namespace nccltune

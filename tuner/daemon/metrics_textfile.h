@@ -1,0 +1,20 @@
+// The node_exporter textfile of nccltuned (Prometheus text exposition format 0.0.4): every
+// metric named nccltune_*, with HELP and TYPE lines, label values escaped. Pure: the daemon
+// writes the text to <metrics_dir>/nccltune.prom atomically (the collector reads only *.prom,
+// so the temp file is never scraped).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "node_state.h"
+
+namespace nccltune {
+
+// `scanned_at_unix`: the scan's time in seconds since the epoch (node.yaml's scanned_at).
+std::string render_metrics_textfile(const NodeState& state, double scanned_at_unix);
+
+// Label value escaping of the text format: backslash, double quote and newline.
+std::string escape_label_value(std::string_view value);
+
+}  // namespace nccltune

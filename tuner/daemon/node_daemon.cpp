@@ -1,0 +1,292 @@
+#include "node_daemon.h"
+
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <system_error>
+
+#include "atomic_file.h"
+#include "drift.h"
+#include "metrics_textfile.h"
+#include "nccl_conf_block.h"
+#include "node_env.h"
+#include "systemd_notify.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr const char* kNodeStateFile = "node.yaml";
+constexpr const char* kEnvFile = "nccl.env";
+constexpr const char* kLastGoodFile = "last-good.yaml";
+constexpr const char* kMetricsFile = "nccltune.prom";
+
+sigset_t daemon_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+// Creates the file's directory when missing, then writes atomically.
+Result<bool> publish_file(const std::filesystem::path& file, std::string_view content) {
+  std::error_code error;
+  std::filesystem::create_directories(file.parent_path(), error);
+  if (error) return Error{file.parent_path().string() + ": cannot create: " + error.message()};
+  return write_file_atomically(file, content);
+}
+
+// The same in every fact drift looks at, either way round (a GPU's link speed, which drops
+// whenever it idles, is not one of them).
+bool same_hardware(const NodeState& a, const NodeState& b) {
+  return compare_with_last_good(a, b).empty() && compare_with_last_good(b, a).empty();
+}
+
+std::optional<NodeState> read_last_good(const std::filesystem::path& state_dir) {
+  const std::filesystem::path file = state_dir / kLastGoodFile;
+  std::error_code error;
+  if (!std::filesystem::exists(file, error)) return std::nullopt;
+  auto state = read_node_state(file);
+  if (!state) {
+    spdlog::warn("ignoring the last good state: {}; this scan becomes the new one", state.error());
+    return std::nullopt;
+  }
+  return std::move(state.value());
+}
+
+timespec timeout_until(std::chrono::steady_clock::time_point wake) {
+  const auto left =
+      std::max(std::chrono::steady_clock::duration::zero(), wake - std::chrono::steady_clock::now());
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left);
+  return {static_cast<time_t>(seconds.count()),
+          static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(left - seconds).count())};
+}
+
+}  // namespace
+
+void block_daemon_signals() {
+  const sigset_t set = daemon_signals();
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+Result<DaemonSettings> load_daemon_settings(const DaemonOptions& options) {
+  DaemonSettings settings;
+  auto daemon = read_daemon_config(options.config_file);
+  if (!daemon) return Error{daemon.error()};
+  auto env = read_env_config(options.config_file);
+  if (!env) return Error{env.error()};
+  settings.daemon = std::move(daemon.value());
+  settings.env = std::move(env.value());
+  if (options.runtime_dir) settings.daemon.runtime_dir = *options.runtime_dir;
+  if (options.state_dir) settings.daemon.state_dir = *options.state_dir;
+  if (options.metrics_dir) settings.daemon.metrics_dir = *options.metrics_dir;
+  if (options.interval) {
+    auto interval = parse_interval(*options.interval);
+    if (!interval) return Error{"--interval: " + interval.error()};
+    settings.daemon.interval = *interval;
+  }
+  auto source = parse_topology_source(options.from);
+  if (!source) return Error{"--from: " + source.error()};
+  settings.scan.source = *source;
+  settings.scan.read_options.nvml_library = settings.daemon.nvml_lib;
+  if (!settings.daemon.expect.empty()) {
+    auto expectation = read_expectation(settings.daemon.expect);
+    if (!expectation) return Error{options.config_file.string() + ": daemon.expect: " + expectation.error()};
+    settings.scan.expectation = *expectation;
+  }
+  settings.scan.versions = read_library_versions({settings.daemon.nccl_lib, settings.daemon.cuda_lib});
+  return settings;
+}
+
+NodeDaemon::NodeDaemon(DaemonOptions options, DaemonSettings settings)
+    : options_(std::move(options)),
+      settings_(std::move(settings)),
+      last_good_(read_last_good(settings_.daemon.state_dir)) {}
+
+int NodeDaemon::run() {
+  const sigset_t signals = daemon_signals();
+  const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
+  if (signal_fd < 0) {
+    spdlog::error("signalfd: {}", std::strerror(errno));
+    return 1;
+  }
+  const DaemonConfig& config = settings_.daemon;
+  spdlog::info("nccltuned {}: {}, every {} s; node.yaml and nccl.env in {}, metrics in {}", NCCLTUNE_VERSION,
+               options_.from.empty() ? "reading this machine" : "replaying " + options_.from,
+               config.interval.count(), config.runtime_dir.string(),
+               config.metrics_dir.empty() ? "(none)" : config.metrics_dir.string());
+  scan_and_publish();
+  if (options_.once) {
+    close(signal_fd);
+    return 0;
+  }
+  SystemdNotifier::ready(status_);
+  using Clock = std::chrono::steady_clock;
+  const auto ping = SystemdNotifier::watchdog_ping_interval();
+  auto next_scan = Clock::now() + settings_.daemon.interval;
+  auto next_ping = ping ? Clock::now() + *ping : Clock::time_point::max();
+  for (;;) {
+    const timespec timeout = timeout_until(std::min(next_scan, next_ping));
+    pollfd poll_fd{signal_fd, POLLIN, 0};
+    const int ready = ppoll(&poll_fd, 1, &timeout, nullptr);
+    if (ready < 0 && errno != EINTR) {
+      spdlog::error("ppoll: {}", std::strerror(errno));
+      close(signal_fd);
+      return 1;
+    }
+    if (ready > 0) {
+      signalfd_siginfo info{};
+      if (read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        if (info.ssi_signo == SIGHUP) {
+          reload();
+          next_scan = Clock::now() + settings_.daemon.interval;
+        } else {
+          spdlog::info("{}: stopping", strsignal(static_cast<int>(info.ssi_signo)));
+          SystemdNotifier::stopping();
+          close(signal_fd);
+          return 0;
+        }
+      }
+    }
+    if (ping && Clock::now() >= next_ping) {
+      SystemdNotifier::watchdog();
+      next_ping = Clock::now() + *ping;
+    }
+    if (Clock::now() >= next_scan) {
+      scan_and_publish();
+      SystemdNotifier::status(status_);
+      next_scan = Clock::now() + settings_.daemon.interval;
+    }
+  }
+}
+
+void NodeDaemon::reload() {
+  SystemdNotifier::reloading();
+  auto loaded = load_daemon_settings(options_);
+  config_error_ = !loaded;
+  if (loaded) {
+    settings_ = std::move(loaded.value());
+    last_good_ = read_last_good(settings_.daemon.state_dir);
+    spdlog::info("configuration reloaded from {}", options_.config_file.string());
+  } else {
+    spdlog::error("reload: {}; keeping the previous configuration", loaded.error());
+  }
+  scan_and_publish();
+  SystemdNotifier::ready(status_);
+}
+
+void NodeDaemon::scan_and_publish() {
+  ScanResult scan = scan_node(settings_.scan, std::chrono::system_clock::now());
+  track_drift(scan.state, scan.facts_read);
+  publish(scan.state);
+  publish_env(scan.state.node_type_key);
+  const NodeState& s = scan.state;
+  status_ = fmt::format("{} GPUs, {} NICs: {} pass, {} warn, {} fail; {} drift{}", s.topology.gpus,
+                        s.topology.nics, s.count(Verdict::pass), s.count(Verdict::warn),
+                        s.count(Verdict::fail), s.drift.size(), s.degraded.empty() ? "" : "; degraded facts");
+  if (config_error_) status_ += "; config error, see the journal";
+  spdlog::debug("scan: {} in {:.3f} s", status_, s.scan_duration_s);
+}
+
+void NodeDaemon::track_drift(NodeState& state, bool facts_read) {
+  // Nothing is known (node.yaml's degraded says why), so nothing is compared, and drift already
+  // reported is neither repeated nor cleared.
+  if (!facts_read) return;
+  if (!last_good_) {
+    last_good_ = state;
+    report_output("last good state",
+                  publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(state)).error());
+    return;
+  }
+  std::vector<DriftEntry> drift = compare_with_last_good(*last_good_, state);
+  for (const DriftEntry& d : drift)
+    if (std::find(reported_drift_.begin(), reported_drift_.end(), d) == reported_drift_.end())
+      spdlog::warn("drift: {} ({})", d.message, d.kind);
+  for (const DriftEntry& d : reported_drift_)
+    if (std::find(drift.begin(), drift.end(), d) == drift.end()) spdlog::info("drift cleared: {}", d.message);
+  reported_drift_ = drift;
+  for (const DriftEntry& d : drift) state.checks.push_back({"drift", d.subject, Verdict::fail, d.message});
+  state.drift = std::move(drift);
+  // A scan without drift is the new normal (an added NIC, a port back up), kept on disk only
+  // when the hardware changed, so an unchanged node does not rewrite the state directory.
+  if (state.drift.empty() && !same_hardware(*last_good_, state)) {
+    last_good_ = state;
+    report_output("last good state",
+                  publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(state)).error());
+  }
+}
+
+void NodeDaemon::publish(const NodeState& state) {
+  report_output(
+      "node state",
+      publish_file(settings_.daemon.runtime_dir / kNodeStateFile, render_node_state(state)).error());
+  if (settings_.daemon.metrics_dir.empty()) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  report_output(
+      "metrics",
+      publish_file(settings_.daemon.metrics_dir / kMetricsFile, render_metrics_textfile(state, now)).error());
+}
+
+void NodeDaemon::publish_env(const std::string& node_type_key) {
+  const std::filesystem::path env_file = settings_.daemon.runtime_dir / kEnvFile;
+  auto env = resolve_node_env(settings_.env, node_type_key);
+  if (!env) {
+    // Keep what an earlier scan wrote (the store may be back next time); never leave consumers
+    // of EnvironmentFile= without a file.
+    report_output("profile", env.error());
+    std::error_code error;
+    if (!std::filesystem::exists(env_file, error))
+      report_output(
+          "environment file",
+          publish_file(env_file, "# nccltuned: the profile store could not be read; see the journal\n")
+              .error());
+    return;
+  }
+  report_output("profile", "");
+  if (env->environment_file != published_env_) {
+    spdlog::info("environment: {}",
+                 env->profile ? env->profile->string() : "no profile for " + node_type_key);
+    for (const std::string& warning : env->warnings) spdlog::warn("profile: {}", warning);
+  }
+  const std::string error = publish_file(env_file, env->environment_file).error();
+  report_output("environment file", error);
+  if (error.empty()) published_env_ = env->environment_file;
+  if (!settings_.daemon.manage_nccl_conf) return;
+
+  const std::filesystem::path& conf = settings_.daemon.nccl_conf;
+  std::string existing;
+  std::error_code missing;
+  if (std::filesystem::exists(conf, missing)) {
+    auto text = read_text_file(conf);
+    if (!text) return report_output("nccl.conf", text.error());
+    existing = std::move(text.value());
+  }
+  auto updated = update_nccl_conf_block(existing, env->nccl_conf_body, conf.string());
+  if (!updated) return report_output("nccl.conf", updated.error());
+  report_output("nccl.conf", *updated == existing ? "" : write_file_atomically(conf, *updated).error());
+}
+
+void NodeDaemon::report_output(const std::string& output, const std::string& error) {
+  const auto known = output_errors_.find(output);
+  if (error.empty()) {
+    if (known != output_errors_.end()) {
+      spdlog::info("{}: working again", output);
+      output_errors_.erase(known);
+    }
+    return;
+  }
+  if (known != output_errors_.end() && known->second == error) return;
+  spdlog::warn("{}: {}", output, error);
+  output_errors_[output] = error;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,26 @@
+// The environment this node's single-node profile asks for, as nccltuned writes it to
+// /run/nccltune/nccl.env (systemd EnvironmentFile) and, opt-in, into /etc/nccl.conf's marked
+// block: find_profile(store, key, 1) + read_profile + render_env, as `nccltune env --nodes 1`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env_config.h"
+#include "result.h"
+
+namespace nccltune {
+
+struct NodeEnv {
+  std::optional<std::filesystem::path> profile;  // nullopt: the store has no profile for this key
+  std::string environment_file;                  // comment lines, then NAME=value lines
+  std::string nccl_conf_body;                    // NAME=value lines only; empty without a profile
+  std::vector<std::string> warnings;             // names or values render_env dropped
+};
+
+// Errors: the store or the profile cannot be read (the caller keeps what it wrote before, since a
+// store on a network file system may be back at the next scan).
+Result<NodeEnv> resolve_node_env(const EnvConfig& config, const std::string& node_type_key);
+
+}  // namespace nccltune

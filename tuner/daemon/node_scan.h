@@ -1,0 +1,38 @@
+// One scan of this node, as nccltuned does it at start and every interval: the topology with the
+// same code as `nccltune topo` (live or `--from`), the same checks as `nccltune check`, the node
+// type key as `tune` writes it. A source that is missing or fails degrades the facts (recorded in
+// NodeState::degraded); a scan never fails.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "checks.h"
+#include "local_node_type.h"
+#include "node_state.h"
+#include "topology_reader.h"
+
+namespace nccltune {
+
+struct ScanSettings {
+  TopologySource source;  // live, or a replayed snapshot
+  ReadOptions read_options;
+  Expectation expectation;
+  LibraryVersions versions;  // read at start and on reload: loading libnccl every scan costs memory
+};
+
+struct ScanResult {
+  NodeState state;
+  bool facts_read = false;  // false when the topology could not be read at all: nothing to compare
+};
+
+ScanResult scan_node(const ScanSettings& settings, std::chrono::system_clock::time_point now);
+
+// Pure: the state of a topology that was read, before drift is known.
+NodeState node_state_of(const NodeTopology& topology, const CheckReport& report,
+                        const LibraryVersions& versions);
+
+// "2026-11-29T12:00:00Z"
+std::string rfc3339_utc(std::chrono::system_clock::time_point time);
+
+}  // namespace nccltune
