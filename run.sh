@@ -82,3 +82,24 @@ else
       --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
       --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
 fi
+
+# The report of the profile tune just wrote (the newest under out/), with the other candidates
+# from the journal and a diagram of the node.
+profile=$(ls -t out/*/[0-9]*n.yaml 2>/dev/null | head -n 1 || true)
+if [ -z "$profile" ]; then
+  echo "run.sh: tune wrote no profile under out/, so there is no report" >&2
+  exit 1
+fi
+if [ "${gpus:-0}" -gt 0 ]; then
+  rm -rf out/node-snapshot
+  report_args=()  # a report without the diagram rather than none
+  build/nccltune topo --capture out/node-snapshot >/dev/null && report_args=(--topology out/node-snapshot)
+else
+  # This machine has no GPUs to draw: the diagram shows a simulated DGX-H100 snapshot, and says so.
+  report_args=(--topology configs/demo/dgx-h100-node
+    --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is a simulated DGX-H100 (configs/demo/dgx-h100-node), not this machine.")
+fi
+echo
+echo "== nccltune report"
+build/nccltune report "$profile" --journal out/journal.jsonl "${report_args[@]}" -o out/report.html >/dev/null
+echo "report: $(readlink -f out/report.html)"

@@ -18,6 +18,9 @@ void add_import_command(CLI::App& app, Command& command);
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_worker_command(CLI::App& app, Command& command);
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv);
+void add_report_command(CLI::App& app, Command& command);
+void add_show_command(CLI::App& app, Command& command);
+void add_diff_command(CLI::App& app, Command& command);
 void add_env_command(CLI::App& app, Command& command);
 
 }  // namespace nccltune::cli

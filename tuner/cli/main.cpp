@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
   nccltune::cli::add_bench_command(app, command, &argc, &argv);
   nccltune::cli::add_import_command(app, command);
   nccltune::cli::add_worker_command(app, command);
+  nccltune::cli::add_report_command(app, command);
+  nccltune::cli::add_show_command(app, command);
+  nccltune::cli::add_diff_command(app, command);
   nccltune::cli::add_env_command(app, command);
 
   CLI11_PARSE(app, argc, argv);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `nccltune report`, `show` and `diff` as a user runs them: exit codes and one-line errors, a
+# self-contained HTML report whose SVG holds the curves of the defaults, the tuned profile and the
+# journal's best candidates, and a headless Chromium screenshot of it that is not blank and shows
+# the curves' and the node diagram's colours.
+# usage: report_browser_test.sh NCCLTUNE PNG_STATS FIXTURES
+set -u
+nccltune=$1
+png_stats=$2
+fixtures=$3
+store=$fixtures/report/store
+profile=$store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+expect_exit() {  # expect_exit CODE DESCRIPTION -- COMMAND...: stdout to $work/out, stderr to $work/err
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | head -5; fi
+}
+expect_in() {  # expect_in FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1")"; fi
+}
+expect_one_line() {  # expect_one_line FILE DESCRIPTION
+  local lines
+  lines=$(grep -c . "$1")
+  if [ "$lines" -eq 1 ]; then pass; else fail "$2: expected one line on stderr, got $lines"; cat "$1"; fi
+}
+
+# show and diff: exit codes and errors.
+expect_exit 0 "show" -- "$nccltune" show "$profile"
+expect_in "$work/out" "env      NCCL_ALGO=NVLS,Ring,Tree" "show lists the env"
+expect_exit 0 "diff of a profile with itself" -- "$nccltune" diff "$profile" "$profile"
+expect_in "$work/out" "identical" "diff says identical"
+expect_exit 1 "diff across an NCCL upgrade" -- "$nccltune" diff "$profile" "$fixtures/report/upgraded-2n.yaml"
+expect_in "$work/out" "nccl_version: 2.28.9 -> 2.29.2" "diff names the NCCL upgrade"
+printf 'schema: nccltune/profile/v1\nshape: {key: "k", nodes: 1}\nenv: {NCCL_ALGO: "Ring; rm -rf /"}\n' >"$work/bad.yaml"
+expect_exit 2 "diff with an invalid profile" -- "$nccltune" diff "$profile" "$work/bad.yaml"
+expect_one_line "$work/err" "diff with an invalid profile"
+expect_in "$work/err" "bad.yaml" "the error names the file"
+expect_exit 2 "show of a missing profile" -- "$nccltune" show "$work/missing.yaml"
+expect_one_line "$work/err" "show of a missing profile"
+
+# report: errors leave nothing behind.
+expect_exit 2 "report of an invalid profile" -- "$nccltune" report "$work/bad.yaml" -o "$work/bad.html"
+expect_one_line "$work/err" "report of an invalid profile"
+[ ! -e "$work/bad.html" ] && pass || fail "a failed report wrote $work/bad.html"
+expect_exit 2 "report with an unreadable topology" -- \
+  "$nccltune" report "$profile" --topology "$work/no-such-snapshot" -o "$work/bad.html"
+[ ! -e "$work/bad.html" ] && pass || fail "a failed report wrote $work/bad.html"
+
+# report: the journal is found in the store root above the profile.
+expect_exit 0 "report" -- "$nccltune" report "$profile" --topology "$fixtures/nodes/dgx-h100" \
+  --title "browser test: demo profile" -o "$work/report.html"
+html=$work/report.html
+for series in defaults tuned candidate-1 candidate-2 candidate-3; do
+  expect_in "$html" "<polyline class=\"curve\" data-series=\"$series\"" "the $series curve"
+done
+expect_in "$html" "class=\"node-diagram\"" "the node diagram"
+expect_in "$html" "$store/journal.jsonl" "the journal next to the store is used"
+if grep -qiE '<script|<link|@import|url\(|src=|href=' "$html"; then fail "report is not self-contained"; else pass; fi
+
+# The screenshot: Chromium as Debian ships it, headless, the whole report in one tall window.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  fail "chromium is not installed (./run.sh test installs it)"
+else
+  # Chromium wants a writable home and profile; keep both inside $work.
+  HOME=$work timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --user-data-dir="$work/chromium" --screenshot="$work/report.png" --window-size=1280,3800 \
+    "file://$html" >"$work/chromium.log" 2>&1
+  if [ ! -s "$work/report.png" ]; then
+    fail "chromium wrote no screenshot"
+    tail -5 "$work/chromium.log"
+  else
+    # defaults and tuned curves, the GPU tiles and NVSwitch bar, the NIC tiles
+    stats=$("$png_stats" "$work/report.png" 64748b 16a34a 4d7c0f 1d4ed8) || stats=""
+    echo "screenshot: $stats"
+    value() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$stats"; }
+    [ "$(value width)" = 1280 ] && pass || fail "screenshot width: $stats"
+    [ "${stats:+x}" ] && [ "$(value colours)" -ge 500 ] && pass || fail "screenshot looks blank: $stats"
+    [ "${stats:+x}" ] && [ "$(value 64748b)" -ge 300 ] && pass || fail "no defaults curve on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 16a34a)" -ge 300 ] && pass || fail "no tuned curve on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 4d7c0f)" -ge 2000 ] && pass || fail "no GPUs on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 1d4ed8)" -ge 300 ] && pass || fail "no NICs on the screenshot: $stats"
+    [ -n "${NCCLTUNE_KEEP_SCREENSHOT:-}" ] && cp "$work/report.png" "$html" "$NCCLTUNE_KEEP_SCREENSHOT/"
+  fi
+fi
+
+echo "report_browser_test: $passed passed, $failures failed"
+[ "$failures" -eq 0 ]

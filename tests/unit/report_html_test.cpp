@@ -1,0 +1,225 @@
+// The HTML report: self-contained (no script, no external resource), every section present, the
+// curves of the defaults, the tuned profile and the best journal candidates, hostile text escaped;
+// and how the candidates are picked from a journal.
+#include "report_html.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "candidate_curves.h"
+#include "journal.h"
+#include "topology_reader.h"
+
+using namespace nccltune;
+
+namespace {
+
+const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
+const std::string kStore = kReport + "/store";
+const std::string kDemoProfile = kStore + "/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
+
+Profile read_fixture_profile(const std::string& path) {
+  auto profile = read_profile(path);
+  EXPECT_TRUE(profile) << profile.error();
+  return profile ? *profile : Profile{};
+}
+
+std::vector<JournalEntry> read_fixture_journal() {
+  auto entries = Journal::read(kStore + "/journal.jsonl");
+  EXPECT_TRUE(entries) << entries.error();
+  return entries ? *entries : std::vector<JournalEntry>{};
+}
+
+NodeTopology read_snapshot(const std::string& name) {
+  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/nodes/" + name);
+  EXPECT_TRUE(source) << source.error();
+  auto topology = read_node_topology(*source, {});
+  EXPECT_TRUE(topology) << topology.error();
+  return topology ? *topology : NodeTopology{};
+}
+
+ReportInput demo_input() {
+  ReportInput in;
+  in.profile = read_fixture_profile(kDemoProfile);
+  in.profile_source = "out/h100/2n.yaml";
+  in.candidates = best_candidates(in.profile, read_fixture_journal(), 3);
+  in.journal_note = "candidates from out/journal.jsonl";
+  in.topology = read_snapshot("dgx-h100");
+  in.topology_source = "tests/fixtures/nodes/dgx-h100";
+  in.generated_by = "nccltune test";
+  return in;
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+JournalEntry entry(std::map<std::string, std::string> env, int iterations, std::vector<double> busbw) {
+  JournalEntry e;
+  e.shape_key = "k";
+  e.nccl_version = "2.28.9";
+  e.env = std::move(env);
+  e.phase = iterations > 5 ? "halving" : "screen";
+  e.iterations = iterations;
+  e.sizes = {8, 1024};
+  e.outcome = "ok";
+  e.busbw = std::move(busbw);
+  return e;
+}
+
+Profile small_profile() {
+  Profile p;
+  p.shape.key = "k";
+  p.shape.nccl_version = "2.28.9";
+  p.env = {{"NCCL_ALGO", "Ring"}};
+  p.results.sizes = {8, 1024};
+  p.results.baseline = {1, 10};
+  p.results.tuned = {1, 20};
+  return p;
+}
+
+}  // namespace
+
+TEST(ReportHtml, IsSelfContained) {
+  const std::string html = render_report_html(demo_input());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  for (const char* banned : {"<script", "<link", "<iframe", "<img", "@import", "url(", "src=", "href="})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  // The only URL is the SVG namespace name, which browsers never fetch.
+  const std::regex url("https?://[^\"]*");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), url); it != std::sregex_iterator(); ++it)
+    EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
+}
+
+TEST(ReportHtml, HasEverySection) {
+  const std::string html = render_report_html(demo_input());
+  for (const char* id : {"busbw", "speedup", "settings", "why", "node", "failed"})
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
+  EXPECT_EQ(count(html, "<svg"), 3u);  // curves, speedup, node
+  EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"node-diagram\""), std::string::npos);
+  // Why: objective, noise floor and the confirmation from the profile.
+  EXPECT_NE(html.find("<strong>balanced</strong>"), std::string::npos);
+  EXPECT_NE(html.find("<dd>0.5% (spread"), std::string::npos);
+  EXPECT_NE(html.find("+6.9% (worst size +0.0%, noise 0.5%): confirmed"), std::string::npos);
+  // Settings: every env variable and each per-size range.
+  EXPECT_NE(html.find("<code>NCCL_MIN_NCHANNELS</code></td><td><code>32</code>"), std::string::npos);
+  EXPECT_NE(html.find(">512K .. &lt;8M</td><td>Ring/LL128<"), std::string::npos);
+  // Failed trials with their reasons.
+  EXPECT_EQ(count(html, "<td class=\"outcome\">"), 4u);
+  EXPECT_NE(html.find("115340 wrong elements over all ranks and sizes"), std::string::npos);
+}
+
+TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
+  const ReportInput in = demo_input();
+  ASSERT_EQ(in.candidates.size(), 3u);
+  const std::string html = render_report_html(in);
+  EXPECT_EQ(count(html, "data-series=\"defaults\""), 1u);
+  EXPECT_EQ(count(html, "data-series=\"tuned\""), 1u);
+  for (const char* id : {"candidate-1", "candidate-2", "candidate-3"})
+    EXPECT_EQ(count(html, std::string("data-series=\"") + id + "\""), 1u) << id;
+  EXPECT_NE(html.find("candidates from out/journal.jsonl"), std::string::npos);
+  // One speedup bar per measured size.
+  EXPECT_EQ(count(html, "class=\"bar\""), in.profile.results.sizes.size());
+}
+
+TEST(ReportHtml, WarnsWhenTheTopologyIsNotTheTunedShape) {
+  ReportInput in = demo_input();  // the demo: 2 GPUs per node measured, a DGX-H100 drawn
+  EXPECT_NE(render_report_html(in).find(
+                "This topology (8 GPUs, 8 NICs) differs from the shape the profile was tuned "
+                "on (2 GPUs, 0 NICs per node)"),
+            std::string::npos);
+  in.profile.shape.gpus_per_node = 8;
+  in.profile.shape.nics_per_node = 8;
+  EXPECT_EQ(render_report_html(in).find("differs from the shape"), std::string::npos);
+}
+
+TEST(ReportHtml, WithoutTopologyOrJournalSaysHowToAddThem) {
+  ReportInput in = demo_input();
+  in.topology.reset();
+  in.candidates.clear();
+  const std::string html = render_report_html(in);
+  EXPECT_NE(html.find("No node topology was given"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"node-diagram\""), std::string::npos);
+  EXPECT_EQ(html.find("data-series=\"candidate-1\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"tuned\""), std::string::npos);
+}
+
+TEST(ReportHtml, KeepDefaultsSaysSo) {
+  ReportInput in;
+  in.profile = read_fixture_profile(kReport + "/keep-defaults-2n.yaml");
+  const std::string html = render_report_html(in);
+  EXPECT_NE(html.find("Keep NCCL's defaults."), std::string::npos);
+  EXPECT_NE(html.find("None: every configuration tried ran"), std::string::npos);
+}
+
+TEST(ReportHtml, EscapesHostileProfileText) {
+  // Strings a profile may legally carry (parse_profile rejects only control characters and bad UTF-8).
+  Profile p = read_fixture_profile(kDemoProfile);
+  p.shape.gpu = "<img src=x onerror=alert(1)>";
+  p.provenance.confirmation = "</dd><script>alert('x')</script>";
+  p.provenance.objective = "\"><script>";
+  p.failed[0].reason = "<script>document.location='http://evil'</script>";
+  ReportInput in;
+  in.profile = p;
+  in.profile_source = "<b>path</b>";
+  in.title = "demo & <i>simulated</i>";
+  const std::string html = render_report_html(in);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<b>path"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;document.location=&#39;http://evil&#39;&lt;/script&gt;"),
+            std::string::npos);
+  EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+  EXPECT_NE(html.find("demo &amp; &lt;i&gt;simulated&lt;/i&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&quot;&gt;&lt;script&gt;"), std::string::npos);
+}
+
+TEST(BestCandidates, FromTheDemoJournalTheBestOtherConfigsOnTheProfileSizes) {
+  const Profile profile = read_fixture_profile(kDemoProfile);
+  const auto candidates = best_candidates(profile, read_fixture_journal(), 3);
+  ASSERT_EQ(candidates.size(), 3u);
+  for (const CandidateCurve& c : candidates) {
+    EXPECT_FALSE(c.env.empty());
+    EXPECT_NE(c.env, profile.env);
+    EXPECT_EQ(c.busbw.size(), profile.results.sizes.size());
+    EXPECT_EQ(c.phase, "halving");  // the longest measurements on the final grid
+  }
+  EXPECT_GE(candidates[0].score, candidates[1].score);
+  EXPECT_GE(candidates[1].score, candidates[2].score);
+}
+
+TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
+  const Profile p = small_profile();
+  std::vector<JournalEntry> journal = {
+      entry({{"NCCL_PROTO", "LL"}}, 5, {1, 100}),  // a short screen, replaced by the longer runs
+      entry({{"NCCL_PROTO", "LL"}}, 20, {1, 12}),
+      entry({{"NCCL_PROTO", "LL"}}, 20, {1, 14}),  // averaged with the one above: 13
+      entry({{"NCCL_PROTO", "Simple"}}, 20, {1, 11}),
+      entry({}, 20, {1, 10}),                       // the defaults
+      entry({{"NCCL_ALGO", "Ring"}}, 20, {1, 20}),  // the profile's own env
+  };
+  JournalEntry failed = entry({{"NCCL_ALGO", "Tree"}}, 20, {1, 50});
+  failed.outcome = "wrong_data";
+  JournalEntry other_shape = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50});
+  other_shape.shape_key = "other";
+  JournalEntry other_nccl = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50});
+  other_nccl.nccl_version = "2.29.1";
+  JournalEntry other_sizes = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50, 60});
+  other_sizes.sizes = {8, 1024, 4096};
+  journal.insert(journal.end(), {failed, other_shape, other_nccl, other_sizes});
+
+  const auto candidates = best_candidates(p, journal, 5);
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(candidates[0].env, (std::map<std::string, std::string>{{"NCCL_PROTO", "LL"}}));
+  EXPECT_EQ(candidates[0].measurements, 2);
+  EXPECT_EQ(candidates[0].iterations, 20);
+  EXPECT_DOUBLE_EQ(candidates[0].busbw[1], 13);
+  EXPECT_EQ(candidates[1].env, (std::map<std::string, std::string>{{"NCCL_PROTO", "Simple"}}));
+  EXPECT_GT(candidates[0].score, candidates[1].score);
+  EXPECT_EQ(best_candidates(p, journal, 1).size(), 1u);
+}

@@ -1,0 +1,156 @@
+// The report's SVG charts: one polyline per series and run of finite points, x growing with the
+// size on a log axis, y growing with busbw, escaped labels, speedup bars coloured by the noise floor.
+#include "svg_chart.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iterator>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace nccltune;
+
+namespace {
+
+struct Point {
+  double x, y;
+};
+
+// The points of every polyline of one series, in document order.
+std::vector<std::vector<Point>> polylines(const std::string& svg, const std::string& series) {
+  std::vector<std::vector<Point>> lines;
+  const std::regex line("<polyline class=\"curve\" data-series=\"" + series + "\"[^>]* points=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line); it != std::sregex_iterator(); ++it) {
+    std::vector<Point> points;
+    std::istringstream in((*it)[1].str());
+    std::string pair;
+    while (in >> pair) {
+      const auto comma = pair.find(',');
+      points.push_back({std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1))});
+    }
+    lines.push_back(points);
+  }
+  return lines;
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+LineChart two_curves() {
+  LineChart chart;
+  chart.title = "busbw";
+  chart.y_label = "busbw (GB/s)";
+  const std::vector<std::uint64_t> sizes = {8, 1024, 1 << 20, 64 << 20};
+  chart.series.push_back({"defaults", "NCCL defaults", "#64748b", false, sizes, {0.1, 5, 120, 300}});
+  chart.series.push_back({"tuned", "tuned profile", "#16a34a", false, sizes, {0.1, 6, 150, 420}});
+  return chart;
+}
+
+}  // namespace
+
+TEST(SvgChart, OnePolylinePerSeriesThroughEveryPoint) {
+  const std::string svg = render_line_chart(two_curves());
+  ASSERT_EQ(polylines(svg, "defaults").size(), 1u);
+  ASSERT_EQ(polylines(svg, "tuned").size(), 1u);
+  EXPECT_EQ(polylines(svg, "defaults")[0].size(), 4u);
+  EXPECT_EQ(polylines(svg, "tuned")[0].size(), 4u);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(SvgChart, XIsLogOfSizeAndYGrowsWithBusbw) {
+  const std::string svg = render_line_chart(two_curves());
+  const auto defaults = polylines(svg, "defaults")[0];
+  const auto tuned = polylines(svg, "tuned")[0];
+  // 8 -> 1K -> 1M -> 64M are 7, 10, 6 doublings apart: the gaps are in that proportion.
+  const double unit = (defaults[1].x - defaults[0].x) / 7;
+  EXPECT_NEAR(defaults[2].x - defaults[1].x, 10 * unit, 0.2);
+  EXPECT_NEAR(defaults[3].x - defaults[2].x, 6 * unit, 0.2);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(defaults[i].x, tuned[i].x);
+  // SVG y grows downwards: more busbw is higher up.
+  EXPECT_LT(tuned[3].y, defaults[3].y);
+  EXPECT_LT(defaults[3].y, defaults[2].y);
+  EXPECT_DOUBLE_EQ(tuned[0].y, defaults[0].y);
+}
+
+TEST(SvgChart, LabelsEveryPowerOfTwoInBytesUnits) {
+  LineChart chart;
+  chart.series.push_back({"tuned", "tuned", "#16a34a", false, {8, 1024, 4096}, {1, 2, 3}});
+  const std::string svg = render_line_chart(chart);
+  for (const char* label : {">8<", ">16<", ">512<", ">1K<", ">2K<", ">4K<"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+}
+
+TEST(SvgChart, ThinsSizeLabelsOnAWideRange) {
+  LineChart chart;
+  chart.series.push_back({"tuned", "tuned", "#16a34a", false, {8, 16ull << 30}, {1, 2}});  // 32 doublings
+  const std::string svg = render_line_chart(chart);
+  const std::regex label("<text [^>]*text-anchor=\"middle\" fill=\"#6b7280\">[0-9]+[KMG]?</text>");
+  const auto labels =
+      std::distance(std::sregex_iterator(svg.begin(), svg.end(), label), std::sregex_iterator());
+  EXPECT_GE(labels, 8);
+  EXPECT_LE(labels, 13);
+  EXPECT_NE(svg.find(">8<"), std::string::npos);
+}
+
+TEST(SvgChart, NonFiniteValuesBreakTheLine) {
+  LineChart chart = two_curves();
+  chart.series[1].values[1] = std::nan("");
+  const auto lines = polylines(render_line_chart(chart), "tuned");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].size(), 1u);
+  EXPECT_EQ(lines[1].size(), 2u);
+}
+
+TEST(SvgChart, EscapesLabelsAndTitle) {
+  LineChart chart = two_curves();
+  chart.title = "</title><script>alert(1)</script>";
+  chart.series[0].label = "NCCL_X=<img src=x onerror=alert(1)>";
+  const std::string svg = render_line_chart(chart);
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  EXPECT_EQ(svg.find("<img"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;/title&gt;&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("NCCL_X=&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+}
+
+TEST(SvgChart, DashedSeriesAreDashedInLineAndLegend) {
+  LineChart chart = two_curves();
+  chart.series.push_back(
+      {"candidate-1", "candidate", "#7c3aed", true, chart.series[0].bytes, {0.1, 5.5, 130, 350}});
+  const std::string svg = render_line_chart(chart);
+  EXPECT_EQ(count(svg, "stroke-dasharray=\"6 4\""), 2u);  // its polyline and its legend swatch
+}
+
+TEST(SpeedupBars, OneBarPerFiniteRatioColouredAgainstTheNoiseFloor) {
+  SpeedupBars bars;
+  bars.bytes = {8, 1024, 1 << 20, 64 << 20};
+  bars.ratios = {1.005, 1.30, std::nan(""), 0.90};
+  bars.noise_floor = 0.01;
+  const std::string svg = render_speedup_bars(bars);
+  EXPECT_EQ(count(svg, "class=\"bar\""), 3u);
+  EXPECT_EQ(count(svg, "fill=\"#22c55e\""), 1u);     // 1.30: faster
+  EXPECT_EQ(count(svg, "fill=\"#dc2626\""), 1u);     // 0.90: slower
+  EXPECT_EQ(count(svg, "fill=\"#9ca3af\" rx"), 1u);  // 1.005: within the noise
+  EXPECT_NE(svg.find("class=\"noise-band\""), std::string::npos);
+  EXPECT_NE(svg.find(">1.30<"), std::string::npos);
+}
+
+TEST(SpeedupBars, FasterBarsRiseAboveTheOneLineAndSlowerFallBelow) {
+  SpeedupBars bars;
+  bars.bytes = {8, 16};
+  bars.ratios = {1.2, 0.8};
+  const std::string svg = render_speedup_bars(bars);
+  const std::regex bar("class=\"bar\" x=\"[0-9.]+\" y=\"([0-9.]+)\" width=\"[0-9.]+\" height=\"([0-9.]+)\"");
+  std::vector<std::pair<double, double>> spans;  // top, bottom
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it)
+    spans.emplace_back(std::stod((*it)[1]), std::stod((*it)[1]) + std::stod((*it)[2]));
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_NEAR(spans[0].second, spans[1].first, 0.11);  // both meet at the 1.0 line
+  EXPECT_NEAR(spans[0].second - spans[0].first, spans[1].second - spans[1].first, 0.2);  // +-0.2 alike
+}

@@ -1,0 +1,124 @@
+// `nccltune report PROFILE -o FILE.html [--journal FILE] [--topology SRC]`: one self-contained
+// HTML page for a profile. The best other candidates' curves come from the tune journal: --journal,
+// else journal.jsonl next to the profile, else in the store root above it (where `tune --out DIR`
+// writes it by default). The node diagram comes from --topology SRC (a snapshot directory from
+// `topo --capture`, nvidia-smi:FILE or hwloc:FILE), because the report is usually made away from
+// the tuned nodes; without it the report says how to add one.
+// Exit 0 when written; 2 when the profile, an explicit journal or the topology cannot be read, or
+// the file cannot be written.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "atomic_file.h"
+#include "candidate_curves.h"
+#include "commands.h"
+#include "journal.h"
+#include "report_html.h"
+#include "topology_reader.h"
+
+namespace nccltune::cli {
+
+namespace {
+
+constexpr int kReportFailed = 2;
+
+struct ReportOptions {
+  std::string profile;
+  std::string output;
+  std::string journal;
+  std::string topology;
+  std::string title;
+  std::size_t candidates = 3;
+};
+
+// The journal's entries, or none with the reason in `note`. Only an explicit --journal that
+// cannot be read is an error.
+Result<std::vector<JournalEntry>> load_journal(const ReportOptions& options, std::string& note) {
+  std::filesystem::path path = options.journal;
+  if (path.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(options.profile).parent_path();
+    for (const std::filesystem::path& candidate :
+         {dir / "journal.jsonl", dir.parent_path() / "journal.jsonl"}) {
+      std::error_code error;
+      if (std::filesystem::is_regular_file(candidate, error)) {
+        path = candidate;
+        break;
+      }
+    }
+    if (path.empty()) {
+      note = "No tune journal found next to the profile (--journal FILE adds the other candidates' curves).";
+      return std::vector<JournalEntry>{};
+    }
+  }
+  auto entries = Journal::read(path);
+  if (!entries) {
+    if (!options.journal.empty()) return Error{entries.error()};
+    std::fprintf(stderr, "nccltune report: warning: %s; drawing no candidates\n", entries.error().c_str());
+    note = "The journal " + path.string() + " could not be read: " + entries.error();
+    return std::vector<JournalEntry>{};
+  }
+  note = "Other candidates from the journal " + path.string() +
+         ": the best measured on the profile's own sizes, " + "scored by the profile's objective.";
+  return entries;
+}
+
+int run_report(const ReportOptions& options) {
+  auto fail = [](const std::string& message) {
+    std::fprintf(stderr, "nccltune report: %s\n", message.c_str());
+    return kReportFailed;
+  };
+  auto profile = read_profile(options.profile);
+  if (!profile) return fail(profile.error());
+
+  ReportInput input;
+  input.profile = std::move(profile.value());
+  input.profile_source = options.profile;
+  input.title = options.title;
+  input.generated_by = std::string("nccltune ") + NCCLTUNE_VERSION;
+
+  auto journal = load_journal(options, input.journal_note);
+  if (!journal) return fail(journal.error());
+  input.candidates = best_candidates(input.profile, *journal, options.candidates);
+  if (!journal->empty() && input.candidates.empty())
+    input.journal_note =
+        "The journal holds no other successful configuration measured on the profile's sizes.";
+
+  if (!options.topology.empty()) {
+    auto source = parse_topology_source(options.topology);
+    if (!source) return fail("--topology: " + source.error());
+    auto topology = read_node_topology(*source, ReadOptions{});
+    if (!topology) return fail("--topology " + options.topology + ": " + topology.error());
+    input.topology = std::move(topology.value());
+    input.topology_source = options.topology;
+  }
+
+  auto written = write_file_atomically(options.output, render_report_html(input));
+  if (!written) return fail(written.error());
+  std::printf("nccltune report: wrote %s\n", options.output.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Command& command) {
+  auto options = std::make_shared<ReportOptions>();
+  auto* sub = app.add_subcommand(
+      "report", "Write a self-contained HTML report of a profile (exit 0 written, 2 on bad input)");
+  sub->add_option("PROFILE", options->profile, "Profile YAML written by `nccltune tune`")->required();
+  sub->add_option("-o,--output", options->output, "HTML file to write (replaced atomically)")->required();
+  sub->add_option(
+      "--journal", options->journal,
+      "Tune journal for the other candidates' curves (default: journal.jsonl next to the profile or in "
+      "the store root above it)");
+  sub->add_option("--topology", options->topology,
+                  "Node to draw: a snapshot DIR (`nccltune topo --capture`), nvidia-smi:FILE or hwloc:FILE");
+  sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
+      ->check(CLI::Range(0, 5))
+      ->capture_default_str();
+  sub->add_option("--title", options->title, "A line shown at the top of the report, e.g. what was measured");
+  sub->callback([options, &command] { command.run = [options] { return run_report(*options); }; });
+}
+
+}  // namespace nccltune::cli

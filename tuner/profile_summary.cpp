@@ -1,0 +1,100 @@
+#include "profile_summary.h"
+
+#include <fmt/format.h>
+
+#include "byte_size.h"
+#include "strategy.h"
+#include "tune_console.h"
+
+namespace nccltune {
+
+const SizeChoice* choice_for_size(const std::vector<SizeChoice>& per_size, std::uint64_t bytes) {
+  for (const SizeChoice& choice : per_size)
+    if (choice.min_bytes <= bytes && bytes <= choice.max_bytes) return &choice;
+  return nullptr;
+}
+
+std::string describe_choice(const SizeChoice& choice) {
+  std::string text =
+      (choice.algo.empty() ? "auto" : choice.algo) + "/" + (choice.proto.empty() ? "auto" : choice.proto);
+  if (choice.channels > 0) text += fmt::format(", {} channels", choice.channels);
+  return text;
+}
+
+std::string describe_range(const SizeChoice& choice) {
+  const std::string end = choice.max_bytes % 1024 != 0 && (choice.max_bytes + 1) % 1024 == 0
+                              ? "<" + format_byte_size(choice.max_bytes + 1)
+                              : format_byte_size(choice.max_bytes);
+  return format_byte_size(choice.min_bytes) + " .. " + end;
+}
+
+std::string render_profile_summary(const Profile& profile, std::string_view origin) {
+  const ProfileShape& s = profile.shape;
+  std::string out = fmt::format("profile  {}\n", origin);
+  out += fmt::format("shape    {}\n", s.key);
+  out += fmt::format("         {} node{} x {} GPU{} ({} ranks){}\n", s.nodes, s.nodes == 1 ? "" : "s",
+                     s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.ranks,
+                     s.gpu.empty() ? "" : ", " + s.gpu);
+  out +=
+      fmt::format("         NVSwitch {}, {} NIC{} per node{}{}\n", s.nvswitch ? "yes" : "no", s.nics_per_node,
+                  s.nics_per_node == 1 ? "" : "s", s.nic.empty() ? "" : " (" + s.nic + ")",
+                  s.gpu_nic_affinity.empty() ? "" : ", GPU-NIC " + s.gpu_nic_affinity);
+  out +=
+      fmt::format("         NCCL {}, CUDA driver {}\n", s.nccl_version.empty() ? "unknown" : s.nccl_version,
+                  s.cuda_driver.empty() ? "unknown" : s.cuda_driver);
+
+  if (profile.keep_defaults) {
+    out += "env      keep NCCL's defaults: nothing beat them beyond noise\n";
+  } else if (profile.env.empty()) {
+    out += "env      (empty)\n";
+  } else {
+    const char* label = "env      ";
+    for (const auto& [name, value] : profile.env) {
+      out += fmt::format("{}{}={}\n", label, name, value);
+      label = "         ";
+    }
+  }
+
+  if (!profile.per_size.empty()) {
+    out += "per size (best measured algorithm/protocol per size range)\n";
+    for (const SizeChoice& c : profile.per_size)
+      out += fmt::format("  {:<18} {}\n", describe_range(c), describe_choice(c));
+  }
+
+  const ProfileResults& r = profile.results;
+  if (!r.sizes.empty()) {
+    out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}\n", "size", "defaults GB/s", "tuned GB/s",
+                       "speedup", "per-size choice");
+    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+      const double base = i < r.baseline.size() ? r.baseline[i] : 0;
+      const double tuned = i < r.tuned.size() ? r.tuned[i] : 0;
+      const SizeChoice* choice = choice_for_size(profile.per_size, r.sizes[i]);
+      out += fmt::format("{:>10}  {:>14.2f}  {:>11.2f}  {:>7.3f}x  {}\n", format_byte_size(r.sizes[i]), base,
+                         tuned, base > 0 ? tuned / base : 1.0, choice ? describe_choice(*choice) : "-");
+    }
+    out += fmt::format("speedup  {:.3f}x geometric mean over the objective's sizes, worst size {:.3f}x\n\n",
+                       r.speedup_geomean, r.worst_size_ratio);
+  }
+
+  const ProfileProvenance& p = profile.provenance;
+  out +=
+      fmt::format("tuned    {} with {}: {} trials ({} failed) in {} on {} host{}\n",
+                  p.date.empty() ? "(date unknown)" : p.date, p.tool.empty() ? "(tool unknown)" : p.tool,
+                  p.trials, p.failed_trials, format_duration(p.duration_s), p.hosts, p.hosts == 1 ? "" : "s");
+  out += fmt::format("why      objective {}, noise floor {:.1f}%\n",
+                     p.objective.empty() ? "balanced" : p.objective, 100 * p.noise_floor);
+  if (!p.confirmation.empty()) out += fmt::format("         confirmation: {}\n", p.confirmation);
+
+  if (profile.failed.empty()) {
+    out += "failed   none\n";
+  } else {
+    out += fmt::format("failed   {} config{} never chosen:\n", profile.failed.size(),
+                       profile.failed.size() == 1 ? "" : "s");
+    for (const FailedTrial& f : profile.failed)
+      out += fmt::format("  {}: {}{}\n", describe_env(f.env), f.outcome,
+                         f.reason.empty() ? "" : ": " + f.reason);
+  }
+  return out;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,236 @@
+#include "svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "byte_size.h"
+#include "html_text.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr int kLeft = 72, kRight = 24, kTop = 14, kAxisBelow = 46, kLegendRow = 20;
+constexpr const char* kAxisColor = "#6b7280";
+constexpr const char* kGridColor = "#e5e7eb";
+constexpr const char* kFont = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
+
+// The smallest 1, 2 or 5 x 10^k that is at least `rough`.
+double nice_step(double rough) {
+  if (!(rough > 0) || !std::isfinite(rough)) return 1;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+  for (double factor : {1.0, 2.0, 5.0, 10.0})
+    if (factor * magnitude >= rough * (1 - 1e-9)) return factor * magnitude;
+  return 10 * magnitude;
+}
+
+// Tick labels without trailing zeros: 0, 50, 2.5, 0.01.
+std::string tick_label(double value) {
+  if (std::abs(value) < 1e-12) return "0";
+  return fmt::format("{:g}", value);
+}
+
+std::string svg_open(int width, int height, const std::string& title, const std::string& kind) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart {}\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\" {} font-size=\"12\">\n<title>{}</title>\n",
+      kind, width, height, width, height, kFont, html_text(title));
+}
+
+// Log2 x positions of the sizes the chart shows, and the labelled powers of two between them.
+struct LogAxis {
+  double lo = 0, hi = 1;  // log2 bytes at the plot's left and right edges
+  double x0 = 0, width = 1;
+
+  double at(std::uint64_t bytes) const {
+    return x0 + (std::log2(static_cast<double>(bytes)) - lo) / (hi - lo) * width;
+  }
+};
+
+LogAxis log_axis(const std::vector<ChartSeries>& series, double x0, double width) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const ChartSeries& s : series)
+    for (std::uint64_t bytes : s.bytes)
+      if (bytes > 0) {
+        lo = std::min(lo, std::log2(static_cast<double>(bytes)));
+        hi = std::max(hi, std::log2(static_cast<double>(bytes)));
+      }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  if (hi - lo < 1) hi = lo + 1;
+  return {std::floor(lo), std::ceil(hi), x0, width};
+}
+
+std::string x_ticks(const LogAxis& axis, double y_bottom, double y_top) {
+  std::string out;
+  const int first = static_cast<int>(axis.lo), last = static_cast<int>(axis.hi);
+  const int every = std::max(1, (last - first + 11) / 12);  // at most about 12 labels
+  for (int exponent = first; exponent <= last; exponent += every) {
+    if (exponent < 0 || exponent > 62) continue;
+    const std::uint64_t bytes = std::uint64_t{1} << exponent;
+    const double x = axis.at(bytes);
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>\n",
+                       x, y_top, y_bottom, kGridColor);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n", x,
+                       y_bottom + 16, kAxisColor, format_byte_size(bytes));
+  }
+  return out;
+}
+
+bool finite_point(const ChartSeries& s, std::size_t i) {
+  return s.bytes[i] > 0 && std::isfinite(s.values[i]);
+}
+
+// One polyline per run of finite points.
+std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, double y_bottom, double y_scale) {
+  std::string out;
+  const std::size_t n = std::min(s.bytes.size(), s.values.size());
+  const std::string dash = s.dashed ? " stroke-dasharray=\"6 4\"" : "";
+  std::string points, dots;
+  auto flush = [&] {
+    if (!points.empty())
+      out += fmt::format(
+          "<polyline class=\"curve\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} "
+          "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+          html_text(s.id), html_text(s.color), s.dashed ? 1.6 : 2.4, dash, points);
+    points.clear();
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!finite_point(s, i)) {
+      flush();
+      continue;
+    }
+    const double x = x_axis.at(s.bytes[i]), y = y_bottom - std::max(0.0, s.values[i]) * y_scale;
+    points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+    dots += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}: {} B, {:.4g} "
+        "GB/s</title></circle>\n",
+        x, y, s.dashed ? 2 : 3, html_text(s.color), html_text(s.label), s.bytes[i], s.values[i]);
+  }
+  flush();
+  return out + dots;
+}
+
+}  // namespace
+
+std::string render_line_chart(const LineChart& chart) {
+  const int height =
+      kTop + chart.plot_height + kAxisBelow + kLegendRow * static_cast<int>(chart.series.size()) + 8;
+  const double plot_w = chart.width - kLeft - kRight;
+  const double y_top = kTop, y_bottom = kTop + chart.plot_height;
+  const LogAxis x_axis = log_axis(chart.series, kLeft, plot_w);
+
+  double max_value = 0;
+  for (const ChartSeries& s : chart.series)
+    for (std::size_t i = 0; i < std::min(s.bytes.size(), s.values.size()); ++i)
+      if (finite_point(s, i)) max_value = std::max(max_value, s.values[i]);
+  const double step = nice_step(max_value > 0 ? max_value / 6 : 0.2);
+  const double y_max = std::max(step, std::ceil(max_value / step - 1e-9) * step);
+  const double y_scale = chart.plot_height / y_max;
+
+  std::string out = svg_open(chart.width, height, chart.title, "line-chart");
+  for (double v = 0; v <= y_max * (1 + 1e-9); v += step) {
+    const double y = y_bottom - v * y_scale;
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", kLeft,
+                       y, kLeft + plot_w, y, kGridColor);
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}</text>\n", kLeft - 8,
+                       y + 4, kAxisColor, tick_label(v));
+  }
+  out += x_ticks(x_axis, y_bottom, y_top);
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"none\" stroke=\"{}\"/>\n",
+                     kLeft, kTop, plot_w, chart.plot_height, kAxisColor);
+  out += fmt::format(
+      "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\" "
+      "fill=\"{}\">{}</text>\n",
+      (y_top + y_bottom) / 2, (y_top + y_bottom) / 2, kAxisColor, html_text(chart.y_label));
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">message size (bytes, log "
+      "scale)</text>\n",
+      kLeft + plot_w / 2, y_bottom + 36, kAxisColor);
+
+  // Candidates first, so the defaults and the tuned curve are drawn on top.
+  for (auto it = chart.series.rbegin(); it != chart.series.rend(); ++it)
+    out += series_lines(*it, x_axis, y_bottom, y_scale);
+
+  double legend_y = y_bottom + kAxisBelow + 10;
+  for (const ChartSeries& s : chart.series) {
+    out += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"3\"{}/>\n", kLeft,
+        legend_y - 4, kLeft + 28, legend_y - 4, html_text(s.color),
+        s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"#111827\">{}<title>{}</title></text>\n",
+                       kLeft + 36, legend_y, html_text(shorten(s.label, 120)), html_text(s.label));
+    legend_y += kLegendRow;
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_speedup_bars(const SpeedupBars& chart) {
+  constexpr int kBottom = 42;
+  const double plot_w = chart.width - kLeft - kRight;
+  const double y_top = kTop, y_bottom = chart.height - kBottom;
+  const double noise = std::isfinite(chart.noise_floor) ? std::max(0.0, chart.noise_floor) : 0;
+
+  double lo = 1 - std::max(noise, 0.05), hi = 1 + std::max(noise, 0.05);
+  for (double r : chart.ratios)
+    if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
+  const double step = nice_step((hi - lo) / 4);
+  lo = std::max(0.0, std::floor(lo / step) * step);
+  hi = std::ceil(hi / step) * step;
+  const auto y_of = [&](double v) { return y_bottom - (v - lo) / (hi - lo) * (y_bottom - y_top); };
+
+  std::string out = svg_open(chart.width, chart.height, chart.title, "speedup-chart");
+  for (double v = lo; v <= hi + step * 1e-6; v += step) {
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", kLeft,
+                       y_of(v), kLeft + plot_w, y_of(v), kGridColor);
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{:.2f}x</text>\n",
+                       kLeft - 8, y_of(v) + 4, kAxisColor, v);
+  }
+  if (noise > 0)
+    out += fmt::format(
+        "<rect class=\"noise-band\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+        "fill=\"#9ca3af\" "
+        "fill-opacity=\"0.18\"><title>noise floor: within {:.1f}% counts as no change</title></rect>\n",
+        kLeft, y_of(1 + noise), plot_w, y_of(1 - noise) - y_of(1 + noise), noise * 100);
+
+  const std::size_t n = std::min(chart.bytes.size(), chart.ratios.size());
+  const double band = n ? plot_w / static_cast<double>(n) : plot_w;
+  const std::size_t label_every = std::max<std::size_t>(1, (n + 23) / 24);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double center = kLeft + band * (static_cast<double>(i) + 0.5);
+    const double r = chart.ratios[i];
+    if (i % label_every == 0)
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+                         center, y_bottom + 16, kAxisColor, format_byte_size(chart.bytes[i]));
+    if (!std::isfinite(r)) continue;
+    const char* color = r > 1 + noise ? "#22c55e" : r < 1 - noise ? "#dc2626" : "#9ca3af";
+    const double y1 = y_of(std::max(r, 1.0)), y2 = y_of(std::min(r, 1.0));
+    out += fmt::format(
+        "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+        "rx=\"2\">"
+        "<title>{} B: {:.3f}x</title></rect>\n",
+        center - band * 0.35, y1, band * 0.7, std::max(1.0, y2 - y1), color, chart.bytes[i], r);
+    if (band >= 30)
+      out += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"10\" "
+          "fill=\"#374151\">{:.2f}</text>\n",
+          center, r >= 1 ? y1 - 4 : y2 + 12, r);
+  }
+  out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#111827\"/>\n",
+                     kLeft, y_of(1), kLeft + plot_w, y_of(1));
+  out += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"{}\"/>\n", kLeft,
+      kTop, plot_w, y_bottom - y_top, kAxisColor);
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">message size (bytes)</text>\n",
+      kLeft + plot_w / 2, y_bottom + 34, kAxisColor);
+  out += fmt::format(
+      "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\" "
+      "fill=\"{}\">tuned / defaults</text>\n",
+      (y_top + y_bottom) / 2, (y_top + y_bottom) / 2, kAxisColor);
+  return out + "</svg>\n";
+}
+
+}  // namespace nccltune

@@ -1,0 +1,47 @@
+// Charts for the HTML report as inline SVG: busbw curves against message size (log2 axis) and
+// per-size speedup bars. Pure functions from values to markup; colours are SVG attributes, so a
+// chart also renders on its own, outside the report's stylesheet.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nccltune {
+
+struct ChartSeries {
+  std::string id;     // a fixed name from the caller ("defaults", "tuned", "candidate-1"): the
+                      // polyline's data-series attribute, which tests and styles select on
+  std::string label;  // legend text; untrusted (escaped)
+  std::string color;  // an SVG colour, "#1f77b4"
+  bool dashed = false;
+  std::vector<std::uint64_t> bytes;  // x, ascending
+  std::vector<double> values;        // y, parallel to bytes; NaN/inf leave a gap in the line
+};
+
+struct LineChart {
+  std::string title;    // the SVG's <title> (accessible name); untrusted (escaped)
+  std::string y_label;  // "busbw (GB/s)"
+  std::vector<ChartSeries> series;
+  int width = 1180;
+  int plot_height = 320;  // the legend adds a row per series below the plot
+};
+
+// X: bytes on a log2 axis with labels such as 8, 1K, 64M. Y: linear from 0 to a round number
+// above the largest finite value. Each series is one polyline per run of finite points, with a
+// dot on every point, and a legend row.
+std::string render_line_chart(const LineChart& chart);
+
+struct SpeedupBars {
+  std::string title;
+  std::vector<std::uint64_t> bytes;
+  std::vector<double> ratios;  // tuned / defaults per size; non-finite ratios draw no bar
+  double noise_floor = 0;      // ratios within 1 +- noise_floor are drawn as "no change"
+  int width = 1180, height = 260;
+};
+
+// One bar per size from the 1.0 line up (faster) or down (slower), labelled with its ratio;
+// the noise band around 1.0 is shaded.
+std::string render_speedup_bars(const SpeedupBars& chart);
+
+}  // namespace nccltune
