@@ -95,9 +95,10 @@ if [ "${gpus:-0}" -gt 0 ]; then
   report_args=()  # a report without the diagram rather than none
   build/nccltune topo --capture out/node-snapshot >/dev/null && report_args=(--topology out/node-snapshot)
 else
-  # This machine has no GPUs to draw: the diagram shows a simulated DGX-H100 snapshot, and says so.
+  # This machine has no GPUs to draw: the diagram shows a generated DGX-H100 snapshot (the test
+  # fixture configs/demo/dgx-h100-node links to), and the banner says so.
   report_args=(--topology configs/demo/dgx-h100-node
-    --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is a simulated DGX-H100 (configs/demo/dgx-h100-node), not this machine.")
+    --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is a generated DGX-H100 snapshot (tests/fixtures/nodes/dgx-h100, host h100-node01), not this machine.")
 fi
 echo
 echo "== nccltune report"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "byte_size.h"
@@ -65,12 +66,13 @@ std::vector<ChoiceChange> choice_changes(const Profile& a, const Profile& b) {
   return out;
 }
 
-double at(const std::vector<double>& values, std::size_t i) {
-  return i < values.size() ? values[i] : 0;
+std::string ratio(double before, double after) {
+  return format_speedup(speedup_of(before, after));
 }
 
-std::string ratio(double before, double after) {
-  return before > 0 ? fmt::format("{:.3f}x", after / before) : std::string("-");
+// A profile may hold .nan: a value that is NaN on both sides has not changed.
+bool same(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
 }
 
 std::string shown(const std::string& value) {
@@ -92,16 +94,16 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
       continue;
     }
     const auto k = static_cast<std::size_t>(j - rb.sizes.begin());
-    d.busbw.push_back(
-        {ra.sizes[i], at(ra.baseline, i), at(rb.baseline, k), at(ra.tuned, i), at(rb.tuned, k)});
+    d.busbw.push_back({ra.sizes[i], value_at(ra.baseline, i), value_at(rb.baseline, k), value_at(ra.tuned, i),
+                       value_at(rb.tuned, k)});
   }
   for (std::uint64_t bytes : rb.sizes)
     if (std::find(ra.sizes.begin(), ra.sizes.end(), bytes) == ra.sizes.end()) d.sizes_only_b.push_back(bytes);
   d.speedup_a = ra.speedup_geomean;
   d.speedup_b = rb.speedup_geomean;
   d.busbw_differs =
-      d.speedup_a != d.speedup_b || std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
-        return r.baseline_a != r.baseline_b || r.tuned_a != r.tuned_b;
+      !same(d.speedup_a, d.speedup_b) || std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
+        return !same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b);
       });
   return d;
 }
@@ -142,10 +144,10 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
         "\nbusbw GB/s at the sizes both measured\n{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n",
         "size", "defaults A", "defaults B", "B/A", "tuned A", "tuned B", "B/A");
     for (const BusbwRow& r : d.busbw)
-      out +=
-          fmt::format("{:>10}  {:>10.2f}  {:>10.2f}  {:>7}  {:>10.2f}  {:>10.2f}  {:>7}\n",
-                      format_byte_size(r.bytes), r.baseline_a, r.baseline_b,
-                      ratio(r.baseline_a, r.baseline_b), r.tuned_a, r.tuned_b, ratio(r.tuned_a, r.tuned_b));
+      out += fmt::format("{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n", format_byte_size(r.bytes),
+                         format_busbw(r.baseline_a), format_busbw(r.baseline_b),
+                         ratio(r.baseline_a, r.baseline_b), format_busbw(r.tuned_a), format_busbw(r.tuned_b),
+                         ratio(r.tuned_a, r.tuned_b));
   }
   auto size_list = [](const std::vector<std::uint64_t>& sizes) {
     std::string text;
@@ -154,7 +156,8 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
   };
   if (!d.sizes_only_a.empty()) out += "sizes only in A: " + size_list(d.sizes_only_a) + "\n";
   if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
-  out += fmt::format("speedup over the defaults: {:.3f}x -> {:.3f}x\n", d.speedup_a, d.speedup_b);
+  out += fmt::format("speedup over the defaults: {} -> {}\n", format_speedup(d.speedup_a),
+                     format_speedup(d.speedup_b));
   return out;
 }
 

@@ -22,7 +22,7 @@ struct ChoiceChange {
 
 struct BusbwRow {
   std::uint64_t bytes = 0;
-  double baseline_a = 0, baseline_b = 0, tuned_a = 0, tuned_b = 0;
+  double baseline_a = 0, baseline_b = 0, tuned_a = 0, tuned_b = 0;  // NaN: not recorded
 };
 
 struct ProfileDiff {
@@ -31,7 +31,7 @@ struct ProfileDiff {
   std::vector<ChoiceChange> per_size;
   std::vector<BusbwRow> busbw;  // sizes present in both, ascending
   std::vector<std::uint64_t> sizes_only_a, sizes_only_b;
-  bool busbw_differs = false;  // any value of a common size, or the geomean, differs
+  bool busbw_differs = false;  // any value of a common size, or the geomean, differs (NaN equals NaN)
   double speedup_a = 1, speedup_b = 1;
 
   // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same.

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 #include "byte_size.h"
 #include "strategy.h"
 #include "tune_console.h"
@@ -22,10 +25,32 @@ std::string describe_choice(const SizeChoice& choice) {
 }
 
 std::string describe_range(const SizeChoice& choice) {
-  const std::string end = choice.max_bytes % 1024 != 0 && (choice.max_bytes + 1) % 1024 == 0
-                              ? "<" + format_byte_size(choice.max_bytes + 1)
-                              : format_byte_size(choice.max_bytes);
+  // The exclusive end, when there is one below UINT64_MAX (max_bytes + 1 would wrap there).
+  const bool round_end = choice.max_bytes != std::numeric_limits<std::uint64_t>::max() &&
+                         choice.max_bytes % 1024 != 0 && (choice.max_bytes + 1) % 1024 == 0;
+  const std::string end =
+      round_end ? "<" + format_byte_size(choice.max_bytes + 1) : format_byte_size(choice.max_bytes);
   return format_byte_size(choice.min_bytes) + " .. " + end;
+}
+
+double value_at(const std::vector<double>& values, std::size_t i) {
+  return i < values.size() ? values[i] : std::nan("");
+}
+
+double speedup_of(double base, double tuned) {
+  return std::isfinite(base) && base > 0 && std::isfinite(tuned) ? tuned / base : std::nan("");
+}
+
+double speedup_at(const ProfileResults& results, std::size_t i) {
+  return speedup_of(value_at(results.baseline, i), value_at(results.tuned, i));
+}
+
+std::string format_speedup(double ratio) {
+  return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : std::string("n/a");
+}
+
+std::string format_busbw(double gbps) {
+  return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : std::string("n/a");
 }
 
 std::string render_profile_summary(const Profile& profile, std::string_view origin) {
@@ -66,14 +91,13 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}\n", "size", "defaults GB/s", "tuned GB/s",
                        "speedup", "per-size choice");
     for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-      const double base = i < r.baseline.size() ? r.baseline[i] : 0;
-      const double tuned = i < r.tuned.size() ? r.tuned[i] : 0;
       const SizeChoice* choice = choice_for_size(profile.per_size, r.sizes[i]);
-      out += fmt::format("{:>10}  {:>14.2f}  {:>11.2f}  {:>7.3f}x  {}\n", format_byte_size(r.sizes[i]), base,
-                         tuned, base > 0 ? tuned / base : 1.0, choice ? describe_choice(*choice) : "-");
+      out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}\n", format_byte_size(r.sizes[i]),
+                         format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
+                         format_speedup(speedup_at(r, i)), choice ? describe_choice(*choice) : "-");
     }
-    out += fmt::format("speedup  {:.3f}x geometric mean over the objective's sizes, worst size {:.3f}x\n\n",
-                       r.speedup_geomean, r.worst_size_ratio);
+    out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n\n",
+                       format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
   }
 
   const ProfileProvenance& p = profile.provenance;

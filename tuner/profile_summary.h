@@ -21,6 +21,22 @@ std::string describe_choice(const SizeChoice& choice);
 // A range as "0 .. <512K", "8M .. 16G": the exclusive end when it is a round size.
 std::string describe_range(const SizeChoice& choice);
 
+// values[i], or NaN when the list is shorter (a result not recorded).
+double value_at(const std::vector<double>& values, std::size_t i);
+
+// tuned / base, or NaN when either is not finite or base is not above zero: show, report and
+// diff print that as "n/a".
+double speedup_of(double base, double tuned);
+
+// speedup_of(results.baseline[i], results.tuned[i]); NaN when either was not recorded.
+double speedup_at(const ProfileResults& results, std::size_t i);
+
+// A ratio with three decimals and "x" ("1.069x"), or "n/a" when it is not finite.
+std::string format_speedup(double ratio);
+
+// busbw in GB/s with two decimals ("370.20"), or "n/a" when it is not finite.
+std::string format_busbw(double gbps);
+
 // Profiles passed strict parsing, so their text has no control characters to reach a terminal.
 std::string render_profile_summary(const Profile& profile, std::string_view origin);
 

@@ -59,10 +59,6 @@ std::string fixed(double value, int digits) {
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : std::string("n/a");
 }
 
-double at(const std::vector<double>& values, std::size_t i) {
-  return i < values.size() ? values[i] : std::nan("");
-}
-
 const char* ratio_class(double ratio, double noise) {
   if (!std::isfinite(ratio)) return "neutral";
   return ratio > 1 + noise ? "good" : ratio < 1 - noise ? "bad" : "neutral";
@@ -87,15 +83,16 @@ std::string summary_cards(const Profile& p) {
   const double noise = p.provenance.noise_floor;
   double peak_base = 0, peak_tuned = 0;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    if (std::isfinite(at(r.baseline, i))) peak_base = std::max(peak_base, at(r.baseline, i));
-    if (std::isfinite(at(r.tuned, i))) peak_tuned = std::max(peak_tuned, at(r.tuned, i));
+    const double base = value_at(r.baseline, i), tuned = value_at(r.tuned, i);
+    if (std::isfinite(base)) peak_base = std::max(peak_base, base);
+    if (std::isfinite(tuned)) peak_tuned = std::max(peak_tuned, tuned);
   }
   std::string out = "<div class=\"cards\">\n";
   out += card(
-      "Speedup", fixed(r.speedup_geomean, 3) + "x",
+      "Speedup", format_speedup(r.speedup_geomean),
       (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) + " objective, geometric mean",
       ratio_class(r.speedup_geomean, noise));
-  out += card("Worst size", fixed(r.worst_size_ratio, 3) + "x", "tuned / defaults at its worst size",
+  out += card("Worst size", format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
               ratio_class(r.worst_size_ratio, noise));
   out += card("Peak busbw", fixed(peak_tuned, 1) + " GB/s", "defaults: " + fixed(peak_base, 1) + " GB/s");
   out += card(
@@ -188,10 +185,7 @@ std::string speedup_section(const Profile& p) {
   bars.title = "speedup of the tuned profile over NCCL's defaults, per message size";
   bars.bytes = r.sizes;
   bars.noise_floor = p.provenance.noise_floor;
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    const double base = at(r.baseline, i), tuned = at(r.tuned, i);
-    bars.ratios.push_back(base > 0 ? tuned / base : std::nan(""));
-  }
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) bars.ratios.push_back(speedup_at(r, i));
   std::string table =
       "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
       "GB/s</th>"
@@ -200,10 +194,10 @@ std::string speedup_section(const Profile& p) {
     const SizeChoice* choice = choice_for_size(p.per_size, r.sizes[i]);
     table += fmt::format(
         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num {}\">{}x</td><td>{}</td></tr>\n",
-        format_byte_size(r.sizes[i]), fixed(at(r.baseline, i), 2), fixed(at(r.tuned, i), 2),
-        ratio_class(bars.ratios[i], p.provenance.noise_floor), fixed(bars.ratios[i], 3),
-        choice ? html_text(describe_choice(*choice)) : "-");
+        "<td class=\"num {}\">{}</td><td>{}</td></tr>\n",
+        format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
+        format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
+        format_speedup(bars.ratios[i]), choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
   return "<section id=\"speedup\"><h2>Speedup per message size</h2>\n" + render_speedup_bars(bars) +

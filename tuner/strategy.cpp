@@ -31,7 +31,7 @@ std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid) {
 std::string describe_env(const Env& env) {
   if (env.empty()) return "defaults";
   std::string out;
-  for (const auto& [name, value] : env) out += (out.empty() ? "" : ",") + name + "=" + value;
+  for (const auto& [name, value] : env) out += (out.empty() ? "" : " ") + name + "=" + value;
   return out;
 }
 

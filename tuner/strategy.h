@@ -98,7 +98,7 @@ struct StrategyResult {
 StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
                             const ProgressCallback& progress = {});
 
-// "NCCL_ALGO=Ring,NCCL_PROTO=LL" (sorted by name); "defaults" for an empty env.
+// "NCCL_ALGO=Ring NCCL_PROTO=LL" (sorted by name; values may hold commas); "defaults" for an empty env.
 std::string describe_env(const Env& env);
 
 }  // namespace nccltune

@@ -79,6 +79,18 @@ std::string x_ticks(const LogAxis& axis, double y_bottom, double y_top) {
   return out;
 }
 
+// "#rrggbb" at 60% of its brightness, for the dots on a curve: a screenshot test tells a drawn
+// line from its dots and legend swatch by colour. Other colour forms are kept as they are.
+std::string darker(const std::string& color) {
+  if (color.size() != 7 || color[0] != '#' ||
+      color.find_first_not_of("0123456789abcdefABCDEF", 1) != std::string::npos)
+    return color;
+  std::string out = "#";
+  for (std::size_t i = 1; i < 7; i += 2)
+    out += fmt::format("{:02x}", std::stoi(color.substr(i, 2), nullptr, 16) * 3 / 5);
+  return out;
+}
+
 bool finite_point(const ChartSeries& s, std::size_t i) {
   return s.bytes[i] > 0 && std::isfinite(s.values[i]);
 }
@@ -89,6 +101,7 @@ std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, double y_b
   const std::size_t n = std::min(s.bytes.size(), s.values.size());
   const std::string dash = s.dashed ? " stroke-dasharray=\"6 4\"" : "";
   std::string points, dots;
+  const std::string dot_color = darker(s.color);
   auto flush = [&] {
     if (!points.empty())
       out += fmt::format(
@@ -107,7 +120,7 @@ std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, double y_b
     dots += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}: {} B, {:.4g} "
         "GB/s</title></circle>\n",
-        x, y, s.dashed ? 2 : 3, html_text(s.color), html_text(s.label), s.bytes[i], s.values[i]);
+        x, y, s.dashed ? 2 : 3, html_text(dot_color), html_text(s.label), s.bytes[i], s.values[i]);
   }
   flush();
   return out + dots;

@@ -29,7 +29,7 @@ struct LineChart {
 
 // X: bytes on a log2 axis with labels such as 8, 1K, 64M. Y: linear from 0 to a round number
 // above the largest finite value. Each series is one polyline per run of finite points, with a
-// dot on every point, and a legend row.
+// dot in a darker shade of its colour on every point, and a legend row.
 std::string render_line_chart(const LineChart& chart);
 
 struct SpeedupBars {

@@ -39,6 +39,11 @@ expect_exit 0 "show" -- "$nccltune" show "$profile"
 expect_in "$work/out" "env      NCCL_ALGO=NVLS,Ring,Tree" "show lists the env"
 expect_exit 0 "diff of a profile with itself" -- "$nccltune" diff "$profile" "$profile"
 expect_in "$work/out" "identical" "diff says identical"
+nan_profile=$fixtures/report/nan-2n.yaml  # NaN results: equal to themselves, unknown speedups read n/a
+expect_exit 0 "diff of a profile holding NaN with itself" -- "$nccltune" diff "$nan_profile" "$nan_profile"
+expect_in "$work/out" "identical" "diff of a NaN profile with itself says identical"
+expect_exit 0 "show of a profile holding NaN" -- "$nccltune" show "$nan_profile"
+expect_in "$work/out" "speedup  n/a geometric mean" "show prints an unknown speedup as n/a"
 expect_exit 1 "diff across an NCCL upgrade" -- "$nccltune" diff "$profile" "$fixtures/report/upgraded-2n.yaml"
 expect_in "$work/out" "nccl_version: 2.28.9 -> 2.29.2" "diff names the NCCL upgrade"
 printf 'schema: nccltune/profile/v1\nshape: {key: "k", nodes: 1}\nenv: {NCCL_ALGO: "Ring; rm -rf /"}\n' >"$work/bad.yaml"
@@ -73,24 +78,43 @@ if [ -z "$browser" ]; then
   fail "chromium is not installed (./run.sh test installs it)"
 else
   # Chromium wants a writable home and profile; keep both inside $work.
-  HOME=$work timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --user-data-dir="$work/chromium" --screenshot="$work/report.png" --window-size=1280,3800 \
-    "file://$html" >"$work/chromium.log" 2>&1
-  if [ ! -s "$work/report.png" ]; then
-    fail "chromium wrote no screenshot"
-    tail -5 "$work/chromium.log"
-  else
-    # defaults and tuned curves, the GPU tiles and NVSwitch bar, the NIC tiles
-    stats=$("$png_stats" "$work/report.png" 64748b 16a34a 4d7c0f 1d4ed8) || stats=""
+  screenshot() {  # screenshot HTML PNG: the whole report in one tall window
+    HOME=$work timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+      --user-data-dir="$work/chromium" --screenshot="$2" --window-size=1280,3800 \
+      "file://$1" >"$work/chromium.log" 2>&1
+    [ -s "$2" ] || { fail "chromium wrote no screenshot of $(basename "$1")"; tail -5 "$work/chromium.log"; }
+  }
+  # Pixels of the defaults and tuned line colours, the GPU tiles and NVSwitch bar, the NIC tiles.
+  # The curves' dots are a darker shade, so only the lines and their legend swatches count: on
+  # the demo report about 1800 (defaults) and 770 (tuned) pixels, 60 each without the lines.
+  colours=(64748b 16a34a 4d7c0f 1d4ed8)
+  value() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$2"; }
+  curve_min=400
+  screenshot "$html" "$work/report.png"
+  if [ -s "$work/report.png" ]; then
+    stats=$("$png_stats" "$work/report.png" "${colours[@]}") || stats=""
     echo "screenshot: $stats"
-    value() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$stats"; }
-    [ "$(value width)" = 1280 ] && pass || fail "screenshot width: $stats"
-    [ "${stats:+x}" ] && [ "$(value colours)" -ge 500 ] && pass || fail "screenshot looks blank: $stats"
-    [ "${stats:+x}" ] && [ "$(value 64748b)" -ge 300 ] && pass || fail "no defaults curve on the screenshot: $stats"
-    [ "${stats:+x}" ] && [ "$(value 16a34a)" -ge 300 ] && pass || fail "no tuned curve on the screenshot: $stats"
-    [ "${stats:+x}" ] && [ "$(value 4d7c0f)" -ge 2000 ] && pass || fail "no GPUs on the screenshot: $stats"
-    [ "${stats:+x}" ] && [ "$(value 1d4ed8)" -ge 300 ] && pass || fail "no NICs on the screenshot: $stats"
+    [ "$(value width "$stats")" = 1280 ] && pass || fail "screenshot width: $stats"
+    [ "${stats:+x}" ] && [ "$(value colours "$stats")" -ge 500 ] && pass || fail "screenshot looks blank: $stats"
+    [ "${stats:+x}" ] && [ "$(value 64748b "$stats")" -ge "$curve_min" ] && pass ||
+      fail "no defaults curve on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 16a34a "$stats")" -ge "$curve_min" ] && pass ||
+      fail "no tuned curve on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 4d7c0f "$stats")" -ge 2000 ] && pass || fail "no GPUs on the screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value 1d4ed8 "$stats")" -ge 300 ] && pass || fail "no NICs on the screenshot: $stats"
     [ -n "${NCCLTUNE_KEEP_SCREENSHOT:-}" ] && cp "$work/report.png" "$html" "$NCCLTUNE_KEEP_SCREENSHOT/"
+  fi
+  # The control: the same report without the two polylines must fall below the curve thresholds,
+  # or the checks above would pass on the legend and dots alone.
+  grep -vE '<polyline class="curve" data-series="(defaults|tuned)"' "$html" >"$work/no-curves.html"
+  screenshot "$work/no-curves.html" "$work/no-curves.png"
+  if [ -s "$work/no-curves.png" ]; then
+    stats=$("$png_stats" "$work/no-curves.png" "${colours[@]}") || stats=""
+    echo "screenshot without the curves: $stats"
+    [ "${stats:+x}" ] && [ "$(value 64748b "$stats")" -lt "$curve_min" ] && pass ||
+      fail "the defaults curve check passes without the curve: $stats"
+    [ "${stats:+x}" ] && [ "$(value 16a34a "$stats")" -lt "$curve_min" ] && pass ||
+      fail "the tuned curve check passes without the curve: $stats"
   fi
 fi
 

@@ -2,15 +2,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "golden.h"
 #include "nccl_tests_log.h"
 
 using namespace nccltune;
+using nccltune::test_support::expect_golden;
 
 namespace {
 
@@ -30,21 +31,6 @@ BenchResult parse_fixture(const std::string& name) {
       parse_nccl_tests_log(read_file(fixture_path("nccl-tests/" + name)), name);
   EXPECT_TRUE(result.ok()) << result.error();
   return result.ok() ? result.value() : BenchResult{};
-}
-
-// Compares with tests/fixtures/golden/NAME; NCCLTUNE_UPDATE_GOLDEN=1 rewrites the file instead.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = fixture_path("golden/" + name);
-  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to write it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "golden file " << path;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

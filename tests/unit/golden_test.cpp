@@ -2,35 +2,19 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "check_render.h"
 #include "checks.h"
+#include "golden.h"
 #include "topology_json.h"
 #include "topology_reader.h"
 #include "topology_table.h"
 
 using namespace nccltune;
+using nccltune::test_support::expect_golden;
 
 namespace {
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = std::filesystem::path(NCCLTUNE_FIXTURES) / "golden" / name;
-  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to create it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
 
 NodeTopology read_fixture(const std::string& from) {
   auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/" + from);

@@ -5,31 +5,17 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+
+#include "golden.h"
 
 using namespace nccltune;
+using nccltune::test_support::expect_golden;
 
 namespace {
 
 const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
 const std::string kDemo = "store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = std::filesystem::path(NCCLTUNE_FIXTURES) / "golden" / name;
-  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to create it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
 
 Profile read_fixture(const std::string& relative) {
   auto profile = read_profile(kReport + "/" + relative);
@@ -114,4 +100,39 @@ TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
     keep_defaults_changed |= c.field == "keep_defaults" && c.after == "true";
   EXPECT_TRUE(keep_defaults_changed);
   EXPECT_EQ(d.env.size(), a.env.size());  // every variable removed
+}
+
+TEST(ProfileDiff, AProfileHoldingNanIsIdenticalToItself) {
+  const Profile p = read_fixture("nan-2n.yaml");  // NaN baseline, tuned value and geomean
+  const ProfileDiff same = diff_profiles(p, p);
+  EXPECT_FALSE(same.busbw_differs);
+  EXPECT_TRUE(same.identical());
+
+  Profile b = p;
+  b.results.tuned[0] = std::nan("");  // a known value that became unknown is a change
+  EXPECT_TRUE(diff_profiles(p, b).busbw_differs);
+  b = p;
+  b.results.speedup_geomean = 1.1;
+  EXPECT_TRUE(diff_profiles(p, b).busbw_differs);
+}
+
+TEST(ProfileDiff, UnknownValuesAndRatiosReadNa) {
+  const Profile a = read_fixture("nan-2n.yaml");
+  Profile b = a;
+  b.results.tuned[0] = 3;  // 8 B: 1.5 -> 3 is a change, the other rows keep their unknowns
+  const std::string text = render_profile_diff(diff_profiles(a, b), a, "a", b, "b");
+  EXPECT_NE(text.find("         8        1.50        1.50   1.000x        1.50        3.00   2.000x\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("        1K         n/a         n/a      n/a        2.25        2.25   1.000x\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      512K        0.00        0.00      n/a       40.00       40.00   1.000x\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("        8M      200.00      200.00   1.000x         n/a         n/a      n/a\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("speedup over the defaults: n/a -> n/a\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
 }

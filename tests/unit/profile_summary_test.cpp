@@ -4,30 +4,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <limits>
+
+#include "byte_size.h"
+#include "golden.h"
 
 using namespace nccltune;
+using nccltune::test_support::expect_golden;
 
 namespace {
 
 const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
-
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = std::filesystem::path(NCCLTUNE_FIXTURES) / "golden" / name;
-  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to create it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
 
 Profile read_fixture(const std::string& relative) {
   auto profile = read_profile(kReport + "/" + relative);
@@ -75,4 +63,45 @@ TEST(ProfileSummary, DescribesChoicesAndRanges) {
   EXPECT_EQ(describe_range(range(0, 524287, "", "")), "0 .. <512K");
   EXPECT_EQ(describe_range(range(8388608, 17179869184ull, "", "")), "8M .. 16G");
   EXPECT_EQ(describe_range(range(65537, 100000, "", "")), "65537 .. 100000");
+}
+
+TEST(ProfileSummary, ARangeEndingAtTheLargestSizeShowsItsInclusiveEnd) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();  // max + 1 wraps to 0
+  EXPECT_EQ(describe_range(range(524288, kMax, "", "")), "512K .. " + format_byte_size(kMax));
+  EXPECT_EQ(describe_range(range(524288, kMax - 1, "", "")), "512K .. " + format_byte_size(kMax - 1));
+}
+
+TEST(ProfileSummary, SpeedupIsUnknownWithoutAPositiveBaselineAndATunedValue) {
+  const double nan = std::nan("");
+  ProfileResults r;
+  r.sizes = {8, 16, 32, 64, 128, 256};
+  r.baseline = {2, nan, 0, 4, -1, std::numeric_limits<double>::infinity()};
+  r.tuned = {3, 1, 1, nan, 1, 1};
+  EXPECT_DOUBLE_EQ(speedup_at(r, 0), 1.5);
+  for (std::size_t i = 1; i < r.sizes.size(); ++i) EXPECT_TRUE(std::isnan(speedup_at(r, i))) << i;
+  EXPECT_TRUE(std::isnan(speedup_at(r, 6)));  // not recorded
+  r.tuned.resize(1);
+  EXPECT_TRUE(std::isnan(speedup_at(r, 1)));  // a baseline without its tuned value
+  EXPECT_EQ(format_speedup(1.5), "1.500x");
+  EXPECT_EQ(format_speedup(nan), "n/a");
+  EXPECT_EQ(format_speedup(std::numeric_limits<double>::infinity()), "n/a");
+  EXPECT_EQ(format_busbw(370.2), "370.20");
+  EXPECT_EQ(format_busbw(nan), "n/a");
+}
+
+TEST(ProfileSummary, UnknownValuesReadNa) {
+  // NaN and zero baselines, a NaN tuned value, an unknown geomean, a range ending at UINT64_MAX.
+  const std::string text = render_profile_summary(read_fixture("nan-2n.yaml"), "nan-2n.yaml");
+  expect_golden("show-nan.txt", text);
+  EXPECT_NE(text.find("         8            1.50         1.50    1.000x  Tree/LL\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("        1K             n/a         2.25       n/a  Tree/LL\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      512K            0.00        40.00       n/a  Ring/Simple\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("speedup  n/a geometric mean over the objective's sizes, worst size n/a\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("nan\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("<0"), std::string::npos) << text;
 }

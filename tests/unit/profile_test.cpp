@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "golden.h"
 
 using namespace nccltune;
 
@@ -59,21 +59,6 @@ Profile sample_profile() {
   return p;
 }
 
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = std::filesystem::path(kFixtures) / "profiles" / name;
-  const char* update = std::getenv("NCCLTUNE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with NCCLTUNE_UPDATE_GOLDEN=1 to create it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
-
 std::filesystem::path fresh_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("nccltune-profile-" + name + "-" + std::to_string(::getpid()));
@@ -121,7 +106,7 @@ TEST(Profile, RoundTrip) {
 
 TEST(Profile, GoldenYaml) {
   const std::string yaml = profile_to_yaml(sample_profile());
-  expect_golden("h100-2n.yaml", yaml);
+  test_support::expect_matches_file(kFixtures + "/profiles/h100-2n.yaml", yaml);
   // The golden file itself is a valid profile.
   Result<Profile> golden = read_profile(kFixtures + "/profiles/h100-2n.yaml");
   ASSERT_TRUE(golden.ok()) << golden.error();

@@ -164,19 +164,43 @@ TEST(ReportHtml, EscapesHostileProfileText) {
   p.provenance.confirmation = "</dd><script>alert('x')</script>";
   p.provenance.objective = "\"><script>";
   p.failed[0].reason = "<script>document.location='http://evil'</script>";
-  ReportInput in;
+  ReportInput in = demo_input();
   in.profile = p;
   in.profile_source = "<b>path</b>";
   in.title = "demo & <i>simulated</i>";
+  // A snapshot is read from files a user may be sent, and the journal from a shared store.
+  ASSERT_FALSE(in.topology->gpus.empty());
+  ASSERT_FALSE(in.topology->nics.empty());
+  in.topology->host = "<u>host</u>";
+  in.topology->gpus[0].name = "<svg onload=1>";
+  in.topology->nics[0].name = "<a name=nic>";
+  in.topology->notes.push_back("<style>note</style>");
+  in.topology_source = "<em>snapshot</em>";
+  ASSERT_FALSE(in.candidates.empty());
+  in.candidates[0].env["NCCL_ALGO"] = "</title><iframe>";
   const std::string html = render_report_html(in);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("<img"), std::string::npos);
-  EXPECT_EQ(html.find("<b>path"), std::string::npos);
-  EXPECT_NE(html.find("&lt;script&gt;document.location=&#39;http://evil&#39;&lt;/script&gt;"),
-            std::string::npos);
-  EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
-  EXPECT_NE(html.find("demo &amp; &lt;i&gt;simulated&lt;/i&gt;"), std::string::npos);
-  EXPECT_NE(html.find("&quot;&gt;&lt;script&gt;"), std::string::npos);
+  for (const char* raw : {"<script", "<img", "<b>path", "<i>simulated", "<u>", "<svg onload", "<a name",
+                          "<style>note", "<em>", "</title><iframe", "<iframe"})
+    EXPECT_EQ(html.find(raw), std::string::npos) << raw;
+  for (const char* escaped :
+       {"&lt;script&gt;document.location=&#39;http://evil&#39;&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(1)&gt;", "demo &amp; &lt;i&gt;simulated&lt;/i&gt;",
+        "&quot;&gt;&lt;script&gt;", "&lt;b&gt;path&lt;/b&gt;", "&lt;u&gt;host&lt;/u&gt;",
+        "&lt;svg onload=1&gt;", "&lt;a name=nic&gt;", "&lt;style&gt;note&lt;/style&gt;",
+        "&lt;em&gt;snapshot&lt;/em&gt;", "NCCL_ALGO=&lt;/title&gt;&lt;iframe&gt;"})
+    EXPECT_NE(html.find(escaped), std::string::npos) << escaped;
+}
+
+TEST(ReportHtml, UnknownSpeedupsReadNa) {
+  ReportInput in;
+  in.profile = read_fixture_profile(kReport + "/nan-2n.yaml");  // NaN and zero baselines, a NaN tuned value
+  const std::string html = render_report_html(in);
+  EXPECT_EQ(count(html, "\">n/a</td><td>"), 3u);  // the speedup cells of 1K, 512K and 8M
+  EXPECT_NE(html.find("<td class=\"num neutral\">1.000x</td>"), std::string::npos);   // 8 B
+  EXPECT_NE(html.find("<div class=\"value neutral\">n/a</div>"), std::string::npos);  // the geomean card
+  EXPECT_EQ(count(html, "class=\"bar\""), 1u);  // no bar for an unknown speedup
+  EXPECT_EQ(html.find("n/ax"), std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
 }
 
 TEST(BestCandidates, FromTheDemoJournalTheBestOtherConfigsOnTheProfileSizes) {

@@ -54,6 +54,20 @@ LineChart two_curves() {
 
 }  // namespace
 
+TEST(SvgChart, DotsAreADarkerShadeThanTheirLineAndLegend) {
+  // The browser test counts the line's colour on a screenshot: dots must not count as the line.
+  LineChart chart = two_curves();
+  chart.series.push_back({"named", "a named colour", "purple", true, chart.series[0].bytes, {1, 2, 3, 4}});
+  const std::string svg = render_line_chart(chart);
+  EXPECT_EQ(count(svg, "<circle"), 12u);
+  EXPECT_EQ(count(svg, "fill=\"#3c4553\""), 4u);  // #64748b at 60%
+  EXPECT_EQ(count(svg, "fill=\"#0d612c\""), 4u);  // #16a34a at 60%
+  EXPECT_EQ(count(svg, "fill=\"purple\""), 4u);   // not #rrggbb: kept
+  EXPECT_EQ(count(svg, "fill=\"#64748b\""), 0u);
+  EXPECT_EQ(count(svg, "stroke=\"#64748b\""), 2u);  // the polyline and the legend swatch
+  EXPECT_EQ(count(svg, "stroke=\"#16a34a\""), 2u);
+}
+
 TEST(SvgChart, OnePolylinePerSeriesThroughEveryPoint) {
   const std::string svg = render_line_chart(two_curves());
   ASSERT_EQ(polylines(svg, "defaults").size(), 1u);
