@@ -3,14 +3,13 @@
 #include <unistd.h>
 
 #include <array>
-#include <chrono>
-#include <ctime>
 #include <fstream>
 #include <set>
 
 #include "atomic_file.h"
 #include "hwloc_source.h"
 #include "nvml_source.h"
+#include "utc_time.h"
 
 namespace nccltune {
 namespace fs = std::filesystem;
@@ -69,15 +68,6 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
   }
 }
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
   auto exported = export_hwloc_xml(dir / "hwloc.xml");
   if (!exported) return Error{exported.error()};
@@ -99,7 +89,7 @@ Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, cons
   gethostname(host.data(), host.size() - 1);
   std::string meta = "schema: nccltune/snapshot/v1\n";
   meta += "host: \"" + std::string(host.data()) + "\"\n";
-  meta += "date: \"" + utc_now() + "\"\n";
+  meta += "date: \"" + rfc3339_utc() + "\"\n";
   meta += "tool: \"" + tool_version + "\"\n";
   meta += "hwloc: \"" + inventory->hwloc_version + "\"\n";
   std::string escaped;

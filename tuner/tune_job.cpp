@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <map>
 
@@ -16,6 +15,7 @@
 #include "topology_reader.h"
 #include "trial_runner.h"
 #include "tune_console.h"
+#include "utc_time.h"
 
 extern char** environ;
 
@@ -23,15 +23,6 @@ namespace nccltune {
 namespace {
 
 using nlohmann::json;
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // The same TrialSpec on every rank, but for the rank-specific parts.
 TrialSpec base_spec(const TuneOptions& o, const MpiSession& mpi) {
@@ -209,7 +200,7 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.results.speedup_geomean = r.score.value;
   p.results.worst_size_ratio = r.score.worst_ratio;
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
-  p.provenance.date = utc_now();
+  p.provenance.date = rfc3339_utc();
   p.provenance.trials = r.trials;
   p.provenance.failed_trials = r.failed_trials;
   p.provenance.duration_s = duration_s;
