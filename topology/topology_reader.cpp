@@ -1,18 +1,27 @@
 #include "topology_reader.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <cerrno>
+#include <chrono>
 #include <map>
-#include <memory>
+#include <thread>
 
 #include "atomic_file.h"
 #include "ibverbs_source.h"
 #include "nvidia_smi_topo.h"
 #include "nvml_source.h"
+
+extern char** environ;
 
 namespace nccltune {
 namespace fs = std::filesystem;
@@ -285,15 +294,96 @@ std::string local_hostname() {
   return name.data();
 }
 
-// Runs `nvidia-smi topo -m` when NVML is absent; nullopt when it is missing or fails.
-std::optional<std::string> run_nvidia_smi(const std::string& program) {
-  const std::string command = program + " topo -m 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return std::nullopt;
+// How long `nvidia-smi topo -m` may take: it hangs exactly when a GPU falls off the bus.
+constexpr std::chrono::seconds kNvidiaSmiTimeout{10};
+constexpr std::size_t kNvidiaSmiMaxOutput = 1 << 20;
+
+// Children killed after their timeout that had not died yet (stuck in the kernel): reaped by a
+// later call, so a daemon that scans for months collects no zombies.
+std::vector<pid_t>& unreaped_children() {
+  static std::vector<pid_t> children;
+  return children;
+}
+
+void reap_finished_children() {
+  std::erase_if(unreaped_children(), [](pid_t child) { return waitpid(child, nullptr, WNOHANG) != 0; });
+}
+
+// Runs `nvidia-smi topo -m` when NVML is absent; nullopt when it is missing, fails or does not
+// answer within kNvidiaSmiTimeout (then it is killed, and `notes` says so). The child starts with
+// an empty signal mask and default handlers: the daemon blocks SIGTERM/SIGINT/SIGHUP for its
+// signalfd, and a child inheriting that could not be stopped.
+std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes) {
+  reap_finished_children();
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  std::string topo = "topo", matrix = "-m";
+  std::array<char*, 4> argv{const_cast<char*>(program.c_str()), topo.data(), matrix.data(), nullptr};
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(out[1]);
+  if (spawned != 0) {  // not installed: NVML's note already says what is unknown
+    ::close(out[0]);
+    return std::nullopt;
+  }
+
   std::string output;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe.get())) output.append(buf.data(), n);
-  if (pclose(pipe.release()) != 0 || output.empty()) return std::nullopt;
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + kNvidiaSmiTimeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd readable{out[0], POLLIN, 0};
+    const int ready = poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    if (ready == 0) continue;  // the deadline check above ends the wait
+    std::array<char, 4096> buf{};
+    const ssize_t n = ::read(out[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: it closed its output
+    output.append(buf.data(), static_cast<std::size_t>(n));
+    if (output.size() > kNvidiaSmiMaxOutput) {
+      timed_out = true;  // not a topology matrix: stop it the same way
+      break;
+    }
+  }
+  ::close(out[0]);
+  int status = 0;
+  pid_t reaped = 0;
+  while (!timed_out && (reaped = waitpid(pid, &status, WNOHANG)) == 0) {  // closed its output; exits next
+    if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (timed_out) {
+    ::kill(pid, SIGKILL);
+    // A process stuck in the kernel dies only when the call returns: wait briefly, never block.
+    for (int i = 0; i < 20 && (reaped = waitpid(pid, &status, WNOHANG)) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (reaped == 0) unreaped_children().push_back(pid);
+    notes.push_back(fmt::format("nvidia-smi topo -m: no answer in {} s, killed", kNvidiaSmiTimeout.count()));
+    return std::nullopt;
+  }
+  if (reaped < 0) return std::nullopt;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || output.empty()) return std::nullopt;
   return output;
 }
 
@@ -306,7 +396,7 @@ Result<NodeTopology> read_live(const ReadOptions& options) {
     in.nvml = std::move(nvml.value());
   } else {
     in.notes.push_back("NVML: " + nvml.error() + "; GPU names and NVLinks unknown");
-    if (auto text = run_nvidia_smi(options.nvidia_smi)) {
+    if (auto text = run_nvidia_smi(options.nvidia_smi, in.notes)) {
       if (auto smi = parse_nvidia_smi_topo(*text, "nvidia-smi topo -m")) in.nvidia_smi = std::move(smi.value());
       else in.notes.push_back(smi.error());
     }
