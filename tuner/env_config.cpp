@@ -1,6 +1,7 @@
 #include "env_config.h"
 
 #include <algorithm>
+#include <iterator>
 #include <system_error>
 
 #include "atomic_file.h"
@@ -33,7 +34,10 @@ void read_env_section(const YAML::Node& section, EnvConfig& config) {
       const std::string at = "env.allow_names[" + std::to_string(i) + "]";
       const std::string name = yaml_text(names[i], at);
       if (!is_allowable_env_name(name))
-        yaml_fail(yaml_line(names[i]), at, "'" + printable_excerpt(name, 40) + "' does not match ^[A-Z][A-Z0-9_]*$");
+        yaml_fail(yaml_line(names[i]), at,
+                  "'" + printable_excerpt(name, 40) +
+                      (is_denied_env_name(name) ? "' loads code, changes the loader or a shell, or names a file: never emitted"
+                                                : "' does not match ^[A-Z][A-Z0-9_]*$"));
       if (std::find(config.allow_names.begin(), config.allow_names.end(), name) == config.allow_names.end())
         config.allow_names.push_back(name);
     }
@@ -45,7 +49,27 @@ void read_env_section(const YAML::Node& section, EnvConfig& config) {
 bool is_allowable_env_name(std::string_view name) {
   if (name.empty() || name.size() > 128 || name.front() < 'A' || name.front() > 'Z') return false;
   return std::all_of(name.begin(), name.end(),
-                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }) &&
+         !is_denied_env_name(name);
+}
+
+bool is_denied_env_name(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      // the shell and the loader
+      "BASH_ENV", "ENV", "PATH", "IFS", "PS4", "CDPATH", "SHELLOPTS", "BASHOPTS", "GLIBC_TUNABLES",
+      // code injection into CUDA, NVTX and interpreters a job may start
+      "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "NVTX_INJECTION32_PATH", "PYTHONPATH", "PYTHONHOME",
+      "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS",
+      // NCCL 2.28 and its example plugins: code to load, files to read or write
+      "NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_CONF_FILE",
+      "NCCL_DEBUG_FILE", "NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE",
+      "NCCL_TUNER_CONFIG_FILE", "NCCL_PROFILE_DUMP_FILE", "NCCL_INSPECTOR_DUMP_DIR"};
+  if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
+  if (name.starts_with("LD_") || name.starts_with("BASH_FUNC_")) return true;
+  if (!name.starts_with("NCCL_")) return false;
+  for (std::string_view suffix : {"_PLUGIN", "_FILE", "_DIR", "_PATH", "_LIB"})
+    if (name.ends_with(suffix)) return true;
+  return false;
 }
 
 Result<EnvConfig> parse_env_config(std::string_view yaml_text, std::string_view origin) {

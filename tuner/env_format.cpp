@@ -51,6 +51,10 @@ std::vector<Variable> checked_variables(const Profile& profile, const std::vecto
   const bool scoped = uses_scoped_syntax(profile.shape);
   std::vector<Variable> variables;
   for (const auto& [name, value] : profile.env) {
+    if (is_denied_env_name(name)) {
+      warnings.push_back("dropped '" + shown(name) + "': it loads code, changes the loader or a shell, or names a file");
+      continue;
+    }
     const bool allowed = is_allowable_env_name(name) &&
                          std::find(allow_names.begin(), allow_names.end(), name) != allow_names.end();
     if (!is_safe_env_name(name) && !allowed) {
@@ -103,7 +107,20 @@ std::optional<std::string> csv_protocol(std::string_view proto) {
 // collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks: one line per
 // per_size range. nNodes and nRanks are -1 (any): `env` already chose this profile for the job,
 // possibly from a neighbouring node count, and the file is meant for that job.
+//
+// The example plugin (NCCL 2.28 ext-tuner/example/plugin.c, pluginGetCollInfo) sets *nChannels = 1
+// before it looks for a row and changes it only for a matching row whose channels is not -1; NCCL
+// (src/enqueue.cc, getAlgoInfo) then uses that count in place of its own. So every collective
+// without a matching row, and every row with channels -1 (NCCL's own choice in the profile), runs
+// on ONE channel. Hence the warning below on every render; our own plugin,
+// libnccl-tuner-nccltune.so, leaves NCCL's channel count alone unless the profile sets one.
+constexpr std::string_view kTunerCsvChannelWarning =
+    "tuner-csv: NCCL's example tuner plugin runs every collective without a matching row, and every row with "
+    "channels -1, on 1 channel (it starts from nChannels = 1); use libnccl-tuner-nccltune.so "
+    "(NCCL_TUNER_PLUGIN) instead, which keeps NCCL's own channel count";
+
 std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
+  warnings.emplace_back(kTunerCsvChannelWarning);
   std::string out = "# nccltune profile " + shown(profile.shape.key) + ", tuned at " +
                     std::to_string(profile.shape.nodes) + " nodes x " + std::to_string(profile.shape.gpus_per_node) +
                     " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +

@@ -17,13 +17,26 @@ struct LocalLibraries {
   std::string nccl_lib = "libnccl.so.2", cuda_lib = "libcuda.so.1";
 };
 
+// Which file a library was loaded from, and that file's identity (device, inode, size, mtime),
+// so a package upgrade that replaces or rewrites it is noticed without loading it again.
+struct LibraryFile {
+  std::string path;   // as the dynamic loader found it; empty when it could not be loaded
+  std::string stamp;  // "dev:inode:size:mtime_ns"; empty when the file cannot be stat()ed
+  friend bool operator==(const LibraryFile&, const LibraryFile&) = default;
+};
+
 // Versions as `tune` writes them ("2.28.9", "13.0"); empty when a library cannot be loaded or
 // answer, with one note per failure.
 struct LibraryVersions {
   std::string nccl, cuda_driver;
   std::vector<std::string> notes;
+  LibraryFile nccl_file, cuda_file;
 };
 LibraryVersions read_library_versions(const LocalLibraries& libs);
+
+// True when a library was not loaded when `versions` were read, or its file has changed since
+// (one stat() per library): then read_library_versions again.
+bool library_files_changed(const LibraryVersions& versions);
 
 // Pure: the node type from a topology and known versions (the GPU count from the topology).
 NodeType local_node_type(const NodeTopology& topology, const LibraryVersions& versions);

@@ -7,6 +7,7 @@
 
 #include "node_state.h"
 #include "printable_text.h"
+#include "store_permissions.h"
 
 namespace nccltune {
 
@@ -68,6 +69,27 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
   if (error) return Error{directory.string() + ": cannot list: " + error.message()};
   if (!best) return std::optional<ProfileMatch>();
   return std::optional<ProfileMatch>(ProfileMatch{directory / file_name_for(*best), *best, false});
+}
+
+Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store, std::string_view key,
+                                                       int nodes, bool prefer_below, uid_t uid) {
+  Result<std::optional<ProfileMatch>> match = find_profile(store, key, nodes, prefer_below);
+  if (!match) return Error{match.error()};
+  if (!*match) return std::optional<StoreProfile>();
+  ProfileMatch& found = **match;
+  const Result<TrustedFile> trusted = read_trusted_file(store, found.file, uid, kMaxProfileBytes);
+  if (!trusted) return Error{trusted.error()};
+  const std::string where = printable_excerpt(found.file.native(), 200);
+  Result<Profile> profile = parse_profile(trusted->text, where);
+  if (!profile) return Error{profile.error()};
+
+  // A file copied to the wrong place would otherwise tune jobs it was not measured for.
+  if (profile->shape.key != key)
+    return Error{where + ": shape.key '" + printable_excerpt(profile->shape.key, 80) +
+                 "' does not match its directory '" + std::string(key) + "'"};
+  if (profile->shape.nodes != found.tuned_nodes)
+    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) + " does not match its file name"};
+  return std::optional<StoreProfile>(StoreProfile{std::move(*profile), std::move(found)});
 }
 
 }  // namespace nccltune

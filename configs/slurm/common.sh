@@ -6,7 +6,9 @@
 # a Prolog or Epilog with a fresh environment of SLURM_* variables only, so a site that needs other
 # values edits them here or names a two-line wrapper as Prolog= (`export NCCLTUNE_BIN=...; exec
 # /path/to/prolog.sh`). A TaskProlog runs as the job's user with the job's environment.
-#   NCCLTUNE_BIN         the nccltune binary, found on PATH below when not a path
+#   NCCLTUNE_BIN         the binary that runs `env`, found on PATH below when not a path; by default
+#                        the lean nccltune-env when installed (it starts in a few ms, without the
+#                        MPI, hwloc and verbs libraries nccltune loads), else nccltune
 #   NCCLTUNE_CONFIG      read by nccltune itself (default /etc/nccltune/nccltune.yaml: the store)
 #   NCCLTUNE_NODE_STATE  the node state file nccltuned writes (nccltune's default when unset)
 #   NCCLTUNE_JOBS_DIR    where prolog.sh writes <jobid>.env and epilog.sh removes it
@@ -17,7 +19,13 @@
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
-nccltune_bin=${NCCLTUNE_BIN:-nccltune}
+if [ -n "${NCCLTUNE_BIN:-}" ]; then
+  nccltune_bin=$NCCLTUNE_BIN
+elif command -v nccltune-env >/dev/null 2>&1; then
+  nccltune_bin=nccltune-env
+else
+  nccltune_bin=nccltune
+fi
 nccltune_jobs_dir=${NCCLTUNE_JOBS_DIR:-/run/nccltune/jobs}
 nccltune_timeout=${NCCLTUNE_TIMEOUT:-5}
 nccltune_script=${0##*/}

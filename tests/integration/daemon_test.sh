@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # nccltuned as systemd runs it: sd_notify messages read from a test socket, the lifecycle
 # (start on a healthy snapshot, drift after the snapshot is swapped and SIGHUP, drift cleared,
-# an invalid config on reload kept out, SIGTERM within a second), a bad config at start, a live
-# read with missing libraries (degraded), and `systemd-analyze verify` on the installed unit.
+# facts unreadable (drift still shown), an invalid config on reload kept out, SIGTERM within a
+# second), a bad config at start, a live read with missing libraries (degraded), a hung
+# nvidia-smi (killed, signals unblocked in it; --once stoppable), and `systemd-analyze verify` on
+# the installed unit.
 # usage: daemon_test.sh NCCLTUNED NOTIFY_LISTENER FIXTURES FAKENCCL FAKECUDA BUILD_DIR
 set -u
 nccltuned=$1
@@ -15,7 +17,7 @@ work=$(mktemp -d)
 daemon_pid=""
 listener_pid=""
 cleanup() {
-  for pid in $daemon_pid $listener_pid; do
+  for pid in $daemon_pid $listener_pid $(cat "$work"/smi-pids 2>/dev/null); do
     { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
   done
   rm -rf "$work"
@@ -47,6 +49,7 @@ count_of() { grep -cF -- "$2" "$1" 2>/dev/null; }
 cp -r "$fixtures/store" "$work/store"
 chmod -R go-w "$work/store"  # the store's trust checks, as `nccltune env` applies them
 printf 'NCCL_DEBUG=WARN\n# the admin'"'"'s own line\n' >"$work/nccl.conf"
+chmod 0640 "$work/nccl.conf"  # the admin's mode, kept by each rewrite
 cat >"$work/nccltune.yaml" <<EOF
 env:
   store: $work/store
@@ -86,9 +89,13 @@ expect_in "$work/run/nccl.env" "# nccltuned: $work/store/h100-80gb-hbm3.8gpu.nvs
 expect_in "$work/nccl.conf" "NCCL_DEBUG=WARN" "the admin's nccl.conf line kept"
 expect_in "$work/nccl.conf" "# BEGIN nccltuned" "nccl.conf block added"
 expect_in "$work/nccl.conf" "NCCL_MIN_NCHANNELS=16" "nccl.conf block holds the profile"
+[ "$(stat -c %a "$work/nccl.conf")" = 640 ] && pass || fail "nccl.conf mode is $(stat -c %a "$work/nccl.conf"), was 640"
 [ -f "$work/state/last-good.yaml" ] && pass || fail "last good state not saved"
 # WATCHDOG_USEC=0.4 s: pings every 0.2 s while the daemon sleeps between scans.
 wait_for "$work/notify.log" "WATCHDOG=1"
+# ... and right before and after each scan, so a slow one cannot starve it: before the first READY.
+first=$(grep -m1 -oE 'WATCHDOG=1|READY=1' "$work/notify.log")
+[ "$first" = WATCHDOG=1 ] && pass || fail "no WATCHDOG=1 around the first scan (first message: $first)"
 sleep 1
 if [ "$(count_of "$work/notify.log" "WATCHDOG=1")" -ge 3 ]; then pass; else fail "watchdog pings: $(count_of "$work/notify.log" "WATCHDOG=1") in over 1 s"; fi
 
@@ -113,6 +120,15 @@ expect_not_in "$work/run/nccl.env" "NCCL_" "no settings for an untuned node type
 expect_not_in "$work/nccl.conf" "# BEGIN nccltuned" "block removed from nccl.conf"
 expect_in "$work/nccl.conf" "NCCL_DEBUG=WARN" "the admin's line still there"
 if [ "$(count_of "$work/notify.log" "READY=1")" -ge 2 ]; then pass; else fail "READY=1 again after the reload"; fi
+
+# --- the facts cannot be read at all: the drift found before is still reported -------------------
+mkdir -p "$work/empty"
+ln -sfn "$work/empty" "$work/node"
+kill -HUP "$daemon_pid"
+wait_for "$node_yaml" "topology unreadable"
+expect_in "$node_yaml" 'kind: "gpu_missing"' "unreadable facts: the previous drift stays in node.yaml"
+expect_in "$metrics" 'nccltune_drift{kind="gpu_missing"} 1' "unreadable facts: the previous drift stays in the metrics"
+expect_not_in "$work/daemon.log" "drift cleared" "unreadable facts clear no drift"
 
 # --- fixed: back to the healthy snapshot; the drift clears --------------------------------------
 ln -sfn "$fixtures/nodes/dgx-h100" "$work/node"
@@ -143,6 +159,28 @@ daemon_pid=""
 [ "$elapsed_ms" -lt 1000 ] && pass || fail "SIGTERM: exited after $elapsed_ms ms"
 expect_in "$work/notify.log" "STOPPING=1" "STOPPING=1 on SIGTERM"
 
+# --- an NCCL upgrade: the library file changes, the next scan reads the new version ---------------
+# Accepted, not drift: the node type key, nccl.env and the last good state follow it.
+mkdir -p "$work/lib"
+cp "$fakenccl" "$work/lib/libnccl.so.2"
+cp "$fixtures/models/dgx-h100.yaml" "$work/model.yaml"  # ncclGetVersion: the default, 2.28.9
+sed -e "s|nccl_lib: .*|nccl_lib: $work/lib/libnccl.so.2|" -e "s|interval: 1h|interval: 1s|" \
+  -e "s|$work/state|$work/upgrade/state|" -e "s|$work/run|$work/upgrade/run|" "$work/good-config.yaml" >"$work/upgrade.yaml"
+ln -sfn "$fixtures/nodes/dgx-h100" "$work/node"
+NCCLTUNE_FAKE_MODEL=$work/model.yaml "$nccltuned" --config "$work/upgrade.yaml" --from "$work/node" \
+  2>"$work/upgrade.log" &
+daemon_pid=$!
+wait_for "$work/upgrade/run/node.yaml" ".nccl2.28"
+printf 'nccl_version: 22901\n' >>"$work/model.yaml"
+cp "$fakenccl" "$work/lib/new.so" && mv "$work/lib/new.so" "$work/lib/libnccl.so.2"  # as a package upgrade does
+wait_for "$work/upgrade/run/node.yaml" 'nccl_version: "2.29.1"'
+expect_in "$work/upgrade.log" "info: NCCL version is 2.29.1, was 2.28.9: accepted" "an NCCL upgrade is logged at info"
+expect_not_in "$work/upgrade.log" "warning: drift" "an NCCL upgrade is not drift"
+expect_in "$work/upgrade/run/node.yaml" "drift: []" "an NCCL upgrade: no drift in node.yaml"
+expect_in "$work/upgrade/state/last-good.yaml" 'key: "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.29"' "the new version is the last good one"
+expect_in "$work/upgrade/run/nccl.env" "no profile for h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.29" "nccl.env follows the upgrade"
+kill -TERM "$daemon_pid"; wait "$daemon_pid"; daemon_pid=""
+
 # --- a bad config at start: refuse, one line naming the file and the key ------------------------
 printf 'daemon:\n  metrics_dir: relative/dir\n' >"$work/bad.yaml"
 "$nccltuned" --config "$work/bad.yaml" --once >"$work/out" 2>"$work/err"
@@ -162,6 +200,33 @@ expect_in "$work/live/run/node.yaml" "NCCL version unknown" "a missing NCCL is r
 expect_in "$work/live/run/node.yaml" "NVML: " "a missing NVML is recorded as degraded"
 expect_in "$work/live/metrics/nccltune.prom" "nccltune_degraded 1" "degraded facts in the metrics"
 
+# --- a hung nvidia-smi (the live fallback without NVML): killed after 10 s, its signals free -------
+# The fake records its pid and its blocked-signal mask (builtins only: bash blocks SIGCHLD while a
+# child runs), then hangs as on a GPU fallen off the bus.
+mkdir -p "$work/bin"
+printf '#!/bin/bash\necho $$ >>"%s/smi-pids"\nwhile read -r l; do case $l in SigBlk*) echo "$l";; esac; done </proc/$$/status >"%s/smi-sigblk"\nexec sleep 60\n' \
+  "$work" "$work" >"$work/bin/nvidia-smi"
+chmod +x "$work/bin/nvidia-smi"
+start=$(date +%s)
+PATH="$work/bin:$PATH" "$nccltuned" --config "$work/live.yaml" --interval 1h --runtime-dir "$work/hung/run" \
+  --state-dir "$work/hung/state" --metrics-dir "$work/hung/metrics" 2>"$work/hung.log" &
+daemon_pid=$!
+for _ in $(seq 300); do grep -qF "killed" "$work/hung/run/node.yaml" 2>/dev/null && break; sleep 0.1; done
+elapsed=$(( $(date +%s) - start ))
+expect_in "$work/hung/run/node.yaml" "nvidia-smi topo -m: no answer in 10 s, killed" "a hung nvidia-smi is killed and recorded"
+[ "$elapsed" -ge 9 ] && [ "$elapsed" -le 20 ] && pass || fail "hung nvidia-smi: node.yaml after $elapsed s, expected about 10"
+expect_in "$work/smi-sigblk" "SigBlk:	0000000000000000" "nvidia-smi starts with no blocked signal"
+kill -TERM "$daemon_pid"; wait "$daemon_pid"; daemon_pid=""
+# --once blocks no signal: SIGTERM ends a scan waiting on a hung nvidia-smi at once.
+PATH="$work/bin:$PATH" "$nccltuned" --config "$work/live.yaml" --once --runtime-dir "$work/once/run" \
+  --state-dir "$work/once/state" --metrics-dir "$work/once/metrics" 2>"$work/once.log" &
+daemon_pid=$!
+for _ in $(seq 100); do [ "$(grep -c . "$work/smi-pids" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+start=$(date +%s%N)
+kill -TERM "$daemon_pid"; wait "$daemon_pid"; code=$?; daemon_pid=""
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$code" -eq 143 ] && [ "$elapsed_ms" -lt 2000 ] && pass || fail "--once: SIGTERM gave exit $code after $elapsed_ms ms"
+
 # --- the installed unit ------------------------------------------------------------------------
 if cmake --install "$build_dir" --component daemon --prefix "$work/inst" >"$work/install.log" 2>&1; then pass; else fail "cmake --install"; cat "$work/install.log"; fi
 unit=$work/inst/lib/systemd/system/nccltuned.service
@@ -169,10 +234,13 @@ unit=$work/inst/lib/systemd/system/nccltuned.service
 [ -f "$work/inst/etc/nccltune/nccltune.yaml" ] && pass || fail "config not installed"
 expect_in "$unit" "ExecStart=$work/inst/sbin/nccltuned --config $work/inst/etc/nccltune/nccltune.yaml" "unit names the installed binary and config"
 for line in Type=notify WatchdogSec= ExecReload= ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
-            RuntimeDirectory=nccltune StateDirectory=nccltune ReadWritePaths=-/var/lib/node_exporter/textfile_collector; do
+            RuntimeDirectory=nccltune StateDirectory=nccltune SystemCallFilter=~@clock \
+            "ReadWritePaths=-/var/lib/prometheus/node-exporter -/var/lib/node_exporter/textfile_collector"; do
   expect_in "$unit" "$line" "unit hardening"
 done
 if grep -q '^PrivateDevices=' "$unit"; then fail "PrivateDevices= would hide /dev/nvidia* and /dev/infiniband"; else pass; fi
+# Before systemd 253 ProtectClock= implies DeviceAllow=char-rtc: every other device is denied.
+if grep -q '^ProtectClock=' "$unit"; then fail "ProtectClock= would deny /dev/nvidia* on systemd < 253"; else pass; fi
 if ! command -v systemd-analyze >/dev/null; then
   fail "systemd-analyze is not installed (run.sh test installs systemd)"
 else

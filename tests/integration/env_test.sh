@@ -142,6 +142,68 @@ expect_output "node type read from the machine" "NCCL_ALGO=allreduce:NVLS,Tree
 NCCL_MIN_NCHANNELS=16
 NCCL_NVLS_ENABLE=1"
 
+# A command line env cannot parse fails open too: one line on stderr, exit 0 (2 with --strict).
+# --help still prints the options.
+for bad in "--no-such-option" "--nodes" "--nodes 2 3 --no-such-option"; do
+  # shellcheck disable=SC2086  # split on purpose
+  run --profiles "$store" --shape "$h100" $bad
+  if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ]; then
+    pass
+  else
+    fail "unparsable command line '$bad': exit $rc, $(wc -l <"$work/err") lines on stderr"
+    sed 's/^/  stderr | /' "$work/err" | head -3
+  fi
+  # shellcheck disable=SC2086
+  run --strict --profiles "$store" --shape "$h100" $bad
+  if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ]; then pass; else fail "unparsable command line '$bad' --strict: exit $rc"; fi
+done
+timeout 20 "${command[@]}" --help >"$work/out" 2>"$work/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q -- "--profiles" "$work/out"; then pass; else fail "--help: exit $rc"; fi
+
+# nccltune-env hands a local read to the nccltune beside it as a child: its stdout is passed on
+# only when it exits 0, so a full binary that cannot load (127) or crashes still fails open.
+if [ "${#command[@]}" -eq 1 ]; then
+  lean=$work/lean
+  mkdir -p "$lean"
+  cp "${command[0]}" "$lean/nccltune-env"
+  fake_nccltune() {  # fake_nccltune SCRIPT: $lean/nccltune is a shell script doing SCRIPT
+    printf '#!/bin/sh\n%s\n' "$1" >"$lean/nccltune"
+    chmod 0755 "$lean/nccltune"
+  }
+  hand_over() {  # a local read (no --shape, no node.yaml) through the copy beside the fake
+    timeout 20 "$lean/nccltune-env" --config "$config" --node-state "$node_state" --profiles "$store" --nodes 2 \
+      --from "$fixtures/nodes/dgx-h100" "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+  }
+  expect_failed_over() {  # expect_failed_over DESCRIPTION STDERR_TEXT [ARGS...]
+    local what=$1 text=$2
+    shift 2
+    hand_over "$@"
+    if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "$text" "$work/err"; then
+      pass
+    else
+      fail "hand-over, $what: exit $rc, $(wc -c <"$work/out") bytes on stdout"
+      sed 's/^/  stdout | /' "$work/out" | head -3
+      sed 's/^/  stderr | /' "$work/err" | head -3
+    fi
+    hand_over "$@" --strict
+    if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ]; then pass; else fail "hand-over, $what, --strict: exit $rc"; fi
+  }
+  fake_nccltune 'echo "export NCCL_FROM_FAKE=1"; exit 127'
+  expect_failed_over "full binary cannot load" "exited with status 127"
+  fake_nccltune "echo \"export NCCL_FROM_FAKE=1\"; kill -SEGV \$\$"
+  expect_failed_over "full binary crashes" "killed by signal 11"
+  fake_nccltune 'echo "export NCCL_FROM_FAKE=1"; exit 2'
+  expect_failed_over "full binary fails" "exited with status 2"
+  rm -f "$lean/nccltune"
+  expect_failed_over "no full binary" "No such file or directory"
+  fake_nccltune 'echo "export NCCL_FROM_FAKE=1"; echo "args: $*"'
+  hand_over --format slurm
+  expect_output "hand-over: the child's stdout when it exits 0" "export NCCL_FROM_FAKE=1
+args: env --config $config --node-state $node_state --profiles $store --nodes 2 --from $fixtures/nodes/dgx-h100 --format slurm"
+fi
+
 # No profile fits: nothing at all, and exit 0.
 run --profiles "$store" --shape "b200.8gpu.nvswitch.8xib400.pix.nccl2.28" --nodes 2
 expect_output "unknown node type" ""
@@ -151,6 +213,43 @@ SLURM_JOB_NUM_NODES=2 SLURM_GPUS_ON_NODE=0 run --profiles "$store" --shape "$h10
 expect_output "a job without GPUs" ""
 run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv --gpus-per-node 2
 expect_output "tuner-csv when nothing fits" ""
+
+# Values with the special characters a value may hold (^ = , : + - .) are accepted, and every
+# shell-like format, sourced with `set -u` by bash and by sh, sets exactly those values.
+special=$work/special
+special_key="special-values.8gpu.nccl2.28"
+mkdir -p "$special/$special_key"
+cat >"$special/$special_key/2n.yaml" <<EOF
+schema: nccltune/profile/v1
+shape: {key: "$special_key", nodes: 2, gpus_per_node: 8, nccl_version: "2.28.9"}
+env: {NCCL_ALGO: "^Ring,Tree", NCCL_PROTO: "allreduce:LL128,Simple", NCCL_IB_HCA: "=mlx5_0:1,mlx5_1:1",
+      NCCL_SOCKET_IFNAME: "^lo,docker", NCCL_X_ODD: "a+b-c.d_e=f"}
+EOF
+chmod -R go-w "$special"
+declare -A special_values=([NCCL_ALGO]="allreduce:^Ring,Tree" [NCCL_PROTO]="allreduce:LL128,Simple"
+  [NCCL_IB_HCA]="=mlx5_0:1,mlx5_1:1" [NCCL_SOCKET_IFNAME]="^lo,docker" [NCCL_X_ODD]="a+b-c.d_e=f")
+for format in sh slurm systemd; do
+  run --profiles "$special" --shape "$special_key" --nodes 2 --format "$format"
+  if [ "$rc" -eq 0 ] && [ "$(wc -l <"$work/out")" -eq 5 ] && [ ! -s "$work/err" ]; then
+    pass
+  else
+    fail "special values ($format): exit $rc, $(wc -l <"$work/out") lines"
+    sed 's/^/  stdout | /' "$work/out" | head -6
+    sed 's/^/  stderr | /' "$work/err" | head -3
+  fi
+  for shell in bash sh; do
+    for name in "${!special_values[@]}"; do
+      # shellcheck disable=SC2016  # expanded by $shell
+      if got=$(cd "$work" && "$shell" -c 'set -u; . "$1" || exit 9; eval "printf %s \"\$$2\""' _ "$work/out" "$name" 2>&1) &&
+        [ "$got" = "${special_values[$name]}" ]; then
+        pass
+      else
+        fail "special values ($format) sourced by $shell with set -u: $name='$got', expected '${special_values[$name]}'"
+      fi
+    done
+  done
+  if [ -e "$canary" ]; then fail "special values ($format): the canary exists"; rm -f "$canary"; else pass; fi
+done
 
 # ---- hostile input ----------------------------------------------------------------------------
 

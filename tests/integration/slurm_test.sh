@@ -5,10 +5,17 @@
 # their environment checked: a job whose shape has a profile gets its variables, any other job
 # starts with no NCCL_* added, and a broken store never stops a job nor drains the node.
 # The scripts' guards (job ids, the jobs directory, the TaskProlog protocol) are checked first
-# by running them directly. Exit 77 (skip) only when the Slurm or munge programs are absent.
-# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES
+# by running them directly. Slurm and munge must be installed (./run.sh test installs slurm-wlm
+# and munge): a missing program is a failure, never a skip. The jobs run through the lean
+# nccltune-env (the scripts' default when installed), the direct checks through nccltune.
+# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES  (nccltune-env must lie beside NCCLTUNE)
 set -u
 nccltune=$(readlink -f "$1")
+nccltune_env=$(dirname "$nccltune")/nccltune-env
+if [ ! -x "$nccltune" ] || [ ! -x "$nccltune_env" ]; then
+  echo "FAIL: slurm_test.sh needs $1 and nccltune-env beside it (build both targets)"
+  exit 1
+fi
 scripts=$(readlink -f "$2")
 fixtures=$(readlink -f "$3")/slurm
 
@@ -62,7 +69,7 @@ show_logs() {
 finish() {
   local status=$?
   stop_daemons
-  if [ "$failures" -gt 0 ] || { [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; }; then show_logs; fi
+  if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ]; then show_logs; fi
   rm -rf "$work"
 }
 trap finish EXIT
@@ -105,6 +112,19 @@ expect_equal "$out" "" "NCCLTUNE_DISABLE=1 turns the profile off"
 out=$(NCCLTUNE_BIN=$work/missing "$scripts/task_prolog.sh" 2>"$work/err")
 expect_equal "$?:$out" "0:" "task_prolog with no nccltune binary: exit 0, nothing on stdout"
 check "task_prolog names the failure on stderr" grep -q "failed (exit status 127)" "$work/err"
+
+# Which binary the scripts run by default: nccltune-env when `command -v` finds it on their PATH
+# (an exported function stands in for an installed one here), else nccltune.
+default_bin() { env -u NCCLTUNE_BIN bash -c '. "$1/common.sh" && printf %s "$nccltune_bin"' default_bin "$scripts"; }
+if ! env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c 'command -v nccltune-env' >/dev/null; then
+  expect_equal "$(default_bin)" nccltune "without nccltune-env installed, the scripts run nccltune"
+fi
+nccltune-env() { :; }
+export -f nccltune-env
+expect_equal "$(default_bin)" nccltune-env "with nccltune-env installed, the scripts run it"
+expect_equal "$(NCCLTUNE_BIN=/opt/x/nccltune bash -c '. "$1/common.sh" && printf %s "$nccltune_bin"' _ "$scripts")" \
+  /opt/x/nccltune "NCCLTUNE_BIN overrides the default"
+unset -f nccltune-env
 
 run_prolog() {  # run_prolog SCRIPT JOB_ID [VAR=VALUE...]: a Prolog/Epilog as slurmd would run it
   local script=$1 id=$2
@@ -150,8 +170,9 @@ expect_equal "$(ls -A "$work/slow-jobs")" "46.env" "prolog leaves no temporary f
 # ---- A real Slurm.
 for program in munged slurmctld slurmd srun sinfo scontrol scancel; do
   if ! command -v "$program" >/dev/null; then
-    echo "SKIP: $program not installed (Debian: apt-get install slurm-wlm munge); $passed direct checks passed, $failures failed"
-    [ "$failures" -eq 0 ] && exit 77 || exit 1
+    echo "FAIL: $program is not installed, so the scripts were not tried on a real Slurm (Debian: apt-get install" \
+      "slurm-wlm munge; ./run.sh test installs them); $passed direct checks passed, $failures failed"
+    exit 1
   fi
 done
 
@@ -192,7 +213,7 @@ mkdir -m 0755 "$work/state" "$work/spool"
 # site with other paths would (see common.sh). site.env is read at every run, so the checks
 # below can break the store between jobs.
 cat >"$work/site.env" <<EOF
-export NCCLTUNE_BIN=$(printf %q "$nccltune")
+export NCCLTUNE_BIN=$(printf %q "$nccltune_env")
 export NCCLTUNE_CONFIG=$(printf %q "$work/site/nccltune.yaml")
 export NCCLTUNE_NODE_STATE=$(printf %q "$work/site/node.yaml")
 export NCCLTUNE_JOBS_DIR=$(printf %q "$work/jobs")

@@ -20,7 +20,15 @@ std::string error_of(const std::string& yaml) {
 TEST(DaemonConfig, EmptyOrMissingGivesTheDefaults) {
   EXPECT_EQ(*parse_daemon_config("", "f"), DaemonConfig{});
   EXPECT_EQ(*parse_daemon_config("env:\n  store: /x\n", "f"), DaemonConfig{});
-  EXPECT_EQ(*read_daemon_config("/nonexistent/nccltune.yaml"), DaemonConfig{});
+  const auto missing = read_node_config_text("/nonexistent/nccltune.yaml");
+  ASSERT_TRUE(missing) << missing.error();
+  EXPECT_EQ(*missing, "");
+}
+
+TEST(DaemonConfig, AConfigThatIsNotAFileIsAnErrorNamingIt) {
+  const auto directory = read_node_config_text(NCCLTUNE_FIXTURES);
+  ASSERT_FALSE(directory);
+  EXPECT_EQ(directory.error(), std::string(NCCLTUNE_FIXTURES) + ": not a regular file");
 }
 
 TEST(DaemonConfig, ReadsEveryKey) {
@@ -70,9 +78,13 @@ TEST(DaemonConfig, ErrorsNameTheFileTheLineAndTheKey) {
 }
 
 TEST(DaemonConfig, TheShippedConfigDocumentsTheDefaults) {
-  const auto config = read_daemon_config(std::string(NCCLTUNE_FIXTURES) + "/../../configs/nccltune.yaml");
+  const std::string file = std::string(NCCLTUNE_FIXTURES) + "/../../configs/nccltune.yaml";
+  const auto text = read_node_config_text(file);
+  ASSERT_TRUE(text) << text.error();
+  const auto config = parse_daemon_config(*text, file);
   ASSERT_TRUE(config) << config.error();
   EXPECT_EQ(*config, DaemonConfig{});
+  EXPECT_EQ(config->metrics_dir, "/var/lib/prometheus/node-exporter");  // Debian's node exporter
 }
 
 TEST(DaemonConfig, Intervals) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,12 +88,64 @@ TEST(Drift, SlowerActivePortAndMissingNic) {
             (std::vector<std::string>{"nic_missing NIC1 mlx5_1", "nic_rate_lower NIC0 mlx5_0"}));
 }
 
-TEST(Drift, ChangedNodeType) {
-  NodeState now = four_gpus_two_nics();
-  now.node_type_key = "h100.4gpu.nccl2.29";
-  const auto drift = compare_with_last_good(four_gpus_two_nics(), now);
+NodeState typed(int gpus, const std::string& nccl, std::optional<int> nics = 2) {
+  NodeState s = four_gpus_two_nics();
+  s.node_type.gpu = "NVIDIA H100 80GB HBM3";
+  s.node_type.gpus = gpus;
+  s.node_type.gpu_sm = 90;
+  s.node_type.nvswitch = false;
+  s.node_type.nics = nics;
+  s.node_type.nic = "mlx5 InfiniBand 400 Gb/s";
+  s.node_type.nic_rate_gbps = 400;
+  s.node_type.gpu_nic_affinity = "PIX";
+  s.node_type.nccl_version = nccl;
+  s.node_type.cuda_driver = "13.0";
+  s.node_type_key = node_type_key(s.node_type);
+  return s;
+}
+
+TEST(Drift, ChangedNodeTypeHardware) {
+  const auto drift = compare_with_last_good(typed(4, "2.28.9"), typed(3, "2.28.9"));
   EXPECT_EQ(kinds(drift), std::vector<std::string>{"node_type_changed node"});
-  EXPECT_NE(drift[0].message.find("h100.4gpu.nccl2.29"), std::string::npos);
+  EXPECT_EQ(drift[0].message,
+            "node type is h100-80gb-hbm3.3gpu.2xib400.pix.nccl2.28, was h100-80gb-hbm3.4gpu.2xib400.pix.nccl2.28 "
+            "(gpus 3, was 4)");
+}
+
+TEST(Drift, ANewNcclOrCudaDriverIsNotDrift) {
+  NodeState now = typed(4, "2.29.1");
+  now.node_type.cuda_driver = "13.1";
+  now.node_type_key = node_type_key(now.node_type);
+  ASSERT_NE(now.node_type_key, typed(4, "2.28.9").node_type_key);
+  EXPECT_TRUE(compare_with_last_good(typed(4, "2.28.9"), now).empty());
+}
+
+TEST(Drift, AnUnreadableNcclIsNotDrift) {
+  // The key says nccl (no version) when libnccl cannot be loaded: unknown, not changed.
+  EXPECT_TRUE(compare_with_last_good(typed(4, "2.28.9"), typed(4, "")).empty());
+}
+
+TEST(Drift, NodeTypeFieldsUnknownOnEitherSideAreSkipped) {
+  NodeState degraded = typed(4, "2.28.9", std::nullopt);  // e.g. NVML and hwloc failed
+  degraded.node_type.gpu.clear();
+  degraded.node_type.gpu_sm = 0;
+  degraded.node_type.nvswitch.reset();
+  degraded.node_type.nic.clear();
+  degraded.node_type.nic_rate_gbps = 0;
+  degraded.node_type.gpu_nic_affinity.clear();
+  degraded.node_type_key = node_type_key(degraded.node_type);
+  EXPECT_TRUE(compare_with_last_good(typed(4, "2.28.9"), degraded).empty());
+  EXPECT_TRUE(compare_with_last_good(degraded, typed(4, "2.28.9")).empty());
+  // Each known field that differs is named.
+  NodeState now = typed(4, "2.28.9", 1);
+  now.node_type.nic = "mlx5 Ethernet 200 Gb/s";
+  now.node_type.nic_rate_gbps = 200;
+  const auto drift = compare_with_last_good(typed(4, "2.28.9"), now);
+  ASSERT_EQ(kinds(drift), std::vector<std::string>{"node_type_changed node"});
+  EXPECT_NE(drift[0].message.find("(nics 1, was 2; nic 'mlx5 Ethernet 200 Gb/s', was 'mlx5 InfiniBand 400 Gb/s'; "
+                                  "nic_rate_gbps 200, was 400)"),
+            std::string::npos)
+      << drift[0].message;
 }
 
 TEST(Drift, AdditionsAndImprovementsAreNotDrift) {

@@ -50,7 +50,7 @@ TEST(EnvConfig, ErrorsNameLineAndField) {
   EXPECT_NE(rejection("env:\n  prefer: sideways\n").find(":2: env.prefer:"), std::string::npos);
   EXPECT_NE(rejection("env:\n  store: relative/dir\n").find(":2: env.store:"), std::string::npos);
   EXPECT_NE(rejection("env:\n  store: [a]\n").find("env.store"), std::string::npos);
-  EXPECT_NE(rejection("env:\n  allow_names: [LD_PRELOAD, 'bad name']\n").find("env.allow_names[1]"),
+  EXPECT_NE(rejection("env:\n  allow_names: [UCX_TLS, 'bad name']\n").find(":2: env.allow_names[1]"),
             std::string::npos);
   EXPECT_NE(rejection("env:\n  allow_names: [lower]\n").find("env.allow_names[0]"), std::string::npos);
   EXPECT_NE(rejection("env:\n  allow_names: UCX_TLS\n").find("env.allow_names"), std::string::npos);
@@ -68,6 +68,24 @@ TEST(EnvConfig, AllowableNames) {
   EXPECT_FALSE(is_allowable_env_name("A-B"));
   EXPECT_FALSE(is_allowable_env_name(""));
   EXPECT_FALSE(is_allowable_env_name(std::string(129, 'A')));
+  EXPECT_FALSE(is_allowable_env_name("LD_PRELOAD"));  // well-formed, but denied
+}
+
+TEST(EnvConfig, DeniedNamesCannotBeAllowed) {
+  for (const char* name : {"BASH_ENV", "ENV", "PATH", "IFS", "PS4", "GLIBC_TUNABLES", "LD_PRELOAD", "LD_LIBRARY_PATH",
+                           "LD_AUDIT", "BASH_FUNC_X%%", "PYTHONPATH", "CUDA_INJECTION64_PATH", "NCCL_NET_PLUGIN",
+                           "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_CONF_FILE",
+                           "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_TOPO_FILE",
+                           "NCCL_GRAPH_FILE", "NCCL_TUNER_CONFIG_FILE", "NCCL_PROFILE_DUMP_FILE",
+                           "NCCL_INSPECTOR_DUMP_DIR", "NCCL_GIN_PLUGIN", "NCCL_IBVERBS_LIB", "NCCL_CHECKPOINT_KVS_PATH"})
+    EXPECT_TRUE(is_denied_env_name(name)) << name;
+  for (const char* name : {"NCCL_ALGO", "NCCL_IB_HCA", "NCCL_DEBUG", "NCCL_P2P_DIRECT_DISABLE", "UCX_TLS", "ENVX",
+                           "PATHS", "NCCL_NET", "NCCL_DEBUG_SUBSYS", "NCCL_PLUGIN_P2P"})
+    EXPECT_FALSE(is_denied_env_name(name)) << name;
+  const std::string error = rejection("env:\n  allow_names: [UCX_TLS, LD_PRELOAD]\n");
+  EXPECT_NE(error.find(":2: env.allow_names[1]: 'LD_PRELOAD' loads code"), std::string::npos) << error;
+  EXPECT_NE(rejection("env:\n  allow_names: [NCCL_NET_PLUGIN]\n").find("env.allow_names[0]"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: [GLIBC_TUNABLES]\n").find("env.allow_names[0]"), std::string::npos);
 }
 
 TEST(EnvConfig, TheShippedExampleParses) {

@@ -125,8 +125,38 @@ TEST(EnvFormat, AdminAllowedNames) {
   EXPECT_EQ(render_env(profile, EnvFormat::slurm, {"UCX_TLS"}).text, "");
 }
 
+TEST(EnvFormat, DeniedNamesAreNeverEmittedEvenWhenAllowed) {
+  Profile profile = sample("2.22");
+  const std::vector<std::string> denied = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_DEBUG_FILE", "NCCL_TOPO_FILE",
+                                           "NCCL_GRAPH_DUMP_FILE", "NCCL_GIN_PLUGIN", "NCCL_CONF_FILE", "LD_PRELOAD",
+                                           "PATH", "BASH_ENV", "GLIBC_TUNABLES", "IFS"};
+  profile.env = {{"NCCL_OK", "1"}};
+  for (const std::string& name : denied) profile.env[name] = "x";
+  for (EnvFormat format : {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
+    const EnvEmission emission = render_env(profile, format, denied);
+    EXPECT_EQ(emission.warnings.size(), denied.size()) << to_string(format);
+    for (const std::string& name : denied) EXPECT_EQ(emission.text.find(name), std::string::npos) << emission.text;
+    EXPECT_NE(emission.text.find("NCCL_OK"), std::string::npos) << emission.text;
+  }
+  const EnvEmission sh = render_env(profile, EnvFormat::sh, denied);
+  EXPECT_EQ(sh.text, "export NCCL_OK='1'\n");
+  EXPECT_NE(sh.warnings.front().find("loads code"), std::string::npos) << sh.warnings.front();
+}
+
+TEST(EnvFormat, TunerCsvWarnsOnceAboutTheExamplePluginsOneChannel) {
+  for (const Profile& profile : {sample(), Profile{}}) {
+    const EnvEmission emission = render_env(profile, EnvFormat::tuner_csv, {});
+    ASSERT_EQ(emission.warnings.size(), 1u);
+    EXPECT_NE(emission.warnings[0].find("on 1 channel"), std::string::npos) << emission.warnings[0];
+    EXPECT_NE(emission.warnings[0].find("libnccl-tuner-nccltune.so"), std::string::npos) << emission.warnings[0];
+  }
+  EXPECT_TRUE(render_env(sample(), EnvFormat::sh, {}).warnings.empty());
+}
+
 TEST(EnvFormat, TunerCsvFollowsTheExamplePlugin) {
-  const std::string csv = rendered(sample(), EnvFormat::tuner_csv);
+  const EnvEmission emission = render_env(sample(), EnvFormat::tuner_csv, {});
+  EXPECT_EQ(emission.warnings.size(), 1u);  // the one-channel warning only
+  const std::string& csv = emission.text;
   // collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
   const std::string rows =
       "allreduce,0,65536,tree,ll,-1,-1,-1\n"
@@ -147,7 +177,7 @@ TEST(EnvFormat, TunerCsvSkipsWhatThePluginCannotSay) {
                       {1048576, 2097151, "Ring", "", 0},
                       {2097152, 4194303, "CollNetDirect", "simple", 0}};
   const EnvEmission emission = render_env(profile, EnvFormat::tuner_csv, {});
-  EXPECT_EQ(emission.warnings.size(), 2u);
+  EXPECT_EQ(emission.warnings.size(), 3u);  // two ranges, and the one-channel warning
   EXPECT_NE(emission.text.find("allreduce,1024,65535,nvls_tree,simple,-1,-1,-1\n"), std::string::npos);
   EXPECT_NE(emission.text.find("allreduce,2097152,4194303,collnet_direct,simple,-1,-1,-1\n"), std::string::npos);
   EXPECT_EQ(emission.text.find("allreduce,0,"), std::string::npos);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
 #include "topology_reader.h"
 
 using namespace nccltune;
@@ -56,4 +60,33 @@ TEST(LocalNodeType, CudaDriverVersionAsTuneWritesIt) {
   EXPECT_EQ(cuda_driver_version_string(13000), "13.0");
   EXPECT_EQ(cuda_driver_version_string(12040), "12.4");
   EXPECT_EQ(cuda_driver_version_string(0), "");
+}
+
+TEST(LocalNodeType, ALibraryFileReplacedOrRewrittenIsNoticed) {
+  std::string name = (std::filesystem::temp_directory_path() / "local_node_type_test.XXXXXX").string();
+  const std::filesystem::path dir = ::mkdtemp(name.data());
+  const std::filesystem::path nccl = dir / "libnccl.so.2", cuda = dir / "libcuda.so.1";
+  std::filesystem::copy_file(NCCLTUNE_FAKENCCL, nccl);
+  std::filesystem::copy_file(NCCLTUNE_FAKECUDA, cuda);
+  const LibraryVersions versions = read_library_versions({nccl.string(), cuda.string()});
+  EXPECT_EQ(versions.nccl, "2.28.9");
+  EXPECT_EQ(versions.nccl_file.path, nccl.string());  // where the loader found it
+  EXPECT_FALSE(versions.nccl_file.stamp.empty());
+  EXPECT_FALSE(library_files_changed(versions));
+  // A package upgrade: a new file renamed over the old one (a new inode).
+  std::filesystem::copy_file(NCCLTUNE_FAKENCCL, dir / "new.so");
+  std::filesystem::rename(dir / "new.so", nccl);
+  EXPECT_TRUE(library_files_changed(versions));
+  const LibraryVersions upgraded = read_library_versions({nccl.string(), cuda.string()});
+  EXPECT_FALSE(library_files_changed(upgraded));
+  // Rewritten in place: the same inode, a new modification time.
+  std::filesystem::last_write_time(cuda, std::filesystem::last_write_time(cuda) + std::chrono::seconds(5));
+  EXPECT_TRUE(library_files_changed(upgraded));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LocalNodeType, AMissingLibraryIsLookedForAgain) {
+  const LibraryVersions versions = read_library_versions({"/nonexistent/libnccl.so.2", NCCLTUNE_FAKECUDA});
+  EXPECT_TRUE(versions.nccl_file.path.empty());
+  EXPECT_TRUE(library_files_changed(versions));  // it may be installed by the next scan
 }

@@ -118,3 +118,54 @@ TEST_F(ProfileStore, Errors) {
   std::ofstream(store_ / "plain-file") << "x";
   EXPECT_FALSE(find_profile(store_, "plain-file", 2, true).ok());
 }
+
+namespace {
+
+Profile stored(const std::string& key, int nodes) {
+  Profile profile;
+  profile.shape.key = key;
+  profile.shape.nodes = nodes;
+  profile.shape.gpus_per_node = 8;
+  profile.shape.ranks = nodes * 8;
+  profile.env = {{"NCCL_ALGO", "Ring"}};
+  return profile;
+}
+
+}  // namespace
+
+TEST_F(ProfileStore, LoadReadsTheCheckedProfile) {
+  std::ofstream(store_ / kKey / "2n.yaml") << profile_to_yaml(stored(kKey, 2));
+  const auto exact = load_store_profile(store_, kKey, 2, true, ::geteuid());
+  ASSERT_TRUE(exact.ok()) << exact.error();
+  ASSERT_TRUE(exact->has_value());
+  EXPECT_EQ((*exact)->profile, stored(kKey, 2));
+  EXPECT_TRUE((*exact)->match.exact);
+  EXPECT_EQ((*exact)->match.file, store_ / kKey / "2n.yaml");
+
+  const auto nearest = load_store_profile(store_, kKey, 3, true, ::geteuid());
+  ASSERT_TRUE(nearest.ok()) << nearest.error();
+  ASSERT_TRUE(nearest->has_value());
+  EXPECT_FALSE((*nearest)->match.exact);
+  EXPECT_EQ((*nearest)->match.tuned_nodes, 2);
+
+  const auto none = load_store_profile(store_, "other-type", 2, true, ::geteuid());
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(ProfileStore, LoadRefusesMisplacedUntrustedOrBrokenProfiles) {
+  const auto refusal = [this](int nodes) {
+    const auto loaded = load_store_profile(store_, kKey, nodes, true, ::geteuid());
+    EXPECT_FALSE(loaded.ok()) << nodes << " nodes";
+    return loaded.ok() ? std::string() : loaded.error();
+  };
+  std::ofstream(store_ / kKey / "2n.yaml") << profile_to_yaml(stored("other-type", 2));
+  EXPECT_NE(refusal(2).find("shape.key 'other-type' does not match its directory"), std::string::npos);
+  std::ofstream(store_ / kKey / "4n.yaml") << profile_to_yaml(stored(kKey, 8));
+  EXPECT_NE(refusal(4).find("shape.nodes 8 does not match its file name"), std::string::npos);
+  std::ofstream(store_ / kKey / "8n.yaml") << profile_to_yaml(stored(kKey, 8));
+  ::chmod((store_ / kKey / "8n.yaml").c_str(), 0666);
+  EXPECT_NE(refusal(8).find("writable by group or others"), std::string::npos);
+  std::ofstream(store_ / kKey / "16n.yaml") << "schema: nccltune/profile/v1\nshape: [\n";
+  EXPECT_NE(refusal(16).find("16n.yaml:"), std::string::npos);
+}

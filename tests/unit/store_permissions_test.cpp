@@ -1,7 +1,9 @@
 // StrictModes for the profile store: owner root or the caller, no group or other write bit on the
-// profile or any directory up to the store root, a regular file inside the store.
+// profile or any directory up to the store root, directories above it up to / safe (sticky when
+// writable by others), a regular file inside the store, read through the descriptor checked.
 #include "store_permissions.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,10 +37,17 @@ class StorePermissions : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(store_); }
 
   std::string refusal(const std::filesystem::path& file, uid_t caller = ::geteuid()) {
-    const auto trusted = trusted_profile_path(store_, file, caller);
+    const auto trusted = read_trusted_file(store_, file, caller, kMaxBytes);
     EXPECT_FALSE(trusted.ok()) << "trusted: " << file;
     return trusted.ok() ? std::string() : trusted.error();
   }
+  Result<std::filesystem::path> trusted(const std::filesystem::path& file, uid_t caller = ::geteuid()) {
+    auto read = read_trusted_file(store_, file, caller, kMaxBytes);
+    if (!read) return Error{read.error()};
+    return read->real;
+  }
+
+  static constexpr std::size_t kMaxBytes = 4096;
 
   std::filesystem::path store_, profile_;
 };
@@ -61,9 +70,10 @@ TEST(OwnershipProblem, RootOrCallerWithoutGroupOrOtherWrite) {
 }
 
 TEST_F(StorePermissions, PlainStoreIsTrusted) {
-  const auto trusted = trusted_profile_path(store_, profile_, ::geteuid());
-  ASSERT_TRUE(trusted.ok()) << trusted.error();
-  EXPECT_EQ(*trusted, std::filesystem::canonical(profile_));
+  const auto read = read_trusted_file(store_, profile_, ::geteuid(), kMaxBytes);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read->real, std::filesystem::canonical(profile_));
+  EXPECT_EQ(read->text, "schema: nccltune/profile/v1\n");
 }
 
 TEST_F(StorePermissions, WritableByOthersAnywhereIsRefused) {
@@ -78,7 +88,7 @@ TEST_F(StorePermissions, WritableByOthersAnywhereIsRefused) {
   ::chmod(store_.c_str(), 0775);
   EXPECT_NE(refusal(profile_).find(store_.filename().string()), std::string::npos);
   ::chmod(store_.c_str(), 0755);
-  EXPECT_TRUE(trusted_profile_path(store_, profile_, ::geteuid()).ok());
+  EXPECT_TRUE(trusted(profile_).ok());
 }
 
 TEST_F(StorePermissions, OwnerMustBeRootOrTheCaller) {
@@ -94,8 +104,8 @@ TEST_F(StorePermissions, OwnerMustBeRootOrTheCaller) {
     const std::string error = refusal(profile_, 0);  // root does not trust a user's profile
     EXPECT_NE(error.find("uid 4242"), std::string::npos) << error;
   }
-  EXPECT_FALSE(trusted_profile_path(store_, profile_, stranger).ok());
-  const auto own = trusted_profile_path(store_, profile_, owner);  // its owner may read it
+  EXPECT_FALSE(trusted(profile_, stranger).ok());
+  const auto own = trusted(profile_, owner);  // its owner may read it
   EXPECT_TRUE(own.ok()) << own.error();
 }
 
@@ -108,7 +118,7 @@ TEST_F(StorePermissions, SymlinksMustStayInsideTheStore) {
   std::filesystem::remove(outside);
 
   std::filesystem::create_symlink("2n.yaml", store_ / "key" / "8n.yaml");  // an alias inside: fine
-  const auto alias = trusted_profile_path(store_, store_ / "key" / "8n.yaml", ::geteuid());
+  const auto alias = trusted(store_ / "key" / "8n.yaml");
   ASSERT_TRUE(alias.ok()) << alias.error();
   EXPECT_EQ(*alias, std::filesystem::canonical(profile_));
 
@@ -119,9 +129,81 @@ TEST_F(StorePermissions, SymlinksMustStayInsideTheStore) {
 }
 
 TEST_F(StorePermissions, OnlyRegularFiles) {
+  // Opened O_NONBLOCK, then refused by fstat: a FIFO without a writer would otherwise hang open().
   const auto fifo = store_ / "key" / "4n.yaml";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   EXPECT_NE(refusal(fifo).find("not a regular file"), std::string::npos);
   std::filesystem::create_directories(store_ / "key" / "8n.yaml");
   refusal(store_ / "key" / "8n.yaml");
+}
+
+TEST(AncestorProblem, StickyWhenWritableByOthers) {
+  const struct stat root_dir = with(0, 0755), user_dir = with(1000, 0755), stranger_dir = with(1001, 0755);
+  EXPECT_FALSE(ancestor_problem(root_dir, user_dir, 1000).has_value());
+  EXPECT_FALSE(ancestor_problem(with(0, 01777), user_dir, 1000).has_value());  // /tmp
+  EXPECT_FALSE(ancestor_problem(with(0, 01777), root_dir, 1000).has_value());
+  const auto plain = ancestor_problem(with(0, 0777), user_dir, 1000);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_NE(plain->find("without the sticky bit (mode 0777)"), std::string::npos) << *plain;
+  EXPECT_TRUE(ancestor_problem(with(0, 0775), root_dir, 0).has_value());
+  const auto foreign_child = ancestor_problem(with(0, 01777), stranger_dir, 1000);
+  ASSERT_TRUE(foreign_child.has_value());
+  EXPECT_NE(foreign_child->find("uid 1001"), std::string::npos) << *foreign_child;
+  EXPECT_TRUE(ancestor_problem(with(1001, 0755), root_dir, 1000).has_value());
+}
+
+class StoreAncestors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    above_ = std::filesystem::temp_directory_path() / ("nccltune-above-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(above_);
+    store_ = above_ / "mid" / "store";
+    std::filesystem::create_directories(store_ / "key");
+    for (const auto& directory : {above_, above_ / "mid", store_, store_ / "key"}) ::chmod(directory.c_str(), 0755);
+    profile_ = store_ / "key" / "2n.yaml";
+    std::ofstream(profile_) << "schema: nccltune/profile/v1\n";
+    ::chmod(profile_.c_str(), 0644);
+  }
+  void TearDown() override { std::filesystem::remove_all(above_); }
+  Result<TrustedFile> read() const { return read_trusted_file(store_, profile_, ::geteuid(), 4096); }
+
+  std::filesystem::path above_, store_, profile_;
+};
+
+TEST_F(StoreAncestors, EveryDirectoryUpToTheRootIsChecked) {
+  ASSERT_TRUE(read().ok()) << read().error();  // /tmp itself is 1777 and root's: fine
+
+  ::chmod(above_.c_str(), 0777);  // two levels above the store, anyone could swap mid/
+  ASSERT_FALSE(read().ok());
+  EXPECT_NE(read().error().find(above_.string() + ": directory above the profile store"), std::string::npos)
+      << read().error();
+  ::chmod(above_.c_str(), 01777);  // sticky, and mid/ is root's or ours: nobody else can rename it
+  EXPECT_TRUE(read().ok()) << read().error();
+
+  ::chmod((above_ / "mid").c_str(), 0775);
+  ASSERT_FALSE(read().ok());
+  EXPECT_NE(read().error().find("/mid: directory above the profile store is writable by group or others"),
+            std::string::npos)
+      << read().error();
+  ::chmod((above_ / "mid").c_str(), 0755);
+  EXPECT_TRUE(read().ok()) << read().error();
+
+  if (::geteuid() == 0) {  // an ancestor owned by someone else
+    ASSERT_EQ(::chown((above_ / "mid").c_str(), 4242, static_cast<gid_t>(-1)), 0);
+    ASSERT_FALSE(read().ok());
+    EXPECT_NE(read().error().find("owned by uid 4242"), std::string::npos) << read().error();
+  }
+}
+
+TEST_F(StorePermissions, ReadsWhatItCheckedAndNoMore) {
+  std::ofstream(profile_) << std::string(kMaxBytes, 'a');
+  const auto full = read_trusted_file(store_, profile_, ::geteuid(), kMaxBytes);
+  ASSERT_TRUE(full.ok()) << full.error();
+  EXPECT_EQ(full->text.size(), kMaxBytes);
+  std::ofstream(profile_, std::ios::app) << "b";
+  EXPECT_NE(refusal(profile_).find("4097 bytes, more than the 4096"), std::string::npos) << refusal(profile_);
+  std::ofstream(profile_, std::ios::trunc).flush();
+  const auto empty = read_trusted_file(store_, profile_, ::geteuid(), kMaxBytes);
+  ASSERT_TRUE(empty.ok()) << empty.error();
+  EXPECT_EQ(empty->text, "");
 }

@@ -17,9 +17,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <latch>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -44,6 +47,7 @@ struct LogLine {
   std::string text;
 };
 std::vector<LogLine> g_log;
+std::mutex g_log_mutex;  // NCCL may init communicators, and so log, from several threads
 
 // Has NCCL's logger's C signature (printf-style, variadic).
 void capture_log(ncclDebugLogLevel level, unsigned long flags, const char* /*file*/, int /*line*/,
@@ -53,13 +57,18 @@ void capture_log(ncclDebugLogLevel level, unsigned long flags, const char* /*fil
   va_start(args, fmt);
   std::vsnprintf(buffer, sizeof buffer, fmt, args);
   va_end(args);
+  const std::lock_guard lock(g_log_mutex);
   g_log.push_back({level, flags, buffer});
 }
 
+long count_logged(ncclDebugLogLevel level, const std::string& part) {
+  return std::count_if(g_log.begin(), g_log.end(), [&](const LogLine& line) {
+    return line.level == level && line.text.find(part) != std::string::npos;
+  });
+}
+
 bool logged(ncclDebugLogLevel level, const std::string& part) {
-  for (const LogLine& line : g_log)
-    if (line.level == level && line.text.find(part) != std::string::npos) return true;
-  return false;
+  return count_logged(level, part) > 0;
 }
 
 std::string all_log() {
@@ -182,7 +191,11 @@ class TunerPlugin : public ::testing::Test {
     if (context_ != nullptr) {
       EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
     }
-    if (library_ != nullptr) dlclose(library_);
+    if (library_ != nullptr) {
+      dlclose(library_);
+      // Unloaded, so the next test starts with an empty per-process profile cache.
+      EXPECT_EQ(dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_NOLOAD), nullptr);
+    }
     for (const char* name : kVariables) unsetenv(name);
     std::error_code ignored;
     if (!scratch_.empty()) fs::remove_all(scratch_, ignored);
@@ -212,22 +225,43 @@ class TunerPlugin : public ::testing::Test {
     return store;
   }
 
-  void init_v5(std::size_t ranks, std::size_t nodes) {
+  void init_v5(std::size_t ranks, std::size_t nodes, void** context = nullptr) {
     ncclNvlDomainInfo_v5_t domains{static_cast<int>(nodes), 8, 8};
     ncclTunerConstants_v5_t constants{};
-    ASSERT_EQ(v5_->init(&context_, 42, ranks, nodes, capture_log, &domains, &constants), ncclSuccess);
+    ASSERT_EQ(v5_->init(context != nullptr ? context : &context_, 42, ranks, nodes, capture_log, &domains,
+                        &constants),
+              ncclSuccess);
+  }
+
+  void finalize() {
+    EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
+    context_ = nullptr;
   }
 
   // getCollInfo on a fresh NCCL-filled table; returns the table after the call, channels in `channels`.
   NcclCostTable call(std::size_t bytes, ncclFunc_t collective = ncclFuncAllReduce,
                      int num_algorithms = kNumAlgorithms, NcclCostTable* before = nullptr) {
+    return call_on(context_, bytes, collective, num_algorithms, before);
+  }
+
+  NcclCostTable call_on(void* context, std::size_t bytes, ncclFunc_t collective = ncclFuncAllReduce,
+                        int num_algorithms = kNumAlgorithms, NcclCostTable* before = nullptr) {
     NcclCostTable table(bytes);
     if (before != nullptr) table = *before;
     channels = 0;  // NCCL passes nMaxChannels = 0
-    EXPECT_EQ(v5_->getCollInfo(context_, collective, bytes, 1, table.as_nccl_passes_it(), num_algorithms,
+    EXPECT_EQ(v5_->getCollInfo(context, collective, bytes, 1, table.as_nccl_passes_it(), num_algorithms,
                                kNumProtocols, 0, &channels),
               ncclSuccess);
     return table;
+  }
+
+  // NCCL's choices stand: getCollInfo leaves the table and the channel count as they were.
+  void expect_nccls_choices() {
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{65536}, std::size_t{1} << 30}) {
+      SCOPED_TRACE(bytes);
+      EXPECT_TRUE(same_cells(call(bytes), NcclCostTable(bytes)));
+      EXPECT_EQ(channels, 0);
+    }
   }
 
   static constexpr std::array<const char*, 5> kVariables = {
@@ -357,31 +391,23 @@ TEST_F(TunerPlugin, WithoutAProfileChangesNothing) {
   init_v5(16, 2);
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "no-node.yaml does not exist")) << all_log();
   EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
-  for (std::size_t bytes : {std::size_t{8}, std::size_t{65536}, std::size_t{1} << 30}) {
-    EXPECT_TRUE(same_cells(call(bytes), NcclCostTable(bytes)));
-    EXPECT_EQ(channels, 0);
-  }
+  expect_nccls_choices();
 }
 
 TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
-  const fs::path canary = "/tmp/nccltune-plugin-canary";
-  fs::remove(canary);
-  for (const fs::path& bad : {kFixtures / "broken.yaml", scratch() / "missing.yaml"}) {
+  // broken.yaml sets NCCL_ALGO to a shell command substitution: refused as a whole, ranges too.
+  for (const auto& [bad, field] : {std::pair{kFixtures / "broken.yaml", std::string("env.NCCL_ALGO")},
+                                   std::pair{scratch() / "missing.yaml", std::string()}}) {
     SCOPED_TRACE(bad);
     g_log.clear();
     setenv("NCCLTUNE_PROFILE", bad.c_str(), 1);
     init_v5(16, 2);
     EXPECT_TRUE(logged(NCCL_LOG_WARN, bad.string())) << all_log();
-    EXPECT_EQ(std::count_if(g_log.begin(), g_log.end(),
-                            [](const LogLine& line) { return line.level == NCCL_LOG_WARN; }),
-              1)
-        << all_log();
-    EXPECT_TRUE(same_cells(call(8), NcclCostTable(8)));
-    EXPECT_EQ(channels, 0);
-    EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
-    context_ = nullptr;
+    EXPECT_TRUE(logged(NCCL_LOG_WARN, field)) << all_log();
+    EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
+    expect_nccls_choices();
+    finalize();
   }
-  EXPECT_FALSE(fs::exists(canary));
 }
 
 TEST_F(TunerPlugin, ANullLoggerIsAllowed) {
@@ -408,21 +434,75 @@ TEST_F(TunerPlugin, NcclTuneProfilesOverridesTheConfiguredStore) {
   EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
 }
 
-TEST_F(TunerPlugin, ANearestNodeCountIsUsedOnlyForTheSameRanks) {
+// A profile measured on full nodes of 8 says nothing about a communicator with another number
+// of ranks per node: a tensor-parallel group inside a node, a pipeline stage across nodes.
+TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
   make_store();
-  // 4 nodes of 8: the nearest tuned count is 2 nodes, but 16 ranks were measured, not 32.
-  init_v5(32, 4);
-  EXPECT_TRUE(logged(NCCL_LOG_INFO, "not using")) << all_log();
-  EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
-  EXPECT_EQ(channels, 0);
-  EXPECT_EQ(v5_->finalize(context_), ncclSuccess);
-  context_ = nullptr;
+  struct Case {
+    std::size_t ranks, nodes;
+    bool used;
+    const char* note;
+  };
+  for (const Case& c : {Case{16, 2, true, "2n.yaml for 2 nodes, 16 ranks"},
+                        // No 4n.yaml: the nearest tuned node count below, 2, for 8 ranks per node.
+                        Case{32, 4, true, "(nearest tuned node count, 2) for 4 nodes, 32 ranks"},
+                        // None below 1 node: the nearest above.
+                        Case{8, 1, true, "(nearest tuned node count, 2) for 1 node, 8 ranks"},
+                        Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
+                        Case{4, 1, false, "this communicator has 1 node, 4 ranks"},
+                        Case{2, 2, false, "this communicator has 2 nodes, 2 ranks"}}) {
+    SCOPED_TRACE(c.note);
+    g_log.clear();
+    init_v5(c.ranks, c.nodes);
+    EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
+    if (c.used) {
+      EXPECT_EQ(count_logged(NCCL_LOG_INFO, "using"), 1) << all_log();
+      EXPECT_TRUE(logged(NCCL_LOG_INFO, c.note)) << all_log();
+      EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+      EXPECT_EQ(channels, 24);
+    } else {
+      EXPECT_EQ(g_log.size(), 1u) << all_log();
+      EXPECT_TRUE(logged(NCCL_LOG_INFO, std::string("tuned for 8 GPUs per node, ") + c.note)) << all_log();
+      expect_nccls_choices();
+    }
+    finalize();
+  }
+}
 
-  // 2 nodes of 4 ranks: the exact node count is used, with a note.
+TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
+  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  init_v5(4, 1);  // a tensor-parallel group of 4
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "not using")) << all_log();
+  EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
+  expect_nccls_choices();
+  finalize();
+
   g_log.clear();
-  init_v5(8, 2);
-  EXPECT_TRUE(logged(NCCL_LOG_INFO, "tuned with 16 ranks")) << all_log();
+  init_v5(8, 1);  // one full node: the named file is used whatever node count it was tuned at
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "for 1 node, 8 ranks, tuned for 2 nodes, used as named")) << all_log();
   EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+}
+
+// A file copied to the wrong place in the store would tune communicators it was not measured for.
+TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
+  const fs::path store = make_store();
+  fs::copy_file(kFixtures / "h100-2n.yaml", store / kNodeTypeKey / "4n.yaml");
+  chmod((store / kNodeTypeKey / "4n.yaml").c_str(), 0644);
+  init_v5(32, 4);
+  EXPECT_TRUE(logged(NCCL_LOG_WARN, "4n.yaml: shape.nodes 2 does not match its file name")) << all_log();
+  EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
+  expect_nccls_choices();
+  finalize();
+
+  std::ifstream in(kFixtures / "h100-2n.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find(kNodeTypeKey), std::strlen(kNodeTypeKey), "a100-other-key");
+  std::ofstream(store / kNodeTypeKey / "2n.yaml", std::ios::trunc) << text;
+  g_log.clear();
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_WARN, "shape.key 'a100-other-key' does not match its directory")) << all_log();
+  EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
+  expect_nccls_choices();
 }
 
 TEST_F(TunerPlugin, RefusesAStoreOthersCanWrite) {
@@ -430,8 +510,62 @@ TEST_F(TunerPlugin, RefusesAStoreOthersCanWrite) {
   chmod((store / kNodeTypeKey).c_str(), 0777);
   init_v5(16, 2);
   EXPECT_TRUE(logged(NCCL_LOG_WARN, kNodeTypeKey)) << all_log();
-  EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
-  EXPECT_EQ(channels, 0);
+  expect_nccls_choices();
+  finalize();
+  // The next communicator of the shape repeats it as INFO: one warning per process and shape.
+  g_log.clear();
+  init_v5(16, 2);
+  EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "as found for an earlier communicator of this shape")) << all_log();
+  expect_nccls_choices();
+}
+
+// ---- one lookup per process and communicator shape --------------------------------------------
+
+TEST_F(TunerPlugin, LooksUpEachCommunicatorShapeOncePerProcess) {
+  const fs::path store = make_store();
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "using")) << all_log();
+  finalize();
+
+  // Gone from the store (or on a stuck server): a communicator of the same shape does not look.
+  fs::remove(store / kNodeTypeKey / "2n.yaml");
+  g_log.clear();
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "2n.yaml for 2 nodes, 16 ranks (as found for an earlier communicator"))
+      << all_log();
+  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+  finalize();
+
+  // Another shape does.
+  g_log.clear();
+  init_v5(32, 4);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "no profile for")) << all_log();
+  EXPECT_FALSE(logged(NCCL_LOG_INFO, "as found for an earlier")) << all_log();
+  expect_nccls_choices();
+}
+
+TEST_F(TunerPlugin, CommunicatorsInitialisedAtOnceShareOneLookup) {
+  make_store();
+  constexpr int kThreads = 8;
+  std::array<void*, kThreads> contexts{};
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (void*& context : contexts)
+    threads.emplace_back([&, context_out = &context] {
+      start.arrive_and_wait();
+      init_v5(16, 2, context_out);
+    });
+  for (std::thread& thread : threads) thread.join();
+
+  EXPECT_EQ(count_logged(NCCL_LOG_INFO, "using"), kThreads) << all_log();
+  EXPECT_EQ(count_logged(NCCL_LOG_INFO, "as found for an earlier communicator"), kThreads - 1) << all_log();
+  for (void* context : contexts) {
+    ASSERT_NE(context, nullptr);
+    EXPECT_EQ(nccl_pick(call_on(context, 65536)), std::make_pair(kAlgoRing, kProtoLl128));
+    EXPECT_EQ(channels, 24);
+    EXPECT_EQ(v5_->finalize(context), ncclSuccess);
+  }
 }
 
 TEST_F(TunerPlugin, LogsThroughNcclsTuningSubsystem) {

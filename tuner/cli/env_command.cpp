@@ -9,8 +9,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,26 +26,26 @@
 #include "env_format.h"
 #include "env_command.h"
 #include "job_shape.h"
+#include "node_paths.h"
 #include "node_state.h"
 #include "printable_text.h"
 #include "profile.h"
 #include "profile_store.h"
-#include "store_permissions.h"
 
 namespace nccltune::cli {
 
 namespace {
 
 constexpr int kStrictFailure = 2;
-constexpr const char* kDefaultConfig = "/etc/nccltune/nccltune.yaml";
-constexpr const char* kDefaultNodeState = "/run/nccltune/node.yaml";
 
 struct EnvOptions {
-  std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeState, prefer;
+  std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeStateFile, prefer;
   std::optional<std::string> nodes, gpus_per_node;
   bool strict = false, syslog = false;
   LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
 };
+
+bool in_slurm_script() { return std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr; }
 
 // One line per problem on stderr, and in syslog from a Slurm prolog (whose stderr nobody reads).
 class Reporter {
@@ -94,35 +96,24 @@ Result<std::optional<Profile>> job_profile(const EnvOptions& options, const EnvC
   const std::filesystem::path store = options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
   const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
 
-  const Result<std::optional<ProfileMatch>> match = find_profile(store, *key, job->nodes, prefer_below);
-  if (!match) return Error{match.error()};
-  if (!*match) {
+  Result<std::optional<StoreProfile>> found = load_store_profile(store, *key, job->nodes, prefer_below, ::geteuid());
+  if (!found) return Error{found.error()};
+  if (!*found) {
     spdlog::info("no profile for {} in {}", *key, store.string());
     return std::optional<Profile>();
   }
-  const ProfileMatch& found = **match;
-  const Result<std::filesystem::path> trusted = trusted_profile_path(store, found.file, ::geteuid());
-  if (!trusted) return Error{trusted.error()};
-  Result<Profile> profile = read_profile(*trusted);
-  if (!profile) return Error{profile.error()};
-
-  // A file copied to the wrong place would otherwise tune jobs it was not measured for.
-  const std::string where = found.file.string();
-  if (profile->shape.key != *key)
-    return Error{where + ": shape.key '" + profile->shape.key + "' does not match its directory '" + *key + "'"};
-  if (profile->shape.nodes != found.tuned_nodes)
-    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) + " does not match its file name"};
-  if (!profile_fits_job(profile->shape, *job)) {
-    spdlog::info("{}: tuned for {} GPUs per node, the job has {}: not used", where, profile->shape.gpus_per_node,
-                 job->gpus_per_node.value_or(0));
+  const std::string where = (*found)->match.file.string();
+  if (!profile_fits_job((*found)->profile.shape, *job)) {
+    spdlog::info("{}: tuned for {} GPUs per node, the job has {}: not used", where,
+                 (*found)->profile.shape.gpus_per_node, job->gpus_per_node.value_or(0));
     return std::optional<Profile>();
   }
-  spdlog::info("{}: {} match for {} nodes", where, found.exact ? "exact" : "nearest", job->nodes);
-  return std::optional<Profile>(std::move(*profile));
+  spdlog::info("{}: {} match for {} nodes", where, (*found)->match.exact ? "exact" : "nearest", job->nodes);
+  return std::optional<Profile>(std::move((*found)->profile));
 }
 
 int run_env(const EnvOptions& options) {
-  const Reporter reporter(options.syslog || std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr);
+  const Reporter reporter(options.syslog || in_slurm_script());
   const int failed = options.strict ? kStrictFailure : 0;
 
   const std::optional<EnvFormat> format = parse_env_format(options.format);
@@ -137,7 +128,7 @@ int run_env(const EnvOptions& options) {
   std::string config_file = options.config;
   if (config_file.empty()) {
     const char* from_environment = std::getenv("NCCLTUNE_CONFIG");
-    config_file = from_environment && *from_environment ? from_environment : kDefaultConfig;
+    config_file = from_environment && *from_environment ? from_environment : kDefaultConfigFile;
   }
   const Result<EnvConfig> config = read_env_config(config_file);
   if (!config) {
@@ -161,7 +152,24 @@ int run_env(const EnvOptions& options) {
   return 0;
 }
 
+// run_env, failing open on whatever it throws (std::bad_alloc, a filesystem error, ...).
+int run_env_failing_open(const EnvOptions& options) {
+  try {
+    return run_env(options);
+  } catch (const std::exception& error) {
+    Reporter(options.syslog || in_slurm_script()).line(std::string("internal error: ") + error.what());
+    return options.strict ? kStrictFailure : 0;
+  }
+}
+
 }  // namespace
+
+int env_parse_failure(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& words) {
+  if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --help-all, --version
+  const auto has = [&words](std::string_view word) { return std::find(words.begin(), words.end(), word) != words.end(); };
+  Reporter(has("--syslog") || in_slurm_script()).line(error.what());
+  return has("--strict") ? kStrictFailure : 0;
+}
 
 void add_env_options(CLI::App& sub, Command& command) {
   auto options = std::make_shared<EnvOptions>();
@@ -176,7 +184,7 @@ void add_env_options(CLI::App& sub, Command& command) {
   sub.add_option("--format", options->format, "sh, slurm, systemd, nccl-conf, json or tuner-csv")
       ->capture_default_str();
   sub.add_option("--config", options->config,
-                  std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfig + ")")
+                  std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfigFile + ")")
       ->type_name("FILE");
   sub.add_option("--node-state", options->node_state, "The daemon's node state file")->capture_default_str();
   sub.add_option("--prefer", options->prefer,
@@ -193,7 +201,7 @@ void add_env_options(CLI::App& sub, Command& command) {
   sub.add_option("--cuda-lib", options->local.cuda_lib,
                   "Local read: CUDA driver library (default: $NCCLTUNE_CUDA_LIB, else libcuda.so.1)")
       ->type_name("PATH");
-  sub.callback([options, &command] { command.run = [options] { return run_env(*options); }; });
+  sub.callback([options, &command] { command.run = [options] { return run_env_failing_open(*options); }; });
 }
 
 void add_env_command(CLI::App& app, Command& command) {

@@ -2,8 +2,24 @@
 // registers itself in commands.h; parsing picks one, then it runs after logging is set up.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "commands.h"
+#include "env_command.h"
 #include "logging.h"
+
+namespace {
+
+// The subcommand a command line (argv[1..]) names: its first word that is not an option.
+std::string subcommand_word(const std::vector<std::string>& words) {
+  const auto word = std::find_if(words.begin(), words.end(),
+                                 [](const std::string& w) { return w.empty() || w.front() != '-'; });
+  return word == words.end() ? "" : *word;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"nccltune: find the fastest NCCL settings for a GPU cluster and hand them to every job"};
@@ -24,7 +40,18 @@ int main(int argc, char** argv) {
   nccltune::cli::add_diff_command(app, command);
   nccltune::cli::add_env_command(app, command);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // `env` runs in prologs and fails open even on a command line it cannot parse.
+    const std::vector<std::string> words(argv + 1, argv + argc);
+    const std::string subcommand = subcommand_word(words);
+    if (subcommand == "env") return nccltune::cli::env_parse_failure(app, error, words);
+    const int status = app.exit(error);
+    // show, diff and report document exit 2 for bad input, a bad command line included.
+    const bool reads_profiles = subcommand == "show" || subcommand == "diff" || subcommand == "report";
+    return status != 0 && reads_profiles ? 2 : status;
+  }
   nccltune::setup_logging(verbosity);
   return command.run ? command.run() : 0;
 }

@@ -92,12 +92,13 @@ Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string
   return config;
 }
 
-Result<DaemonConfig> read_daemon_config(const std::filesystem::path& file) {
+Result<std::string> read_node_config_text(const std::filesystem::path& file) {
   std::error_code error;
-  if (!std::filesystem::exists(file, error) && !error) return DaemonConfig{};
-  auto text = read_text_file(file);
-  if (!text) return Error{text.error()};
-  return parse_daemon_config(*text, file.string());
+  const auto status = std::filesystem::status(file, error);
+  if (status.type() == std::filesystem::file_type::not_found) return std::string();
+  if (!std::filesystem::is_regular_file(status))
+    return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
+  return read_text_file(file);
 }
 
 }  // namespace nccltune

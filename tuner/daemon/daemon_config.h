@@ -9,17 +9,19 @@
 #include <string>
 #include <string_view>
 
+#include "node_paths.h"
 #include "result.h"
 
 namespace nccltune {
 
-inline constexpr std::string_view kDefaultDaemonConfig = "/etc/nccltune/nccltune.yaml";
-
 struct DaemonConfig {
   std::chrono::seconds interval{300};
-  std::filesystem::path runtime_dir = "/run/nccltune";
+  // node.yaml's directory: where `nccltune env` and the plugin look for it (node_paths.h).
+  std::filesystem::path runtime_dir = std::filesystem::path(kDefaultNodeStateFile).parent_path();
   std::filesystem::path state_dir = "/var/lib/nccltune";
-  std::filesystem::path metrics_dir = "/var/lib/node_exporter/textfile_collector";  // empty: no metrics
+  // Debian's prometheus-node-exporter textfile directory (RHEL and the ansible role use
+  // /var/lib/node_exporter/textfile_collector); empty: no metrics.
+  std::filesystem::path metrics_dir = "/var/lib/prometheus/node-exporter";
   bool manage_nccl_conf = false;
   std::filesystem::path nccl_conf = "/etc/nccl.conf";
   std::filesystem::path expect;  // `nccltune check --expect` file; empty: none
@@ -30,8 +32,10 @@ struct DaemonConfig {
 
 // Empty text, or text without a `daemon:` section, gives the defaults.
 Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string_view origin);
-// A missing file gives the defaults; an unreadable one is an error.
-Result<DaemonConfig> read_daemon_config(const std::filesystem::path& file);
+// The node config's text, read once for both sections (parse_daemon_config, parse_env_config):
+// a missing file is "" (every default); one that is not a regular file or cannot be read is an
+// error naming it.
+Result<std::string> read_node_config_text(const std::filesystem::path& file);
 
 // "90s", "5m", "1h30m": 1 second to 1 day.
 Result<std::chrono::seconds> parse_interval(std::string_view text);

@@ -1,6 +1,7 @@
 #include "drift.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -36,6 +37,29 @@ void compare_link(const DeviceState& was, const DeviceState& now, const std::str
                    fmt::format("{} PCIe link is x{}, was x{}", who, *now.pcie.width, *was.pcie.width)});
 }
 
+// "gpus 7, was 8" for each hardware field of the node type known on both sides that differs.
+std::vector<std::string> changed_hardware(const NodeType& was, const NodeType& now) {
+  std::vector<std::string> changes;
+  const auto text = [&](const char* field, const std::string& a, const std::string& b) {
+    if (!a.empty() && !b.empty() && a != b) changes.push_back(fmt::format("{} '{}', was '{}'", field, b, a));
+  };
+  const auto number = [&](const char* field, int a, int b) {  // 0: unknown (or none, for nvlinks)
+    if (a != 0 && b != 0 && a != b) changes.push_back(fmt::format("{} {}, was {}", field, b, a));
+  };
+  text("gpu", was.gpu, now.gpu);
+  number("gpus", was.gpus, now.gpus);
+  number("gpu_sm", was.gpu_sm, now.gpu_sm);
+  if (was.nvswitch && now.nvswitch && *was.nvswitch != *now.nvswitch)
+    changes.push_back(fmt::format("nvswitch {}, was {}", *now.nvswitch, *was.nvswitch));
+  number("nvlinks", was.nvlinks, now.nvlinks);
+  if (was.nics && now.nics && *was.nics != *now.nics)
+    changes.push_back(fmt::format("nics {}, was {}", *now.nics, *was.nics));
+  text("nic", was.nic, now.nic);  // names the link layer, so nic_ethernet is compared with it
+  number("nic_rate_gbps", was.nic_rate_gbps, now.nic_rate_gbps);
+  text("gpu_nic_affinity", was.gpu_nic_affinity, now.gpu_nic_affinity);
+  return changes;
+}
+
 }  // namespace
 
 std::vector<DriftEntry> compare_with_last_good(const NodeState& last_good, const NodeState& current) {
@@ -66,10 +90,10 @@ std::vector<DriftEntry> compare_with_last_good(const NodeState& last_good, const
                        fmt::format("{} runs at {:g} Gb/s, was {:g}", who, *now->rate_gbps, *was.rate_gbps)});
     compare_link(was, *now, who, drift);
   }
-  if (!last_good.node_type_key.empty() && !current.node_type_key.empty() &&
-      last_good.node_type_key != current.node_type_key)
+  if (const auto changes = changed_hardware(last_good.node_type, current.node_type); !changes.empty())
     drift.push_back({"node_type_changed", "node",
-                     "node type is " + current.node_type_key + ", was " + last_good.node_type_key});
+                     fmt::format("node type is {}, was {} ({})", current.node_type_key, last_good.node_type_key,
+                                 fmt::join(changes, "; "))});
   return drift;
 }
 

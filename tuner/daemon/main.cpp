@@ -9,9 +9,6 @@
 #include "node_daemon.h"
 
 int main(int argc, char** argv) {
-  // Before anything could start a thread: the signals are only ever read from the signalfd.
-  nccltune::block_daemon_signals();
-
   CLI::App app{
       "nccltuned: keeps this node's NCCL facts, checks and env file current, and reports hardware drift"};
   app.set_version_flag("--version", std::string("nccltuned ") + NCCLTUNE_VERSION);
@@ -31,6 +28,9 @@ int main(int argc, char** argv) {
   app.add_flag("--once", options.once, "Scan and publish once, then exit");
   app.add_flag("-v,--verbose", verbosity, "Debug log output");
   CLI11_PARSE(app, argc, argv);
+  // Before anything could start a thread (a library loaded for its version may): the loop reads
+  // these signals only from its signalfd. A --once run keeps them, so Ctrl-C ends it.
+  if (!options.once) nccltune::block_daemon_signals();
 
   nccltune::setup_daemon_logging(verbosity);
   options.config_file = config;

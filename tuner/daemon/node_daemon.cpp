@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <system_error>
+#include <tuple>
 
 #include "atomic_file.h"
 #include "drift.h"
@@ -22,7 +23,7 @@ namespace nccltune {
 
 namespace {
 
-constexpr const char* kNodeStateFile = "node.yaml";
+const std::string kNodeStateFile = std::filesystem::path(kDefaultNodeStateFile).filename();
 constexpr const char* kEnvFile = "nccl.env";
 constexpr const char* kLastGoodFile = "last-good.yaml";
 constexpr const char* kMetricsFile = "nccltune.prom";
@@ -79,9 +80,11 @@ void block_daemon_signals() {
 
 Result<DaemonSettings> load_daemon_settings(const DaemonOptions& options) {
   DaemonSettings settings;
-  auto daemon = read_daemon_config(options.config_file);
+  auto text = read_node_config_text(options.config_file);
+  if (!text) return Error{text.error()};
+  auto daemon = parse_daemon_config(*text, options.config_file.string());
   if (!daemon) return Error{daemon.error()};
-  auto env = read_env_config(options.config_file);
+  auto env = parse_env_config(*text, options.config_file.string());
   if (!env) return Error{env.error()};
   settings.daemon = std::move(daemon.value());
   settings.env = std::move(env.value());
@@ -102,38 +105,43 @@ Result<DaemonSettings> load_daemon_settings(const DaemonOptions& options) {
     if (!expectation) return Error{options.config_file.string() + ": daemon.expect: " + expectation.error()};
     settings.scan.expectation = *expectation;
   }
-  settings.scan.versions = read_library_versions({settings.daemon.nccl_lib, settings.daemon.cuda_lib});
-  return settings;
+  return settings;  // scan.versions are read by the first scan (library_files_changed)
 }
 
 NodeDaemon::NodeDaemon(DaemonOptions options, DaemonSettings settings)
     : options_(std::move(options)),
       settings_(std::move(settings)),
-      last_good_(read_last_good(settings_.daemon.state_dir)) {}
+      last_good_(read_last_good(settings_.daemon.state_dir)),
+      watchdog_(options_.once ? std::nullopt : SystemdNotifier::watchdog_ping_interval()) {}
+
+void NodeDaemon::ping_watchdog() {
+  if (!watchdog_) return;
+  SystemdNotifier::watchdog();
+  next_ping_ = std::chrono::steady_clock::now() + *watchdog_;
+}
 
 int NodeDaemon::run() {
+  const DaemonConfig& config = settings_.daemon;
+  spdlog::info("nccltuned {}: {}, every {} s; node.yaml and nccl.env in {}, metrics in {}", NCCLTUNE_VERSION,
+               options_.from.empty() ? "reading this machine" : "replaying " + options_.from,
+               config.interval.count(), config.runtime_dir.string(),
+               config.metrics_dir.empty() ? "(none)" : config.metrics_dir.string());
+  if (options_.once) {  // signals are not blocked: Ctrl-C ends it as any command
+    scan_and_publish();
+    return 0;
+  }
   const sigset_t signals = daemon_signals();
   const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
   if (signal_fd < 0) {
     spdlog::error("signalfd: {}", std::strerror(errno));
     return 1;
   }
-  const DaemonConfig& config = settings_.daemon;
-  spdlog::info("nccltuned {}: {}, every {} s; node.yaml and nccl.env in {}, metrics in {}", NCCLTUNE_VERSION,
-               options_.from.empty() ? "reading this machine" : "replaying " + options_.from,
-               config.interval.count(), config.runtime_dir.string(),
-               config.metrics_dir.empty() ? "(none)" : config.metrics_dir.string());
   scan_and_publish();
-  if (options_.once) {
-    close(signal_fd);
-    return 0;
-  }
   SystemdNotifier::ready(status_);
   using Clock = std::chrono::steady_clock;
-  const auto ping = SystemdNotifier::watchdog_ping_interval();
   auto next_scan = Clock::now() + settings_.daemon.interval;
-  auto next_ping = ping ? Clock::now() + *ping : Clock::time_point::max();
   for (;;) {
+    const auto next_ping = watchdog_ ? next_ping_ : Clock::time_point::max();
     const timespec timeout = timeout_until(std::min(next_scan, next_ping));
     pollfd poll_fd{signal_fd, POLLIN, 0};
     const int ready = ppoll(&poll_fd, 1, &timeout, nullptr);
@@ -156,10 +164,7 @@ int NodeDaemon::run() {
         }
       }
     }
-    if (ping && Clock::now() >= next_ping) {
-      SystemdNotifier::watchdog();
-      next_ping = Clock::now() + *ping;
-    }
+    if (watchdog_ && Clock::now() >= next_ping_) ping_watchdog();
     if (Clock::now() >= next_scan) {
       scan_and_publish();
       SystemdNotifier::status(status_);
@@ -184,10 +189,18 @@ void NodeDaemon::reload() {
 }
 
 void NodeDaemon::scan_and_publish() {
+  // Around each scan: a live read that is slow (nvidia-smi waits up to its timeout) must not
+  // starve the watchdog, nor may a reload's scan.
+  ping_watchdog();
+  // A package upgrade replaces the library file: read the versions again, so the node type key
+  // and nccl.env follow it. Unchanged files cost one stat() each.
+  if (library_files_changed(settings_.scan.versions))
+    settings_.scan.versions = read_library_versions({settings_.daemon.nccl_lib, settings_.daemon.cuda_lib});
   ScanResult scan = scan_node(settings_.scan, std::chrono::system_clock::now());
   track_drift(scan.state, scan.facts_read);
   publish(scan.state);
   publish_env(scan.state.node_type_key);
+  ping_watchdog();
   const NodeState& s = scan.state;
   status_ = fmt::format("{} GPUs, {} NICs: {} pass, {} warn, {} fail; {} drift{}", s.topology.gpus,
                         s.topology.nics, s.count(Verdict::pass), s.count(Verdict::warn),
@@ -198,14 +211,18 @@ void NodeDaemon::scan_and_publish() {
 
 void NodeDaemon::track_drift(NodeState& state, bool facts_read) {
   // Nothing is known (node.yaml's degraded says why), so nothing is compared, and drift already
-  // reported is neither repeated nor cleared.
-  if (!facts_read) return;
+  // reported is neither repeated nor cleared: node.yaml and the metrics keep showing it.
+  if (!facts_read) {
+    add_drift(state, reported_drift_);
+    return;
+  }
   if (!last_good_) {
     last_good_ = state;
     report_output("last good state",
                   publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(state)).error());
     return;
   }
+  accept_new_versions(state);
   std::vector<DriftEntry> drift = compare_with_last_good(*last_good_, state);
   for (const DriftEntry& d : drift)
     if (std::find(reported_drift_.begin(), reported_drift_.end(), d) == reported_drift_.end())
@@ -213,8 +230,7 @@ void NodeDaemon::track_drift(NodeState& state, bool facts_read) {
   for (const DriftEntry& d : reported_drift_)
     if (std::find(drift.begin(), drift.end(), d) == drift.end()) spdlog::info("drift cleared: {}", d.message);
   reported_drift_ = drift;
-  for (const DriftEntry& d : drift) state.checks.push_back({"drift", d.subject, Verdict::fail, d.message});
-  state.drift = std::move(drift);
+  add_drift(state, drift);
   // A scan without drift is the new normal (an added NIC, a port back up), kept on disk only
   // when the hardware changed, so an unchanged node does not rewrite the state directory.
   if (state.drift.empty() && !same_hardware(*last_good_, state)) {
@@ -222,6 +238,31 @@ void NodeDaemon::track_drift(NodeState& state, bool facts_read) {
     report_output("last good state",
                   publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(state)).error());
   }
+}
+
+void NodeDaemon::add_drift(NodeState& state, const std::vector<DriftEntry>& drift) {
+  for (const DriftEntry& d : drift) state.checks.push_back({"drift", d.subject, Verdict::fail, d.message});
+  state.drift = drift;
+}
+
+void NodeDaemon::accept_new_versions(const NodeState& state) {
+  NodeType& was = last_good_->node_type;
+  const NodeType& now = state.node_type;
+  bool changed = false;
+  for (auto [name, old_version, new_version] :
+       {std::tuple{"NCCL", &was.nccl_version, &now.nccl_version},
+        std::tuple{"CUDA driver", &was.cuda_driver, &now.cuda_driver}}) {
+    // Unknown now (the library could not be read) is not a change: the last good one stays.
+    if (new_version->empty() || *new_version == *old_version) continue;
+    spdlog::info("{} version is {}, was {}: accepted", name, *new_version,
+                 old_version->empty() ? "unknown" : *old_version);
+    *old_version = *new_version;
+    changed = true;
+  }
+  if (!changed) return;
+  last_good_->node_type_key = node_type_key(was);
+  report_output("last good state",
+                publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(*last_good_)).error());
 }
 
 void NodeDaemon::publish(const NodeState& state) {
@@ -265,14 +306,17 @@ void NodeDaemon::publish_env(const std::string& node_type_key) {
   const std::filesystem::path& conf = settings_.daemon.nccl_conf;
   std::string existing;
   std::error_code missing;
-  if (std::filesystem::exists(conf, missing)) {
+  const auto type = std::filesystem::symlink_status(conf, missing).type();
+  if (type == std::filesystem::file_type::symlink)  // before reading through it
+    return report_output("nccl.conf", nccl_conf_symlink_refused(conf));
+  if (type != std::filesystem::file_type::not_found) {
     auto text = read_text_file(conf);
     if (!text) return report_output("nccl.conf", text.error());
     existing = std::move(text.value());
   }
   auto updated = update_nccl_conf_block(existing, env->nccl_conf_body, conf.string());
   if (!updated) return report_output("nccl.conf", updated.error());
-  report_output("nccl.conf", *updated == existing ? "" : write_file_atomically(conf, *updated).error());
+  report_output("nccl.conf", *updated == existing ? "" : write_nccl_conf(conf, *updated).error());
 }
 
 void NodeDaemon::report_output(const std::string& output, const std::string& error) {

@@ -13,6 +13,7 @@
 
 #include "daemon_config.h"
 #include "env_config.h"
+#include "node_paths.h"
 #include "node_scan.h"
 #include "result.h"
 
@@ -20,14 +21,15 @@ namespace nccltune {
 
 // The command line; each flag given wins over the config file, also after a reload.
 struct DaemonOptions {
-  std::filesystem::path config_file = std::string(kDefaultDaemonConfig);
+  std::filesystem::path config_file = kDefaultConfigFile;
   std::string from;  // replay a snapshot instead of reading this machine
   std::optional<std::filesystem::path> runtime_dir, state_dir, metrics_dir;
   std::optional<std::string> interval;
-  bool once = false;  // one scan, publish, exit
+  bool once = false;  // one scan, publish, exit; signals are left as they are (Ctrl-C works)
 };
 
-// What the config file, the flags and the libraries say; rebuilt on every reload.
+// What the config file and the flags say; rebuilt on every reload. scan.versions start empty:
+// each scan reads the library versions when they are unknown or a library file changed.
 struct DaemonSettings {
   DaemonConfig daemon;
   EnvConfig env;
@@ -42,14 +44,21 @@ class NodeDaemon {
  public:
   NodeDaemon(DaemonOptions options, DaemonSettings settings);
 
-  // Runs until SIGTERM or SIGINT (or one scan with --once); the exit code. The caller has
-  // blocked SIGHUP, SIGTERM and SIGINT (block_daemon_signals) before any thread could start.
+  // Runs until SIGTERM or SIGINT (or one scan with --once); the exit code. Without --once the
+  // caller has blocked SIGHUP, SIGTERM and SIGINT (block_daemon_signals) before any thread could
+  // start.
   int run();
 
  private:
   void scan_and_publish();
   void reload();
   void track_drift(NodeState& state, bool facts_read);
+  // A new NCCL or CUDA driver version is intended, not drift: logged at info and written into the
+  // last good state.
+  void accept_new_versions(const NodeState& state);
+  static void add_drift(NodeState& state, const std::vector<DriftEntry>& drift);
+  // WATCHDOG=1 when the unit has a watchdog; the next ping is due half its timeout later.
+  void ping_watchdog();
   void publish(const NodeState& state);
   void publish_env(const std::string& node_type_key);
   // Logs a failure of `output` at warning level when it is new, and its recovery once.
@@ -63,9 +72,12 @@ class NodeDaemon {
   std::string published_env_;  // nccl.env as last written, to log a change once
   bool config_error_ = false;  // the last reload's config was invalid (the old one is in use)
   std::string status_;
+  std::optional<std::chrono::microseconds> watchdog_;  // ping interval; nullopt: no watchdog
+  std::chrono::steady_clock::time_point next_ping_;
 };
 
-// Blocks the signals the daemon reads from its signalfd, so none is delivered asynchronously.
+// Blocks the signals the daemon reads from its signalfd, so none is delivered asynchronously
+// (not with --once: a single scan from a shell ends on Ctrl-C).
 void block_daemon_signals();
 
 }  // namespace nccltune

@@ -1,6 +1,6 @@
 // The environment this node's single-node profile asks for, as nccltuned writes it to
 // /run/nccltune/nccl.env (systemd EnvironmentFile) and, opt-in, into /etc/nccl.conf's marked
-// block: find_profile(store, key, 1) + read_profile + render_env, as `nccltune env --nodes 1`.
+// block: load_store_profile(store, key, 1) + render_env, as `nccltune env --nodes 1`.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 #include "node_scan.h"
 
-#include <ctime>
+#include "utc_time.h"
 
 namespace nccltune {
 
@@ -35,15 +35,6 @@ ScanResult scan_node(const ScanSettings& settings, std::chrono::system_clock::ti
   result.state.scan_duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
-}
-
-std::string rfc3339_utc(std::chrono::system_clock::time_point time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 }  // namespace nccltune

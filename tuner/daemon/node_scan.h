@@ -18,7 +18,8 @@ struct ScanSettings {
   TopologySource source;  // live, or a replayed snapshot
   ReadOptions read_options;
   Expectation expectation;
-  LibraryVersions versions;  // read at start and on reload: loading libnccl every scan costs memory
+  // Read when a library file changed (library_files_changed): loading libnccl every scan costs memory.
+  LibraryVersions versions;
 };
 
 struct ScanResult {
@@ -31,8 +32,5 @@ ScanResult scan_node(const ScanSettings& settings, std::chrono::system_clock::ti
 // Pure: the state of a topology that was read, before drift is known.
 NodeState node_state_of(const NodeTopology& topology, const CheckReport& report,
                         const LibraryVersions& versions);
-
-// "2026-11-29T12:00:00Z"
-std::string rfc3339_utc(std::chrono::system_clock::time_point time);
 
 }  // namespace nccltune

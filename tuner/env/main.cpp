@@ -1,12 +1,20 @@
 // nccltune-env: `nccltune env` for prologs, as a lean executable. The full `nccltune` loads MPI,
 // hwloc and verbs at every start, several milliseconds a prolog does not need when --shape or the
 // daemon's node.yaml names the node type; this binary links none of them. When the node type has
-// to be read from the machine itself, it hands the whole command to `nccltune env` beside it.
+// to be read from the machine itself, it hands the whole command to `nccltune env` beside it, as
+// a child: its stdout is passed on only when it exits 0, so a full binary that cannot load or
+// crashes still fails open.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -15,10 +23,71 @@
 
 #include "env_command.h"
 #include "logging.h"
+#include "printable_text.h"
+
+extern char** environ;
 
 namespace {
 
 std::vector<std::string> arguments;  // argv[1..], for the hand-over
+
+// Thrown by local_node_type_key once `nccltune env` has run in its place: the status this process
+// exits with, its output already written. Not a std::exception, so env's fail-open catch lets it by.
+struct HandedOver {
+  int status;
+};
+
+int fail_open(const std::string& message) {
+  std::fprintf(stderr, "nccltune env: %s\n", nccltune::printable_excerpt(message, 2000).c_str());
+  return std::find(arguments.begin(), arguments.end(), "--strict") != arguments.end() ? 2 : 0;
+}
+
+// Runs `full env <arguments>`, its stdout into a pipe, stderr and the environment inherited. The
+// child's stdout reaches ours only when it exited 0.
+int hand_over(const std::string& full) {
+  std::vector<std::string> words{full, "env"};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const std::string why = " (nccltune-env reads this node's type through it; or pass --shape, or run nccltuned)";
+
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail_open(std::string("cannot make a pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC
+  pid_t child = 0;
+  const int spawned = ::posix_spawn(&child, full.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (spawned != 0) {
+    ::close(pipe_fds[0]);
+    return fail_open(full + ": " + std::strerror(spawned) + why);
+  }
+
+  std::string output;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    output.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return fail_open(full + ": cannot wait for it: " + std::strerror(errno) + why);
+  }
+  if (WIFSIGNALED(status))
+    return fail_open(full + ": killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+                     ")" + why);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return fail_open(full + ": exited with status " + std::to_string(WEXITSTATUS(status)) + why);
+  if (std::fwrite(output.data(), 1, output.size(), stdout) != output.size() || std::fflush(stdout) != 0)
+    return fail_open("cannot write to stdout");
+  return 0;
+}
 
 }  // namespace
 
@@ -28,15 +97,7 @@ Result<std::string> local_node_type_key(const LocalReadOptions&) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return Error{"cannot find nccltune to read this node's type: /proc/self/exe: " + error.message()};
-  const std::string full = (self.parent_path() / "nccltune").string();
-  std::vector<std::string> words{full, "env"};
-  words.insert(words.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  ::execv(full.c_str(), argv.data());
-  return Error{full + ": " + std::strerror(errno) +
-               " (nccltune-env reads this node's type through it; or pass --shape, or run nccltuned)"};
+  throw HandedOver{hand_over((self.parent_path() / "nccltune").string())};
 }
 
 }  // namespace nccltune::cli
@@ -52,9 +113,18 @@ int main(int argc, char** argv) {
   arguments.assign(argv + 1, argv + argc);
   CLI::App app{"nccltune-env: print the NCCL environment of the profile that fits this job (fail-open); "
                "the same options as `nccltune env`"};
+  app.set_version_flag("--version", std::string("nccltune-env ") + NCCLTUNE_VERSION);
   nccltune::cli::Command command;
   nccltune::cli::add_env_options(app, command);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return nccltune::cli::env_parse_failure(app, error, arguments);
+  }
   nccltune::setup_logging(0);  // NCCLTUNE_LOG_LEVEL=info says which profile was chosen
-  return command.run ? command.run() : 0;
+  try {
+    return command.run ? command.run() : 0;
+  } catch (const HandedOver& handed_over) {
+    return handed_over.status;
+  }
 }

@@ -2,13 +2,14 @@
 
 #include <climits>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
 #include "env_config.h"
 #include "node_state.h"
 #include "profile_store.h"
-#include "store_permissions.h"
 
 namespace nccltune {
 namespace {
@@ -18,9 +19,12 @@ std::filesystem::path environment_path(const char* name, std::filesystem::path f
   return value != nullptr && *value != '\0' ? std::filesystem::path(value) : std::move(fallback);
 }
 
-std::string shape_text(int nodes, std::size_t ranks) {
-  return std::to_string(nodes) + (nodes == 1 ? " node, " : " nodes, ") + std::to_string(ranks) +
-         (ranks == 1 ? " rank" : " ranks");
+std::string count_text(std::size_t count, const char* one, const char* many) {
+  return std::to_string(count) + (count == 1 ? one : many);
+}
+
+std::string shape_text(std::size_t nodes, std::size_t ranks) {
+  return count_text(nodes, " node, ", " nodes, ") + count_text(ranks, " rank", " ranks");
 }
 
 struct Lookup {
@@ -29,22 +33,39 @@ struct Lookup {
   void warn(std::string text) {
     result.log.push_back({true, std::move(text) + "; NCCL's own choices stand"});
   }
+
+  // A profile measured with gpus_per_node ranks on each node says nothing about a communicator
+  // with another number per node (a tensor-parallel group inside a node, a pipeline stage across
+  // nodes): one INFO line and NCCL's own choices.
+  bool fits(const std::filesystem::path& file, const ProfileShape& shape, std::size_t ranks,
+            std::size_t nodes) {
+    const auto per_node = static_cast<std::size_t>(shape.gpus_per_node);
+    if (per_node > 0 && ranks % per_node == 0 && ranks / per_node == nodes) return true;
+    info("not using " + file.string() + ": tuned for " + count_text(per_node, " GPU", " GPUs") +
+         " per node, this communicator has " + shape_text(nodes, ranks) + "; NCCL's own choices stand");
+    return false;
+  }
+
+  void use(Profile profile, const std::filesystem::path& file) {
+    result.profile = std::move(profile);
+    result.file = file;
+  }
 };
 
-void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::size_t ranks, int nodes) {
+void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::size_t ranks,
+                     std::size_t nodes) {
   Result<Profile> profile = read_profile(file);
   if (!profile) return lookup.warn(profile.error());
-  const ProfileShape& shape = profile->shape;
-  std::string note = "using " + file.string() + " (NCCLTUNE_PROFILE)";
-  if (shape.nodes != nodes || static_cast<std::size_t>(shape.ranks) != ranks)
-    note += ", tuned for " + shape_text(shape.nodes, static_cast<std::size_t>(shape.ranks)) +
-            ", used as named for this communicator of " + shape_text(nodes, ranks);
-  lookup.info(std::move(note));
-  lookup.result.profile = std::move(*profile);
-  lookup.result.file = file;
+  if (!lookup.fits(file, profile->shape, ranks, nodes)) return;
+  const auto tuned_nodes = static_cast<std::size_t>(profile->shape.nodes);
+  lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks) +
+              (tuned_nodes == nodes
+                   ? ""
+                   : ", tuned for " + count_text(tuned_nodes, " node", " nodes") + ", used as named"));
+  lookup.use(std::move(*profile), file);
 }
 
-void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t ranks, int nodes,
+void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t ranks, std::size_t nodes,
                 uid_t caller_uid) {
   Result<EnvConfig> config = read_env_config(locations.config);
   if (!config) return lookup.warn(config.error());
@@ -57,34 +78,45 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t r
   Result<std::string> key = read_node_type_key(locations.node_state);
   if (!key) return lookup.warn(key.error());
 
-  Result<std::optional<ProfileMatch>> match = find_profile(store, *key, nodes, config->prefer_below);
-  if (!match) return lookup.warn(match.error());
-  if (!*match)
+  const int node_count = nodes > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(nodes);
+  Result<std::optional<StoreProfile>> loaded =
+      load_store_profile(store, *key, node_count, config->prefer_below, caller_uid);
+  if (!loaded) return lookup.warn(loaded.error());
+  if (!*loaded)
     return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(nodes, ranks) +
                        ")");
-  const ProfileMatch& found = **match;
-
-  Result<std::filesystem::path> trusted = trusted_profile_path(store, found.file, caller_uid);
-  if (!trusted) return lookup.warn(trusted.error());
-  Result<Profile> profile = read_profile(*trusted);
-  if (!profile) return lookup.warn(profile.error());
-
-  // A profile tuned at another node count stands in only when it was measured with as many ranks
-  // as this communicator has (a node-local communicator of 8 ranks is not a 16-rank job).
-  const std::size_t tuned_ranks = static_cast<std::size_t>(profile->shape.ranks);
-  if (tuned_ranks != ranks) {
-    if (!found.exact)
-      return lookup.info("not using " + found.file.string() + ": tuned for " +
-                         shape_text(found.tuned_nodes, tuned_ranks) + ", this communicator has " +
-                         shape_text(nodes, ranks));
-    lookup.info(found.file.string() + " was tuned with " + std::to_string(tuned_ranks) +
-                " ranks, this communicator has " + std::to_string(ranks) + "; used for the same node count");
-  }
-  lookup.info("using " + found.file.string() +
-              (found.exact ? "" : " (nearest tuned node count, " + std::to_string(found.tuned_nodes) + ")") +
+  StoreProfile& found = **loaded;
+  if (!lookup.fits(found.match.file, found.profile.shape, ranks, nodes)) return;
+  lookup.info("using " + found.match.file.string() +
+              (found.match.exact
+                   ? ""
+                   : " (nearest tuned node count, " + std::to_string(found.match.tuned_nodes) + ")") +
               " for " + shape_text(nodes, ranks));
-  lookup.result.profile = std::move(*profile);
-  lookup.result.file = found.file;
+  lookup.use(std::move(found.profile), found.match.file);
+}
+
+struct CacheKey {
+  ProfileLocations locations;
+  std::size_t ranks = 0, nodes = 0;
+  uid_t caller_uid = 0;
+  auto operator<=>(const CacheKey&) const = default;
+};
+
+// One lookup's result; its mutex is held while the lookup runs, so that the other communicators
+// of the shape wait for it instead of starting their own.
+struct CacheEntry {
+  std::mutex mutex;
+  std::shared_ptr<const CommunicatorProfile> found;
+};
+
+struct Cache {
+  std::mutex mutex;  // guards `entries`, never held during a lookup
+  std::map<CacheKey, std::shared_ptr<CacheEntry>> entries;
+};
+
+Cache& process_cache() {
+  static Cache cache;
+  return cache;
 }
 
 }  // namespace
@@ -101,12 +133,28 @@ ProfileLocations profile_locations_from_environment() {
 CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
                                               std::size_t nodes, uid_t caller_uid) {
   Lookup lookup;
-  const int node_count = nodes > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(nodes);
   if (!locations.profile_file.empty())
-    from_named_file(lookup, locations.profile_file, ranks, node_count);
+    from_named_file(lookup, locations.profile_file, ranks, nodes);
   else
-    from_store(lookup, locations, ranks, node_count, caller_uid);
+    from_store(lookup, locations, ranks, nodes, caller_uid);
   return std::move(lookup.result);
+}
+
+CachedCommunicatorProfile cached_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
+                                                      std::size_t nodes, uid_t caller_uid) {
+  Cache& cache = process_cache();
+  std::shared_ptr<CacheEntry> entry;
+  {
+    const std::lock_guard lock(cache.mutex);
+    std::shared_ptr<CacheEntry>& slot = cache.entries[CacheKey{locations, ranks, nodes, caller_uid}];
+    if (!slot) slot = std::make_shared<CacheEntry>();
+    entry = slot;
+  }
+  const std::lock_guard lock(entry->mutex);
+  if (entry->found) return {entry->found, true};
+  entry->found = std::make_shared<const CommunicatorProfile>(
+      find_communicator_profile(locations, ranks, nodes, caller_uid));
+  return {entry->found, false};
 }
 
 }  // namespace nccltune

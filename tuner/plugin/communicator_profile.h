@@ -1,27 +1,39 @@
 // Which profile one NCCL communicator gets from the tuner plugin: NCCLTUNE_PROFILE (one file,
 // used as it is), else the store of the node config (NCCLTUNE_PROFILES overrides its env.store)
 // for this node's type (from nccltuned's node.yaml; the plugin never reads the topology itself)
-// and the communicator's node count, with the trust checks `nccltune env` applies. Never fails: what went
-// wrong is in `log`, and then there is no profile and NCCL keeps its own choices.
+// and the communicator's node count, through load_store_profile, the lookup `nccltune env` uses.
+// Either way the profile is used only when the communicator has shape.gpus_per_node ranks per
+// node (nRanks == nNodes * gpus_per_node): a tensor- or pipeline-parallel group is not the full
+// node the profile was measured on. Never fails: what went wrong is in `log`, and then there is
+// no profile and NCCL keeps its own choices.
+//
+// The lookup runs once per process for each communicator shape (and environment): every later
+// communicator of that shape reuses its result, so a store on a stuck NFS server costs at most one
+// blocked lookup per shape. In production, point NCCLTUNE_PROFILE at a node-local copy of the
+// job's profile (copied from the store by the prolog or by configuration management) so that no
+// NCCL application reads the shared store at all.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "node_paths.h"
 #include "profile.h"
 
 namespace nccltune {
 
 struct ProfileLocations {
-  std::filesystem::path profile_file;  // NCCLTUNE_PROFILE; empty: look in the store
-  std::filesystem::path store;         // NCCLTUNE_PROFILES; empty: env.store of `config`
-  std::filesystem::path config = "/etc/nccltune/nccltune.yaml";  // NCCLTUNE_CONFIG
-  std::filesystem::path node_state = "/run/nccltune/node.yaml";  // NCCLTUNE_NODE_STATE
+  std::filesystem::path profile_file;                 // NCCLTUNE_PROFILE; empty: look in the store
+  std::filesystem::path store;                        // NCCLTUNE_PROFILES; empty: env.store of `config`
+  std::filesystem::path config = kDefaultConfigFile;  // NCCLTUNE_CONFIG
+  std::filesystem::path node_state = kDefaultNodeStateFile;  // NCCLTUNE_NODE_STATE
+  auto operator<=>(const ProfileLocations&) const = default;
 };
 
 // The locations above, with the environment's overrides.
@@ -38,8 +50,19 @@ struct CommunicatorProfile {
   std::vector<PluginLogLine> log;
 };
 
-// `caller_uid`: whose ownership of the store is trusted besides root's (the effective uid).
+// One lookup, uncached. `caller_uid`: whose ownership of the store is trusted besides root's.
 CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
                                               std::size_t nodes, uid_t caller_uid);
+
+struct CachedCommunicatorProfile {
+  std::shared_ptr<const CommunicatorProfile> found;  // never null
+  bool from_cache = false;  // an earlier init in this process did the lookup and logged it
+};
+
+// find_communicator_profile once per process for each (locations, ranks, nodes, caller_uid);
+// safe to call from several threads: one lookup runs while the others of that shape wait for it,
+// lookups of other shapes go on. A lookup that throws is not remembered.
+CachedCommunicatorProfile cached_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
+                                                      std::size_t nodes, uid_t caller_uid);
 
 }  // namespace nccltune

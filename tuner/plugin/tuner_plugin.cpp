@@ -24,17 +24,23 @@ constexpr const char* kPluginName = "nccltune";
 
 void log_line(ncclDebugLogger_t logger, ncclDebugLogLevel level, const std::string& text) {
   // "%s": paths and profile names are data, never part of the format.
-  if (logger != nullptr)
-    logger(level, NCCL_TUNING, __FILE__, __LINE__, "%s", ("TUNER/nccltune: " + text).c_str());
+  if (logger != nullptr) logger(level, NCCL_TUNING, __FILE__, __LINE__, "TUNER/nccltune: %s", text.c_str());
 }
 
-// One communicator's state: its profile's ranges, and which ranges have been reported in the log
-// (once each, at their first use, so NCCL_DEBUG=INFO shows what the plugin did without a line
-// per call).
+// For the catch handlers of the noexcept entry points: builds no string, so it cannot throw
+// (a std::bad_alloc escaping there would terminate the application).
+void log_failure(ncclDebugLogger_t logger, const char* entry_point, const char* reason) noexcept {
+  if (logger != nullptr)
+    logger(NCCL_LOG_WARN, NCCL_TUNING, __FILE__, __LINE__,
+           "TUNER/nccltune: %s failed: %s; NCCL's own choices stand", entry_point, reason);
+}
+
+// One communicator's state: its profile's ranges (shared with the process's other communicators
+// of its shape; null without a profile), and which ranges have been reported in the log (once
+// each, at their first use, so NCCL_DEBUG=INFO shows what the plugin did without a line per call).
 struct TunerContext {
   ncclDebugLogger_t logger = nullptr;
-  std::vector<SizeChoice> per_size;
-  std::string profile_file;
+  std::shared_ptr<const std::vector<SizeChoice>> per_size;
   std::unique_ptr<std::atomic<bool>[]> range_reported;
 };
 
@@ -68,7 +74,7 @@ std::string choice_text(const CostTableChoice& choice, const SizeChoice& range) 
 
 void report_once(TunerContext& context, const CostTableChoice& choice) {
   if (!choice.range || context.range_reported[*choice.range].exchange(true)) return;
-  log_line(context.logger, NCCL_LOG_INFO, choice_text(choice, context.per_size[*choice.range]));
+  log_line(context.logger, NCCL_LOG_INFO, choice_text(choice, (*context.per_size)[*choice.range]));
 }
 
 ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
@@ -78,21 +84,26 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
   try {
     auto context = std::make_unique<TunerContext>();
     context->logger = logger;
-    CommunicatorProfile found =
-        find_communicator_profile(profile_locations_from_environment(), ranks, nodes, geteuid());
-    for (const PluginLogLine& line : found.log)
-      log_line(logger, line.warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, line.text);
-    if (found.profile) {
-      context->per_size = std::move(found.profile->per_size);
-      context->profile_file = found.file.string();
-      context->range_reported = std::make_unique<std::atomic<bool>[]>(context->per_size.size());
+    const CachedCommunicatorProfile cached =
+        cached_communicator_profile(profile_locations_from_environment(), ranks, nodes, geteuid());
+    // A communicator of a shape looked up before repeats what was found, as INFO: a broken store
+    // warns once per process and shape, not at every communicator.
+    for (const PluginLogLine& line : cached.found->log) {
+      if (cached.from_cache)
+        log_line(logger, NCCL_LOG_INFO, line.text + " (as found for an earlier communicator of this shape)");
+      else
+        log_line(logger, line.warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, line.text);
+    }
+    if (cached.found->profile) {
+      const std::vector<SizeChoice>& per_size = cached.found->profile->per_size;
+      context->per_size = std::shared_ptr<const std::vector<SizeChoice>>(cached.found, &per_size);
+      context->range_reported = std::make_unique<std::atomic<bool>[]>(per_size.size());
     }
     *context_out = context.release();
   } catch (const std::exception& error) {
-    log_line(logger, NCCL_LOG_WARN,
-             std::string("init failed: ") + error.what() + "; NCCL's own choices stand");
+    log_failure(logger, "init", error.what());
   } catch (...) {
-    log_line(logger, NCCL_LOG_WARN, "init failed with an unknown exception; NCCL's own choices stand");
+    log_failure(logger, "init", "unknown exception");
   }
   return ncclSuccess;
 }
@@ -101,11 +112,11 @@ ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t 
                            float** cost_table, int num_algorithms, int num_protocols, int /*reg_buff*/,
                            int* channels) noexcept {
   auto* context = static_cast<TunerContext*>(context_in);
-  if (context == nullptr || context->per_size.empty() || cost_table == nullptr) return ncclSuccess;
+  if (context == nullptr || !context->per_size || cost_table == nullptr) return ncclSuccess;
   try {
     // NCCL passes its contiguous float[algorithms][protocols] array cast to float**.
     float* cells = reinterpret_cast<float*>(cost_table);
-    const CostTableChoice choice = choose_cost_table_cell(context->per_size, collective, bytes,
+    const CostTableChoice choice = choose_cost_table_cell(*context->per_size, collective, bytes,
                                                           CostTable{cells, num_algorithms, num_protocols});
     if (choice.outcome == ChoiceOutcome::marked)
       cells[choice.algorithm * num_protocols + choice.protocol] = 0.0f;
@@ -114,9 +125,9 @@ ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t 
       *channels = choice.channels;
     report_once(*context, choice);
   } catch (const std::exception& error) {
-    log_line(context->logger, NCCL_LOG_WARN, std::string("getCollInfo failed: ") + error.what());
+    log_failure(context->logger, "getCollInfo", error.what());
   } catch (...) {
-    log_line(context->logger, NCCL_LOG_WARN, "getCollInfo failed with an unknown exception");
+    log_failure(context->logger, "getCollInfo", "unknown exception");
   }
   return ncclSuccess;
 }

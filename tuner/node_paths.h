@@ -1,0 +1,12 @@
+// The default paths a node's nccltune parts share: `nccltune env`, nccltune-env, the tuner
+// plugin and nccltuned read the same config and the same node state file.
+#pragma once
+
+namespace nccltune {
+
+// The node config (env: and daemon: sections; configs/nccltune.yaml). $NCCLTUNE_CONFIG overrides it.
+inline constexpr const char* kDefaultConfigFile = "/etc/nccltune/nccltune.yaml";
+// The daemon's node state file (node_state.h), read for the node type key.
+inline constexpr const char* kDefaultNodeStateFile = "/run/nccltune/node.yaml";
+
+}  // namespace nccltune
