@@ -24,3 +24,10 @@ install(CODE "
   else()
     file(INSTALL \"${PROJECT_SOURCE_DIR}/configs/nccltune.yaml\" DESTINATION \"\${sysconf_dir}/nccltune\")
   endif()" COMPONENT daemon)
+
+# The Slurm scripts (configs/slurm/), for slurm.conf's TaskProlog=, Prolog= and Epilog= to name
+# in place or to copy to /etc; they find common.sh next to themselves.
+install(PROGRAMS configs/slurm/task_prolog.sh configs/slurm/prolog.sh configs/slurm/epilog.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/nccltune/slurm COMPONENT slurm)
+install(FILES configs/slurm/common.sh configs/slurm/slurm.conf.snippet
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/nccltune/slurm COMPONENT slurm)
