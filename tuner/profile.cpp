@@ -7,19 +7,18 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <initializer_list>
 #include <limits>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <system_error>
 #include <utility>
 
 #include "atomic_file.h"
 #include "objective.h"
-#include "search_space.h"
-#include "yaml_error.h"
 #include "printable_text.h"
+#include "search_space.h"
+#include "strict_yaml.h"
+#include "yaml_error.h"
 
 namespace nccltune {
 namespace {
@@ -138,21 +137,6 @@ std::string flow_env(const std::map<std::string, std::string>& env) {
 
 // ---- reading ----------------------------------------------------------------------------------
 
-// Thrown inside the parser only; parse_profile turns it into an Error.
-struct ProfileError {
-  int line = 0;
-  std::string message;
-};
-
-[[noreturn]] void fail(int line, const std::string& field, const std::string& message) {
-  throw ProfileError{line, field.empty() ? message : field + ": " + message};
-}
-
-int line_of(const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  return mark.is_null() ? 0 : mark.line + 1;
-}
-
 int line_of_offset(std::string_view text, std::size_t offset) {
   return 1 +
          static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
@@ -162,7 +146,7 @@ int line_of_offset(std::string_view text, std::size_t offset) {
 // everything to walk), no explicit tags, one document.
 class GuardHandler : public YAML::EventHandler {
  public:
-  std::optional<ProfileError> problem;
+  std::optional<YamlFieldError> problem;
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
@@ -187,7 +171,7 @@ class GuardHandler : public YAML::EventHandler {
 
  private:
   void note(const YAML::Mark& mark, const std::string& message) {
-    if (!problem) problem = ProfileError{mark.is_null() ? 0 : mark.line + 1, message};
+    if (!problem) problem = YamlFieldError{mark.is_null() ? 0 : mark.line + 1, message};
   }
   void check(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor) {
     if (anchor != YAML::NullAnchor) note(mark, "anchors (&name) are not allowed in a profile");
@@ -196,82 +180,33 @@ class GuardHandler : public YAML::EventHandler {
   }
 };
 
-std::string child(const std::string& field, std::string_view key) {
-  return field.empty() ? std::string(key) : field + "." + std::string(key);
-}
-
-std::string item(const std::string& field, std::size_t index) {
-  return field + "[" + std::to_string(index) + "]";
-}
-
-void expect_map(const YAML::Node& node, int line, const std::string& field) {
-  if (!node.IsMap()) fail(node.IsDefined() && !node.IsNull() ? line_of(node) : line, field, "must be a map");
-}
-
-void expect_list(const YAML::Node& node, int line, const std::string& field) {
-  if (!node.IsSequence())
-    fail(node.IsDefined() && !node.IsNull() ? line_of(node) : line, field, "must be a list");
-}
-
-// Every key of `map` is in `allowed`, a string, and appears once.
-void check_keys(const YAML::Node& map, const std::string& field,
-                std::initializer_list<std::string_view> allowed) {
-  std::set<std::string> seen;
-  for (const auto& entry : map) {
-    if (!entry.first.IsScalar()) fail(line_of(entry.first), field, "keys must be strings");
-    const std::string key = entry.first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(line_of(entry.first), field.empty() ? "" : field, "unknown key '" + shown(key) + "'");
-    if (!seen.insert(key).second) fail(line_of(entry.first), child(field, key), "appears twice");
-  }
-}
-
-bool is_plain(const YAML::Node& node) {
-  return node.IsScalar() && node.Tag() == "?";
-}
-
 std::string text(const YAML::Node& node, const std::string& field) {
-  if (!node.IsScalar()) fail(line_of(node), field, "must be a string");
+  if (!node.IsScalar()) yaml_fail(yaml_line(node), field, "must be a string");
   const std::string& value = node.Scalar();
   if (value.size() > kMaxProfileText)
-    fail(line_of(node), field,
-         std::to_string(value.size()) + " bytes, more than " + std::to_string(kMaxProfileText));
+    yaml_fail(yaml_line(node), field,
+              std::to_string(value.size()) + " bytes, more than " + std::to_string(kMaxProfileText));
   if (!is_clean_text(value))
-    fail(line_of(node), field, "'" + shown(value) + "' has control characters or invalid UTF-8");
+    yaml_fail(yaml_line(node), field, "'" + shown(value) + "' has control characters or invalid UTF-8");
   return value;
 }
 
-long long integer(const YAML::Node& node, const std::string& field, long long min, long long max) {
-  if (is_plain(node)) {
-    const std::string& value = node.Scalar();
-    long long number = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) {
-      if (number < min || number > max)
-        fail(line_of(node), field,
-             std::to_string(number) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
-      return number;
-    }
-  }
-  fail(line_of(node), field, "must be a whole number");
-}
-
 int small_integer(const YAML::Node& node, const std::string& field, int min) {
-  return static_cast<int>(integer(node, field, min, std::numeric_limits<int>::max()));
+  return static_cast<int>(yaml_integer(node, field, min, std::numeric_limits<int>::max()));
 }
 
 std::uint64_t byte_count(const YAML::Node& node, const std::string& field) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     std::uint64_t number = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) return number;
   }
-  fail(line_of(node), field, "must be a byte count (a whole number from 0)");
+  yaml_fail(yaml_line(node), field, "must be a byte count (a whole number from 0)");
 }
 
 double number(const YAML::Node& node, const std::string& field) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     if (value == ".nan" || value == ".NaN" || value == ".NAN")
       return std::numeric_limits<double>::quiet_NaN();
@@ -287,44 +222,44 @@ double number(const YAML::Node& node, const std::string& field) {
         digits.find_first_of("nNiI") == std::string_view::npos)
       return number;
   }
-  fail(line_of(node), field, "must be a number");
+  yaml_fail(yaml_line(node), field, "must be a number");
 }
 
 double non_negative(const YAML::Node& node, const std::string& field) {
   const double value = number(node, field);
-  if (!(value >= 0) || std::isinf(value)) fail(line_of(node), field, "must be a finite number from 0");
+  if (!(value >= 0) || std::isinf(value)) yaml_fail(yaml_line(node), field, "must be a finite number from 0");
   return value;
 }
 
 bool boolean(const YAML::Node& node, const std::string& field) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     if (value == "true" || value == "True" || value == "TRUE") return true;
     if (value == "false" || value == "False" || value == "FALSE") return false;
   }
-  fail(line_of(node), field, "must be true or false");
+  yaml_fail(yaml_line(node), field, "must be true or false");
 }
 
 std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field) {
   if (node.IsMap() && node.size() == 0) return {};
-  expect_map(node, line, field);
+  yaml_expect_map(node, field, line);
   std::map<std::string, std::string> env;
   for (const auto& entry : node) {
-    if (!entry.first.IsScalar()) fail(line_of(entry.first), field, "names must be strings");
+    if (!entry.first.IsScalar()) yaml_fail(yaml_line(entry.first), field, "names must be strings");
     const std::string& name = entry.first.Scalar();
     if (!is_safe_env_name(name))
-      fail(line_of(entry.first), field, "name '" + shown(name) + "' does not match ^NCCL_[A-Z0-9_]+$");
-    const std::string name_field = child(field, name);
+      yaml_fail(yaml_line(entry.first), field, "name '" + shown(name) + "' does not match ^NCCL_[A-Z0-9_]+$");
+    const std::string name_field = yaml_child(field, name);
     // yaml-cpp marks an empty (null) value where the next token starts: name the key's line.
-    const int value_line = entry.second.IsNull() ? line_of(entry.first) : line_of(entry.second);
-    if (!entry.second.IsScalar()) fail(value_line, name_field, "must be a string");
+    const int value_line = entry.second.IsNull() ? yaml_line(entry.first) : yaml_line(entry.second);
+    if (!entry.second.IsScalar()) yaml_fail(value_line, name_field, "must be a string");
     const std::string& value = entry.second.Scalar();
     if (!is_safe_env_value(value))
-      fail(value_line, name_field,
-           value.empty() ? std::string("empty value")
-                         : "'" + shown(value) + "' has characters outside " +
-                               std::string(kSafeValueCharacters) + " or is longer than 1024");
-    if (!env.emplace(name, value).second) fail(line_of(entry.first), name_field, "appears twice");
+      yaml_fail(value_line, name_field,
+                value.empty() ? std::string("empty value")
+                              : "'" + shown(value) + "' has characters outside " +
+                                    std::string(kSafeValueCharacters) + " or is longer than 1024");
+    if (!env.emplace(name, value).second) yaml_fail(yaml_line(entry.first), name_field, "appears twice");
   }
   return env;
 }
@@ -334,26 +269,27 @@ std::string choice_name(const YAML::Node& node, const std::string& field, std::s
   const std::string value = text(node, field);
   if (value.empty()) return value;
   if (!is_safe_env_value(value))
-    fail(line_of(node), field,
-         "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters));
+    yaml_fail(yaml_line(node), field,
+              "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters));
   if (std::optional<std::string> problem = knob_value_problem(knob, value))
-    fail(line_of(node), field, *problem);
+    yaml_fail(yaml_line(node), field, *problem);
   return value;
 }
 
 ProfileShape parse_shape(const YAML::Node& node, int line) {
   const std::string field = "shape";
-  expect_map(node, line, field);
-  check_keys(node, field,
-             {"key", "nodes", "gpus_per_node", "ranks", "gpu", "nvswitch", "nics_per_node", "nic",
-              "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field,
+                  {"key", "nodes", "gpus_per_node", "ranks", "gpu", "nvswitch", "nics_per_node", "nic",
+                   "gpu_nic_affinity", "nccl_version", "cuda_driver"});
   ProfileShape shape;
-  const int at = line_of(node);
-  if (!node["key"]) fail(at, "shape.key", "missing");
+  const int at = yaml_line(node);
+  if (!node["key"]) yaml_fail(at, "shape.key", "missing");
   shape.key = text(node["key"], "shape.key");
   if (!is_safe_key(shape.key))
-    fail(line_of(node["key"]), "shape.key", "'" + shown(shape.key) + "' is not a name from [A-Za-z0-9._-]");
-  if (!node["nodes"]) fail(at, "shape.nodes", "missing");
+    yaml_fail(yaml_line(node["key"]), "shape.key",
+              "'" + shown(shape.key) + "' is not a name from [A-Za-z0-9._-]");
+  if (!node["nodes"]) yaml_fail(at, "shape.nodes", "missing");
   shape.nodes = small_integer(node["nodes"], "shape.nodes", 1);
   if (node["gpus_per_node"])
     shape.gpus_per_node = small_integer(node["gpus_per_node"], "shape.gpus_per_node", 1);
@@ -372,50 +308,51 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
 
 std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
   const std::string field = "per_size";
-  expect_list(node, line, field);
+  yaml_expect_list(node, field, line);
   std::vector<SizeChoice> ranges;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
-    const std::string at = item(field, i);
-    expect_map(entry, line_of(node), at);
-    check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels"});
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels"});
     SizeChoice choice;
     for (const char* key : {"min_bytes", "max_bytes"})
-      if (!entry[key]) fail(line_of(entry), child(at, key), "missing");
-    choice.min_bytes = byte_count(entry["min_bytes"], child(at, "min_bytes"));
-    choice.max_bytes = byte_count(entry["max_bytes"], child(at, "max_bytes"));
+      if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
+    choice.min_bytes = byte_count(entry["min_bytes"], yaml_child(at, "min_bytes"));
+    choice.max_bytes = byte_count(entry["max_bytes"], yaml_child(at, "max_bytes"));
     if (choice.max_bytes < choice.min_bytes)
-      fail(line_of(entry["max_bytes"]), child(at, "max_bytes"), "below min_bytes");
+      yaml_fail(yaml_line(entry["max_bytes"]), yaml_child(at, "max_bytes"), "below min_bytes");
     if (!ranges.empty() && choice.min_bytes <= ranges.back().max_bytes)
-      fail(line_of(entry["min_bytes"]), child(at, "min_bytes"), "overlaps or precedes the range before it");
-    if (entry["algo"]) choice.algo = choice_name(entry["algo"], child(at, "algo"), "NCCL_ALGO");
-    if (entry["proto"]) choice.proto = choice_name(entry["proto"], child(at, "proto"), "NCCL_PROTO");
+      yaml_fail(yaml_line(entry["min_bytes"]), yaml_child(at, "min_bytes"),
+                "overlaps or precedes the range before it");
+    if (entry["algo"]) choice.algo = choice_name(entry["algo"], yaml_child(at, "algo"), "NCCL_ALGO");
+    if (entry["proto"]) choice.proto = choice_name(entry["proto"], yaml_child(at, "proto"), "NCCL_PROTO");
     if (entry["channels"])
-      choice.channels = static_cast<int>(integer(entry["channels"], child(at, "channels"), 0, 64));
+      choice.channels = static_cast<int>(yaml_integer(entry["channels"], yaml_child(at, "channels"), 0, 64));
     ranges.push_back(std::move(choice));
   }
   return ranges;
 }
 
 std::vector<double> numbers(const YAML::Node& node, int line, const std::string& field) {
-  expect_list(node, line, field);
+  yaml_expect_list(node, field, line);
   std::vector<double> values;
-  for (std::size_t i = 0; i < node.size(); ++i) values.push_back(number(node[i], item(field, i)));
+  for (std::size_t i = 0; i < node.size(); ++i) values.push_back(number(node[i], yaml_item(field, i)));
   return values;
 }
 
 ProfileResults parse_results(const YAML::Node& node, int line) {
   const std::string field = "results";
-  expect_map(node, line, field);
-  check_keys(node, field, {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio"});
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field, {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio"});
   ProfileResults results;
-  const int at = line_of(node);
+  const int at = yaml_line(node);
   if (const YAML::Node sizes = node["sizes"]) {
-    expect_list(sizes, at, "results.sizes");
+    yaml_expect_list(sizes, "results.sizes", at);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const std::uint64_t bytes = byte_count(sizes[i], item("results.sizes", i));
+      const std::uint64_t bytes = byte_count(sizes[i], yaml_item("results.sizes", i));
       if (!results.sizes.empty() && bytes <= results.sizes.back())
-        fail(line_of(sizes[i]), item("results.sizes", i), "sizes must be ascending");
+        yaml_fail(yaml_line(sizes[i]), yaml_item("results.sizes", i), "sizes must be ascending");
       results.sizes.push_back(bytes);
     }
   }
@@ -423,10 +360,11 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
     const YAML::Node values = node[key];
     if (!values) continue;
     std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline : results.tuned;
-    target = numbers(values, at, child(field, key));
+    target = numbers(values, at, yaml_child(field, key));
     if (target.size() != results.sizes.size())
-      fail(line_of(values), child(field, key),
-           std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
+      yaml_fail(
+          yaml_line(values), yaml_child(field, key),
+          std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
   }
   if (node["speedup_geomean"])
     results.speedup_geomean = number(node["speedup_geomean"], "results.speedup_geomean");
@@ -437,10 +375,10 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
 
 ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
   const std::string field = "provenance";
-  expect_map(node, line, field);
-  check_keys(node, field,
-             {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts", "noise_floor",
-              "confirmation"});
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field,
+                  {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts",
+                   "noise_floor", "confirmation"});
   ProfileProvenance provenance;
   if (node["tool"]) provenance.tool = text(node["tool"], "provenance.tool");
   if (node["date"]) provenance.date = text(node["date"], "provenance.date");
@@ -452,7 +390,7 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
     provenance.objective = text(objective, "provenance.objective");
     if (!provenance.objective.empty()) {
       Result<Objective> parsed = parse_objective(provenance.objective);
-      if (!parsed) fail(line_of(objective), "provenance.objective", parsed.error());
+      if (!parsed) yaml_fail(yaml_line(objective), "provenance.objective", parsed.error());
     }
   }
   if (node["hosts"]) provenance.hosts = small_integer(node["hosts"], "provenance.hosts", 0);
@@ -464,17 +402,17 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
 
 std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
   const std::string field = "failed";
-  expect_list(node, line, field);
+  yaml_expect_list(node, field, line);
   std::vector<FailedTrial> failed;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
-    const std::string at = item(field, i);
-    expect_map(entry, line_of(node), at);
-    check_keys(entry, at, {"env", "outcome", "reason"});
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"env", "outcome", "reason"});
     FailedTrial trial;
-    if (entry["env"]) trial.env = parse_env(entry["env"], line_of(entry), child(at, "env"));
-    if (entry["outcome"]) trial.outcome = text(entry["outcome"], child(at, "outcome"));
-    if (entry["reason"]) trial.reason = text(entry["reason"], child(at, "reason"));
+    if (entry["env"]) trial.env = parse_env(entry["env"], yaml_line(entry), yaml_child(at, "env"));
+    if (entry["outcome"]) trial.outcome = text(entry["outcome"], yaml_child(at, "outcome"));
+    if (entry["reason"]) trial.reason = text(entry["reason"], yaml_child(at, "reason"));
     failed.push_back(std::move(trial));
   }
   return failed;
@@ -482,30 +420,32 @@ std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
 
 Profile parse_document(const YAML::Node& root) {
   if (!root.IsMap())
-    fail(root.IsDefined() ? line_of(root) : 1, "", "the document must be a map (schema, shape, env, ...)");
-  check_keys(root, "",
-             {"schema", "shape", "env", "keep_defaults", "per_size", "results", "provenance", "failed"});
+    yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
+              "the document must be a map (schema, shape, env, ...)");
+  yaml_check_keys(root, "",
+                  {"schema", "shape", "env", "keep_defaults", "per_size", "results", "provenance", "failed"});
   const YAML::Node schema = root["schema"];
-  if (!schema) fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
+  if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
   if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
-    fail(line_of(schema), "schema",
-         "expected '" + std::string(kProfileSchema) + "'" +
-             (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
+    yaml_fail(yaml_line(schema), "schema",
+              "expected '" + std::string(kProfileSchema) + "'" +
+                  (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
   Profile profile;
-  if (!root["shape"]) fail(1, "shape", "missing");
-  profile.shape = parse_shape(root["shape"], line_of(root["shape"]));
+  if (!root["shape"]) yaml_fail(1, "shape", "missing");
+  profile.shape = parse_shape(root["shape"], yaml_line(root["shape"]));
   const YAML::Node env = root["env"];
-  if (!env) fail(1, "env", "missing ({} when NCCL's defaults are kept)");
-  profile.env = parse_env(env, line_of(env), "env");
+  if (!env) yaml_fail(1, "env", "missing ({} when NCCL's defaults are kept)");
+  profile.env = parse_env(env, yaml_line(env), "env");
   if (const YAML::Node keep = root["keep_defaults"]) {
     profile.keep_defaults = boolean(keep, "keep_defaults");
     if (profile.keep_defaults && !profile.env.empty())
-      fail(line_of(env), "env", "must be empty when keep_defaults is true");
+      yaml_fail(yaml_line(env), "env", "must be empty when keep_defaults is true");
   }
-  if (const YAML::Node node = root["per_size"]) profile.per_size = parse_per_size(node, line_of(node));
-  if (const YAML::Node node = root["results"]) profile.results = parse_results(node, line_of(node));
-  if (const YAML::Node node = root["provenance"]) profile.provenance = parse_provenance(node, line_of(node));
-  if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, line_of(node));
+  if (const YAML::Node node = root["per_size"]) profile.per_size = parse_per_size(node, yaml_line(node));
+  if (const YAML::Node node = root["results"]) profile.results = parse_results(node, yaml_line(node));
+  if (const YAML::Node node = root["provenance"])
+    profile.provenance = parse_provenance(node, yaml_line(node));
+  if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, yaml_line(node));
   return profile;
 }
 
@@ -605,11 +545,11 @@ Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
       int documents = 0;
       while (parser.HandleNextDocument(guard)) {
         if (guard.problem) throw *guard.problem;
-        if (++documents > 1) throw ProfileError{0, "more than one YAML document"};
+        if (++documents > 1) throw YamlFieldError{0, "more than one YAML document"};
       }
     }
     return parse_document(YAML::Load(document));
-  } catch (const ProfileError& error) {
+  } catch (const YamlFieldError& error) {
     return Error{where + ":" + std::to_string(std::max(error.line, 1)) + ": " + error.message};
   } catch (const YAML::Exception& error) {
     return Error{yaml_error(where, error)};

@@ -11,8 +11,9 @@
 #include <utility>
 
 #include "atomic_file.h"
-#include "yaml_error.h"
 #include "printable_text.h"
+#include "strict_yaml.h"
+#include "yaml_error.h"
 
 namespace nccltune {
 namespace {
@@ -217,25 +218,11 @@ bool all_hold(const std::vector<std::string>& conditions, const ShapeFacts& fact
 
 // ---- YAML reading -----------------------------------------------------------------------------
 
-// Thrown inside the parser only; parse_search_space turns it into an Error.
-struct SpaceError {
-  int line = 0;
-  std::string message;
-};
-
-int line_of(const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  return mark.is_null() ? 0 : mark.line + 1;
-}
-
-[[noreturn]] void fail(int line, const std::string& field, const std::string& message) {
-  throw SpaceError{line, field.empty() ? message : field + ": " + message};
-}
-
 std::string shown(std::string_view text) { return printable_excerpt(text, 60); }
 
 std::string scalar(const YAML::Node& node, int fallback_line, const std::string& field) {
-  if (!node.IsScalar()) fail(node.IsDefined() ? line_of(node) : fallback_line, field, "must be a string");
+  if (!node.IsScalar())
+    yaml_fail(node.IsDefined() ? yaml_line(node) : fallback_line, field, "must be a string");
   return node.Scalar();
 }
 
@@ -244,11 +231,11 @@ void check_keys(const YAML::Node& map, const std::string& field,
                 std::initializer_list<std::string_view> allowed) {
   std::set<std::string> seen;
   for (const auto& entry : map) {
-    if (!entry.first.IsScalar()) fail(line_of(entry.first), field, "keys must be strings");
+    if (!entry.first.IsScalar()) yaml_fail(yaml_line(entry.first), field, "keys must be strings");
     const std::string key = entry.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(line_of(entry.first), field, "unknown key '" + shown(key) + "'");
-    if (!seen.insert(key).second) fail(line_of(entry.first), field, "key '" + key + "' appears twice");
+      yaml_fail(yaml_line(entry.first), field, "unknown key '" + shown(key) + "'");
+    if (!seen.insert(key).second) yaml_fail(yaml_line(entry.first), field, "key '" + key + "' appears twice");
   }
 }
 
@@ -256,73 +243,74 @@ std::vector<std::string> parse_when(const YAML::Node& node, const std::string& f
   std::vector<std::string> conditions;
   auto add = [&](const YAML::Node& item, const std::string& item_field) {
     if (const std::string& tag = item.Tag(); tag.size() > 1 && tag.front() == '!')
-      fail(line_of(item), item_field,
-           "'" + shown(tag) + "' reads as a YAML tag: write \"" + shown(tag) + "\" in quotes");
-    const std::string text = scalar(item, line_of(node), item_field);
+      yaml_fail(yaml_line(item), item_field,
+                "'" + shown(tag) + "' reads as a YAML tag: write \"" + shown(tag) + "\" in quotes");
+    const std::string text = scalar(item, yaml_line(node), item_field);
     if (std::optional<std::string> problem = condition_problem(text))
-      fail(line_of(item), item_field, *problem);
+      yaml_fail(yaml_line(item), item_field, *problem);
     conditions.push_back(text);
   };
   if (node.IsNull()) return conditions;
   if (node.IsScalar()) {
     add(node, field);
   } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) add(node[i], field + "[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < node.size(); ++i) add(node[i], yaml_item(field, i));
   } else {
-    fail(line_of(node), field, "must be a condition or a list of conditions");
+    yaml_fail(yaml_line(node), field, "must be a condition or a list of conditions");
   }
   return conditions;
 }
 
 void check_value(const std::string& knob, const std::string& value, int line, const std::string& field) {
   if (!is_safe_env_value(value)) {
-    if (value.empty()) fail(line, field, "empty value");
-    fail(line, field,
-         "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters) +
-             " (or is longer than 1024)");
+    if (value.empty()) yaml_fail(line, field, "empty value");
+    yaml_fail(line, field,
+              "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters) +
+                  " (or is longer than 1024)");
   }
-  if (std::optional<std::string> problem = knob_value_problem(knob, value)) fail(line, field, *problem);
+  if (std::optional<std::string> problem = knob_value_problem(knob, value)) yaml_fail(line, field, *problem);
 }
 
 Knob parse_knob(const YAML::Node& node, const std::string& field) {
-  if (!node.IsMap()) fail(line_of(node), field, "must be a map with name and values");
+  if (!node.IsMap()) yaml_fail(yaml_line(node), field, "must be a map with name and values");
   check_keys(node, field, {"name", "values", "default_value", "when", "scope", "description"});
   Knob knob;
-  knob.line = line_of(node);
+  knob.line = yaml_line(node);
 
   const YAML::Node name = node["name"];
-  if (!name) fail(knob.line, field + ".name", "missing");
+  if (!name) yaml_fail(knob.line, field + ".name", "missing");
   knob.name = scalar(name, knob.line, field + ".name");
   if (!is_safe_env_name(knob.name))
-    fail(line_of(name), field + ".name", "'" + shown(knob.name) + "' does not match ^NCCL_[A-Z0-9_]+$");
+    yaml_fail(yaml_line(name), field + ".name",
+              "'" + shown(knob.name) + "' does not match ^NCCL_[A-Z0-9_]+$");
 
   if (const YAML::Node default_value = node["default_value"]; default_value && !default_value.IsNull()) {
     knob.default_value = scalar(default_value, knob.line, field + ".default_value");
-    check_value(knob.name, *knob.default_value, line_of(default_value), field + ".default_value");
+    check_value(knob.name, *knob.default_value, yaml_line(default_value), field + ".default_value");
   }
 
   const YAML::Node values = node["values"];
-  if (!values) fail(knob.line, field + ".values", "missing");
-  if (!values.IsSequence()) fail(line_of(values), field + ".values", "must be a list");
-  if (values.size() == 0) fail(line_of(values), field + ".values", "empty");
+  if (!values) yaml_fail(knob.line, field + ".values", "missing");
+  yaml_expect_list(values, field + ".values");
+  if (values.size() == 0) yaml_fail(yaml_line(values), field + ".values", "empty");
   std::vector<std::string> all_values;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const YAML::Node item = values[i];
-    const std::string item_field = field + ".values[" + std::to_string(i) + "]";
+    const std::string item_field = yaml_item(field + ".values", i);
     std::string value;
     std::vector<std::string> conditions;
     if (item.IsMap()) {
       check_keys(item, item_field, {"value", "when"});
-      if (!item["value"]) fail(line_of(item), item_field + ".value", "missing");
-      value = scalar(item["value"], line_of(item), item_field + ".value");
+      if (!item["value"]) yaml_fail(yaml_line(item), item_field + ".value", "missing");
+      value = scalar(item["value"], yaml_line(item), item_field + ".value");
       if (item["when"]) conditions = parse_when(item["when"], item_field + ".when");
     } else {
-      value = scalar(item, line_of(values), item_field);
+      value = scalar(item, yaml_line(values), item_field);
     }
-    check_value(knob.name, value, line_of(item), item_field);
+    check_value(knob.name, value, yaml_line(item), item_field);
     for (const std::string& earlier : all_values)
       if (same_value(knob.name, earlier, value))
-        fail(line_of(item), item_field, "'" + value + "' is listed twice");
+        yaml_fail(yaml_line(item), item_field, "'" + value + "' is listed twice");
     all_values.push_back(value);
     // NCCL's default is what the baseline measures; it is never a candidate of its own.
     if (knob.default_value && same_value(knob.name, *knob.default_value, value)) continue;
@@ -330,8 +318,8 @@ Knob parse_knob(const YAML::Node& node, const std::string& field) {
     if (!conditions.empty()) knob.value_when[value] = std::move(conditions);
   }
   if (knob.values.empty())
-    fail(line_of(values), field + ".values",
-         "nothing to try besides default_value '" + *knob.default_value + "'");
+    yaml_fail(yaml_line(values), field + ".values",
+              "nothing to try besides default_value '" + *knob.default_value + "'");
 
   if (const YAML::Node when = node["when"]) knob.when = parse_when(when, field + ".when");
 
@@ -344,7 +332,7 @@ Knob parse_knob(const YAML::Node& node, const std::string& field) {
     else if (text == "comm")
       knob.scope = KnobScope::comm;
     else
-      fail(line_of(scope), field + ".scope", "'" + shown(text) + "' is not process or comm");
+      yaml_fail(yaml_line(scope), field + ".scope", "'" + shown(text) + "' is not process or comm");
   }
 
   if (const YAML::Node description = node["description"]; description && !description.IsNull())
@@ -353,25 +341,25 @@ Knob parse_knob(const YAML::Node& node, const std::string& field) {
 }
 
 SearchSpace parse_document(const YAML::Node& root) {
-  if (!root.IsMap()) fail(line_of(root), "", "the document must be a map with schema and knobs");
+  if (!root.IsMap()) yaml_fail(yaml_line(root), "", "the document must be a map with schema and knobs");
   check_keys(root, "", {"schema", "knobs"});
   const YAML::Node schema = root["schema"];
-  if (!schema) fail(1, "schema", "missing (" + std::string(kSearchSpaceSchema) + ")");
+  if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kSearchSpaceSchema) + ")");
   const std::string schema_text = scalar(schema, 1, "schema");
   if (schema_text != kSearchSpaceSchema)
-    fail(line_of(schema), "schema",
-         "expected '" + std::string(kSearchSpaceSchema) + "', found '" + shown(schema_text) + "'");
+    yaml_fail(yaml_line(schema), "schema",
+              "expected '" + std::string(kSearchSpaceSchema) + "', found '" + shown(schema_text) + "'");
   const YAML::Node knobs = root["knobs"];
-  if (!knobs) fail(1, "knobs", "missing");
-  if (!knobs.IsSequence()) fail(line_of(knobs), "knobs", "must be a list");
+  if (!knobs) yaml_fail(1, "knobs", "missing");
+  yaml_expect_list(knobs, "knobs");
   SearchSpace space;
   std::map<std::string, int> first_line;
   for (std::size_t i = 0; i < knobs.size(); ++i) {
-    const std::string field = "knobs[" + std::to_string(i) + "]";
+    const std::string field = yaml_item("knobs", i);
     Knob knob = parse_knob(knobs[i], field);
     if (auto [at, inserted] = first_line.emplace(knob.name, knob.line); !inserted)
-      fail(line_of(knobs[i]["name"]), field + ".name",
-           "duplicate knob '" + knob.name + "' (first at line " + std::to_string(at->second) + ")");
+      yaml_fail(yaml_line(knobs[i]["name"]), field + ".name",
+                "duplicate knob '" + knob.name + "' (first at line " + std::to_string(at->second) + ")");
     space.knobs.push_back(std::move(knob));
   }
   return space;
@@ -390,7 +378,7 @@ Result<SearchSpace> parse_search_space(std::string_view yaml_text, std::string_v
     SearchSpace space = parse_document(root);
     space.origin = where;
     return space;
-  } catch (const SpaceError& error) {
+  } catch (const YamlFieldError& error) {
     return Error{where + ":" + std::to_string(std::max(error.line, 1)) + ": " + error.message};
   } catch (const YAML::Exception& error) {
     return Error{yaml_error(where, error)};

@@ -20,8 +20,8 @@ std::string shown(std::string_view text) {
   return printable_excerpt(text, 40);
 }
 
-bool is_plain(const YAML::Node& node) {
-  return node.IsScalar() && node.Tag() == "?";
+int line_or(const YAML::Node& node, int fallback_line) {
+  return node.IsDefined() && !node.IsNull() ? yaml_line(node) : fallback_line;
 }
 
 }  // namespace
@@ -29,6 +29,10 @@ bool is_plain(const YAML::Node& node) {
 int yaml_line(const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
   return mark.is_null() ? 0 : mark.line + 1;
+}
+
+bool yaml_is_plain(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() == "?";
 }
 
 void yaml_fail(int line, const std::string& field, const std::string& message) {
@@ -39,12 +43,24 @@ std::string yaml_child(const std::string& field, std::string_view key) {
   return field.empty() ? std::string(key) : field + "." + std::string(key);
 }
 
+std::string yaml_item(const std::string& field, std::size_t index) {
+  return field + "[" + std::to_string(index) + "]";
+}
+
 void yaml_expect_map(const YAML::Node& node, const std::string& field) {
   if (!node.IsMap()) yaml_fail(yaml_line(node), field, "must be a map");
 }
 
 void yaml_expect_list(const YAML::Node& node, const std::string& field) {
   if (!node.IsSequence()) yaml_fail(yaml_line(node), field, "must be a list");
+}
+
+void yaml_expect_map(const YAML::Node& node, const std::string& field, int fallback_line) {
+  if (!node.IsMap()) yaml_fail(line_or(node, fallback_line), field, "must be a map");
+}
+
+void yaml_expect_list(const YAML::Node& node, const std::string& field, int fallback_line) {
+  if (!node.IsSequence()) yaml_fail(line_or(node, fallback_line), field, "must be a list");
 }
 
 void yaml_check_keys(const YAML::Node& map, const std::string& field,
@@ -70,7 +86,7 @@ std::string yaml_text(const YAML::Node& node, const std::string& field) {
 }
 
 long long yaml_integer(const YAML::Node& node, const std::string& field, long long min, long long max) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     long long number = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -85,7 +101,7 @@ long long yaml_integer(const YAML::Node& node, const std::string& field, long lo
 }
 
 double yaml_number(const YAML::Node& node, const std::string& field) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     double number = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -96,7 +112,7 @@ double yaml_number(const YAML::Node& node, const std::string& field) {
 }
 
 bool yaml_boolean(const YAML::Node& node, const std::string& field) {
-  if (is_plain(node)) {
+  if (yaml_is_plain(node)) {
     const std::string& value = node.Scalar();
     if (value == "true") return true;
     if (value == "false") return false;

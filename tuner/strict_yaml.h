@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -21,14 +22,21 @@ struct YamlFieldError {
 
 int yaml_line(const YAML::Node& node);  // 1-based, 0 when unknown
 [[noreturn]] void yaml_fail(int line, const std::string& field, const std::string& message);
+// An untagged plain scalar: not "quoted", not !tagged.
+bool yaml_is_plain(const YAML::Node& node);
 
 std::string yaml_child(const std::string& field, std::string_view key);  // "daemon.interval"
+std::string yaml_item(const std::string& field, std::size_t index);      // "per_size[2]"
 
 // Every key of `map` (which must be a map) is in `allowed`, a string, and appears once.
 void yaml_check_keys(const YAML::Node& map, const std::string& field,
                      std::initializer_list<std::string_view> allowed);
 void yaml_expect_map(const YAML::Node& node, const std::string& field);
 void yaml_expect_list(const YAML::Node& node, const std::string& field);
+// As above, but a missing or null node is reported at `fallback_line` (yaml-cpp marks an empty
+// value where the next token starts, so its own mark would name the wrong line).
+void yaml_expect_map(const YAML::Node& node, const std::string& field, int fallback_line);
+void yaml_expect_list(const YAML::Node& node, const std::string& field, int fallback_line);
 
 // Printable text without control characters or invalid UTF-8, at most 4096 bytes.
 std::string yaml_text(const YAML::Node& node, const std::string& field);
