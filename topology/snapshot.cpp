@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "hwloc_source.h"
 #include "nvml_source.h"
+#include "topology_reader.h"
 #include "utc_time.h"
 
 namespace nccltune {
@@ -81,8 +82,11 @@ Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, cons
   } else {
     nvml_status = nvml.error();
   }
-  const std::string smi_command = options.nvidia_smi + " topo -m > '" + (dir / "nvidia-smi-topo.txt").string() + "' 2>/dev/null";
-  if (std::system(smi_command.c_str()) != 0) fs::remove(dir / "nvidia-smi-topo.txt");
+  std::vector<std::string> smi_notes;  // a missing or hung nvidia-smi only leaves its file out
+  if (const auto smi = run_nvidia_smi(options.nvidia_smi, smi_notes)) {
+    auto written = write_file_atomically(dir / "nvidia-smi-topo.txt", *smi);
+    if (!written) return Error{written.error()};
+  }
   capture_sysfs(options.sys_root, dir / "sysfs", *inventory);
 
   std::array<char, 256> host{};

@@ -308,11 +308,8 @@ std::vector<pid_t>& unreaped_children() {
 void reap_finished_children() {
   std::erase_if(unreaped_children(), [](pid_t child) { return waitpid(child, nullptr, WNOHANG) != 0; });
 }
+}  // namespace
 
-// Runs `nvidia-smi topo -m` when NVML is absent; nullopt when it is missing, fails or does not
-// answer within kNvidiaSmiTimeout (then it is killed, and `notes` says so). The child starts with
-// an empty signal mask and default handlers: the daemon blocks SIGTERM/SIGINT/SIGHUP for its
-// signalfd, and a child inheriting that could not be stopped.
 std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes) {
   reap_finished_children();
   int out[2];
@@ -386,6 +383,8 @@ std::optional<std::string> run_nvidia_smi(const std::string& program, std::vecto
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || output.empty()) return std::nullopt;
   return output;
 }
+
+namespace {
 
 Result<NodeTopology> read_live(const ReadOptions& options) {
   TopologyInputs in;

@@ -44,4 +44,10 @@ NodeTopology merge_topology(const TopologyInputs& inputs);
 
 Result<NodeTopology> read_node_topology(const TopologySource& source, const ReadOptions& options);
 
+// The output of `<program> topo -m` (program found on PATH when not a path); nullopt when it is
+// missing, fails or does not answer within 10 s (then it is killed, and `notes` says so). The
+// child starts with an empty signal mask and default handlers: the daemon blocks
+// SIGTERM/SIGINT/SIGHUP for its signalfd, and a child inheriting that could not be stopped.
+std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes);
+
 }  // namespace nccltune
