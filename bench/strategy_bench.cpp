@@ -23,6 +23,7 @@
 
 #include "default_search_space.h"
 #include "model_executor.h"
+#include "dgx_shape.h"
 #include "search_space.h"
 #include "strategy.h"
 
@@ -37,16 +38,6 @@ using namespace nccltune::test_support;
 
 constexpr int kRanks = 16;
 
-ShapeFacts bench_shape() {
-  ShapeFacts facts;
-  facts.nodes = 2;
-  facts.gpus_per_node = 8;
-  facts.nvswitch = true;
-  facts.nics = 8;
-  facts.nccl_version = 22809;
-  facts.gpu_sm = 90;
-  return facts;
-}
 
 struct Row {
   std::string model;
@@ -106,7 +97,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strategy_bench: %s\n", space.error().c_str());
     return 1;
   }
-  const SearchSpace pruned = prune(*space, bench_shape());
+  const SearchSpace pruned = prune(*space, dgx_h100_facts(2));
   // The grid plus one more NCCL_ALGO value, the list of all its values: the fake (like NCCL) then
   // picks the fastest allowed pair per size, which no single value can ask for.
   SearchSpace with_lists = pruned;

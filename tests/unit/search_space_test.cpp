@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <string>
 
+#include "dgx_shape.h"
+
 using namespace nccltune;
+using nccltune::test_support::dgx_h100_facts;
 
 namespace {
 
@@ -28,16 +31,6 @@ bool has(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-ShapeFacts dgx_h100(int nodes) {
-  ShapeFacts facts;
-  facts.nodes = nodes;
-  facts.gpus_per_node = 8;
-  facts.nvswitch = true;
-  facts.nics = 8;
-  facts.nccl_version = 22809;
-  facts.gpu_sm = 90;
-  return facts;
-}
 
 // The error for a one-knob space whose knob is `knob_yaml` (lines from 3 on).
 std::string error_of(const std::string& knobs_yaml) {
@@ -84,7 +77,7 @@ TEST(SearchSpace, DefaultConfigParses) {
 TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
   Result<SearchSpace> space = read_search_space(kDefaultSpace);
   ASSERT_TRUE(space.ok()) << space.error();
-  const SearchSpace one = prune(*space, dgx_h100(1));
+  const SearchSpace one = prune(*space, dgx_h100_facts(1));
   const std::vector<std::string> names = knob_names(one);
   for (const char* gone : {"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_IB_QPS_PER_CONNECTION",
                            "NCCL_PXN_DISABLE", "NCCL_CROSS_NIC"})
@@ -95,7 +88,7 @@ TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
   const Knob& algo = *find_knob(one, "NCCL_ALGO");
   EXPECT_EQ(algo.values, (std::vector<std::string>{"Ring", "Tree", "NVLS"}));  // NVLSTree needs nodes>1
 
-  const SearchSpace two = prune(*space, dgx_h100(2));
+  const SearchSpace two = prune(*space, dgx_h100_facts(2));
   EXPECT_EQ(two.knobs.size(), space->knobs.size());
   EXPECT_TRUE(has(find_knob(two, "NCCL_ALGO")->values, "NVLSTree"));
   EXPECT_EQ(two.origin, space->origin);
@@ -104,14 +97,14 @@ TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
 TEST(SearchSpace, NoNvswitchDropsNvls) {
   Result<SearchSpace> space = read_search_space(kDefaultSpace);
   ASSERT_TRUE(space.ok()) << space.error();
-  ShapeFacts facts = dgx_h100(2);
+  ShapeFacts facts = dgx_h100_facts(2);
   facts.nvswitch = false;
   const SearchSpace pruned = prune(*space, facts);
   EXPECT_EQ(find_knob(pruned, "NCCL_NVLS_ENABLE"), nullptr);
   const Knob& algo = *find_knob(pruned, "NCCL_ALGO");
   EXPECT_EQ(algo.values, (std::vector<std::string>{"Ring", "Tree"}));
   EXPECT_TRUE(algo.value_when.empty());
-  EXPECT_TRUE(value_applies(*find_knob(*space, "NCCL_ALGO"), "NVLS", dgx_h100(1)));
+  EXPECT_TRUE(value_applies(*find_knob(*space, "NCCL_ALGO"), "NVLS", dgx_h100_facts(1)));
   EXPECT_FALSE(value_applies(*find_knob(*space, "NCCL_ALGO"), "NVLS", facts));
 
   facts.nics = 0;  // no NICs: no GPUDirect RDMA knobs, but PXN and CROSS_NIC stay with nodes>1
@@ -120,7 +113,7 @@ TEST(SearchSpace, NoNvswitchDropsNvls) {
   EXPECT_EQ(find_knob(no_nics, "NCCL_IB_QPS_PER_CONNECTION"), nullptr);
   EXPECT_NE(find_knob(no_nics, "NCCL_PXN_DISABLE"), nullptr);
 
-  facts = dgx_h100(1);
+  facts = dgx_h100_facts(1);
   facts.nccl_version = 21605;  // 2.16.5: before NVLS
   EXPECT_EQ(find_knob(prune(*space, facts), "NCCL_NVLS_ENABLE"), nullptr);
   facts.nccl_version = 0;  // unknown: explore
@@ -143,13 +136,13 @@ TEST(SearchSpace, FixtureWithPerValueConditionsAndScopes) {
   EXPECT_EQ(space->knobs[2].when, (std::vector<std::string>{"gpu_sm>=90"}));
   EXPECT_EQ(space->knobs[3].scope, KnobScope::comm);
 
-  ShapeFacts facts = dgx_h100(1);
+  ShapeFacts facts = dgx_h100_facts(1);
   facts.gpu_sm = 80;
   const SearchSpace pruned = prune(*space, facts);
   EXPECT_EQ(knob_names(pruned), (std::vector<std::string>{"NCCL_ALGO", "NCCL_PROTO"}));
   EXPECT_EQ(pruned.knobs[0].values, (std::vector<std::string>{"ring", "NVLS", "^NVLS,PAT"}));
-  EXPECT_TRUE(knob_applies(space->knobs[3], dgx_h100(2)));
-  ShapeFacts four_gpus = dgx_h100(4);
+  EXPECT_TRUE(knob_applies(space->knobs[3], dgx_h100_facts(2)));
+  ShapeFacts four_gpus = dgx_h100_facts(4);
   four_gpus.gpus_per_node = 4;
   EXPECT_FALSE(knob_applies(space->knobs[3], four_gpus));
 }
@@ -168,7 +161,7 @@ TEST(SearchSpace, KnobWithNoApplicableValueDoesNotApply) {
 }
 
 TEST(SearchSpace, Conditions) {
-  ShapeFacts facts = dgx_h100(2);
+  ShapeFacts facts = dgx_h100_facts(2);
   EXPECT_TRUE(condition_holds("nodes>1", facts));
   EXPECT_TRUE(condition_holds(" nodes > 1 ", facts));
   EXPECT_FALSE(condition_holds("nodes==1", facts));

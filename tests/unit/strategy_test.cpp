@@ -14,6 +14,7 @@
 
 #include "default_search_space.h"
 #include "model_executor.h"
+#include "dgx_shape.h"
 #include "profile.h"
 #include "search_space.h"
 
@@ -40,22 +41,12 @@ fake::FakeModel load_model(const std::string& name) {
   return model.ok() ? std::move(model).value() : fake::FakeModel{};
 }
 
-ShapeFacts two_dgx_nodes() {
-  ShapeFacts facts;
-  facts.nodes = 2;
-  facts.gpus_per_node = 8;
-  facts.nvswitch = true;
-  facts.nics = 8;
-  facts.nccl_version = 22809;
-  facts.gpu_sm = 90;
-  return facts;
-}
 
 const SearchSpace& default_space() {
   static const SearchSpace space = [] {
     Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
     EXPECT_TRUE(parsed.ok()) << parsed.error();
-    return parsed.ok() ? prune(*parsed, two_dgx_nodes()) : SearchSpace{};
+    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2)) : SearchSpace{};
   }();
   return space;
 }
