@@ -4,13 +4,15 @@
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <thread>
+#include <csignal>
 #include <cstdlib>
+#include <thread>
 
 namespace nccltune {
 
@@ -48,6 +50,12 @@ Result<NodeLayout> node_layout(const std::vector<std::string>& host_of_rank, int
 }
 
 Result<std::unique_ptr<MpiSession>> MpiSession::start(int* argc, char*** argv) {
+  // Open MPI puts each rank in a process group of its own: a launcher killed with SIGKILL (by
+  // the OOM killer, a lost ssh link, a user) leaves the ranks running until Open MPI notices,
+  // holding GPUs and the journal's lock meanwhile. A rank ends with the process that started it.
+  const pid_t launcher = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != launcher) return Error{"the launcher exited before this rank started"};
   if (MPI_Init(argc, argv) != MPI_SUCCESS) return Error{"MPI_Init failed"};
   std::unique_ptr<MpiSession> session(new MpiSession);
   MPI_Comm_rank(MPI_COMM_WORLD, &session->rank_);

@@ -99,9 +99,9 @@ expect_clean() {
     fail "$name: processes left behind:"
     for pid in $left; do ps -o pid=,ppid=,stat=,args= -p "$pid"; done
   fi
-  # `pgrep -f 'nccltune worker'`, restricted to this run's workers.
+  # `pgrep -f 'nccltune[ -]worker'`, restricted to this run's workers.
   local workers=""
-  for pid in $(pgrep -f 'nccltune worker'); do
+  for pid in $(pgrep -f 'nccltune[ -]worker'); do
     grep -qzx "NCCLTUNE_TEST_TAG=$tag" "/proc/$pid/environ" 2>/dev/null && workers="$workers $pid"
   done
   if [ -z "$workers" ]; then pass; else fail "$name: 'nccltune worker' processes left:$workers"; fi

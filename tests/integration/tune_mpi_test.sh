@@ -7,13 +7,34 @@ nccltune=$1 fakecuda=$2 fakenccl=$3 fixtures=$4
 work=$(mktemp -d)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_CUDA_LIB=$fakecuda NCCLTUNE_NCCL_LIB=$fakenccl
-cleanup() { pkill -9 -f 'nccltune worker' 2>/dev/null; rm -rf "$work"; }
+# Every process this test starts (mpirun, ranks, workers) carries this tag in its environment,
+# so leftovers are told apart from whatever else runs on the machine.
+export NCCLTUNE_TEST_TAG="tune-mpi-test-$$-$RANDOM"
+tagged_processes() {  # live ones: a zombie holds no GPU and no lock
+  local pid state
+  for pid in $(grep -lzx "NCCLTUNE_TEST_TAG=$NCCLTUNE_TEST_TAG" /proc/[0-9]*/environ 2>/dev/null |
+    sed 's|^/proc/\([0-9]*\)/environ$|\1|'); do
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)  # empty once the process is gone
+    [ "$pid" != $$ ] && [ -n "$state" ] && [ "$state" != Z ] && echo "$pid"
+  done
+}
+cleanup() { kill -9 $(tagged_processes) 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 failures=0 passed=0
 pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then pass; else fail "$2"; fi; }
-no_workers_left() { sleep 0.5; ! pgrep -f 'nccltune worker' >/dev/null; }
+check() { if eval "$1"; then pass; else fail "$2"; return 1; fi; }
+no_workers_left() {  # workers and ranks end within seconds of their run
+  local left
+  for _ in $(seq 100); do
+    left=$(tagged_processes)
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  for pid in $left; do ps -o pid=,ppid=,stat=,args= -p "$pid"; done
+  return 1
+}
+show_log() { sed 's/^/  | /' "$1" | tail -n 15; }
 
 tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
   local model=$1 space=$2 out=$3
@@ -25,7 +46,7 @@ tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
 # 1. One knob is the optimum: the profile's env is exactly that knob, per-size choices are there.
 tune tune-one-knob.yaml tune-small.yaml "$work/one"
 status=$?
-check "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)"
+check "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/one" -name 2n.yaml)
 check "[ -n '$profile' ]" "one-knob profile written as <out>/<key>/2n.yaml"
 check "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$profile'" "profile env has NCCL_NET_GDR_LEVEL=SYS"
@@ -37,7 +58,7 @@ check no_workers_left "no worker left after a finished tune"
 # 2. Hanging, crashing, corrupting and failing configs are skipped, reported, never chosen.
 tune tune-faults.yaml tune-faults.yaml "$work/faults"
 status=$?
-check "[ $status -eq 0 ]" "faults tune exits 0 (got $status)"
+check "[ $status -eq 0 ]" "faults tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/faults" -name 2n.yaml)
 for outcome in timeout crash wrong_data init_error; do
   check "grep -q 'outcome: \"$outcome\"' '$profile'" "profile reports a $outcome trial"
@@ -55,16 +76,16 @@ for _ in $(seq 600); do
   [ -f "$journal" ] && [ "$(wc -l <"$journal")" -ge 8 ] && break
   sleep 0.2
 done
-kill -9 -- -"$leader" 2>/dev/null
+kill -9 -- -"$leader" 2>/dev/null  # mpirun only: Open MPI gives each rank its own process group
 wait "$leader" 2>/dev/null
-pkill -9 -f 'nccltune worker' 2>/dev/null
+check no_workers_left "ranks and workers end with a killed mpirun"
 done_before=$(wc -l <"$journal")
 check "[ $done_before -ge 8 ]" "journal holds trials before the kill ($done_before)"
 check "[ -z \"\$(find '$work/resume' -name 2n.yaml 2>/dev/null)\" ]" "no profile from the killed run"
 NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
   --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --resume >"$work/log" 2>&1
 status=$?
-check "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)"
+check "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)" || show_log "$work/log"
 check "grep -qE 'resuming: ([0-9]+) finished trials' '$work/log'" "resume reports the journal's trials"
 cached=$(grep -c 'from journal' "$work/log")
 check "[ $cached -ge $((done_before - 1)) ]" "resumed run took $cached of $done_before trials from the journal"
