@@ -294,6 +294,13 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
   if (node["gpus_per_node"])
     shape.gpus_per_node = small_integer(node["gpus_per_node"], "shape.gpus_per_node", 1);
   if (node["ranks"]) shape.ranks = small_integer(node["ranks"], "shape.ranks", 1);
+  // One rank per GPU, as tune measures: a profile whose counts disagree was edited by hand, and
+  // the plugin and env would match it to jobs of a shape it never saw.
+  if (node["ranks"] && node["gpus_per_node"] &&
+      static_cast<long long>(shape.ranks) != static_cast<long long>(shape.nodes) * shape.gpus_per_node)
+    yaml_fail(yaml_line(node["ranks"]), "shape.ranks",
+              std::to_string(shape.ranks) + " is not nodes x gpus_per_node (" + std::to_string(shape.nodes) +
+                  " x " + std::to_string(shape.gpus_per_node) + ")");
   if (node["gpu"]) shape.gpu = text(node["gpu"], "shape.gpu");
   if (node["nvswitch"]) shape.nvswitch = boolean(node["nvswitch"], "shape.nvswitch");
   if (node["nics_per_node"])

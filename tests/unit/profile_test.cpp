@@ -249,6 +249,11 @@ TEST(Profile, StrictSchema) {
   EXPECT_EQ(shape("key: k, nodes: 0"), "hostile.yaml:3: shape.nodes: 0 is outside 1..2147483647");
   EXPECT_EQ(shape("key: k, nodes: 99999999999"),
             "hostile.yaml:3: shape.nodes: 99999999999 is outside 1..2147483647");
+  EXPECT_EQ(shape("key: k, nodes: 2, gpus_per_node: 8, ranks: 8"),
+            "hostile.yaml:3: shape.ranks: 8 is not nodes x gpus_per_node (2 x 8)");
+  EXPECT_TRUE(parse_profile("schema: nccltune/profile/v1\nenv: {}\nshape: {key: k, nodes: 2, gpus_per_node: 8, ranks: 16}\n",
+                            "ok.yaml")
+                  .ok());
   EXPECT_EQ(shape("key: k, nodes: 1, nvswitch: yes"),
             "hostile.yaml:3: shape.nvswitch: must be true or false");
   EXPECT_EQ(shape("key: k, nodes: 1, nvswitch: \"true\""),
@@ -335,6 +340,7 @@ TEST(Profile, WriteProfileLaysOutTheStoreAtomically) {
   EXPECT_EQ(*back, profile);
 
   profile.shape.nodes = 4;
+  profile.shape.ranks = 32;
   profile.keep_defaults = true;
   profile.env.clear();
   ASSERT_TRUE(write_profile(store / "profiles", profile, &written).ok());
