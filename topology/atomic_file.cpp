@@ -28,12 +28,16 @@ bool write_all(int fd, std::string_view content) {
 
 }  // namespace
 
-Result<bool> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+Result<bool> write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                                   const FileAttributes& attributes) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string temp = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(temp.data());
   if (fd < 0) return Error{path.string() + ": cannot create a temporary file: " + errno_text()};
-  const bool ok = write_all(fd, content) && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  const bool owned = attributes.owner == static_cast<uid_t>(-1) && attributes.group == static_cast<gid_t>(-1)
+                         ? true
+                         : ::fchown(fd, attributes.owner, attributes.group) == 0;
+  const bool ok = write_all(fd, content) && owned && ::fchmod(fd, attributes.mode) == 0 && ::fsync(fd) == 0;
   const std::string failure = ok ? std::string() : errno_text();
   ::close(fd);
   if (!ok) {
@@ -45,7 +49,7 @@ Result<bool> write_file_atomically(const std::filesystem::path& path, std::strin
     ::unlink(temp.c_str());
     return Error{path.string() + ": rename failed: " + why};
   }
-  if (int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dir_fd >= 0) {
+  if (int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
   }

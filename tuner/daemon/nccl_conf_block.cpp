@@ -1,13 +1,13 @@
 #include "nccl_conf_block.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <vector>
+
+#include "atomic_file.h"
 
 namespace nccltune {
 
@@ -88,31 +88,9 @@ Result<bool> write_nccl_conf(const std::filesystem::path& file, std::string_view
   if (!exists && errno != ENOENT) return Error{name + ": cannot stat: " + std::strerror(errno)};
   if (exists && S_ISLNK(was.st_mode)) return Error{nccl_conf_symlink_refused(file)};
   if (exists && !S_ISREG(was.st_mode)) return Error{name + ": not a regular file"};
-  std::string temp = (file.parent_path() / ("." + file.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return Error{name + ": cannot create a temporary file: " + std::strerror(errno)};
-  std::string_view rest = content;
-  bool ok = true;
-  while (ok && !rest.empty()) {
-    const ssize_t written = ::write(fd, rest.data(), rest.size());
-    if (written < 0 && errno == EINTR) continue;
-    ok = written > 0;
-    if (ok) rest.remove_prefix(static_cast<std::size_t>(written));
-  }
-  ok = ok && (!exists || ::fchown(fd, was.st_uid, was.st_gid) == 0) &&
-       ::fchmod(fd, exists ? was.st_mode & 07777 : 0644) == 0 && ::fsync(fd) == 0;
-  const std::string failure = ok ? std::string() : std::strerror(errno);
-  ::close(fd);
-  if (!ok || ::rename(temp.c_str(), file.c_str()) != 0) {
-    const std::string why = ok ? std::string(std::strerror(errno)) : failure;
-    ::unlink(temp.c_str());
-    return Error{name + (ok ? ": rename failed: " : ": write failed: ") + why};
-  }
-  if (const int dir = ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  return true;
+  FileAttributes keep;  // the admin's mode and owner, on a file that was there
+  if (exists) keep = {was.st_mode & 07777, was.st_uid, was.st_gid};
+  return write_file_atomically(file, content, keep);
 }
 
 }  // namespace nccltune
