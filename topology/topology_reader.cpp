@@ -20,6 +20,7 @@
 #include "ibverbs_source.h"
 #include "nvidia_smi_topo.h"
 #include "nvml_source.h"
+#include "spawn_attributes.h"
 
 extern char** environ;
 
@@ -319,20 +320,12 @@ std::optional<std::string> run_nvidia_smi(const std::string& program, std::vecto
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
+  const SpawnAttributes attributes;
   std::string topo = "topo", matrix = "-m";
   std::array<char*, 4> argv{const_cast<char*>(program.c_str()), topo.data(), matrix.data(), nullptr};
   pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, attributes.get(), argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
   ::close(out[1]);
   if (spawned != 0) {  // not installed: NVML's note already says what is unknown
     ::close(out[0]);

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <thread>
 
+#include "spawn_attributes.h"
+
 namespace nccltune {
 
 using Clock = std::chrono::steady_clock;
@@ -51,15 +53,7 @@ Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&actions, command_pipe[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);  // NCCL logs to stdout
   posix_spawn_file_actions_adddup2(&actions, event_pipe[1], kWorkerEventFd);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
+  const SpawnAttributes attributes(/*own_process_group=*/true);
 
   std::vector<char*> args, envp;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -67,9 +61,8 @@ Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv.at(0).c_str(), &actions, &attributes, args.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv.at(0).c_str(), &actions, attributes.get(), args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
   ::close(command_pipe[0]);
   ::close(event_pipe[1]);
   if (rc != 0) {
