@@ -69,6 +69,22 @@ expect_in "$work/out" '"GPU1": "NIC1"' "nearest NIC in JSON"
 expect_exit 0 "topo YAML from nvidia-smi text" -- "$nccltune" topo --from "nvidia-smi:$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt" --format yaml
 expect_in "$work/out" 'schema: "nccltune/topology/v1"' "topology YAML schema"
 
+expect_exit 0 "topo as an NCCL topology file" -- "$nccltune" topo --from "$fixtures/nodes/dgx-h100" --format nccl-xml
+expect_in "$work/out" '<system version="1"' "NCCL topology root"
+# Well-formed as NCCL writes it, one tag a line: tags balanced, one root, nothing outside tags.
+if awk '
+  function fail_xml() { bad = 1; exit }
+  /^ *<!--.*-->$/ { next }
+  /^ *<\/[a-z]+>$/ { name = $0; sub(/^ *<\//, "", name); sub(/>$/, "", name)
+                      if (depth == 0 || stack[depth] != name) fail_xml(); depth--; next }
+  /^ *<[a-z]+( [a-z_]+="[^"<&]*")*\/>$/ { if (depth == 0) fail_xml(); next }
+  /^ *<[a-z]+( [a-z_]+="[^"<&]*")*>$/ { name = $0; sub(/^ *</, "", name); sub(/[ >].*/, "", name)
+                                        if (depth == 0 && roots++) fail_xml(); stack[++depth] = name; next }
+  { fail_xml() }
+  END { if (bad || depth != 0 || roots != 1) exit 1 }' "$work/out"; then pass; else fail "topo --format nccl-xml is not well-formed"; fi
+gpus=$(grep -c '<gpu[ />]' "$work/out")
+if [ "$gpus" -eq 8 ]; then pass; else fail "topo --format nccl-xml: $gpus <gpu> elements, expected 8"; fi
+
 printf 'GPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tPIX\t X \n' >"$work/asym.txt"
 expect_exit 1 "an asymmetric nvidia-smi matrix" -- "$nccltune" topo --from "nvidia-smi:$work/asym.txt"
 expect_one_line "$work/err" "asymmetric matrix"

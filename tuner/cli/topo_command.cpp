@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "nccl_topo_xml.h"
 #include "snapshot.h"
 #include "topology_input.h"
 #include "topology_json.h"
@@ -36,6 +37,7 @@ int run_topo(const TopoOptions& options) {
   if (!topology) return 1;
   if (options.format == "json") std::cout << topology_to_json(*topology).dump(2) << "\n";
   else if (options.format == "yaml") std::cout << json_to_yaml(topology_to_json(*topology));
+  else if (options.format == "nccl-xml") std::cout << nccl_topo_xml(*topology);
   else std::cout << render_topology_table(*topology);
   return 0;
 }
@@ -46,8 +48,9 @@ void add_topo_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<TopoOptions>();
   auto* sub = app.add_subcommand("topo", "Show the node's GPU/NIC topology, PCIe links and nearest NICs");
   options->input.add_options(*sub);
-  sub->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+  sub->add_option("--format", options->format,
+                  "Output format (nccl-xml: an NCCL topology file for NCCL_TOPO_FILE)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "nccl-xml"}))
       ->capture_default_str();
   sub->add_option("--capture", options->capture, "Also write a node snapshot of this machine to DIR (new or empty)");
   sub->callback([options, &command] { command.run = [options] { return run_topo(*options); }; });
