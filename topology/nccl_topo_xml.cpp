@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "pci_path.h"
+#include "utf8.h"
 
 namespace nccltune {
 
@@ -49,26 +50,10 @@ constexpr std::string_view kGpuClass = "0x03";
 constexpr std::string_view kNicClass = "0x02";
 constexpr std::string_view kNvSwitchClass = "0x068000";  // NCCL's PCI_NVSWITCH_CLASS
 
-bool valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80           ? 1
-                               : (lead >> 5) == 0x6  ? 2
-                               : (lead >> 4) == 0xe  ? 3
-                               : (lead >> 3) == 0x1e ? 4
-                                                     : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
-    i += length;
-  }
-  return true;
-}
-
 // The value as a double-quoted XML attribute value, or nullopt when XML 1.0 cannot hold it (other
 // control characters, bytes that are not UTF-8) or NCCL's reader could not (too long).
 std::optional<std::string> escape(std::string_view raw) {
-  if (!valid_utf8(raw)) return std::nullopt;
+  if (!is_valid_utf8(raw)) return std::nullopt;
   std::string out;
   for (char ch : raw) {
     switch (ch) {

@@ -1,0 +1,18 @@
+// UTF-8 decoding for readers of untrusted text (profiles, topology names written into XML).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace nccltune {
+
+// The code point at text[at], and its length in bytes; nullopt for invalid UTF-8 (overlong forms,
+// surrogates, beyond U+10FFFF, truncated sequences).
+std::optional<std::pair<char32_t, std::size_t>> decode_utf8(std::string_view text, std::size_t at);
+
+// Whether the whole of text is valid UTF-8.
+bool is_valid_utf8(std::string_view text);
+
+}  // namespace nccltune
