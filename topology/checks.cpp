@@ -170,6 +170,16 @@ void check_affinity(const NodeTopology& topology, const CheckReport& report, con
                      "nearest NIC " + where + " is on NUMA node " + std::to_string(*nic.numa) +
                          " while the GPU's NUMA node " + std::to_string(*gpu.numa) +
                          " has NICs: traffic crosses the CPU interconnect"});
+    } else if (a.link->kind >= LinkKind::phb && reaches_nic_through_c2c(gpu, nic)) {
+      // Grace superchips (GH200, GB200, GB300): every NIC hangs off a Grace CPU, so the PCI tree
+      // says NODE/SYS, but NCCL reaches the NICs of the GPU's own Grace over NVLink-C2C (path
+      // P2C) and keeps GPUDirect RDMA on there: NCCL_NET_GDR_C2C, default 1 since NCCL 2.27
+      // (0 in 2.26; src/graph/paths.cc, ncclTopoCheckGdr). A NIC on the other Grace is not
+      // reached this way and falls through to the warning below.
+      out.push_back({"gpu_nic_affinity", subject, Verdict::pass,
+                     "nearest NIC " + nic_label(nic) +
+                         " through NVLink-C2C to its Grace CPU: NCCL uses GPUDirect RDMA over C2C "
+                         "(NCCL_NET_GDR_C2C, default since NCCL 2.27)"});
     } else if (a.link->kind >= LinkKind::phb && !a.numa_decided) {
       out.push_back({"gpu_nic_affinity", subject, Verdict::warn,
                      "nearest NIC " + where +

@@ -17,6 +17,10 @@ std::string_view to_string(FactSource source) {
   return "?";
 }
 
+bool reaches_nic_through_c2c(const Gpu& gpu, const Nic& nic) {
+  return gpu.c2c.value_or(false) && gpu.numa && nic.numa && *gpu.numa == *nic.numa;
+}
+
 std::string gpu_id(int index) { return "GPU" + std::to_string(index); }
 std::string nic_id(int index) { return "NIC" + std::to_string(index); }
 

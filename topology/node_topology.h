@@ -36,6 +36,10 @@ struct Gpu {
   std::optional<std::string> cpu_affinity;  // cpulist, e.g. "0-51,104-155"
   std::optional<int> nvlinks;               // active NVLinks in total
   std::optional<int> sm;                    // compute capability, major*10+minor
+  // An active NVLink-C2C link to its own CPU (Grace-Hopper/Blackwell superchips): true or
+  // false when NVML says, null when it cannot (older driver, no NVML). NCCL then reaches the
+  // NICs on that CPU through C2C (path P2C) rather than through PCIe.
+  std::optional<bool> c2c;
   PcieLink pcie;
   Provenance sources;
 };
@@ -92,6 +96,14 @@ struct NodeTopology {
   const DeviceLink* find_link(std::string_view a, std::string_view b) const;
   void set_link(const std::string& a, const std::string& b, LinkType type, FactSource source);
 };
+
+// Whether the GPU reaches this NIC through its NVLink-C2C link to its own CPU rather than over
+// PCIe: the GPU has an active C2C link and the NIC hangs off that CPU (the GPU's NUMA node; both
+// must be known). NCCL calls this path P2C (src/graph/paths.cc, ncclTopoComputePaths: a GPU-CPU
+// path of type C2C merged with a CPU-NIC path of type PHB, mergePathType) and, since 2.27, keeps
+// GPUDirect RDMA on for it (ncclTopoCheckGdr, NCCL_NET_GDR_C2C=1). A NIC on another socket
+// stays SYS.
+bool reaches_nic_through_c2c(const Gpu& gpu, const Nic& nic);
 
 std::string gpu_id(int index);  // "GPU0"
 std::string nic_id(int index);  // "NIC0"

@@ -64,7 +64,7 @@ Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
       const auto node = gpus[i];
       const std::string field = "gpus[" + std::to_string(i) + "]";
       if (!node.IsMap()) return Error{where + ": " + field + ": expected a mapping"};
-      if (auto key = unknown_key(node, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers"}))
+      if (auto key = unknown_key(node, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c"}))
         return Error{where + ": " + field + ": unknown key '" + *key + "'"};
       NvmlGpu gpu;
       gpu.index = node["index"] ? node["index"].as<int>() : static_cast<int>(i);
@@ -74,6 +74,15 @@ Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
       gpu.pci = *pci;
       if (node["sm"]) gpu.sm = node["sm"].as<int>();
       if (node["cpu_affinity"]) gpu.cpu_affinity = node["cpu_affinity"].as<std::string>();
+      if (const auto c2c = node["c2c"]) {
+        if (!c2c.IsMap()) return Error{where + ": " + field + ".c2c: expected a mapping of links, bw_mbps"};
+        if (auto key = unknown_key(c2c, {"links", "bw_mbps"}))
+          return Error{where + ": " + field + ".c2c: unknown key '" + *key + "'"};
+        if (!c2c["links"]) return Error{where + ": " + field + ".c2c: links is missing"};
+        gpu.c2c_links = c2c["links"].as<int>();
+        if (*gpu.c2c_links < 0) return Error{where + ": " + field + ".c2c.links: must be >= 0"};
+        if (c2c["bw_mbps"]) gpu.c2c_bw_mbps = c2c["bw_mbps"].as<int>();
+      }
       const auto peers = node["nvlink_peers"];
       for (size_t p = 0; peers && p < peers.size(); ++p) {
         const auto peer = peers[p];
@@ -109,6 +118,12 @@ std::string nvml_yaml(const NvmlFacts& facts) {
     out << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted << gpu.pci;
     if (gpu.sm) out << YAML::Key << "sm" << YAML::Value << *gpu.sm;
     if (gpu.cpu_affinity) out << YAML::Key << "cpu_affinity" << YAML::Value << YAML::DoubleQuoted << *gpu.cpu_affinity;
+    if (gpu.c2c_links) {
+      out << YAML::Key << "c2c" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "links"
+          << YAML::Value << *gpu.c2c_links;
+      if (gpu.c2c_bw_mbps) out << YAML::Key << "bw_mbps" << YAML::Value << *gpu.c2c_bw_mbps;
+      out << YAML::EndMap;
+    }
     out << YAML::Key << "nvlink_peers" << YAML::Value << YAML::BeginSeq;
     for (const auto& peer : gpu.nvlink_peers) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted << peer.pci

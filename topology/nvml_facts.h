@@ -24,6 +24,11 @@ struct NvmlGpu {
   std::optional<int> sm;
   std::optional<std::string> cpu_affinity;
   std::vector<NvlinkPeer> nvlink_peers;
+  // NVLink-C2C to the GPU's own CPU (Grace), read as NCCL reads it (see nvml_source.cpp):
+  // the active C2C links (0: known none; null: NVML could not say) and the bandwidth NVML
+  // gives per active link, in MB/s. nvml.yaml: `c2c: {links: 5, bw_mbps: 44712}`.
+  std::optional<int> c2c_links;
+  std::optional<int> c2c_bw_mbps;
 
   int nvlinks_total() const;
   int nvlinks_to_switches() const;

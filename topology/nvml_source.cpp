@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "node_topology.h"
@@ -29,6 +30,31 @@ struct nvmlPciInfo_t {
   char busId[32];
 };
 
+// nvmlDeviceGetFieldValues (NVML since R418) and the C2C fields of nvml.h (values never change):
+// C2C_LINK_COUNT 170 links present, C2C_LINK_GET_STATUS 171 per link (scopeId = link,
+// 0 INACTIVE / 1 ACTIVE), C2C_LINK_GET_MAX_BW 172 per active link in MB/s.
+constexpr unsigned kFieldC2cLinkCount = 170;
+constexpr unsigned kFieldC2cLinkStatus = 171;
+constexpr unsigned kFieldC2cLinkMaxBw = 172;
+
+union nvmlValue_t {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+};
+
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
+
 struct NvmlApi {
   nvmlReturn_t (*init)();
   nvmlReturn_t (*shutdown)();
@@ -44,6 +70,7 @@ struct NvmlApi {
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*);             // optional
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*);  // optional
   nvmlReturn_t (*nvlink_remote_type)(nvmlDevice_t, unsigned, int*);       // optional
+  nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);     // optional
 };
 
 struct LibraryCloser {
@@ -74,6 +101,39 @@ std::string cpulist(const std::vector<unsigned long>& mask) {
   return out;
 }
 
+// NVLink-C2C to the CPU, read the way NCCL 2.27/2.28 reads it (src/graph/xml.cc,
+// ncclTopoGetXmlFromGpu): only for sm >= 90, NVML_FI_DEV_C2C_LINK_COUNT, then for each link
+// NVML_FI_DEV_C2C_LINK_GET_STATUS == 1 (and GET_MAX_BW succeeding) counts as active; with at
+// least one active link NCCL adds <c2c bw=MB/s count=N> to the GPU, which src/graph/topo.cc
+// (ncclTopoAddC2c) turns into a LINK_C2C between the GPU and its local CPU. Leaves the fact
+// null when NVML cannot say (older driver without the field, or the call fails).
+void read_c2c(const NvmlApi& api, nvmlDevice_t device, NvmlGpu& gpu) {
+  if (gpu.sm && *gpu.sm < 90) {
+    gpu.c2c_links = 0;  // NCCL never looks for C2C before Hopper; no such GPU has it
+    return;
+  }
+  if (!api.field_values) return;
+  nvmlFieldValue_t count{};
+  count.fieldId = kFieldC2cLinkCount;
+  if (api.field_values(device, 1, &count) != NVML_SUCCESS || count.nvmlReturn != NVML_SUCCESS) return;
+  int active = 0;
+  std::optional<int> bw;
+  for (unsigned link = 0; link < count.value.uiVal && link < 64; ++link) {
+    nvmlFieldValue_t fields[2]{};
+    fields[0].fieldId = kFieldC2cLinkStatus;
+    fields[0].scopeId = link;
+    fields[1].fieldId = kFieldC2cLinkMaxBw;
+    fields[1].scopeId = link;
+    if (api.field_values(device, 2, fields) != NVML_SUCCESS || fields[0].nvmlReturn != NVML_SUCCESS ||
+        fields[0].value.uiVal != 1 || fields[1].nvmlReturn != NVML_SUCCESS)
+      continue;
+    ++active;
+    bw = static_cast<int>(fields[1].value.uiVal);
+  }
+  gpu.c2c_links = active;
+  if (active > 0) gpu.c2c_bw_mbps = bw;
+}
+
 NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
   NvmlGpu gpu;
   gpu.index = index;
@@ -89,6 +149,7 @@ NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
   if (api.cpu_affinity &&
       api.cpu_affinity(device, static_cast<unsigned>(mask.size()), mask.data()) == NVML_SUCCESS)
     gpu.cpu_affinity = cpulist(mask);
+  read_c2c(api, device, gpu);
   if (!api.nvlink_state || !api.nvlink_remote_pci) return gpu;
   for (unsigned link = 0; link < kNvlinkMaxLinks; ++link) {
     int active = 0;
@@ -134,6 +195,7 @@ Result<NvmlFacts> read_nvml_live(const std::string& library) {
   bind(h, "nvmlDeviceGetNvLinkState", api.nvlink_state);
   bind(h, "nvmlDeviceGetNvLinkRemotePciInfo_v2", api.nvlink_remote_pci);
   bind(h, "nvmlDeviceGetNvLinkRemoteDeviceType", api.nvlink_remote_type);
+  bind(h, "nvmlDeviceGetFieldValues", api.field_values);
 
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS)
     return Error{library + ": nvmlInit failed: " + api.error_string(rc)};

@@ -44,6 +44,7 @@ ordered_json topology_to_json(const NodeTopology& topology) {
                     {"cpu_affinity", optional_json(gpu.cpu_affinity)},
                     {"nvlinks", optional_json(gpu.nvlinks)},
                     {"sm", optional_json(gpu.sm)},
+                    {"c2c", optional_json(gpu.c2c)},
                     {"pcie", pcie_json(gpu.pcie)},
                     {"sources", sources_json(gpu.sources)}});
   }

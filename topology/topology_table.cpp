@@ -75,8 +75,10 @@ std::string render_topology_table(const NodeTopology& topology) {
     const auto& a = assignments[static_cast<size_t>(gpu.index)];
     if (a.nic) {
       const Nic& nic = topology.nics[static_cast<size_t>(*a.nic)];
+      std::string how = a.numa_decided ? ", by NUMA" : "";
+      if (a.link && a.link->kind >= LinkKind::phb && reaches_nic_through_c2c(gpu, nic)) how = ", via NVLink-C2C";
       details += fmt::format("; nearest NIC{} ({}, {}{})", *a.nic, nic.name.value_or("?"),
-                             a.link ? to_string(*a.link) : "?", a.numa_decided ? ", by NUMA" : "");
+                             a.link ? to_string(*a.link) : "?", how);
     } else if (!topology.nics.empty()) {
       details += "; nearest NIC unknown";
     }

@@ -104,6 +104,68 @@ TEST(Checks, NearestNicOnAnotherNumaNodeFailsWhenOwnNodeHasNics) {
   EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU0")->verdict, Verdict::fail);
 }
 
+namespace {
+
+// A Grace tray in small: GPU i and NIC i on NUMA node (Grace) i, every GPU-NIC pair NODE within
+// a Grace and SYS across, as on GB200 where each device has its own host bridge.
+NodeTopology grace_node(std::optional<bool> c2c) {
+  auto t = paired_node(2);
+  t.gpus[1].numa = t.nics[1].numa = 1;
+  for (int g = 0; g < 2; ++g) {
+    t.gpus[static_cast<size_t>(g)].c2c = c2c;
+    for (int n = 0; n < 2; ++n)
+      t.set_link(gpu_id(g), nic_id(n), {g == n ? LinkKind::node : LinkKind::sys, 0}, FactSource::hwloc);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(Checks, NvlinkC2cToTheNicsGracePassesNamingC2c) {
+  auto report = check_node(grace_node(true), {});
+  EXPECT_EQ(report.exit_code(), 0);
+  for (const char* gpu : {"GPU0", "GPU1"}) {
+    const Finding* f = find(report, "gpu_nic_affinity", gpu);
+    ASSERT_TRUE(f) << gpu;
+    EXPECT_EQ(f->verdict, Verdict::pass) << f->message;
+    EXPECT_NE(f->message.find("NVLink-C2C"), std::string::npos) << f->message;
+    EXPECT_NE(f->message.find("NCCL_NET_GDR_C2C"), std::string::npos) << f->message;
+  }
+}
+
+TEST(Checks, UnknownOrAbsentC2cStillWarnsAboutGpuDirect) {
+  for (std::optional<bool> c2c : {std::optional<bool>(), std::optional<bool>(false)}) {
+    auto report = check_node(grace_node(c2c), {});
+    EXPECT_EQ(report.exit_code(), 1);
+    const Finding* f = find(report, "gpu_nic_affinity", "GPU0");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->verdict, Verdict::warn);
+    EXPECT_NE(f->message.find("GPUDirect RDMA is off"), std::string::npos) << f->message;
+  }
+}
+
+TEST(Checks, C2cDoesNotReachANicOnTheOtherGrace) {
+  auto t = grace_node(true);
+  t.nics.pop_back();  // GPU1's Grace has no NIC: its nearest is NIC0, on GPU0's Grace, at SYS
+  t.links.erase(std::remove_if(t.links.begin(), t.links.end(), [](const DeviceLink& l) { return l.b == "NIC1"; }),
+                t.links.end());
+  auto report = check_node(t, {});
+  ASSERT_EQ(report.assignments[1].nic, 0);
+  EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU0")->verdict, Verdict::pass);
+  const Finding* f = find(report, "gpu_nic_affinity", "GPU1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, Verdict::warn) << f->message;
+  EXPECT_EQ(f->message.find("C2C"), std::string::npos) << f->message;
+}
+
+TEST(Checks, C2cNeedsBothNumaNodesKnown) {
+  auto t = grace_node(true);
+  t.nics[0].numa.reset();
+  const Finding* f = find(check_node(t, {}), "gpu_nic_affinity", "GPU0");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, Verdict::warn) << f->message;
+}
+
 TEST(Checks, CrowdedNicWarnsWhileAnotherServesNone) {
   auto t = paired_node(2);
   // NIC1 is far from both GPUs; NIC0 is near both.

@@ -2,13 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <unistd.h>
 
 #include "affinity.h"
 #include "checks.h"
+#include "nvml_facts.h"
 #include "snapshot.h"
 #include "topology_reader.h"
 
@@ -141,6 +144,59 @@ TEST(Snapshot, GraceTrayPicksTheNicOnEachGpusNumaNode) {
     ASSERT_TRUE(a.nic);
     EXPECT_EQ(t.nics[static_cast<size_t>(*a.nic)].numa, t.gpus[static_cast<size_t>(a.gpu)].numa) << gpu_id(a.gpu);
   }
+}
+
+TEST(Snapshot, GraceTrayGpusReachTheirNicsThroughC2c) {
+  auto t = replay("gb200-tray");
+  ASSERT_EQ(t.gpus.size(), 4u);
+  for (const auto& gpu : t.gpus) {
+    EXPECT_EQ(gpu.c2c, std::optional<bool>(true)) << gpu_id(gpu.index);
+    EXPECT_EQ(gpu.sources.at("c2c"), FactSource::nvml);
+  }
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 0);
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "GPU2", "NIC2 (mlx5_2) through NVLink-C2C"));
+  // Snapshots without the fact leave it unknown rather than false.
+  for (const auto& gpu : replay("dgx-h100").gpus) EXPECT_FALSE(gpu.c2c) << gpu_id(gpu.index);
+}
+
+TEST(Snapshot, NvmlYamlKeepsC2cLinksThroughARoundTrip) {
+  NvmlFacts facts;
+  NvmlGpu with, without, none;
+  with.pci = "0008:01:00.0";
+  with.c2c_links = 5;
+  with.c2c_bw_mbps = 44712;
+  without.index = 1;
+  without.pci = "0009:01:00.0";
+  none.index = 2;
+  none.pci = "0018:01:00.0";
+  none.c2c_links = 0;
+  facts.gpus = {with, without, none};
+  char dir_template[] = "/tmp/nccltune-nvml-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir_template));
+  const std::filesystem::path file = std::filesystem::path(dir_template) / "nvml.yaml";
+  std::ofstream(file) << nvml_yaml(facts);
+  auto back = read_nvml_yaml(file);
+  std::filesystem::remove_all(dir_template);
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->gpus.size(), 3u);
+  EXPECT_EQ(back->gpus[0].c2c_links, 5);
+  EXPECT_EQ(back->gpus[0].c2c_bw_mbps, 44712);
+  EXPECT_FALSE(back->gpus[1].c2c_links);
+  EXPECT_FALSE(back->gpus[1].c2c_bw_mbps);
+  EXPECT_EQ(back->gpus[2].c2c_links, 0);
+  EXPECT_FALSE(back->gpus[2].c2c_bw_mbps);
+}
+
+TEST(Snapshot, NvmlYamlRejectsAMisspelledC2cKey) {
+  char dir_template[] = "/tmp/nccltune-nvml-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir_template));
+  const std::filesystem::path file = std::filesystem::path(dir_template) / "nvml.yaml";
+  std::ofstream(file) << "gpus:\n  - {index: 0, pci: \"0008:01:00.0\", c2c: {link: 5}}\n";
+  auto back = read_nvml_yaml(file);
+  std::filesystem::remove_all(dir_template);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().find("c2c: unknown key 'link'"), std::string::npos) << back.error();
 }
 
 TEST(Snapshot, NotASnapshotIsAClearError) {
