@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# One-GPU smoke test: `nccltune topo`, `nccltune check` and a one-rank `nccltune bench` (every
-# collective, small sizes, data check on) against the REAL CUDA driver, NVML and NCCL.
+# One-GPU smoke test against the REAL CUDA driver, NVML and NCCL: `nccltune topo`, `check`, a
+# one-rank `bench` of every collective (small sizes, data check on), `topo --format nccl-xml` fed
+# back to NCCL as NCCL_TOPO_FILE, a one-rank `tune`, `env` of its profile, the tuner plugin loaded
+# by NCCL, and `nccltuned --once`.
 # Exits 77 (ctest: skipped) where there is no GPU: no /dev/nvidia0, `nvidia-smi -L` fails, or
 # libcuda.so.1 cannot be loaded. NCCL: $NCCLTUNE_NCCL_LIB if set, else libnccl.so.2 from the
 # loader's path, else /usr/local/cuda/lib64 (and a few usual places).
@@ -126,7 +128,53 @@ else
   done
   # No worker left behind.
   sleep 0.2
-  if pgrep -f "$nccltune worker" >/dev/null; then fail "a worker process remains"; pgrep -af "$nccltune worker"; else pass; fi
+  if pgrep -f "nccltune[ -]worker" >/dev/null; then fail "a worker process remains"; pgrep -af "nccltune[ -]worker"; else pass; fi
+
+  # --- this node as an NCCL topology file, loaded by the real NCCL ---
+  run_shown "topo as an NCCL topology file" -- "$nccltune" topo --format nccl-xml
+  cp "$work/out" "$work/node.xml"
+  if [ "$rc" -eq 0 ] && grep -q '<gpu' "$work/node.xml"; then pass; else fail "topo --format nccl-xml: exit $rc or no <gpu>"; fi
+  run_shown "bench all_reduce with NCCL_TOPO_FILE" -- env NCCL_TOPO_FILE="$work/node.xml" NCCL_DEBUG=INFO \
+    NCCL_DEBUG_SUBSYS=INIT,ENV,GRAPH "${mpi[@]}" "$nccltune" bench -b 8 -e 1M -f 4 -n 5 -w 2 -c 1 \
+    "${lib_flags[@]}" --init-timeout 120 --size-timeout 60
+  if [ "$rc" -eq 0 ]; then pass; else fail "bench with NCCL_TOPO_FILE: exit $rc"; fi
+  grep -i "topo" "$work/err" | head -5 | sed 's/^/topology lines| /'
+
+  # --- tune one rank, then env, the tuner plugin and nccltuned with its profile ---
+  run_shown "tune, one rank, 8 trials" -- "${mpi[@]}" "$nccltune" tune --out "$work/store" --max-trials 8 \
+    --max-bytes 16M --progress log "${lib_flags[@]}" --init-timeout 120 --size-timeout 60
+  if [ "$rc" -eq 0 ]; then pass; else fail "tune: exit $rc"; fi
+  profile=$(find "$work/store" -name 1n.yaml | head -1)
+  if [ -n "$profile" ]; then
+    pass
+    key=$(basename "$(dirname "$profile")")
+    chmod -R go-w "$work"  # env refuses a store others can write to
+    run_shown "env for this node's shape" -- "$nccltune" env --strict --config "$work/absent.yaml" --profiles "$work/store" \
+      --shape "$key" --nodes 1 --format sh
+    if [ "$rc" -eq 0 ]; then pass; else fail "env --strict: exit $rc"; fi
+    plugin=$(dirname "$nccltune")/libnccl-tuner-nccltune.so
+    if [ -e "$plugin" ]; then
+      run_shown "bench all_reduce with the nccltune tuner plugin" -- env NCCL_TUNER_PLUGIN="$plugin" \
+        NCCLTUNE_PROFILE="$profile" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "${mpi[@]}" "$nccltune" bench \
+        -b 8 -e 16M -f 4 -n 5 -w 2 -c 1 "${lib_flags[@]}" --init-timeout 120 --size-timeout 60
+      if [ "$rc" -eq 0 ]; then pass; else fail "bench with the tuner plugin: exit $rc"; fi
+      if grep -qi "nccltune" "$work/err"; then pass; else fail "NCCL logged nothing of the nccltune tuner plugin"; fi
+      grep -i "tuner\|nccltune" "$work/err" | head -8 | sed 's/^/plugin lines| /'
+    else
+      fail "no tuner plugin at $plugin"
+    fi
+  else
+    fail "tune wrote no 1n.yaml under $work/store"
+  fi
+  nccltuned=$(dirname "$nccltune")/nccltuned
+  if [ -x "$nccltuned" ]; then
+    printf 'env:\n  store: %s\ndaemon:\n  nccl_lib: %s\n' "$work/store" "$nccl_lib" >"$work/node-config.yaml"
+    run_shown "nccltuned --once (live NVML, verbs, hwloc)" -- "$nccltuned" --once --config "$work/node-config.yaml" \
+      --runtime-dir "$work/run" --state-dir "$work/state" --metrics-dir "$work/metrics"
+    if [ "$rc" -eq 0 ] && [ -s "$work/run/node.yaml" ]; then pass; else fail "nccltuned --once: exit $rc or no node.yaml"; fi
+    [ -s "$work/run/node.yaml" ] && sed 's/^/node.yaml| /' "$work/run/node.yaml" | head -40
+    [ -s "$work/run/nccl.env" ] && sed 's/^/nccl.env| /' "$work/run/nccl.env"
+  fi
 fi
 
 echo
