@@ -27,7 +27,7 @@ inline constexpr std::string_view kJournalSchema = "nccltune/journal/v1";
 struct JournalEntry {
   std::string shape_key, nccl_version;
   std::map<std::string, std::string> env;  // the trial's NCCL_* settings
-  std::string phase;                       // "baseline", "screen", "cross", "halving", "confirm"
+  std::string phase;                       // "baseline", "screen", "cross", "halving", "per-size", "confirm"
   int iterations = 0, warmup = 0;
   std::vector<std::uint64_t> sizes;
   std::string outcome;  // TrialOutcome name

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdio>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace nccltune {
 
@@ -76,6 +79,84 @@ Env merged(const Env& a, const Env& b) {
   return out;
 }
 
+// Each knob's values that beat the defaults beyond noise on their own, best first.
+using HelpfulValues = std::map<std::string, std::vector<Candidate>>;
+
+// The value after `value` in `name`'s helpful values; none past the last or for other values
+// (an NCCL_ALGO/NCCL_PROTO list derived from the pair cross is no screened value).
+std::optional<std::string> next_helpful_value(const HelpfulValues& helpful, const std::string& name,
+                                              const std::string& value) {
+  const auto values = helpful.find(name);
+  if (values == helpful.end()) return std::nullopt;
+  const auto& ranked = values->second;
+  const auto at =
+      std::find_if(ranked.begin(), ranked.end(), [&](const Candidate& c) { return c.env.at(name) == value; });
+  if (at == ranked.end() || at + 1 == ranked.end()) return std::nullopt;
+  return (at + 1)->env.at(name);
+}
+
+using AlgoProto = std::pair<std::string, std::string>;
+
+// One NCCL_ALGO x NCCL_PROTO pair measured on the final grid.
+struct PairCurve {
+  AlgoProto pair;
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> time_us;
+};
+
+// Algorithm and protocol names, as NCCL reads them: without case.
+bool same_name(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// Whether `env`'s value of NCCL_ALGO or NCCL_PROTO ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
+bool allows(const Env& env, const char* variable, const std::string& name) {
+  const auto it = env.find(variable);
+  if (it == env.end()) return true;
+  std::string_view list = it->second;
+  const bool excluded = !list.empty() && list.front() == '^';
+  if (excluded) list.remove_prefix(1);
+  bool listed = false;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    listed |= same_name(list.substr(start, comma - start), name);
+    start = comma + 1;
+  }
+  return listed != excluded;
+}
+
+bool allows(const Env& env, const AlgoProto& pair) {
+  return allows(env, kAlgo, pair.first) && allows(env, kProto, pair.second);
+}
+
+// What the pairs of an env are measured under: the env less its NCCL_ALGO and NCCL_PROTO.
+Env without_algo_proto(Env env) {
+  env.erase(kAlgo);
+  env.erase(kProto);
+  return env;
+}
+
+// At each measured size, the fastest of the pairs that `env` allows.
+std::vector<SizeChoice> fastest_pair_per_size(const std::vector<PairCurve>& curves, const Env& env) {
+  std::vector<SizeChoice> choices;
+  if (curves.empty()) return choices;
+  for (std::size_t i = 0; i < curves.front().sizes.size(); ++i) {
+    const PairCurve* best = nullptr;
+    for (const auto& c : curves)
+      if (allows(env, c.pair) && i < c.time_us.size() && (!best || c.time_us[i] < best->time_us[i]))
+        best = &c;
+    if (!best) continue;
+    SizeChoice choice;
+    choice.min_bytes = choice.max_bytes = curves.front().sizes[i];
+    choice.algo = best->pair.first;
+    choice.proto = best->pair.second;
+    choices.push_back(choice);
+  }
+  return choices;
+}
+
 class Search {
  public:
   Search(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
@@ -96,7 +177,9 @@ class Search {
     cross_algo_proto();
     cross_knobs_that_matter();
     const auto finalists = halve();
+    if (!finalists.empty()) cross_algo_proto_under(finalists.front().env);
     confirm(finalists);
+    choose_per_size();
     return std::move(result_);
   }
 
@@ -212,42 +295,39 @@ class Search {
     return nullptr;
   }
 
-  // Every NCCL_ALGO x NCCL_PROTO pair on the final grid: the best pair per size for the profile,
-  // and a derived candidate that allows only the algorithms and protocols that won somewhere.
+  // `pairs` under `base` on the final grid: the curves of those that ran, or none when the budget
+  // ends the cross early (the fastest of some pairs may be slower than one never measured).
+  std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
+                                                    const char* phase) {
+    std::vector<PairCurve> curves;
+    for (const auto& pair : pairs) {
+      if (!budget_left()) return std::nullopt;
+      const Env env = merged(base, {{kAlgo, pair.first}, {kProto, pair.second}});
+      const TrialMeasurement m =
+          run_trial({env, phase, options_.final_grid, options_.screen_iterations, options_.warmup, 0});
+      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.sizes, m.time_us});
+    }
+    return curves;
+  }
+
+  // Every NCCL_ALGO x NCCL_PROTO pair with nothing else set, and a derived candidate that allows
+  // only the algorithms and protocols that are the fastest at some size.
   void cross_algo_proto() {
     const Knob* algo = knob_named(kAlgo);
     const Knob* proto = knob_named(kProto);
     if (!algo || !proto) return;
-    struct Pair {
-      std::string algo, proto;
-      std::vector<double> time_us;
-    };
-    std::vector<Pair> pairs;
-    for (const auto& a : algo->values) {
-      for (const auto& p : proto->values) {
-        Env env{{kAlgo, a}, {kProto, p}};
-        if (involves_broken(env)) continue;
-        if (!budget_left()) break;
-        TrialMeasurement m = run_trial({env, "cross", options_.final_grid, options_.screen_iterations, options_.warmup, 0});
-        if (m.outcome == TrialOutcome::ok) pairs.push_back({a, p, m.time_us});
-        if (m.outcome == TrialOutcome::ok) result_.sizes = m.sizes;
-      }
-    }
-    if (pairs.empty()) return;
+    std::vector<AlgoProto> pairs;
+    for (const auto& a : algo->values)
+      for (const auto& p : proto->values)
+        if (!involves_broken({{kAlgo, a}, {kProto, p}})) pairs.emplace_back(a, p);
+    const auto curves = cross_pairs({}, pairs, "cross");
+    if (!curves || curves->empty()) return;
+    pair_curves_[{}] = *curves;
+    result_.sizes = curves->front().sizes;
     std::set<std::string> algos, protos;
-    result_.per_size.clear();
-    for (size_t i = 0; i < result_.sizes.size(); ++i) {
-      const Pair* best = nullptr;
-      for (const auto& pair : pairs)
-        if (i < pair.time_us.size() && (!best || pair.time_us[i] < best->time_us[i])) best = &pair;
-      if (!best) continue;
-      SizeChoice choice;
-      choice.min_bytes = choice.max_bytes = result_.sizes[i];
-      choice.algo = best->algo;
-      choice.proto = best->proto;
-      result_.per_size.push_back(choice);
-      algos.insert(best->algo);
-      protos.insert(best->proto);
+    for (const auto& choice : fastest_pair_per_size(*curves, {})) {
+      algos.insert(choice.algo);
+      protos.insert(choice.proto);
     }
     auto join = [](const std::set<std::string>& names) {
       std::string out;
@@ -258,24 +338,65 @@ class Search {
     if (budget_left() && !involves_broken(derived_)) note(derived_, run_trial(screen_request(derived_, "cross")));
   }
 
+  // The profile's per-size choices must hold under the env it ships with, and any other setting
+  // can move the crossovers between pairs (GDR=SYS at x2.5 bandwidth moves Tree/LL -> Ring/LL128
+  // from 132K to 331K). So when the finalist sets more than NCCL_ALGO/NCCL_PROTO, the pairs are
+  // measured again under those settings: only the pairs that ran with nothing set and that the
+  // finalist's own NCCL_ALGO/NCCL_PROTO allow (about 8 trials, none when the finalist is the
+  // defaults or only a pair list). Before the confirmation, so its reserve of trials holds.
+  void cross_algo_proto_under(const Env& finalist) {
+    const Env base = without_algo_proto(finalist);
+    const auto unset = pair_curves_.find({});
+    if (base.empty() || unset == pair_curves_.end()) return;
+    std::vector<AlgoProto> pairs;
+    for (const auto& c : unset->second)
+      if (allows(finalist, c.pair)) pairs.push_back(c.pair);
+    planned_ += static_cast<int>(pairs.size());
+    if (auto curves = cross_pairs(base, pairs, "per-size")) pair_curves_[base] = std::move(*curves);
+  }
+
+  // The fastest allowed pair per size, as measured under the chosen env; none when the pairs were
+  // not all measured under it (the budget ran out), rather than choices measured under another.
+  void choose_per_size() {
+    const auto curves = pair_curves_.find(without_algo_proto(result_.env));
+    result_.per_size.clear();
+    if (curves != pair_curves_.end()) result_.per_size = fastest_pair_per_size(curves->second, result_.env);
+  }
+
+  // Each knob's values that beat the defaults beyond noise on their own, best first.
+  HelpfulValues helpful_values() const {
+    std::vector<Candidate> singles;
+    for (const auto& c : screened_)
+      if (c.env.size() == 1 && c.score.value > 1 + result_.noise) singles.push_back(c);
+    std::stable_sort(singles.begin(), singles.end(),
+                     [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+    HelpfulValues helpful;
+    for (const auto& c : singles) helpful[c.env.begin()->first].push_back(c);
+    return helpful;
+  }
+
+  // One crossed env, measured on the screening grid and noted; false when it failed.
+  bool cross(const Env& env) {
+    const TrialMeasurement m = run_trial(screen_request(env, "cross"));
+    note(env, m);
+    return m.outcome == TrialOutcome::ok;
+  }
+
   // The best value of each knob that beat the defaults beyond noise, the top few crossed in a
-  // full factorial (with the derived NCCL_ALGO/NCCL_PROTO pair as one more factor).
+  // full factorial (with the derived NCCL_ALGO/NCCL_PROTO pair as one more factor); a crossed env
+  // that failed is tried again with the next helpful values of its knobs. Only failures cost
+  // those retries, and only knobs with a second value that beat the noise have any.
   void cross_knobs_that_matter() {
-    std::map<std::string, Candidate> best_per_knob;
-    for (const auto& c : screened_) {
-      if (c.env.size() != 1 || c.score.value <= 1 + result_.noise) continue;
-      const std::string& name = c.env.begin()->first;
-      auto it = best_per_knob.find(name);
-      if (it == best_per_knob.end() || better(c.score, it->second.score)) best_per_knob[name] = c;
-    }
+    const HelpfulValues helpful = helpful_values();
     std::vector<Candidate> factors;
-    for (auto& [name, c] : best_per_knob) factors.push_back(c);
+    for (const auto& [name, values] : helpful) factors.push_back(values.front());
     for (const auto& c : screened_)
       if (c.env == derived_ && !derived_.empty() && c.score.value > 1 + result_.noise) factors.push_back(c);
     std::sort(factors.begin(), factors.end(), [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
     if (factors.size() > static_cast<size_t>(options_.cross_knobs)) factors.resize(static_cast<size_t>(options_.cross_knobs));
     // Factors that set the same variable cannot be combined (the derived pair vs a single ALGO).
     const size_t n = factors.size();
+    std::vector<Env> failed;
     for (unsigned mask = 1; mask < (1u << n); ++mask) {
       if (std::popcount(mask) < 2) continue;
       Env env;
@@ -287,8 +408,24 @@ class Search {
       }
       if (clash || involves_broken(env)) continue;
       if (!budget_left()) return;
-      note(env, run_trial(screen_request(env, "cross")));
+      if (!cross(env)) failed.push_back(env);
     }
+    for (const auto& env : failed)
+      for (const auto& setting : env)
+        if (!cross_next_values(env, setting.first, helpful)) return;
+  }
+
+  // A crossed env that failed may owe it to any one of its knobs' best values: walk `name` down
+  // its helpful values, the others kept, until one crosses (GDR=SYS with QPS=8 crashes: try
+  // GDR=SYS with QPS=4). False when the budget ran out.
+  bool cross_next_values(Env env, const std::string& name, const HelpfulValues& helpful) {
+    for (auto next = next_helpful_value(helpful, name, env.at(name)); next;
+         next = next_helpful_value(helpful, name, *next)) {
+      if (!budget_left()) return false;
+      env[name] = *next;
+      if (cross(env)) break;
+    }
+    return true;
   }
 
   // Successive halving on the final grid: the best candidates and the defaults, measured again
@@ -390,6 +527,7 @@ class Search {
   std::vector<Candidate> screened_;
   std::set<std::string> broken_;  // "NAME=value" settings that failed on their own
   Env derived_;
+  std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
   int planned_ = 0;
   int measured_ = 0;
   double measured_s_ = 0;

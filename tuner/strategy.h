@@ -1,7 +1,9 @@
 // The search (DESIGN.md "Search"): NCCL's defaults measured several times for the noise floor,
-// one knob at a time, a cross of the knobs that matter (and of NCCL_ALGO x NCCL_PROTO, which
-// also gives the best pair per size), successive halving with more sizes and iterations, then
-// an interleaved A/B confirmation against the defaults. Trials run through a TrialExecutor, so
+// one knob at a time, a cross of the knobs that matter (a crossed env that fails is tried again
+// with a knob's next value that beat the noise) and of NCCL_ALGO x NCCL_PROTO, successive halving
+// with more sizes and iterations, the NCCL_ALGO x NCCL_PROTO pairs again under the finalist's
+// other settings (they can move the crossovers; this gives the best pair per size), then an
+// interleaved A/B confirmation against the defaults. Trials run through a TrialExecutor, so
 // the strategy is pure of processes and MPI and runs the same against a model in benchmarks.
 #pragma once
 
@@ -35,7 +37,7 @@ std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid);
 
 struct TrialRequest {
   Env env;
-  std::string phase;  // baseline, screen, cross, halving, confirm
+  std::string phase;  // baseline, screen, cross, halving, per-size, confirm
   SizeGrid grid;
   int iterations = 5;
   int warmup = 1;
@@ -89,7 +91,9 @@ struct StrategyResult {
   Score score;
   double noise = 0;
   std::string confirmation;
-  std::vector<SizeChoice> per_size;  // the best measured (algo, proto) at each size of `sizes`
+  // The fastest measured (algo, proto) at each size of `sizes` that `env` allows, measured under
+  // `env`'s other settings; empty when the budget ended those measurements early.
+  std::vector<SizeChoice> per_size;
   int trials = 0, failed_trials = 0, cached_trials = 0;
   std::vector<FailedTrial> failed;
   std::string error;  // set when even NCCL's defaults cannot run; nothing else is valid then

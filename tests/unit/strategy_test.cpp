@@ -443,7 +443,7 @@ TEST(StrategyModels, OptimaHoldAtEightRanks) {
   EXPECT_FALSE(run.result.keep_defaults);
 }
 
-// ---- weaknesses of the strategy found with these tools (disabled until tuner/strategy.cpp handles them)
+// ---- cases the strategy once got wrong, found with these tools --------------------------------
 
 fake::Effect effect(fake::Condition when, double busbw_scale) {
   fake::Effect e;
@@ -460,10 +460,11 @@ fake::FakeModel variant(std::vector<fake::Effect> effects, std::vector<fake::Fau
   return model;
 }
 
-TEST(StrategyModels, DISABLED_WeaknessSecondBestValueNotTriedWhenTheBestValueFailsInTheCross) {
+TEST(StrategyModels, SecondBestValueTriedWhenTheBestValueFailsInTheCross) {
   // GDR=SYS x1.15; QPS=8 x1.10 and QPS=4 x1.08 alone; GDR=SYS with QPS=8 crashes. The cross
-  // only takes each knob's best value (QPS=8), the crossed pair crashes, and QPS=4 with GDR=SYS
-  // (the grid's best) is never measured: the strategy ends with GDR=SYS alone, about 2% short.
+  // takes each knob's best value (QPS=8) and the crossed pair crashes; the strategy then crosses
+  // again with one knob moved to its next value that beat the noise, and finds QPS=4 with GDR=SYS
+  // (the grid's best) instead of ending with GDR=SYS alone, about 2% short.
   const fake::FakeModel model = variant(
       {effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.15), effect({{"NCCL_IB_QPS_PER_CONNECTION", {"8"}}}, 1.10),
        effect({{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}}, 1.08)},
@@ -491,10 +492,11 @@ TEST(StrategyModels, SeveralSmallHelpersAreCrossedTogether) {
   expect_near_grid_best(model, run);
 }
 
-TEST(StrategyModels, DISABLED_WeaknessPerSizeIsMeasuredWithoutTheChosenEnv) {
+TEST(StrategyModels, PerSizeIsMeasuredWithTheChosenEnv) {
   // GDR=SYS scales bus bandwidth x2.5, which moves the Tree/LL -> Ring/LL128 crossover from 132K
-  // to 331K: with the chosen env, Tree/LL is the fastest pair at 256K. The ALGO x PROTO cross
-  // runs with every other knob unset, so the profile's per_size says Ring/LL128 there.
+  // to 331K: with the chosen env, Tree/LL is the fastest pair at 256K. The first ALGO x PROTO
+  // cross runs with every other knob unset (it says Ring/LL128 there); the strategy measures the
+  // pairs again under the finalist's other settings, and the profile's per_size comes from that.
   const fake::FakeModel model = variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)});
   const ModelRun run = run_model(model);
   ASSERT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
@@ -504,6 +506,95 @@ TEST(StrategyModels, DISABLED_WeaknessPerSizeIsMeasuredWithoutTheChosenEnv) {
     const SizeChoice* choice = choice_at(run.result, bytes);
     ASSERT_NE(choice, nullptr) << bytes;
     EXPECT_EQ(choice->algo + "/" + choice->proto, ranked[0].second) << bytes;
+  }
+}
+
+// The requests of one strategy run, and its result.
+struct RecordedRun {
+  StrategyResult result;
+  std::vector<TrialRequest> requests;
+  std::vector<TrialOutcome> outcomes;
+
+  std::vector<Env> envs_of(const std::string& phase, bool ok_only = false) const {
+    std::vector<Env> envs;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      if (requests[i].phase == phase && (!ok_only || outcomes[i] == TrialOutcome::ok))
+        envs.push_back(requests[i].env);
+    return envs;
+  }
+};
+
+RecordedRun run_recorded(const fake::FakeModel& model, StrategyOptions options = {}) {
+  ModelExecutor executor(model, kRanks);
+  options.clock_s = executor.clock();
+  RecordedRun run;
+  const TrialExecutor measure = executor.executor();
+  run.result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    TrialMeasurement m = measure(request);
+    run.requests.push_back(request);
+    run.outcomes.push_back(m.outcome);
+    return m;
+  });
+  return run;
+}
+
+// The pairs of the first cross that ran (NCCL_ALGO and NCCL_PROTO only, final grid).
+std::vector<Env> pairs_that_ran(const RecordedRun& run) {
+  std::vector<Env> pairs;
+  for (const Env& env : run.envs_of("cross", true))
+    if (env.size() == 2 && env.count("NCCL_ALGO") && env.count("NCCL_PROTO") &&
+        env.at("NCCL_ALGO").find(',') == std::string::npos)
+      pairs.push_back(env);
+  return pairs;
+}
+
+TEST(StrategyModels, PairsAreMeasuredAgainUnderTheFinalistsOtherSettingsOnly) {
+  // One-knob: the finalist GDR=SYS sets more than NCCL_ALGO/NCCL_PROTO, so every pair that ran
+  // on its own runs again with GDR=SYS, once.
+  const RecordedRun one = run_recorded(load_model("tune-one-knob.yaml"));
+  ASSERT_EQ(one.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  std::vector<Env> expected;
+  for (Env pair : pairs_that_ran(one)) {
+    pair["NCCL_NET_GDR_LEVEL"] = "SYS";
+    expected.push_back(pair);
+  }
+  EXPECT_EQ(expected.size(), 8u);  // 12 pairs, NVLS and NVLSTree only with Simple
+  EXPECT_EQ(one.envs_of("per-size"), expected);
+  EXPECT_EQ(one.result.per_size.size(), final_sizes().size());
+  // Per-size: the finalist is only an NCCL_ALGO/NCCL_PROTO list, which the first cross measured.
+  const RecordedRun per_size = run_recorded(load_model("tune-per-size.yaml"));
+  EXPECT_TRUE(per_size.result.env.count("NCCL_ALGO")) << describe_env(per_size.result.env);
+  EXPECT_TRUE(per_size.envs_of("per-size").empty());
+  EXPECT_EQ(per_size.result.per_size.size(), final_sizes().size());
+}
+
+TEST(StrategyModels, PerSizeChoicesAreAllowedByTheChosenEnv) {
+  // The per-size model with GDR=SYS x1.15 on top: the chosen env lists the algorithms and
+  // protocols that win somewhere (not NVLSTree) besides GDR=SYS. Only the pairs in those lists
+  // are measured again under GDR=SYS, and every per-size choice is one of them.
+  fake::FakeModel model = load_model("tune-per-size.yaml");
+  model.effects.push_back(effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.15));
+  const RecordedRun run = run_recorded(model);
+  const Env& env = run.result.env;
+  ASSERT_TRUE(env.count("NCCL_ALGO") && env.count("NCCL_PROTO") && env.count("NCCL_NET_GDR_LEVEL"))
+      << describe_env(env);
+  auto listed = [](const std::string& list, const std::string& name) {
+    return ("," + list + ",").find("," + name + ",") != std::string::npos;
+  };
+  std::vector<Env> expected;
+  for (Env pair : pairs_that_ran(run)) {
+    if (!listed(env.at("NCCL_ALGO"), pair.at("NCCL_ALGO")) ||
+        !listed(env.at("NCCL_PROTO"), pair.at("NCCL_PROTO")))
+      continue;
+    pair["NCCL_NET_GDR_LEVEL"] = env.at("NCCL_NET_GDR_LEVEL");
+    expected.push_back(pair);
+  }
+  EXPECT_LT(expected.size(), pairs_that_ran(run).size());  // NVLSTree/Simple ran, but is not listed
+  EXPECT_EQ(run.envs_of("per-size"), expected);
+  ASSERT_EQ(run.result.per_size.size(), final_sizes().size());
+  for (const SizeChoice& choice : run.result.per_size) {
+    EXPECT_TRUE(listed(env.at("NCCL_ALGO"), choice.algo)) << choice.algo;
+    EXPECT_TRUE(listed(env.at("NCCL_PROTO"), choice.proto)) << choice.proto;
   }
 }
 
@@ -553,6 +644,28 @@ TEST(StrategyBudget, MaxTrialsIsRespected) {
     EXPECT_EQ(run.result.keep_defaults, run.result.env.empty());
     EXPECT_GE(run.objective, 1.0) << describe_env(run.result.env);
   }
+}
+
+TEST(StrategyBudget, PerSizeIsLeftEmptyWhenThePairsUnderTheChosenEnvAreCutShort) {
+  // A trial limit that ends the pairs under GDR=SYS early: a per-size choice among some pairs
+  // could be slower than one never measured, and the choices without GDR=SYS are not for its env.
+  const fake::FakeModel model = variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)});
+  const RecordedRun full = run_recorded(model);
+  const std::size_t pairs = pairs_that_ran(full).size();
+  ASSERT_EQ(full.envs_of("per-size").size(), pairs);
+  int cut_short = 0;
+  for (int max_trials = full.result.trials - 1; max_trials > full.result.trials - 12; --max_trials) {
+    StrategyOptions options;
+    options.max_trials = max_trials;
+    const RecordedRun run = run_recorded(model, options);
+    EXPECT_LE(run.result.trials, max_trials);
+    const std::size_t measured = run.envs_of("per-size").size();
+    if (measured == 0 || measured == pairs || run.result.env.empty()) continue;
+    ++cut_short;
+    EXPECT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+    EXPECT_TRUE(run.result.per_size.empty()) << max_trials;
+  }
+  EXPECT_GT(cut_short, 0);
 }
 
 TEST(StrategyBudget, FailingDefaultsSetTheError) {
