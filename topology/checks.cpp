@@ -49,8 +49,10 @@ Result<Expectation> read_expectation(const std::filesystem::path& file) {
       else if (key == "nics") expectation.nics = value.as<int>();
       else if (key == "nic_rate_gbps") expectation.nic_rate_gbps = value.as<double>();
       else if (key == "max_gpu_nic_link") {
-        auto kind = parse_pcie_link_kind(value.as<std::string>());
-        if (!kind) return Error{where + ": max_gpu_nic_link: expected PIX, PXB, PHB, NODE or SYS"};
+        const auto text = value.as<std::string>();
+        expectation.gpu_nic_link_c2c = text == "C2C";
+        auto kind = expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
+        if (!kind) return Error{where + ": max_gpu_nic_link: expected PIX, PXB, C2C, PHB, NODE or SYS"};
         expectation.max_gpu_nic_link = kind;
       } else {
         return Error{where + ": unknown key '" + key + "' (known: gpus, nics, nic_rate_gbps, max_gpu_nic_link)"};
@@ -161,16 +163,18 @@ void check_affinity(const NodeTopology& topology, const CheckReport& report, con
     const bool own_numa_has_nics = gpu.numa && std::any_of(topology.nics.begin(), topology.nics.end(), [&](const Nic& n) {
       return n.numa && *n.numa == *gpu.numa;
     });
-    if (expect.max_gpu_nic_link && a.link->kind > *expect.max_gpu_nic_link) {
+    const bool c2c = reaches_nic_through_c2c(gpu, nic);
+    if (expect.max_gpu_nic_link && a.link->kind > *expect.max_gpu_nic_link && !(expect.gpu_nic_link_c2c && c2c)) {
       out.push_back({"gpu_nic_affinity", subject, Verdict::fail,
                      "nearest NIC " + where + ", farther than the expected " +
-                         std::string(to_string(*expect.max_gpu_nic_link))});
+                         (expect.gpu_nic_link_c2c ? std::string("C2C")
+                                                  : std::string(to_string(*expect.max_gpu_nic_link)))});
     } else if (other_numa && own_numa_has_nics) {
       out.push_back({"gpu_nic_affinity", subject, Verdict::fail,
                      "nearest NIC " + where + " is on NUMA node " + std::to_string(*nic.numa) +
                          " while the GPU's NUMA node " + std::to_string(*gpu.numa) +
                          " has NICs: traffic crosses the CPU interconnect"});
-    } else if (a.link->kind >= LinkKind::phb && reaches_nic_through_c2c(gpu, nic)) {
+    } else if (a.link->kind >= LinkKind::phb && c2c) {
       // Grace superchips (GH200, GB200, GB300): every NIC hangs off a Grace CPU, so the PCI tree
       // says NODE/SYS, but NCCL reaches the NICs of the GPU's own Grace over NVLink-C2C (path
       // P2C) and keeps GPUDirect RDMA on there: NCCL_NET_GDR_C2C, default 1 since NCCL 2.27

@@ -36,6 +36,9 @@ struct Expectation {
   std::optional<int> nics;
   std::optional<double> nic_rate_gbps;
   std::optional<LinkKind> max_gpu_nic_link;
+  // `max_gpu_nic_link: C2C`: PXB or nearer, or a NIC the GPU reaches over NVLink-C2C (NCCL's P2C,
+  // which NCCL ranks after PXB and before PHB): the expectation of a Grace tray.
+  bool gpu_nic_link_c2c = false;
 };
 Result<Expectation> read_expectation(const std::filesystem::path& file);
 

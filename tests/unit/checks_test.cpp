@@ -133,6 +133,21 @@ TEST(Checks, NvlinkC2cToTheNicsGracePassesNamingC2c) {
   }
 }
 
+TEST(Checks, ExpectingC2cAcceptsAGraceTrayAndNothingFartherThanPxbWithoutIt) {
+  Expectation expect;
+  expect.max_gpu_nic_link = LinkKind::pxb;
+  expect.gpu_nic_link_c2c = true;
+  EXPECT_EQ(check_node(grace_node(true), expect).exit_code(), 0);
+  const auto without = check_node(grace_node(std::nullopt), expect);
+  EXPECT_EQ(without.exit_code(), 2);
+  const Finding* f = find(without, "gpu_nic_affinity", "GPU0");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, Verdict::fail);
+  EXPECT_NE(f->message.find("farther than the expected C2C"), std::string::npos) << f->message;
+  expect.gpu_nic_link_c2c = false;  // PXB: NCCL ranks its P2C path after PXB
+  EXPECT_EQ(check_node(grace_node(true), expect).exit_code(), 2);
+}
+
 TEST(Checks, UnknownOrAbsentC2cStillWarnsAboutGpuDirect) {
   for (std::optional<bool> c2c : {std::optional<bool>(), std::optional<bool>(false)}) {
     auto report = check_node(grace_node(c2c), {});
@@ -249,6 +264,7 @@ TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
   std::ofstream(dir / "good.yaml") << "gpus: 8\nnics: 8\nnic_rate_gbps: 400\nmax_gpu_nic_link: PIX\n";
   std::ofstream(dir / "typo.yaml") << "gpus: 8\nnic_rate: 400\n";
   std::ofstream(dir / "badlink.yaml") << "max_gpu_nic_link: NV18\n";
+  std::ofstream(dir / "grace.yaml") << "max_gpu_nic_link: C2C\n";
   std::ofstream(dir / "broken.yaml") << "gpus: [8\n";
   auto good = read_expectation(dir / "good.yaml");
   ASSERT_TRUE(good) << good.error();
@@ -259,6 +275,11 @@ TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
   EXPECT_NE(typo.error().find("typo.yaml"), std::string::npos);
   EXPECT_NE(typo.error().find("nic_rate"), std::string::npos);
   EXPECT_FALSE(read_expectation(dir / "badlink.yaml"));
+  auto grace = read_expectation(dir / "grace.yaml");
+  ASSERT_TRUE(grace) << grace.error();
+  EXPECT_EQ(grace->max_gpu_nic_link, LinkKind::pxb);
+  EXPECT_TRUE(grace->gpu_nic_link_c2c);
+  EXPECT_FALSE(good->gpu_nic_link_c2c);
   auto broken = read_expectation(dir / "broken.yaml");
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().find("broken.yaml"), std::string::npos);
