@@ -30,12 +30,6 @@ constexpr std::array<std::string_view, 5> kBooleanKnobs = {"NCCL_NET_GDR_READ", 
 constexpr std::array<std::string_view, 3> kCommScopedKnobs = {"NCCL_ALGO", "NCCL_PROTO",
                                                               "NCCL_COLLNET_ENABLE"};
 
-bool same_text_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 template <std::size_t N>
 bool is_one_of(std::string_view text, const std::array<std::string_view, N>& names, bool ignore_case) {
   return std::any_of(names.begin(), names.end(), [&](std::string_view name) {
@@ -366,6 +360,12 @@ SearchSpace parse_document(const YAML::Node& root) {
 }
 
 }  // namespace
+
+bool same_text_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 std::string_view to_string(KnobScope scope) {
   return scope == KnobScope::comm ? "comm" : "process";

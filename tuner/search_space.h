@@ -83,6 +83,9 @@ inline constexpr std::string_view kSafeValueCharacters = "[A-Za-z0-9_,.:^=+-]";
 // the knob is not one of those. Does not check the safe character set.
 std::optional<std::string> knob_value_problem(std::string_view name, std::string_view value);
 
+// Names NCCL reads without case (algorithms, protocols, GDR levels).
+bool same_text_ignoring_case(std::string_view a, std::string_view b);
+
 // "2.24" -> 22400, "2.28.9" -> 22809, "22809" -> 22809 (NCCL's code since 2.9).
 Result<int> parse_nccl_version(std::string_view text);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -104,13 +103,6 @@ struct PairCurve {
   std::vector<double> time_us;
 };
 
-// Algorithm and protocol names, as NCCL reads them: without case.
-bool same_name(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 // Whether `env`'s value of NCCL_ALGO or NCCL_PROTO ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
 bool allows(const Env& env, const char* variable, const std::string& name) {
   const auto it = env.find(variable);
@@ -121,7 +113,7 @@ bool allows(const Env& env, const char* variable, const std::string& name) {
   bool listed = false;
   for (std::size_t start = 0; start <= list.size();) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
-    listed |= same_name(list.substr(start, comma - start), name);
+    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
     start = comma + 1;
   }
   return listed != excluded;
@@ -176,8 +168,12 @@ class Search {
     screen();
     cross_algo_proto();
     cross_knobs_that_matter();
-    const auto finalists = halve();
-    if (!finalists.empty()) cross_algo_proto_under(finalists.front().env);
+    auto finalists = halve();
+    while (!finalists.empty() && !pairs_hold_under(finalists.front().env)) {
+      rejected_ = describe_env(finalists.front().env) +
+                  " makes an NCCL_ALGO x NCCL_PROTO pair fail that runs with NCCL's defaults (see the failed trials)";
+      finalists.erase(finalists.begin());
+    }
     confirm(finalists);
     choose_per_size();
     return std::move(result_);
@@ -299,6 +295,7 @@ class Search {
   // ends the cross early (the fastest of some pairs may be slower than one never measured).
   std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
                                                     const char* phase) {
+    if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
     std::vector<PairCurve> curves;
     for (const auto& pair : pairs) {
       if (!budget_left()) return std::nullopt;
@@ -344,15 +341,21 @@ class Search {
   // measured again under those settings: only the pairs that ran with nothing set and that the
   // finalist's own NCCL_ALGO/NCCL_PROTO allow (about 8 trials, none when the finalist is the
   // defaults or only a pair list). Before the confirmation, so its reserve of trials holds.
-  void cross_algo_proto_under(const Env& finalist) {
+  // False when a pair that runs with nothing set fails under the finalist's settings: NCCL may
+  // pick that pair at some size in a job with this env, so the finalist must not ship.
+  bool pairs_hold_under(const Env& finalist) {
     const Env base = without_algo_proto(finalist);
     const auto unset = pair_curves_.find({});
-    if (base.empty() || unset == pair_curves_.end()) return;
+    if (base.empty() || unset == pair_curves_.end()) return true;
     std::vector<AlgoProto> pairs;
     for (const auto& c : unset->second)
       if (allows(finalist, c.pair)) pairs.push_back(c.pair);
     planned_ += static_cast<int>(pairs.size());
-    if (auto curves = cross_pairs(base, pairs, "per-size")) pair_curves_[base] = std::move(*curves);
+    auto curves = cross_pairs(base, pairs, "per-size");
+    if (!curves) return true;  // cut short by the budget: per_size stays empty
+    if (curves->size() < pairs.size()) return false;  // the failures are in result_.failed
+    pair_curves_[base] = std::move(*curves);
+    return true;
   }
 
   // The fastest allowed pair per size, as measured under the chosen env; none when the pairs were
@@ -410,9 +413,12 @@ class Search {
       if (!budget_left()) return;
       if (!cross(env)) failed.push_back(env);
     }
+    // NCCL_ALGO/NCCL_PROTO are not walked: their screened single values were never measured as
+    // pairs, and the derived list is no screened value.
     for (const auto& env : failed)
       for (const auto& setting : env)
-        if (!cross_next_values(env, setting.first, helpful)) return;
+        if (setting.first != kAlgo && setting.first != kProto && !cross_next_values(env, setting.first, helpful))
+          return;
   }
 
   // A crossed env that failed may owe it to any one of its knobs' best values: walk `name` down
@@ -423,6 +429,7 @@ class Search {
          next = next_helpful_value(helpful, name, *next)) {
       if (!budget_left()) return false;
       env[name] = *next;
+      ++planned_;
       if (cross(env)) break;
     }
     return true;
@@ -481,7 +488,9 @@ class Search {
       return;
     }
     if (winner.empty()) {
-      result_.confirmation = "no candidate beat the defaults beyond the noise floor (" + percent(result_.noise) + ")";
+      result_.confirmation = !rejected_.empty() ? rejected_ + "; keeping the defaults"
+                                                : "no candidate beat the defaults beyond the noise floor (" +
+                                                      percent(result_.noise) + ")";
       return;
     }
     if (b_runs.size() != a_runs.size()) {
@@ -527,6 +536,7 @@ class Search {
   std::vector<Candidate> screened_;
   std::set<std::string> broken_;  // "NAME=value" settings that failed on their own
   Env derived_;
+  std::string rejected_;  // why the last finalist rejected before the confirmation could not ship
   std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
   int planned_ = 0;
   int measured_ = 0;

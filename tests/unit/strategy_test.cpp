@@ -509,6 +509,26 @@ TEST(StrategyModels, PerSizeIsMeasuredWithTheChosenEnv) {
   }
 }
 
+TEST(StrategyModels, AFinalistUnderWhichAPairCorruptsDataIsNotShipped) {
+  // GDR=SYS scales bus bandwidth x2.5, but with it Tree/LL128, fine with nothing set, corrupts
+  // data. A job with NCCL_NET_GDR_LEVEL=SYS and no NCCL_ALGO/NCCL_PROTO could have NCCL pick
+  // Tree/LL128 at some size: the strategy keeps the defaults and says why.
+  const fake::FakeModel model =
+      variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)},
+              {fake::Fault{{{"NCCL_NET_GDR_LEVEL", {"SYS"}}, {"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}},
+                           fake::FaultKind::corrupt,
+                           std::nullopt,
+                           2}});
+  const ModelRun run = run_model(model);
+  EXPECT_TRUE(has_failure(run.result,
+                          {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}},
+                          "wrong_data"));
+  EXPECT_TRUE(run.result.keep_defaults);
+  EXPECT_TRUE(run.result.env.empty());
+  EXPECT_NE(run.result.confirmation.find("makes an NCCL_ALGO x NCCL_PROTO pair fail"), std::string::npos)
+      << run.result.confirmation;
+}
+
 // The requests of one strategy run, and its result.
 struct RecordedRun {
   StrategyResult result;
@@ -646,26 +666,28 @@ TEST(StrategyBudget, MaxTrialsIsRespected) {
   }
 }
 
-TEST(StrategyBudget, PerSizeIsLeftEmptyWhenThePairsUnderTheChosenEnvAreCutShort) {
-  // A trial limit that ends the pairs under GDR=SYS early: a per-size choice among some pairs
-  // could be slower than one never measured, and the choices without GDR=SYS are not for its env.
+TEST(StrategyBudget, PerSizeIsLeftEmptyWhenThePairsUnderTheChosenEnvDoNotFit) {
+  // A trial limit with no room for the pairs under GDR=SYS: none of them is spent in vain (a
+  // cross is run whole or not at all), and per_size stays empty, since the choices measured
+  // without GDR=SYS are not for its env and a choice among some pairs could be slower than one
+  // never measured.
   const fake::FakeModel model = variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)});
   const RecordedRun full = run_recorded(model);
   const std::size_t pairs = pairs_that_ran(full).size();
   ASSERT_EQ(full.envs_of("per-size").size(), pairs);
-  int cut_short = 0;
+  int did_not_fit = 0;
   for (int max_trials = full.result.trials - 1; max_trials > full.result.trials - 12; --max_trials) {
     StrategyOptions options;
     options.max_trials = max_trials;
     const RecordedRun run = run_recorded(model, options);
     EXPECT_LE(run.result.trials, max_trials);
     const std::size_t measured = run.envs_of("per-size").size();
-    if (measured == 0 || measured == pairs || run.result.env.empty()) continue;
-    ++cut_short;
-    EXPECT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+    EXPECT_TRUE(measured == 0 || measured == pairs) << max_trials << ": " << measured << " of " << pairs;
+    if (measured != 0 || run.result.env != Env({{"NCCL_NET_GDR_LEVEL", "SYS"}})) continue;
+    ++did_not_fit;
     EXPECT_TRUE(run.result.per_size.empty()) << max_trials;
   }
-  EXPECT_GT(cut_short, 0);
+  EXPECT_GT(did_not_fit, 0);
 }
 
 TEST(StrategyBudget, FailingDefaultsSetTheError) {
