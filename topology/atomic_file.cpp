@@ -32,7 +32,7 @@ Result<bool> write_file_atomically(const std::filesystem::path& path, std::strin
                                    const FileAttributes& attributes) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string temp = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
-  int fd = ::mkstemp(temp.data());
+  int fd = ::mkostemp(temp.data(), O_CLOEXEC);  // not inherited by a child spawned meanwhile
   if (fd < 0) return Error{path.string() + ": cannot create a temporary file: " + errno_text()};
   const bool owned = attributes.owner == static_cast<uid_t>(-1) && attributes.group == static_cast<gid_t>(-1)
                          ? true

@@ -11,7 +11,8 @@
 
 namespace nccltune {
 
-// The new file's permission bits and owner; (uid_t)-1 and (gid_t)-1 leave the writer's.
+// The new file's permission bits (set exactly, whatever the umask) and owner; (uid_t)-1 and
+// (gid_t)-1 leave the writer's.
 struct FileAttributes {
   mode_t mode = 0644;
   uid_t owner = static_cast<uid_t>(-1);
