@@ -65,6 +65,13 @@ NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int 
   return type;
 }
 
+std::optional<std::string> rank_per_gpu_problem(const std::string& host, int gpus, int ranks_on_node, int nodes) {
+  if (gpus <= 0 || gpus == ranks_on_node) return std::nullopt;
+  return host + ": " + std::to_string(ranks_on_node) + " rank(s) on a node with " + std::to_string(gpus) +
+         " GPUs; tune measures one rank per GPU, so run " + std::to_string(gpus) + " ranks per node (mpirun -np " +
+         std::to_string(gpus * nodes) + ", or --from a snapshot of the GPUs in use)";
+}
+
 std::string node_type_key(const NodeType& type) {
   std::string key = slug(type.gpu) + "." + std::to_string(type.gpus) + "gpu";
   if (type.nvswitch.value_or(false)) key += ".nvswitch";

@@ -39,6 +39,11 @@ struct DeviceFacts {
 NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int ranks_on_node,
                    const std::string& nccl_version, const std::string& cuda_driver);
 
+// tune measures one rank per GPU, and a profile says it is for `gpus` ranks per node (the
+// plugin and env match jobs by that): why a node whose topology shows `gpus` GPUs but runs
+// `ranks_on_node` ranks cannot be tuned, or nullopt when they agree (or no GPU is seen).
+std::optional<std::string> rank_per_gpu_problem(const std::string& host, int gpus, int ranks_on_node, int nodes);
+
 // "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28"
 std::string node_type_key(const NodeType& type);
 

@@ -123,6 +123,13 @@ std::vector<NodeType> gather_node_types(MpiSession& mpi, const TuneOptions& o, c
     } else {
       error = source.error();
     }
+    // The live machine only: a snapshot (--from) or emulated nodes stand for other GPUs.
+    const NodeLayout& layout = mpi.layout();
+    if (const auto problem = rank_per_gpu_problem(layout.hosts.at(static_cast<std::size_t>(layout.node)),
+                                                  static_cast<int>(topology.gpus.size()), layout.local_size,
+                                                  layout.nodes);
+        problem && error.empty() && o.from.empty() && !layout.emulated)
+      error = *problem;
     const std::string cuda = probe.cuda_driver > 0
                                  ? std::to_string(probe.cuda_driver / 1000) + "." + std::to_string(probe.cuda_driver % 1000 / 10)
                                  : "";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-GPU smoke test against the REAL CUDA driver, NVML and NCCL: `nccltune topo`, `check`, a
 # one-rank `bench` of every collective (small sizes, data check on), `topo --format nccl-xml` fed
-# back to NCCL as NCCL_TOPO_FILE, a one-rank `tune`, `env` of its profile, the tuner plugin loaded
+# back to NCCL as NCCL_TOPO_FILE, a `tune` of this node, `env` of its profile, the tuner plugin loaded
 # by NCCL, and `nccltuned --once`.
 # Exits 77 (ctest: skipped) where there is no GPU: no /dev/nvidia0, `nvidia-smi -L` fails, or
 # libcuda.so.1 cannot be loaded. NCCL: $NCCLTUNE_NCCL_LIB if set, else libnccl.so.2 from the
@@ -142,8 +142,10 @@ else
   expect_in "$work/err" "Loading topology file $work/node.xml" "NCCL read the topology file"
   grep -i "topo" "$work/err" | head -5 | sed 's/^/topology lines| /'
 
-  # --- tune one rank, then env, the tuner plugin and nccltuned with its profile ---
-  run_shown "tune, one rank, 8 trials" -- "${mpi[@]}" "$nccltune" tune --out "$work/store" --max-trials 8 \
+  # --- tune this node, then env, the tuner plugin and nccltuned with its profile ---
+  # One rank per GPU, as tune requires.
+  ngpus=$(grep -c '^GPU ' "$work/smi")
+  run_shown "tune, one rank per GPU, 8 trials" -- mpirun -np "$ngpus" --oversubscribe "$nccltune" tune --out "$work/store" --max-trials 8 \
     --max-bytes 16M --progress log "${lib_flags[@]}" --init-timeout 120 --size-timeout 60
   if [ "$rc" -eq 0 ]; then pass; else fail "tune: exit $rc"; fi
   profile=$(find "$work/store" -name 1n.yaml | head -1)
