@@ -4,7 +4,9 @@
 // - Its reader (xmlGetNode, xmlGetToken, xmlGetValue) takes elements, quoted attribute values
 //   after single spaces, `/>` and comments. It rejects an `<?xml ...?>` declaration, skips only
 //   spaces and newlines between elements (no tabs), decodes no entities (a value is kept as
-//   written) and fails on a value longer than 254 characters.
+//   written) and fails on a value longer than 253 characters (xmlGetValue stores the closing
+//   quote too, and fails when it reaches MAX_STR_LEN - 1 = 254). xmlGetNode skips a comment
+//   wherever it reads a node, inside an element too.
 // - ncclTopoGetSystem overwrites every cpu's host_hash, completes the GPU of each rank
 //   (ncclTopoFillGpu) and every device of the net plugin (ncclTopoFillNet), then drops what no
 //   rank or net device uses (ncclTopoTrimXml). Completing a device (ncclTopoGetXmlFromSys,
@@ -15,6 +17,14 @@
 //   devices; ncclTopoAddGpu requires rank, sm, dev and gdr, all filled for a GPU in use;
 //   ncclTopoAddNvLinks requires count and tclass, and target for a GPU peer; ncclTopoAddNet
 //   requires dev, which NCCL sets. A GPU with any <nvlink> in the file gets no NVLink detection.
+// - NICs: ncclTopoFillNet returns early when the file already holds a <net> of the device's
+//   name, and then never completes that NIC's <pci>, the switches above it or its <cpu>. NCCL
+//   completes the <cpu> above its own GPU only, so a <cpu> that holds only NICs (every 2-socket
+//   node, every Grace tray) would keep no arch and ncclTopoAddCpu would fail ("Attribute arch of
+//   node cpu not found"). So a NIC is written as its <pci> alone, without <nic><net>:
+//   ncclTopoFillNet finds that <pci> by busid (ncclTopoGetPciNode), adds <nic><net> from the net
+//   plugin and completes the <pci> and its parents, following the parents the file gives. Its
+//   net device names are kept for people in a comment inside the <pci> when they are plain.
 // So this writes what nccltune knows and lets NCCL fill in the rest; where NCCL requires a value
 // nccltune cannot know, it writes the value NCCL itself writes in that case.
 
@@ -23,7 +33,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -39,7 +48,9 @@ namespace nccltune {
 
 namespace {
 
-constexpr std::size_t kMaxValueLength = 254;  // NCCL's MAX_STR_LEN - 1
+// As written, escaped: NCCL's xmlGetValue stores the closing quote too and fails when it reaches
+// index MAX_STR_LEN - 1 (254), so a value may hold 253 characters.
+constexpr std::size_t kMaxValueLength = 253;
 
 // PCI classes. A PciBridge is a PCI-to-PCI bridge (06 04) by definition. nccltune does not read
 // the class of GPUs and NICs, and NCCL requires one: "0x03" and "0x02" are what NCCL itself
@@ -78,12 +89,11 @@ struct Element {
   std::string name;
   std::vector<std::pair<std::string, std::string>> attributes;  // values escaped
   std::vector<Element> children;
+  std::string comment;  // written before the children; safe as it is (comment_of)
 
-  // Adds the attribute unless its value cannot be written; says whether it was added.
-  bool set_text(std::string key, std::string_view value) {
-    auto escaped = escape(value);
-    if (escaped) attributes.emplace_back(std::move(key), std::move(*escaped));
-    return escaped.has_value();
+  // Adds the attribute unless its value cannot be written.
+  void set_text(std::string key, std::string_view value) {
+    if (auto escaped = escape(value)) attributes.emplace_back(std::move(key), std::move(*escaped));
   }
   void set_int(std::string key, std::optional<long long> value) {
     if (value) set_text(std::move(key), std::to_string(*value));
@@ -95,11 +105,15 @@ void render(const Element& element, int depth, std::string& out) {
   out.append(static_cast<std::size_t>(depth) * 2, ' ');
   out += '<' + element.name;
   for (const auto& [key, value] : element.attributes) out += ' ' + key + "=\"" + value + '"';
-  if (element.children.empty()) {
+  if (element.children.empty() && element.comment.empty()) {
     out += "/>\n";
     return;
   }
   out += ">\n";
+  if (!element.comment.empty()) {
+    out.append(static_cast<std::size_t>(depth + 1) * 2, ' ');
+    out += "<!-- " + element.comment + " -->\n";
+  }
   for (const auto& child : element.children) render(child, depth + 1, out);
   out.append(static_cast<std::size_t>(depth) * 2, ' ');
   out += "</" + element.name + ">\n";
@@ -228,7 +242,7 @@ struct Tree {
 };
 
 Element nvlink_element(std::optional<std::string_view> target, int count, std::string_view target_class) {
-  Element nvlink{"nvlink", {}, {}};
+  Element nvlink{"nvlink", {}, {}, {}};
   if (target) nvlink.set_text("target", *target);
   nvlink.set_int("count", count);
   nvlink.set_text("tclass", target_class);
@@ -257,21 +271,29 @@ std::vector<Element> nvlinks_of(const NodeTopology& topology, const Gpu& gpu) {
   return nvlinks;
 }
 
-// Left out: guid, maxconn, latency and gdr are the net plugin's, dev is NCCL's own index.
-Element net_element(const Nic& nic) {
-  Element net{"net", {}, {}};
-  net.set_text("name", *nic.name);
-  // Mb/s, as the net plugin reports it; a port that is not up has no link speed to give.
-  if (nic.rate_gbps && (!nic.state || *nic.state == "ACTIVE"))
-    net.set_int("speed", std::llround(*nic.rate_gbps * 1000));
-  if (nic.port) net.set_int("port", *nic.port);
-  return net;
+// The net device names of a NIC's <pci>, for people: its <net> is NCCL's to add. Only when every
+// name is plain ([A-Za-z0-9_.:-], no "--", which would end or break the comment), else none.
+std::string comment_of(const std::vector<const Nic*>& nics) {
+  std::string out;
+  for (const Nic* nic : nics) {
+    if (!nic->name) continue;
+    const std::string& name = *nic->name;
+    const bool plain = !name.empty() && name.size() <= kMaxValueLength &&
+                       name.find("--") == std::string::npos &&
+                       std::all_of(name.begin(), name.end(), [](char ch) {
+                         return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                                (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == ':' || ch == '-';
+                       });
+    if (!plain) return {};
+    out += (out.empty() ? "" : " ") + name;
+  }
+  return out;
 }
 
 // Left out: dev, rank and gdr, which NCCL sets for each GPU in use (dev from NVML; nccltune's
 // GPU index is its own order).
 Element gpu_element(const NodeTopology& topology, const Gpu& gpu) {
-  Element element{"gpu", {}, {}};
+  Element element{"gpu", {}, {}, {}};
   if (gpu.sm) element.set_int("sm", *gpu.sm);
   element.children = nvlinks_of(topology, gpu);
   return element;
@@ -280,7 +302,7 @@ Element gpu_element(const NodeTopology& topology, const Gpu& gpu) {
 Element pci_element(const NodeTopology& topology, const Tree& tree,
                     const std::map<std::string, std::vector<std::string>>& children, const std::string& pci) {
   const Slot& slot = tree.slots.at(pci);
-  Element element{"pci", {}, {}};
+  Element element{"pci", {}, {}, {}};
   element.set_text("busid", pci);
   element.set_text("class", slot.pci_class);
   set_link(element, slot.link, slot.port);
@@ -288,11 +310,8 @@ Element pci_element(const NodeTopology& topology, const Tree& tree,
     for (const auto& child : below->second)
       element.children.push_back(pci_element(topology, tree, children, child));
   if (slot.gpu) element.children.push_back(gpu_element(topology, *slot.gpu));
-  if (!slot.nics.empty()) {
-    Element nic{"nic", {}, {}};
-    for (const Nic* each : slot.nics) nic.children.push_back(net_element(*each));
-    element.children.push_back(std::move(nic));
-  }
+  // A NIC: its <pci> alone, NCCL adds <nic><net> (see the top of this file).
+  element.comment = comment_of(slot.nics);
   return element;
 }
 
@@ -332,14 +351,11 @@ std::string nccl_topo_xml(const NodeTopology& topology) {
   }
   for (const auto& nic : topology.nics) {
     const auto id = nic_id(nic.index);
-    // NCCL finds a NIC's <net> by its name. It decodes no entities, so a name that needed
-    // escaping will not match and NCCL adds the NIC itself, under the same <pci>.
+    // NCCL finds a NIC's <pci> by its busid and adds its <nic><net> itself.
     if (!tree_known)
       tree.left_out.push_back(id + " (PCI tree unknown)");
     else if (!nic.pci)
       tree.left_out.push_back(id + " (no PCI address)");
-    else if (!nic.name || !escape(*nic.name))
-      tree.left_out.push_back(id + " (no name that XML can hold)");
     else
       tree.place(topology, id, *nic.pci, kNicClass, nic.pcie, nic.numa).nics.push_back(&nic);
   }
@@ -354,11 +370,11 @@ std::string nccl_topo_xml(const NodeTopology& topology) {
       cpus[slot.numa.value_or(-1)].push_back(pci);
   }
 
-  Element system{"system", {}, {}};
+  Element system{"system", {}, {}, {}};
   system.set_int("version", 1);  // NCCL_TOPO_XML_VERSION; NCCL refuses any other
   if (!topology.host.empty()) system.set_text("name", topology.host);  // NCCL logs it on load
   for (const auto& [numa, tops] : cpus) {
-    Element cpu{"cpu", {}, {}};
+    Element cpu{"cpu", {}, {}, {}};
     cpu.set_int("numaid", numa);
     std::vector<const Gpu*> gpus;
     for (const auto& pci : tops) gpus_below(tree, children, pci, gpus);

@@ -26,8 +26,10 @@ namespace {
 struct XmlNode {
   std::string name;
   std::map<std::string, std::string> attributes;  // decoded
+  std::map<std::string, std::string> raw;         // as written, what NCCL's reader keeps
   std::vector<std::string> attribute_order;
   std::vector<XmlNode> children;
+  std::vector<std::string> comments;  // the text of the comments among the children
 
   const std::string* attribute(const std::string& key) const {
     auto it = attributes.find(key);
@@ -76,7 +78,7 @@ class XmlReader {
       ++pos_;
   }
   // Whitespace and comments.
-  bool misc(std::string& error) {
+  bool misc(std::string& error, std::vector<std::string>* comments = nullptr) {
     for (spaces(); starts("<!--"); spaces()) {
       auto end = text_.find("-->", pos_ + 4);
       if (end == std::string_view::npos) {
@@ -87,6 +89,7 @@ class XmlReader {
         fail(error, "'--' inside a comment");
         return false;
       }
+      if (comments) comments->emplace_back(text_.substr(pos_ + 4, end - pos_ - 4));
       pos_ = end + 3;
     }
     return true;
@@ -150,13 +153,15 @@ class XmlReader {
       auto key = name();
       if (!key || !starts("=")) return fail(error, "bad attribute");
       ++pos_;
+      const std::size_t start = pos_ + 1;
       auto text = value(error);
       if (!text) return std::nullopt;
       if (!node.attributes.emplace(*key, *text).second) return fail(error, "duplicate attribute " + *key);
+      node.raw.emplace(*key, text_.substr(start, pos_ - 1 - start));
       node.attribute_order.push_back(*key);
     }
     while (true) {
-      if (!misc(error)) return std::nullopt;
+      if (!misc(error, &node.comments)) return std::nullopt;
       if (starts("</")) {
         pos_ += 2;
         auto closing = name();
@@ -182,13 +187,14 @@ XmlNode parse(const std::string& xml) {
   return root ? *root : XmlNode{};
 }
 
+// NCCL's xmlGetValue keeps a value as written (escaped) and fails on one of 254 characters.
 void expect_short_values(const XmlNode& node) {
-  for (const auto& [key, value] : node.attributes) EXPECT_LE(value.size(), 254u) << key;
+  for (const auto& [key, value] : node.raw) EXPECT_LE(value.size(), 253u) << key;
   for (const auto& child : node.children) expect_short_values(child);
 }
 
 // What NCCL's own reader (src/graph/xml.cc) needs beyond XML: no declaration, no tabs, one space
-// between attributes, nothing longer than 254 characters in a value.
+// between attributes, nothing longer than 253 characters in a value as written.
 void expect_nccl_can_read(const std::string& xml) {
   EXPECT_EQ(xml.find("<?"), std::string::npos);
   EXPECT_EQ(xml.find('\t'), std::string::npos);
@@ -258,7 +264,7 @@ TEST(NcclTopoXml, DgxH100NestsGpusAndNicsUnderTheirSwitchAndSocket) {
   const std::map<std::string, std::string> affinity = {{"0", "00ff00ff"},
                                                        {"1", "ff00ff00"}};  // 0-7,16-23 / 8-15,24-31
   std::map<std::string, std::vector<std::string>> gpus_on;
-  std::map<std::string, std::string> nic_beside;  // GPU's PCI address -> NIC under the same switch
+  std::map<std::string, std::string> nic_beside;  // GPU's PCI address -> NIC's under the same switch
   for (const auto& cpu : root.children) {
     ASSERT_EQ(cpu.name, "cpu");
     EXPECT_EQ(cpu.at("affinity"), affinity.at(cpu.at("numaid")));
@@ -276,19 +282,19 @@ TEST(NcclTopoXml, DgxH100NestsGpusAndNicsUnderTheirSwitchAndSocket) {
       const XmlNode& gpu = sw.children[0];
       const XmlNode& nic = sw.children[1];
       ASSERT_TRUE(gpu.child("gpu")) << sw.at("busid");
-      ASSERT_TRUE(nic.child("nic")) << sw.at("busid");
       EXPECT_EQ(gpu.at("class"), "0x03");
-      EXPECT_EQ(nic.at("class"), "0x02");
       EXPECT_EQ(gpu.at("link_speed"), "32.0 GT/s PCIe");
       EXPECT_EQ(gpu.at("link_width"), "16");
-      const XmlNode* net = nic.child("nic")->child("net");
-      ASSERT_TRUE(net);
-      nic_beside[gpu.at("busid")] = net->at("name");
-      EXPECT_EQ(net->at("speed"), "400000");
-      EXPECT_EQ(net->at("port"), "1");
-      // Runtime facts NCCL sets itself are not written.
-      for (const char* key : {"dev", "gdr", "guid", "maxconn", "latency", "keep"})
-        EXPECT_FALSE(net->attribute(key));
+      // The NIC: its <pci> alone, NCCL adds <nic><net> from its net plugin; its name in a comment.
+      EXPECT_EQ(nic.name, "pci");
+      EXPECT_EQ(nic.attribute_order,
+                (std::vector<std::string>{"busid", "class", "link_speed", "link_width"}));
+      EXPECT_EQ(nic.at("class"), "0x02");
+      EXPECT_EQ(nic.at("link_speed"), "32.0 GT/s PCIe");
+      EXPECT_EQ(nic.at("link_width"), "16");
+      EXPECT_TRUE(nic.children.empty()) << nic.at("busid");
+      ASSERT_EQ(nic.comments.size(), 1u) << nic.at("busid");
+      nic_beside[gpu.at("busid")] = nic.at("busid") + nic.comments[0];
       const XmlNode& g = *gpu.child("gpu");
       EXPECT_EQ(g.at("sm"), "90");
       for (const char* key : {"dev", "rank", "gdr", "keep"}) EXPECT_FALSE(g.attribute(key)) << key;
@@ -304,16 +310,17 @@ TEST(NcclTopoXml, DgxH100NestsGpusAndNicsUnderTheirSwitchAndSocket) {
   EXPECT_EQ(gpus_on["1"],
             (std::vector<std::string>{"0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"}));
   // GPUi and mlx5_i share a switch.
-  EXPECT_EQ(nic_beside, (std::map<std::string, std::string>{{"0000:18:00.0", "mlx5_0"},
-                                                            {"0000:2a:00.0", "mlx5_1"},
-                                                            {"0000:3a:00.0", "mlx5_2"},
-                                                            {"0000:5d:00.0", "mlx5_3"},
-                                                            {"0000:9a:00.0", "mlx5_4"},
-                                                            {"0000:ab:00.0", "mlx5_5"},
-                                                            {"0000:ba:00.0", "mlx5_6"},
-                                                            {"0000:db:00.0", "mlx5_7"}}));
+  EXPECT_EQ(nic_beside, (std::map<std::string, std::string>{{"0000:18:00.0", "0000:19:00.0 mlx5_0 "},
+                                                            {"0000:2a:00.0", "0000:2b:00.0 mlx5_1 "},
+                                                            {"0000:3a:00.0", "0000:3b:00.0 mlx5_2 "},
+                                                            {"0000:5d:00.0", "0000:5e:00.0 mlx5_3 "},
+                                                            {"0000:9a:00.0", "0000:9b:00.0 mlx5_4 "},
+                                                            {"0000:ab:00.0", "0000:ac:00.0 mlx5_5 "},
+                                                            {"0000:ba:00.0", "0000:bb:00.0 mlx5_6 "},
+                                                            {"0000:db:00.0", "0000:dc:00.0 mlx5_7 "}}));
   EXPECT_EQ(root.all("gpu").size(), 8u);
-  EXPECT_EQ(root.all("net").size(), 8u);
+  EXPECT_TRUE(root.all("nic").empty());
+  EXPECT_TRUE(root.all("net").empty());
 }
 
 TEST(NcclTopoXml, SpeedIsWhatTheLinkCanDoWidthWhatItTrainedTo) {
@@ -323,9 +330,6 @@ TEST(NcclTopoXml, SpeedIsWhatTheLinkCanDoWidthWhatItTrainedTo) {
   const XmlNode degraded = parse(nccl_topo_xml(read_snapshot("nodes/dgx-h100-degraded")));
   EXPECT_EQ(pci_at(degraded, "0000:3a:00.0")->at("link_width"), "8");
   EXPECT_EQ(pci_at(degraded, "0000:2a:00.0")->at("link_width"), "16");
-  // mlx5_5's port is down: its rate is no link speed.
-  for (const auto* net : degraded.all("net"))
-    EXPECT_EQ(net->attribute("speed") != nullptr, net->at("name") != "mlx5_5");
 }
 
 TEST(NcclTopoXml, PcieStringsAreNcclsAndThePortAboveLimitsTheLink) {
@@ -389,8 +393,15 @@ TEST(NcclTopoXml, UnknownFactsAreLeftOutNotInvented) {
   ASSERT_TRUE(gpu->child("gpu"));
   EXPECT_TRUE(gpu->child("gpu")->attributes.empty());
   EXPECT_TRUE(gpu->child("gpu")->children.empty());  // no <nvlink>: NCCL detects them
-  const XmlNode* net = root.all("net").at(0);
-  EXPECT_EQ(net->attribute_order, std::vector<std::string>{"name"});
+  const XmlNode* nic = pci_at(root, "0000:19:00.0");
+  ASSERT_TRUE(nic);
+  EXPECT_EQ(nic->attribute_order, (std::vector<std::string>{"busid", "class"}));
+  EXPECT_TRUE(nic->children.empty());
+  EXPECT_NE(xml.find("<pci busid=\"0000:19:00.0\" class=\"0x02\">\n      <!-- mlx5_0 -->\n    </pci>\n"),
+            std::string::npos)
+      << xml;
+  node.nics[0].name.reset();  // no name: a <pci .../> without children
+  EXPECT_NE(nccl_topo_xml(node).find("<pci busid=\"0000:19:00.0\" class=\"0x02\"/>\n"), std::string::npos);
 
   // GPUs with NVLinks on a node where whether they go to NVSwitches is unknown: none written.
   node.gpus[0].nvlinks = 18;
@@ -416,8 +427,12 @@ TEST(NcclTopoXml, VmWithoutSwitchesHangsEverythingFromItsOneNumaNode) {
   EXPECT_EQ(root.children[0].at("numaid"), "0");
   EXPECT_EQ(root.children[0].at("affinity"), "0000ffff");  // NVML: 0-15
   EXPECT_EQ(root.children[0].all("gpu").size(), 4u);
-  EXPECT_EQ(root.children[0].all("net").size(), 4u);
-  for (const auto& pci : root.children[0].children) EXPECT_NE(pci.at("class"), "0x060400");
+  int nics = 0;
+  for (const auto& pci : root.children[0].children) {
+    EXPECT_NE(pci.at("class"), "0x060400");
+    nics += pci.at("class") == "0x02";
+  }
+  EXPECT_EQ(nics, 4);
 }
 
 TEST(NcclTopoXml, DirectNvlinksNameTheirPeerWhenTheyAddUp) {
@@ -459,21 +474,93 @@ TEST(NcclTopoXml, HostileStringsAreEscaped) {
   bad_utf8.pci = "0000:1c:00.0";
   bad_utf8.name = std::string("mlx5_\xff");
   node.nics.push_back(bad_utf8);
+  Nic dashes = control;
+  dashes.index = 4;
+  dashes.pci = "0000:1d:00.0";
+  dashes.name = "mlx5--->4";
+  node.nics.push_back(dashes);
+  Nic spaced = control;
+  spaced.index = 5;
+  spaced.pci = "0000:1e:00.0";
+  spaced.name = "mlx5 5";
+  node.nics.push_back(spaced);
   const std::string xml = nccl_topo_xml(node);
-  EXPECT_NE(xml.find("mlx5_&lt;0&gt;&amp;&quot;x&quot;"), std::string::npos) << xml;
   const XmlNode root = parse(xml);
   expect_nccl_can_read(xml);
   EXPECT_EQ(root.at("name"), "a<b&c\"d'e>");
-  const auto nets = root.all("net");
-  ASSERT_EQ(nets.size(), 1u);
-  EXPECT_EQ(nets[0]->at("name"), "mlx5_<0>&\"x\"");
-  // Names XML or NCCL's reader cannot hold are left out, and said so.
-  EXPECT_NE(xml.find("NIC1 (no name that XML can hold)"), std::string::npos);
-  EXPECT_NE(xml.find("NIC2 (no name that XML can hold)"), std::string::npos);
-  EXPECT_NE(xml.find("NIC3 (no name that XML can hold)"), std::string::npos);
+  // NIC names are NCCL's to write (<net>); one that is not plain goes in no comment either, and
+  // every NIC is still written as its <pci>.
+  for (const char* text : {"mlx5_<", "<0>", "&amp;&quot;x", "\x01", "\xff",
+                           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "mlx5-", "mlx5 5", "mlx5_"})
+    EXPECT_EQ(xml.find(text), std::string::npos) << text << "\n" << xml;
+  for (const char* busid :
+       {"0000:19:00.0", "0000:1a:00.0", "0000:1b:00.0", "0000:1c:00.0", "0000:1d:00.0", "0000:1e:00.0"}) {
+    const XmlNode* nic = pci_at(root, busid);
+    ASSERT_TRUE(nic) << busid;
+    EXPECT_EQ(nic->at("class"), "0x02");
+    EXPECT_TRUE(nic->children.empty());
+    EXPECT_TRUE(nic->comments.empty()) << busid;
+  }
+  EXPECT_EQ(xml.find("no name"), std::string::npos);
   // A host name that would end a comment stays in its attribute (the strict reader checks comments).
   node.host = "x-->y--";
   EXPECT_EQ(parse(nccl_topo_xml(node)).at("name"), "x-->y--");
+}
+
+TEST(NcclTopoXml, ValuesFitNcclsReaderAsWritten) {
+  // NCCL's xmlGetValue fails on a value of 254 characters as written, escaped: 253 is the most.
+  NodeTopology node = small_node();
+  auto written = [&](const std::string& host) {
+    node.host = host;
+    const std::string xml = nccl_topo_xml(node);
+    expect_nccl_can_read(xml);
+    const XmlNode root = parse(xml);
+    const auto raw = root.raw.find("name");
+    if (raw == root.raw.end()) return std::string::npos;
+    EXPECT_EQ(root.at("name"), host);
+    return raw->second.size();
+  };
+  EXPECT_EQ(written(std::string(253, 'a')), 253u);
+  EXPECT_EQ(written(std::string(254, 'a')), std::string::npos);
+  EXPECT_EQ(written(std::string(50, '&') + "aaa"), 253u);  // "&amp;" x 50 + 3
+  EXPECT_EQ(written(std::string(50, '&') + "aaaa"), std::string::npos);
+  EXPECT_EQ(written(std::string(43, '"')), std::string::npos);  // 43 characters, 258 written
+}
+
+TEST(NcclTopoXml, NoNetOrNicElementIsEverWritten) {
+  // A <net> in the file stops NCCL from completing that NIC's <pci> and <cpu> (ncclTopoFillNet):
+  // a <cpu> holding only NICs would keep no arch and NCCL's init would fail.
+  std::vector<std::pair<std::string, NodeTopology>> nodes;
+  for (std::string name : {"dgx-h100", "dgx-h100-degraded", "dgx-a100", "gb200-tray", "vm-phb", "pcie-4gpu"})
+    nodes.emplace_back(name, read_snapshot("nodes/" + name));
+  NodeTopology two_sockets = small_node();  // the NIC alone on the other socket
+  two_sockets.gpus[0].numa = 0;
+  two_sockets.nics[0].numa = 1;
+  two_sockets.nics[0].port = 1;
+  two_sockets.nics[0].rate_gbps = 400;
+  nodes.emplace_back("two sockets", two_sockets);
+  for (const auto& [name, topology] : nodes) {
+    const std::string xml = nccl_topo_xml(topology);
+    EXPECT_EQ(xml.find("<net"), std::string::npos) << name;
+    EXPECT_EQ(xml.find("<nic"), std::string::npos) << name;
+    const XmlNode root = parse(xml);
+    int nics = 0;
+    for (const auto* cpu : root.all("cpu")) {
+      bool holds_nic = false;
+      for (const auto* pci : cpu->all("pci")) holds_nic |= pci->at("class") == "0x02";
+      if (!holds_nic) continue;
+      ++nics;
+      EXPECT_TRUE(cpu->all("net").empty()) << name << " cpu " << cpu->at("numaid");
+      EXPECT_TRUE(cpu->all("nic").empty()) << name << " cpu " << cpu->at("numaid");
+    }
+    EXPECT_GT(nics, 0) << name;
+  }
+  const XmlNode root = parse(nccl_topo_xml(two_sockets));
+  ASSERT_EQ(root.children.size(), 2u);
+  EXPECT_EQ(root.children[1].at("numaid"), "1");
+  ASSERT_EQ(root.children[1].children.size(), 1u);
+  EXPECT_EQ(root.children[1].children[0].at("busid"), "0000:19:00.0");
+  EXPECT_TRUE(root.children[1].children[0].children.empty());
 }
 
 TEST(NcclTopoXml, WithoutAPciTreeDevicesAreLeftToNccl) {
