@@ -16,6 +16,7 @@ namespace {
 constexpr int kLeft = 72, kRight = 24, kTop = 14, kAxisBelow = 46, kLegendRow = 20;
 constexpr const char* kAxisColor = "#6b7280";
 constexpr const char* kGridColor = "#e5e7eb";
+constexpr const char* kMinorGridColor = "#f3f4f6";
 constexpr const char* kFont = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\"";
 
 // The smallest 1, 2 or 5 x 10^k that is at least `rough`.
@@ -95,8 +96,72 @@ bool finite_point(const ChartSeries& s, std::size_t i) {
   return s.bytes[i] > 0 && std::isfinite(s.values[i]);
 }
 
-// One polyline per run of finite points.
-std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, double y_bottom, double y_scale) {
+// The y axis of a line chart, linear or log10: where a value goes, and its grid lines.
+struct YAxis {
+  bool log = false;
+  double lo = 0, hi = 1;  // the values (log: their log10) at the plot's bottom and top edges
+  double step = 1;        // linear: between labelled grid lines
+  double y_bottom = 0, height = 1;
+
+  bool drawable(double value) const { return std::isfinite(value) && (!log || value > 0); }
+  double at(double value) const {
+    const double v = log ? std::log10(value) : std::max(0.0, value);
+    return y_bottom - (v - lo) / (hi - lo) * height;
+  }
+};
+
+YAxis line_chart_y_axis(const LineChart& chart, double y_bottom) {
+  double max_value = 0, min_positive = std::numeric_limits<double>::infinity();
+  for (const ChartSeries& s : chart.series)
+    for (std::size_t i = 0; i < std::min(s.bytes.size(), s.values.size()); ++i)
+      if (finite_point(s, i)) {
+        max_value = std::max(max_value, s.values[i]);
+        if (s.values[i] > 0) min_positive = std::min(min_positive, s.values[i]);
+      }
+  YAxis axis;
+  axis.y_bottom = y_bottom;
+  axis.height = chart.plot_height;
+  if (chart.y_scale == YScale::log) {
+    axis.log = true;
+    if (std::isfinite(min_positive)) {
+      axis.lo = std::max(-300.0, std::floor(std::log10(min_positive) + 1e-9));  // 10^lo stays normal
+      axis.hi = std::ceil(std::log10(max_value) - 1e-9);
+    }
+    axis.hi = std::max(axis.hi, axis.lo + 1);
+  } else {
+    axis.step = nice_step(max_value > 0 ? max_value / 6 : 0.2);
+    axis.hi = std::max(axis.step, std::ceil(max_value / axis.step - 1e-9) * axis.step);
+  }
+  return axis;
+}
+
+std::string y_ticks(const YAxis& axis, double x_left, double x_right) {
+  std::string out;
+  const auto grid = [&](double value, const char* color, bool labelled) {
+    const double y = axis.at(value);
+    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", x_left,
+                       y, x_right, y, color);
+    if (labelled)
+      out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}</text>\n",
+                         x_left - 8, y + 4, kAxisColor, tick_label(value));
+  };
+  if (!axis.log) {
+    for (double v = 0; v <= axis.hi * (1 + 1e-9); v += axis.step) grid(v, kGridColor, true);
+    return out;
+  }
+  const int first = static_cast<int>(axis.lo), last = static_cast<int>(axis.hi);
+  const int every = std::max(1, (last - first + 9) / 10);  // at most about 10 labelled decades
+  for (int exponent = first; exponent <= last; ++exponent) {
+    const double decade = std::pow(10.0, exponent);
+    if (every == 1 && exponent < last)
+      for (double factor : {2.0, 5.0}) grid(factor * decade, kMinorGridColor, false);
+    if ((exponent - first) % every == 0) grid(decade, kGridColor, true);
+  }
+  return out;
+}
+
+// One polyline per run of drawable points.
+std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, const YAxis& y_axis) {
   std::string out;
   const std::size_t n = std::min(s.bytes.size(), s.values.size());
   const std::string dash = s.dashed ? " stroke-dasharray=\"6 4\"" : "";
@@ -111,11 +176,11 @@ std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, double y_b
     points.clear();
   };
   for (std::size_t i = 0; i < n; ++i) {
-    if (!finite_point(s, i)) {
+    if (!finite_point(s, i) || !y_axis.drawable(s.values[i])) {
       flush();
       continue;
     }
-    const double x = x_axis.at(s.bytes[i]), y = y_bottom - std::max(0.0, s.values[i]) * y_scale;
+    const double x = x_axis.at(s.bytes[i]), y = y_axis.at(s.values[i]);
     points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
     dots += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}: {} B, {:.4g} "
@@ -134,23 +199,10 @@ std::string render_line_chart(const LineChart& chart) {
   const double plot_w = chart.width - kLeft - kRight;
   const double y_top = kTop, y_bottom = kTop + chart.plot_height;
   const LogAxis x_axis = log_axis(chart.series, kLeft, plot_w);
-
-  double max_value = 0;
-  for (const ChartSeries& s : chart.series)
-    for (std::size_t i = 0; i < std::min(s.bytes.size(), s.values.size()); ++i)
-      if (finite_point(s, i)) max_value = std::max(max_value, s.values[i]);
-  const double step = nice_step(max_value > 0 ? max_value / 6 : 0.2);
-  const double y_max = std::max(step, std::ceil(max_value / step - 1e-9) * step);
-  const double y_scale = chart.plot_height / y_max;
+  const YAxis y_axis = line_chart_y_axis(chart, y_bottom);
 
   std::string out = svg_open(chart.width, height, chart.title, "line-chart");
-  for (double v = 0; v <= y_max * (1 + 1e-9); v += step) {
-    const double y = y_bottom - v * y_scale;
-    out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", kLeft,
-                       y, kLeft + plot_w, y, kGridColor);
-    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}</text>\n", kLeft - 8,
-                       y + 4, kAxisColor, tick_label(v));
-  }
+  out += y_ticks(y_axis, kLeft, kLeft + plot_w);
   out += x_ticks(x_axis, y_bottom, y_top);
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"none\" stroke=\"{}\"/>\n",
                      kLeft, kTop, plot_w, chart.plot_height, kAxisColor);
@@ -165,7 +217,7 @@ std::string render_line_chart(const LineChart& chart) {
 
   // Candidates first, so the defaults and the tuned curve are drawn on top.
   for (auto it = chart.series.rbegin(); it != chart.series.rend(); ++it)
-    out += series_lines(*it, x_axis, y_bottom, y_scale);
+    out += series_lines(*it, x_axis, y_axis);
 
   double legend_y = y_bottom + kAxisBelow + 10;
   for (const ChartSeries& s : chart.series) {

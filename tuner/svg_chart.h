@@ -19,17 +19,23 @@ struct ChartSeries {
   std::vector<double> values;        // y, parallel to bytes; NaN/inf leave a gap in the line
 };
 
+enum class YScale { linear, log };
+
 struct LineChart {
   std::string title;    // the SVG's <title> (accessible name); untrusted (escaped)
-  std::string y_label;  // "busbw (GB/s)"
+  std::string y_label;  // "busbw (GB/s)"; say so when the scale is log
   std::vector<ChartSeries> series;
+  YScale y_scale = YScale::linear;
   int width = 1180;
   int plot_height = 320;  // the legend adds a row per series below the plot
 };
 
-// X: bytes on a log2 axis with labels such as 8, 1K, 64M. Y: linear from 0 to a round number
-// above the largest finite value. Each series is one polyline per run of finite points, with a
-// dot in a darker shade of its colour on every point, and a legend row.
+// X: bytes on a log2 axis with labels such as 8, 1K, 64M. Y, linear: from 0 to a round number
+// above the largest finite value. Y, log: log10 from the decade at or below the smallest positive
+// finite value to the decade at or above the largest (at least one decade), labelled at each
+// decade; values that are not positive cannot be drawn there and leave a gap like NaN does.
+// Each series is one polyline per run of drawable points, with a dot in a darker shade of its
+// colour on every such point, and a legend row.
 std::string render_line_chart(const LineChart& chart);
 
 struct SpeedupBars {

@@ -1,5 +1,6 @@
 // The report's SVG charts: one polyline per series and run of finite points, x growing with the
-// size on a log axis, y growing with busbw, escaped labels, speedup bars coloured by the noise floor.
+// size on a log axis, y growing with busbw (linear, or log10 with a decade per fixed height),
+// escaped labels, speedup bars coloured by the noise floor.
 #include "svg_chart.h"
 
 #include <gtest/gtest.h>
@@ -167,4 +168,81 @@ TEST(SpeedupBars, FasterBarsRiseAboveTheOneLineAndSlowerFallBelow) {
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_NEAR(spans[0].second, spans[1].first, 0.11);  // both meet at the 1.0 line
   EXPECT_NEAR(spans[0].second - spans[0].first, spans[1].second - spans[1].first, 0.2);  // +-0.2 alike
+}
+
+namespace {
+
+LineChart log_chart(std::vector<double> values) {
+  LineChart chart;
+  chart.y_label = "busbw (GB/s, log scale)";
+  chart.y_scale = YScale::log;
+  std::vector<std::uint64_t> sizes;
+  for (std::size_t i = 0; i < values.size(); ++i) sizes.push_back(std::uint64_t{8} << (2 * i));
+  chart.series.push_back({"tuned", "tuned", "#16a34a", false, sizes, std::move(values)});
+  return chart;
+}
+
+// The y labels (right-aligned text left of the plot), bottom to top.
+std::vector<std::string> y_labels(const std::string& svg) {
+  std::vector<std::string> labels;
+  const std::regex label("<text [^>]*text-anchor=\"end\" fill=\"#6b7280\">([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it)
+    labels.push_back((*it)[1]);
+  return labels;
+}
+
+}  // namespace
+
+TEST(SvgChart, LogScaleGivesEachDecadeTheSameHeight) {
+  // 0.1 -> 1 and 10 -> 100 are both one decade: on a linear axis the first would be ~0 pixels.
+  const auto line = polylines(render_line_chart(log_chart({0.1, 1, 10, 100})), "tuned");
+  ASSERT_EQ(line.size(), 1u);
+  ASSERT_EQ(line[0].size(), 4u);
+  const double decade = line[0][0].y - line[0][1].y;
+  EXPECT_GT(decade, 50);  // 320 pixels over 3 decades
+  EXPECT_NEAR(line[0][1].y - line[0][2].y, decade, 0.2);
+  EXPECT_NEAR(line[0][2].y - line[0][3].y, decade, 0.2);
+  // 0.1 and 100 are decades themselves: the curve spans the plot from bottom (14 + 320) to top.
+  EXPECT_NEAR(line[0][0].y, 334, 0.1);
+  EXPECT_NEAR(line[0][3].y, 14, 0.1);
+}
+
+TEST(SvgChart, LogScaleLabelsEveryDecadeAroundTheValues) {
+  const std::string svg = render_line_chart(log_chart({0.03, 2, 40, 420}));
+  EXPECT_EQ(y_labels(svg), (std::vector<std::string>{"0.01", "0.1", "1", "10", "100", "1000"}));
+  EXPECT_NE(svg.find(">busbw (GB/s, log scale)<"), std::string::npos);
+  EXPECT_EQ(count(svg, "stroke=\"#f3f4f6\""), 10u);  // unlabelled 2 and 5 x 10^k in 5 decades
+  // The linear axis of the same values starts at 0 and never labels 0.01.
+  LineChart linear = log_chart({0.03, 2, 40, 420});
+  linear.y_scale = YScale::linear;
+  EXPECT_EQ(y_labels(render_line_chart(linear)).front(), "0");
+}
+
+TEST(SvgChart, LogScaleLeavesAGapAndNoDotForValuesItCannotShow) {
+  for (double bad : {0.0, -3.0, std::nan(""), HUGE_VAL}) {
+    const std::string svg = render_line_chart(log_chart({0.5, 2, bad, 40, 300}));
+    const auto lines = polylines(svg, "tuned");
+    ASSERT_EQ(lines.size(), 2u) << bad;
+    EXPECT_EQ(lines[0].size(), 2u);
+    EXPECT_EQ(lines[1].size(), 2u);
+    EXPECT_EQ(count(svg, "<circle"), 4u) << bad;
+    EXPECT_EQ(svg.find("nan"), std::string::npos);
+    EXPECT_EQ(svg.find("inf"), std::string::npos);
+  }
+  // The dots keep the real value in their tooltip.
+  EXPECT_NE(render_line_chart(log_chart({0.25, 2})).find("0.25 GB/s</title>"), std::string::npos);
+}
+
+TEST(SvgChart, LogScaleWithinOneDecadeOrWithoutPositiveValuesStillRenders) {
+  const std::string svg = render_line_chart(log_chart({2, 3, 5}));
+  EXPECT_EQ(y_labels(svg), (std::vector<std::string>{"1", "10"}));
+  const auto line = polylines(svg, "tuned");
+  ASSERT_EQ(line.size(), 1u);
+  EXPECT_GT(line[0][0].y, line[0][1].y);
+  EXPECT_GT(line[0][1].y, line[0][2].y);
+  EXPECT_EQ(y_labels(render_line_chart(log_chart({10, 10}))), (std::vector<std::string>{"10", "100"}));
+  const std::string empty = render_line_chart(log_chart({0, -1, std::nan("")}));
+  EXPECT_TRUE(polylines(empty, "tuned").empty());
+  EXPECT_EQ(count(empty, "<circle"), 0u);
+  EXPECT_NE(empty.find("</svg>"), std::string::npos);
 }
