@@ -128,8 +128,8 @@ std::string settings_section(const Profile& p) {
       ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n", html_text(describe_range(c)),
                             html_text(describe_choice(c)));
     ranges +=
-        "</table>\n<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair measured at each size, all other "
-        "settings at their defaults.</p>\n";
+        "</table>\n<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
+        "at each size with the environment's other settings.</p>\n";
   }
   return fmt::format(
       "<section id=\"settings\"><h2>Chosen settings</h2><div class=\"columns\">\n"
