@@ -2,6 +2,7 @@
 // snapshots, and checks that parse the output as XML and as NCCL's reader needs it.
 #include "nccl_topo_xml.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -459,31 +460,19 @@ TEST(NcclTopoXml, HostileStringsAreEscaped) {
   NodeTopology node = small_node();
   node.host = "a<b&c\"d'e>";
   node.nics[0].name = "mlx5_<0>&\"x\"";
-  Nic control = node.nics[0];
-  control.index = 1;
-  control.pci = "0000:1a:00.0";
-  control.name = std::string("mlx5_\x01");
-  node.nics.push_back(control);
-  Nic long_name = control;
-  long_name.index = 2;
-  long_name.pci = "0000:1b:00.0";
-  long_name.name = std::string(300, 'x');
-  node.nics.push_back(long_name);
-  Nic bad_utf8 = control;
-  bad_utf8.index = 3;
-  bad_utf8.pci = "0000:1c:00.0";
-  bad_utf8.name = std::string("mlx5_\xff");
-  node.nics.push_back(bad_utf8);
-  Nic dashes = control;
-  dashes.index = 4;
-  dashes.pci = "0000:1d:00.0";
-  dashes.name = "mlx5--->4";
-  node.nics.push_back(dashes);
-  Nic spaced = control;
-  spaced.index = 5;
-  spaced.pci = "0000:1e:00.0";
-  spaced.name = "mlx5 5";
-  node.nics.push_back(spaced);
+  // One more NIC beside the first, at 0000:1a:00.0, 0000:1b:00.0, ... in turn.
+  const auto add_nic = [&node](std::string name) {
+    Nic nic = node.nics[0];
+    nic.index = static_cast<int>(node.nics.size());
+    nic.pci = fmt::format("0000:{:02x}:00.0", 0x19 + nic.index);
+    nic.name = std::move(name);
+    node.nics.push_back(nic);
+  };
+  add_nic(std::string("mlx5_\x01"));
+  add_nic(std::string(300, 'x'));
+  add_nic(std::string("mlx5_\xff"));
+  add_nic("mlx5--->4");
+  add_nic("mlx5 5");
   const std::string xml = nccl_topo_xml(node);
   const XmlNode root = parse(xml);
   expect_nccl_can_read(xml);
