@@ -21,11 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "default_search_space.h"
+#include "search/default_search_space.h"
 #include "model_executor.h"
+#include "test_files.h"
 #include "dgx_shape.h"
-#include "search_space.h"
-#include "strategy.h"
+#include "search/search_space.h"
+#include "search/strategy.h"
 
 #ifndef NCCLTUNE_FIXTURES
 #define NCCLTUNE_FIXTURES "tests/fixtures"
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
 
   Result<SearchSpace> space =
       space_file.empty() ? parse_search_space(default_search_space_yaml(), "configs/search-space.yaml")
-                         : read_search_space(space_file);
+                         : parse_search_space(test_support::read_file(space_file), space_file);
   if (!space) {
     std::fprintf(stderr, "strategy_bench: %s\n", space.error().c_str());
     return 1;
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
       ProgressCallback progress;
       if (trace)
         progress = [](const StrategyProgress& p, const TrialRequest& request, const TrialMeasurement& m) {
-          std::printf("  %3d %-8s %7.2fs %-10s %s\n", p.trial, p.phase.c_str(), p.elapsed_s,
+          std::printf("  %3d %-8s %7.2fs %-10s %s\n", p.trial, std::string(to_string(p.phase)).c_str(), p.elapsed_s,
                       std::string(to_string(m.outcome)).c_str(), describe_env(request.env).c_str());
         };
       const auto start = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-#include "bench_json.h"
+#include "collectives/bench_json.h"
 
 #include <fmt/format.h>
 

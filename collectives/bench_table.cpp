@@ -1,8 +1,8 @@
-#include "bench_table.h"
+#include "collectives/bench_table.h"
 
 #include <fmt/format.h>
 
-#include "nccl_tests_log.h"
+#include "collectives/nccl_tests_log.h"
 
 namespace nccltune {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "bench_result.h"
+#include "collectives/bench_result.h"
 
 namespace nccltune {
 

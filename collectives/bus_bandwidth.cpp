@@ -1,4 +1,4 @@
-#include "bus_bandwidth.h"
+#include "collectives/bus_bandwidth.h"
 
 namespace nccltune {
 
@@ -15,6 +15,10 @@ double bus_bandwidth_factor(std::string_view collective, int ranks) {
     return (n - 1) / n;
   if (collective == "broadcast" || collective == "reduce") return 1;
   return 0;
+}
+
+double bus_bandwidth_gbps(std::string_view collective, int ranks, std::uint64_t bytes, double time_us) {
+  return algorithm_bandwidth_gbps(static_cast<double>(bytes), time_us) * bus_bandwidth_factor(collective, ranks);
 }
 
 }  // namespace nccltune

@@ -1,8 +1,8 @@
-#include "collective_spec.h"
+#include "collectives/collective_spec.h"
 
 #include <array>
 
-#include "bus_bandwidth.h"
+#include "collectives/bus_bandwidth.h"
 
 namespace nccltune {
 

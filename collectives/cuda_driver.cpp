@@ -1,10 +1,10 @@
-#include "cuda_driver.h"
+#include "collectives/cuda_driver.h"
 
 #include <cstdint>
 #include <optional>
 #include <utility>
 
-#include "shared_library.h"
+#include "collectives/shared_library.h"
 
 namespace nccltune {
 

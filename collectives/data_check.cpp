@@ -1,4 +1,4 @@
-#include "data_check.h"
+#include "collectives/data_check.h"
 
 namespace nccltune {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <span>
 
-#include "collective_spec.h"
-#include "data_pattern.h"
+#include "collectives/collective_spec.h"
+#include "collectives/data_pattern.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "data_pattern.h"
+#include "collectives/data_pattern.h"
 
 #include <algorithm>
 

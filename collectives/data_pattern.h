@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "data_type.h"
+#include "collectives/data_type.h"
 
 namespace nccltune {
 

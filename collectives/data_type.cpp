@@ -1,4 +1,4 @@
-#include "data_type.h"
+#include "collectives/data_type.h"
 
 #include <bit>
 #include <cmath>

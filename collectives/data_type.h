@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "nccl_declarations.h"
-#include "result.h"
+#include "collectives/nccl_declarations.h"
+#include "base/result.h"
 
 namespace nccltune {
 

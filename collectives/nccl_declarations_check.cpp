@@ -7,8 +7,8 @@
 
 #include <type_traits>
 
-#include "cuda_declarations.h"
-#include "nccl_declarations.h"
+#include "collectives/cuda_declarations.h"
+#include "collectives/nccl_declarations.h"
 
 #if __has_include(<cuda.h>)
 #include <cuda.h>

@@ -1,9 +1,9 @@
-#include "nccl_library.h"
+#include "collectives/nccl_library.h"
 
 #include <optional>
 #include <utility>
 
-#include "shared_library.h"
+#include "collectives/shared_library.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "nccl_tests_log.h"
+#include "collectives/nccl_tests_log.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <set>
 #include <utility>
 
-#include "bus_bandwidth.h"
+#include "collectives/bus_bandwidth.h"
 
 namespace nccltune {
 namespace {

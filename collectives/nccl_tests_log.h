@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bench_result.h"
-#include "result.h"
+#include "collectives/bench_result.h"
+#include "base/result.h"
 
 namespace nccltune {
 

@@ -5,8 +5,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "result.h"
-#include "status.h"
+#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune {
 

@@ -1,10 +1,12 @@
-#include "size_sweep.h"
+#include "collectives/size_sweep.h"
+
+#include "base/size_steps.h"
 
 #include <algorithm>
 #include <string>
 
-#include "data_check.h"
-#include "data_pattern.h"
+#include "collectives/data_check.h"
+#include "collectives/data_pattern.h"
 
 namespace nccltune {
 
@@ -46,16 +48,9 @@ std::pair<int, int> iterations_for(const SweepOptions& options, std::size_t byte
 }
 
 std::vector<std::size_t> sweep_sizes(const SweepOptions& options) {
-  std::vector<std::size_t> sizes;
-  for (std::size_t size = options.min_bytes; size <= options.max_bytes;) {
-    sizes.push_back(size);
-    const std::size_t next = options.step_factor > 1
-                                 ? static_cast<std::size_t>(static_cast<double>(size) * options.step_factor)
-                                 : size + options.step_bytes;
-    if (next <= size) break;  // no progress (or overflow)
-    size = next;
-  }
-  return sizes;
+  const std::vector<std::uint64_t> sizes =
+      size_steps(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);
+  return {sizes.begin(), sizes.end()};
 }
 
 namespace {

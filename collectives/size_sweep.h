@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "collective_spec.h"
-#include "cuda_driver.h"
-#include "data_type.h"
-#include "nccl_library.h"
-#include "result.h"
-#include "status.h"
+#include "collectives/collective_spec.h"
+#include "collectives/cuda_driver.h"
+#include "collectives/data_type.h"
+#include "collectives/nccl_library.h"
+#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune {
 

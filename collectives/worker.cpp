@@ -1,4 +1,4 @@
-#include "worker.h"
+#include "collectives/worker.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <string>
 
-#include "collective_spec.h"
-#include "cuda_driver.h"
-#include "nccl_library.h"
-#include "worker_protocol.h"
+#include "collectives/collective_spec.h"
+#include "collectives/cuda_driver.h"
+#include "collectives/nccl_library.h"
+#include "collectives/worker_protocol.h"
 
 namespace nccltune {
 namespace {

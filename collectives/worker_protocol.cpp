@@ -1,4 +1,4 @@
-#include "worker_protocol.h"
+#include "collectives/worker_protocol.h"
 
 namespace nccltune {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
-#include "size_sweep.h"
+#include "base/result.h"
+#include "collectives/size_sweep.h"
 
 namespace nccltune {
 

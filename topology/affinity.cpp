@@ -1,4 +1,4 @@
-#include "affinity.h"
+#include "topology/affinity.h"
 
 #include <tuple>
 

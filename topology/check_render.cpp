@@ -1,4 +1,4 @@
-#include "check_render.h"
+#include "topology/check_render.h"
 
 #include <fmt/format.h>
 

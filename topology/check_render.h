@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "checks.h"
+#include "topology/checks.h"
 
 namespace nccltune {
 

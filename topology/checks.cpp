@@ -1,4 +1,4 @@
-#include "checks.h"
+#include "topology/checks.h"
 
 #include <yaml-cpp/yaml.h>
 

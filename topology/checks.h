@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "affinity.h"
-#include "link_type.h"
-#include "node_topology.h"
-#include "result.h"
+#include "topology/affinity.h"
+#include "topology/link_type.h"
+#include "topology/node_topology.h"
+#include "base/result.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "link_type.h"
+#include "topology/link_type.h"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "nccl_topo_xml.h"
+#include "topology/nccl_topo_xml.h"
 
 // What NCCL does with such a file (NVIDIA/nccl, src/graph/xml.cc, xml.h and topo.cc, 2.30):
 // - Its reader (xmlGetNode, xmlGetToken, xmlGetValue) takes elements, quoted attribute values
@@ -41,8 +41,8 @@
 #include <utility>
 #include <vector>
 
-#include "pci_path.h"
-#include "utf8.h"
+#include "topology/pci_path.h"
+#include "base/utf8.h"
 
 namespace nccltune {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "node_topology.h"
+#include "topology/node_topology.h"
 
 namespace nccltune {
 

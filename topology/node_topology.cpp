@@ -1,4 +1,4 @@
-#include "node_topology.h"
+#include "topology/node_topology.h"
 
 #include <algorithm>
 #include <cctype>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "link_type.h"
+#include "topology/link_type.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "nvidia_smi_topo.h"
+#include "topology/nvidia_smi_topo.h"
 
 #include <algorithm>
 #include <array>

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "node_topology.h"
-#include "result.h"
+#include "topology/node_topology.h"
+#include "base/result.h"
 
 namespace nccltune {
 

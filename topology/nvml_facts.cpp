@@ -1,11 +1,11 @@
-#include "nvml_facts.h"
+#include "topology/nvml_facts.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <set>
 
-#include "node_topology.h"
+#include "topology/node_topology.h"
 
 namespace nccltune {
 

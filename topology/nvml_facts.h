@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
+#include "base/result.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "pci_path.h"
+#include "topology/pci_path.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "link_type.h"
+#include "topology/link_type.h"
 
 namespace nccltune {
 

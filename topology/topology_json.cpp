@@ -1,8 +1,8 @@
-#include "topology_json.h"
+#include "topology/topology_json.h"
 
 #include <yaml-cpp/yaml.h>
 
-#include "affinity.h"
+#include "topology/affinity.h"
 
 namespace nccltune {
 

@@ -1,10 +1,10 @@
-#include "topology_table.h"
+#include "topology/topology_table.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "affinity.h"
+#include "topology/affinity.h"
 
 namespace nccltune {
 

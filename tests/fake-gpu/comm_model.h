@@ -11,7 +11,7 @@
 
 #include "fake_model.h"
 #include "nccl_env.h"
-#include "result.h"
+#include "base/result.h"
 
 namespace nccltune::fake {
 

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "nccl_declarations.h"
+#include "collectives/nccl_declarations.h"
 
 namespace nccltune::fake {
 

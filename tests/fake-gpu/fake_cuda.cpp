@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "cuda_declarations.h"
+#include "collectives/cuda_declarations.h"
 #include "fake_model.h"
 #include "fakecuda_hooks.h"
 

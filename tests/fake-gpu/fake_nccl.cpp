@@ -24,7 +24,7 @@
 #include "element_ops.h"
 #include "fake_model.h"
 #include "fakecuda_hooks.h"
-#include "nccl_declarations.h"
+#include "collectives/nccl_declarations.h"
 #include "nccl_env.h"
 #include "shared_comm.h"
 

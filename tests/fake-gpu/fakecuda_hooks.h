@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "cuda_declarations.h"
+#include "collectives/cuda_declarations.h"
 
 extern "C" {
 

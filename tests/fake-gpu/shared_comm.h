@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "nccl_declarations.h"
-#include "result.h"
-#include "status.h"
+#include "collectives/nccl_declarations.h"
+#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune::fake {
 

@@ -4,19 +4,12 @@
 # from the model), --json, every fault type (each gives its outcome, the job ends cleanly and
 # leaves no process or shared-memory segment behind) and NCCLTUNE_EMULATE_NODES.
 # usage: bench_mpi_test.sh NCCLTUNE LIBFAKECUDA LIBFAKENCCL FIXTURES
-set -u
 nccltune=$1
 fakecuda=$2
 fakenccl=$3
 fixtures=$4
 models=$fixtures/models
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/lib.sh"
 
 # The user's own NCCL_* settings would be measured too: start from none.
 for name in $(compgen -e | grep '^NCCL_'); do unset "$name"; done
@@ -71,9 +64,6 @@ expect_rc() {  # expect_rc NAME CODE
 expect_failed() {  # expect_failed NAME: exited non-zero by itself (not killed by the time limit)
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]; then pass; else fail "$1: exit $rc, expected a failure exit"; fi
 }
-expect_in() {  # expect_in FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1")"; fi
-}
 expect_count() {  # expect_count FILE TEXT N DESCRIPTION
   local n
   n=$(grep -cF -- "$2" "$1")
@@ -83,9 +73,6 @@ expect_count() {  # expect_count FILE TEXT N DESCRIPTION
 # expect_clean NAME: nothing the run started is still alive (workers, ranks), and it left no
 # shared-memory segment of the fake behind. Workers of a killed rank die of PR_SET_PDEATHSIG,
 # asynchronously: allow them a moment.
-tagged_processes() {
-  grep -lzx "NCCLTUNE_TEST_TAG=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's|^/proc/\([0-9]*\)/environ$|\1|'
-}
 expect_clean() {
   local name=$1 left=""
   for _ in $(seq 30); do
@@ -315,5 +302,4 @@ expect_failed emulated_bad
 expect_in "$work/emulated_bad.err" "NCCLTUNE_EMULATE_NODES=3" "uneven emulation named"
 expect_clean emulated_bad
 
-echo "$passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

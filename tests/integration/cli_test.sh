@@ -1,33 +1,9 @@
 #!/usr/bin/env bash
 # Runs the nccltune binary as ops would: exit codes, one-line errors, formats, snapshots.
 # usage: cli_test.sh NCCLTUNE FIXTURES
-set -u
 nccltune=$1
 fixtures=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_exit CODE DESCRIPTION -- COMMAND...: runs COMMAND, stdout to $work/out, stderr to $work/err.
-expect_exit() {
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | head -5; fi
-}
-expect_in() {  # expect_in FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1")"; fi
-}
-expect_one_line() {  # expect_one_line FILE DESCRIPTION
-  local lines
-  lines=$(grep -c . "$1")
-  if [ "$lines" -eq 1 ]; then pass; else fail "$2: expected one line on stderr, got $lines"; cat "$1"; fi
-}
+source "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "--help" -- "$nccltune" --help
 for sub in topo check; do
@@ -101,5 +77,4 @@ expect_exit 0 "replay the capture" -- "$nccltune" topo --from "$work/snap" --for
 expect_exit 1 "capture into a non-empty directory" -- "$nccltune" topo --capture "$work/snap"
 expect_in "$work/err" "not empty" "non-empty capture refused"
 
-echo "$passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -6,34 +6,21 @@
 # nvidia-smi (killed, signals unblocked in it; --once stoppable), and `systemd-analyze verify` on
 # the installed unit.
 # usage: daemon_test.sh NCCLTUNED NOTIFY_LISTENER FIXTURES FAKENCCL FAKECUDA BUILD_DIR
-set -u
 nccltuned=$1
 listener=$2
 fixtures=$3
 fakenccl=$4
 fakecuda=$5
 build_dir=$6
-work=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
 daemon_pid=""
 listener_pid=""
-cleanup() {
+stop_processes() {
   for pid in $daemon_pid $listener_pid $(cat "$work"/smi-pids 2>/dev/null); do
     { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
   done
-  rm -rf "$work"
 }
-trap cleanup EXIT
-failures=0
-passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_in() {  # expect_in FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1" 2>/dev/null; then pass; else fail "$3: '$2' not in $1"; fi
-}
-expect_not_in() {  # expect_not_in FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1" 2>/dev/null; then fail "$3: '$2' in $1"; else pass; fi
-}
+on_exit stop_processes
 # wait_for FILE TEXT: until FILE holds TEXT (10 s at most; a scan takes well under one).
 wait_for() {
   for _ in $(seq 100); do
@@ -255,5 +242,4 @@ else
   else fail "systemd-analyze verify (exit $code):"; sed 's/^/  | /' "$work/verify.log"; fi
 fi
 
-echo "daemon_test: $passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

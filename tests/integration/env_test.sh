@@ -3,19 +3,12 @@
 # real shells; then hostile stores, profiles and inputs, none of which may run anything when the
 # output is sourced (a canary file must never appear), print anything on stdout, or fail the job.
 # usage: env_test.sh FIXTURES COMMAND...  (COMMAND: `.../nccltune env` or the lean `.../nccltune-env`)
-set -u
 fixtures=$1
 shift
 command=("$@")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 umask 022
 chmod 755 "$work"
-failures=0
-passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG
 h100=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
@@ -392,5 +385,4 @@ SLURM_SCRIPT_CONTEXT=prolog_task run --profiles "$work/no-such-store" --shape "$
 if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ]; then pass; else fail "SLURM_SCRIPT_CONTEXT error: exit $rc"; fi
 
 if [ -e "$canary" ]; then fail "the canary exists at the end"; else pass; fi
-echo "env_test: $passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -4,35 +4,12 @@
 # journal's best candidates, and a headless Chromium screenshot of it that is not blank and shows
 # the curves' and the node diagram's colours.
 # usage: report_browser_test.sh NCCLTUNE PNG_STATS FIXTURES
-set -u
 nccltune=$1
 png_stats=$2
 fixtures=$3
 store=$fixtures/report/store
 profile=$store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-expect_exit() {  # expect_exit CODE DESCRIPTION -- COMMAND...: stdout to $work/out, stderr to $work/err
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want"; sed 's/^/  | /' "$work/err" | head -5; fi
-}
-expect_in() {  # expect_in FILE TEXT DESCRIPTION
-  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1")"; fi
-}
-expect_one_line() {  # expect_one_line FILE DESCRIPTION
-  local lines
-  lines=$(grep -c . "$1")
-  if [ "$lines" -eq 1 ]; then pass; else fail "$2: expected one line on stderr, got $lines"; cat "$1"; fi
-}
+source "$(dirname "$0")/lib.sh"
 
 # show and diff: exit codes and errors.
 expect_exit 0 "show" -- "$nccltune" show "$profile"
@@ -119,5 +96,4 @@ else
   fi
 fi
 
-echo "report_browser_test: $passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

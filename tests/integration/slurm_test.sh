@@ -19,23 +19,10 @@ fi
 scripts=$(readlink -f "$2")
 fixtures=$(readlink -f "$3")/slurm
 
-work=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
 chmod 0755 "$work"  # munged and slurmd insist that every user can reach their sockets and spool
-failures=0
-passed=0
 daemon_pids=()  # started here, stopped in this order's reverse
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_equal() {  # expect_equal ACTUAL EXPECTED DESCRIPTION
-  if [ "$1" == "$2" ]; then pass; else fail "$3"; echo "  expected: ${2//$'\n'/ | }"; echo "  actual:   ${1//$'\n'/ | }"; fi
-}
-check() {  # check DESCRIPTION COMMAND...: passes when COMMAND succeeds
-  local what=$1
-  shift
-  if "$@"; then pass; else fail "$what"; fi
-}
-expect_in() {  # expect_in TEXT NEEDLE DESCRIPTION
+expect_line() {  # expect_line TEXT LINE DESCRIPTION
   if grep -qxF -- "$2" <<<"$1"; then pass; else fail "$3: no line '$2'"; fi
 }
 
@@ -66,13 +53,12 @@ show_logs() {
     tail -n 40 "$log"
   done
 }
-finish() {
+stop_test_cluster() {
   local status=$?
   stop_daemons
   if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ]; then show_logs; fi
-  rm -rf "$work"
 }
-trap finish EXIT
+on_exit stop_test_cluster
 trap 'exit 1' INT TERM
 
 # Files a root-run `nccltune env` trusts: owned by us, written by nobody else (whatever umask
@@ -292,23 +278,23 @@ as_variables() { sed -n 's/^export //p' | sort; }  # `export NAME=value` lines a
 expected=$("$nccltune" env --config "$work/site/nccltune.yaml" --shape "$key" --nodes 1 --gpus-per-node 2 --format slurm | as_variables)
 
 run_job --gpus-per-node=2
-expect_in "$job_environment" "SLURM_GPUS_ON_NODE=2" "the job sees its two GPUs"
+expect_line "$job_environment" "SLURM_GPUS_ON_NODE=2" "the job sees its two GPUs"
 expect_equal "$job_nccl" "$expected" "a 1 node x 2 GPU job gets exactly the profile's variables"
-expect_in "$job_nccl" "NCCL_MIN_NCHANNELS=16" "the profile's NCCL_MIN_NCHANNELS reaches the job"
-expect_in "$job_nccl" "NCCL_NVLS_ENABLE=0" "the profile's NCCL_NVLS_ENABLE reaches the job"
+expect_line "$job_nccl" "NCCL_MIN_NCHANNELS=16" "the profile's NCCL_MIN_NCHANNELS reaches the job"
+expect_line "$job_nccl" "NCCL_NVLS_ENABLE=0" "the profile's NCCL_NVLS_ENABLE reaches the job"
 expect_equal "$job_env_file" "$expected_sh" "during the job, the Prolog's <jobid>.env holds the profile"
 sourced=$(env -i bash -c '. /dev/stdin && env' <<<"$job_env_file" | grep -E '^NCCL_' | sort)
 expect_equal "$sourced" "$expected" "the env file, sourced in a shell, sets the profile's variables"
 wait_for 30 "the Epilog removes jobs/$job_id.env after the job" job_file_gone && pass
 
 run_job --gpus-per-node=1
-expect_in "$job_environment" "SLURM_GPUS_ON_NODE=1" "the job sees its one GPU"
+expect_line "$job_environment" "SLURM_GPUS_ON_NODE=1" "the job sees its one GPU"
 expect_equal "$job_nccl" "" "a 1 GPU job (no profile for that shape) starts with no NCCL_* added"
 expect_equal "$job_env_file" "" "a 1 GPU job's env file is empty"
 
 NCCL_MIN_NCHANNELS=4 run_job --gpus-per-node=2
-expect_in "$job_nccl" "NCCL_MIN_NCHANNELS=4" "a variable the user set wins over the profile"
-expect_in "$job_nccl" "NCCL_NVLS_ENABLE=0" "the profile's other variables still apply"
+expect_line "$job_nccl" "NCCL_MIN_NCHANNELS=4" "a variable the user set wins over the profile"
+expect_line "$job_nccl" "NCCL_NVLS_ENABLE=0" "the profile's other variables still apply"
 
 # Fail-open: a broken store or a missing binary never stops a job nor drains the node.
 broken_store() {  # broken_store DESCRIPTION: a job still starts, with no NCCL_*, on an idle node
@@ -337,5 +323,4 @@ stop_daemons
 left=$(pgrep -f -- "$work" || true)
 expect_equal "$left" "" "no process started by the test is left running"
 
-echo "slurm: $passed checks passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -2,38 +2,16 @@
 # `nccltune tune` as a bring-up engineer runs it, on the fake GPU stack with 2 emulated nodes:
 # the model's optimum is found, failing configs are skipped and reported, a killed run resumes,
 # unlike nodes are refused. usage: tune_mpi_test.sh NCCLTUNE FAKECUDA FAKENCCL FIXTURES
-set -u
 nccltune=$1 fakecuda=$2 fakenccl=$3 fixtures=$4
-work=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_CUDA_LIB=$fakecuda NCCLTUNE_NCCL_LIB=$fakenccl
 # Every process this test starts (mpirun, ranks, workers) carries this tag in its environment,
 # so leftovers are told apart from whatever else runs on the machine.
 export NCCLTUNE_TEST_TAG="tune-mpi-test-$$-$RANDOM"
-tagged_processes() {  # live ones: a zombie holds no GPU and no lock
-  local pid state
-  for pid in $(grep -lzx "NCCLTUNE_TEST_TAG=$NCCLTUNE_TEST_TAG" /proc/[0-9]*/environ 2>/dev/null |
-    sed 's|^/proc/\([0-9]*\)/environ$|\1|'); do
-    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)  # empty once the process is gone
-    [ "$pid" != $$ ] && [ -n "$state" ] && [ "$state" != Z ] && echo "$pid"
-  done
-}
-cleanup() { kill -9 $(tagged_processes) 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-failures=0 passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then pass; else fail "$2"; return 1; fi; }
-no_workers_left() {  # workers and ranks end within seconds of their run
-  local left
-  for _ in $(seq 100); do
-    left=$(tagged_processes)
-    [ -z "$left" ] && return 0
-    sleep 0.1
-  done
-  for pid in $left; do ps -o pid=,ppid=,stat=,args= -p "$pid"; done
-  return 1
-}
+on_exit 'kill -9 $(tagged_processes) 2>/dev/null'
+# check_that CONDITION DESCRIPTION: CONDITION is shell text, evaluated.
+check_that() { if eval "$1"; then pass; else fail "$2"; return 1; fi; }
 show_log() { sed 's/^/  | /' "$1" | tail -n 15; }
 
 tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
@@ -46,26 +24,26 @@ tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
 # 1. One knob is the optimum: the profile's env is exactly that knob, per-size choices are there.
 tune tune-one-knob.yaml tune-small.yaml "$work/one"
 status=$?
-check "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)" || show_log "$work/log"
+check_that "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/one" -name 2n.yaml)
-check "[ -n '$profile' ]" "one-knob profile written as <out>/<key>/2n.yaml"
-check "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$profile'" "profile env has NCCL_NET_GDR_LEVEL=SYS"
-check "[ \$(sed -n '/^env:/,/^per_size:/p' '$profile' | grep -c 'NCCL_') -eq 1 ]" "profile env has nothing else"
-check "grep -q 'algo: \"Tree\", proto: \"LL\"' '$profile'" "per-size choice for small sizes"
-check "grep -q 'speedup' '$work/log' && grep -q 'baseline GB/s' '$work/log'" "summary table printed"
-check no_workers_left "no worker left after a finished tune"
+check_that "[ -n '$profile' ]" "one-knob profile written as <out>/<key>/2n.yaml"
+check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$profile'" "profile env has NCCL_NET_GDR_LEVEL=SYS"
+check_that "[ \$(sed -n '/^env:/,/^per_size:/p' '$profile' | grep -c 'NCCL_') -eq 1 ]" "profile env has nothing else"
+check_that "grep -q 'algo: \"Tree\", proto: \"LL\"' '$profile'" "per-size choice for small sizes"
+check_that "grep -q 'speedup' '$work/log' && grep -q 'baseline GB/s' '$work/log'" "summary table printed"
+check_that no_tagged_processes_left "no worker left after a finished tune"
 
 # 2. Hanging, crashing, corrupting and failing configs are skipped, reported, never chosen.
 tune tune-faults.yaml tune-faults.yaml "$work/faults"
 status=$?
-check "[ $status -eq 0 ]" "faults tune exits 0 (got $status)" || show_log "$work/log"
+check_that "[ $status -eq 0 ]" "faults tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/faults" -name 2n.yaml)
 for outcome in timeout crash wrong_data init_error; do
-  check "grep -q 'outcome: \"$outcome\"' '$profile'" "profile reports a $outcome trial"
+  check_that "grep -q 'outcome: \"$outcome\"' '$profile'" "profile reports a $outcome trial"
 done
-check "sed -n '/^env:/,/^per_size:/p' '$profile' | grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"'" "faults: optimum still found"
-check "! sed -n '/^env:/,/^per_size:/p' '$profile' | grep -qE 'NTHREADS|BUFFSIZE|MIN_NCHANNELS|PHB'" "no failing value chosen"
-check no_workers_left "no worker left after hangs and crashes"
+check_that "sed -n '/^env:/,/^per_size:/p' '$profile' | grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"'" "faults: optimum still found"
+check_that "! sed -n '/^env:/,/^per_size:/p' '$profile' | grep -qE 'NTHREADS|BUFFSIZE|MIN_NCHANNELS|PHB'" "no failing value chosen"
+check_that no_tagged_processes_left "no worker left after hangs and crashes"
 
 # 3. A run killed half-way resumes from its journal and measures nothing twice.
 journal=$work/resume.jsonl
@@ -78,28 +56,27 @@ for _ in $(seq 600); do
 done
 kill -9 -- -"$leader" 2>/dev/null  # mpirun only: Open MPI gives each rank its own process group
 wait "$leader" 2>/dev/null
-check no_workers_left "ranks and workers end with a killed mpirun"
+check_that no_tagged_processes_left "ranks and workers end with a killed mpirun"
 done_before=$(wc -l <"$journal")
-check "[ $done_before -ge 8 ]" "journal holds trials before the kill ($done_before)"
-check "[ -z \"\$(find '$work/resume' -name 2n.yaml 2>/dev/null)\" ]" "no profile from the killed run"
+check_that "[ $done_before -ge 8 ]" "journal holds trials before the kill ($done_before)"
+check_that "[ -z \"\$(find '$work/resume' -name 2n.yaml 2>/dev/null)\" ]" "no profile from the killed run"
 NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
   --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --resume >"$work/log" 2>&1
 status=$?
-check "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)" || show_log "$work/log"
-check "grep -qE 'resuming: ([0-9]+) finished trials' '$work/log'" "resume reports the journal's trials"
+check_that "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)" || show_log "$work/log"
+check_that "grep -qE 'resuming: ([0-9]+) finished trials' '$work/log'" "resume reports the journal's trials"
 cached=$(grep -c 'from journal' "$work/log")
-check "[ $cached -ge $((done_before - 1)) ]" "resumed run took $cached of $done_before trials from the journal"
-check "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' \$(find '$work/resume' -name 2n.yaml)" "resumed run finds the optimum"
-check no_workers_left "no worker left after the kill and resume"
+check_that "[ $cached -ge $((done_before - 1)) ]" "resumed run took $cached of $done_before trials from the journal"
+check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' \$(find '$work/resume' -name 2n.yaml)" "resumed run finds the optimum"
+check_that no_tagged_processes_left "no worker left after the kill and resume"
 
 # 4. Unlike nodes are refused, listing the odd one; --allow-mixed goes on.
 tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100"
 status=$?
-check "[ $status -eq 2 ]" "mixed nodes exit 2 (got $status)"
-check "grep -q 'not alike' '$work/log' && grep -q 'a100' '$work/log'" "mixed-node message names the odd node"
+check_that "[ $status -eq 2 ]" "mixed nodes exit 2 (got $status)"
+check_that "grep -q 'not alike' '$work/log' && grep -q 'a100' '$work/log'" "mixed-node message names the odd node"
 tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100" --allow-mixed --max-trials 12
 status=$?
-check "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
+check_that "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
 
-echo "$passed passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -2,7 +2,7 @@
 // search-space and strategy tests and the strategy benchmark prune and search for.
 #pragma once
 
-#include "search_space.h"
+#include "search/search_space.h"
 
 namespace nccltune::test_support {
 

@@ -91,7 +91,7 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665
 std::uint64_t trial_seed(const fake::FakeModel& model, const TrialRequest& request) {
   std::uint64_t hash = fnv1a(std::to_string(model.noise.seed));
   hash = fnv1a(describe_env(request.env), hash);
-  hash = fnv1a("|" + request.phase + "|" + std::to_string(request.repeat) + "|" +
+  hash = fnv1a("|" + std::string(to_string(request.phase)) + "|" + std::to_string(request.repeat) + "|" +
                    std::to_string(request.iterations) + "|" + std::to_string(request.grid.min_bytes) + "|" +
                    std::to_string(request.grid.max_bytes) + "|" + std::to_string(request.grid.factor),
                hash);

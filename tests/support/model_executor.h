@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "fake_model.h"
-#include "objective.h"
-#include "search_space.h"
-#include "strategy.h"
+#include "search/objective.h"
+#include "search/search_space.h"
+#include "search/strategy.h"
 
 namespace nccltune::test_support {
 

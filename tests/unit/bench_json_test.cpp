@@ -1,4 +1,4 @@
-#include "bench_json.h"
+#include "collectives/bench_json.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "nccl_tests_log.h"
+#include "collectives/nccl_tests_log.h"
 
 using namespace nccltune;
 

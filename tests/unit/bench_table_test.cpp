@@ -1,4 +1,4 @@
-#include "bench_table.h"
+#include "collectives/bench_table.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "golden.h"
-#include "nccl_tests_log.h"
+#include "collectives/nccl_tests_log.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;

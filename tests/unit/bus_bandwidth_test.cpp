@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bus_bandwidth.h"
+#include "collectives/bus_bandwidth.h"
 
 using namespace nccltune;
 

@@ -1,5 +1,5 @@
 // Byte sizes as nccl-tests writes them on its command line (tuner/byte_size.h).
-#include "byte_size.h"
+#include "base/byte_size.h"
 
 #include <gtest/gtest.h>
 

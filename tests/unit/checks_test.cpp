@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "affinity.h"
-#include "checks.h"
+#include "topology/affinity.h"
+#include "topology/checks.h"
 
 using namespace nccltune;
 

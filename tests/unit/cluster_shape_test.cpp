@@ -1,4 +1,4 @@
-#include "cluster_shape.h"
+#include "tune/cluster_shape.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "collective_spec.h"
+#include "collectives/collective_spec.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "data_check.h"
-#include "data_pattern.h"
-#include "data_type.h"
+#include "collectives/data_check.h"
+#include "collectives/data_pattern.h"
+#include "collectives/data_type.h"
 
 using namespace nccltune;
 using namespace nccltune::nccl_abi;

@@ -1,4 +1,4 @@
-#include "daemon_config.h"
+#include "daemon/daemon_config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "drift.h"
+#include "daemon/drift.h"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "checks.h"
-#include "local_node_type.h"
-#include "node_scan.h"
-#include "topology_reader.h"
+#include "topology/checks.h"
+#include "daemon/node_scan.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 

@@ -1,6 +1,6 @@
 // Rendering a profile's env: each format's exact text, NCCL's per-collective syntax from 2.24, and
 // names or values that must never reach a shell or an env file.
-#include "env_format.h"
+#include "node/env_format.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "collective_spec.h"
+#include "collectives/collective_spec.h"
 #include "comm_model.h"
-#include "cuda_driver.h"
+#include "collectives/cuda_driver.h"
 #include "fake_model.h"
 #include "nccl_env.h"
-#include "nccl_library.h"
-#include "size_sweep.h"
+#include "collectives/nccl_library.h"
+#include "collectives/size_sweep.h"
 
 using namespace nccltune;
 using namespace nccltune::fake;

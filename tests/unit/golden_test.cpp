@@ -4,12 +4,12 @@
 #include <cctype>
 #include <filesystem>
 
-#include "check_render.h"
-#include "checks.h"
+#include "topology/check_render.h"
+#include "topology/checks.h"
 #include "golden.h"
-#include "topology_json.h"
-#include "topology_reader.h"
-#include "topology_table.h"
+#include "topology/topology_json.h"
+#include "topology/sources/topology_reader.h"
+#include "topology/topology_table.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;

@@ -1,5 +1,5 @@
 // The job's shape from flags or Slurm's environment, and which profiles fit it.
-#include "job_shape.h"
+#include "node/job_shape.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "journal.h"
+#include "tune/journal.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,14 +15,14 @@ namespace {
 
 JournalEntry sample_entry(int repeat = 0) {
   JournalEntry e;
-  e.shape_key = "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28";
+  e.node_type_key = "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28";
   e.nccl_version = "2.28.9";
   e.env = {{"NCCL_PROTO", "Simple"}, {"NCCL_ALGO", "Ring"}};
-  e.phase = "screen";
+  e.phase = TrialPhase::screen;
   e.iterations = 20;
   e.warmup = 5;
   e.sizes = {8, 1048576, std::uint64_t{1} << 34};
-  e.outcome = "ok";
+  e.outcome = TrialOutcome::ok;
   e.reason = "";
   e.time_us = {10.5, 27.8, 1.0 / 3};
   e.busbw = {0.001, 66.0, 370.25};
@@ -68,17 +68,17 @@ TEST(Journal, KeyIsStableUnderEnvOrdering) {
   b.env.clear();
   b.env["NCCL_ALGO"] = "Ring";
   b.env["NCCL_PROTO"] = "Simple";
-  b.outcome = "timeout";  // results are not part of the key
+  b.outcome = TrialOutcome::timeout;  // results are not part of the key
   b.busbw.clear();
   EXPECT_EQ(journal_key(a), journal_key(b));
   EXPECT_EQ(journal_key(a),
             "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28|2.28.9|NCCL_ALGO=Ring NCCL_PROTO=Simple|screen|20|5|"
             "8,1048576,17179869184|0");
   for (auto change : std::vector<void (*)(JournalEntry&)>{
-           [](JournalEntry& e) { e.repeat = 1; }, [](JournalEntry& e) { e.phase = "halving"; },
+           [](JournalEntry& e) { e.repeat = 1; }, [](JournalEntry& e) { e.phase = TrialPhase::halving; },
            [](JournalEntry& e) { e.iterations = 40; }, [](JournalEntry& e) { e.warmup = 2; },
            [](JournalEntry& e) { e.sizes.pop_back(); }, [](JournalEntry& e) { e.nccl_version = "2.27.3"; },
-           [](JournalEntry& e) { e.shape_key = "other"; },
+           [](JournalEntry& e) { e.node_type_key = "other"; },
            [](JournalEntry& e) { e.env["NCCL_ALGO"] = "Ring,Tree"; },
            [](JournalEntry& e) { e.env.erase("NCCL_PROTO"); }}) {
     JournalEntry changed = sample_entry();
@@ -130,7 +130,7 @@ TEST(Journal, AppendAndRead) {
     Result<Journal> reopened = Journal::open(path);  // the lock went with the first
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     JournalEntry failed = sample_entry(2);
-    failed.outcome = "crash";
+    failed.outcome = TrialOutcome::crash;
     failed.reason = "rank 1: worker killed by signal 11";
     failed.time_us.clear();
     failed.busbw.clear();
@@ -141,7 +141,7 @@ TEST(Journal, AppendAndRead) {
   ASSERT_EQ(entries->size(), 3u);
   expect_same((*entries)[0], sample_entry(0));
   expect_same((*entries)[1], sample_entry(1));
-  EXPECT_EQ((*entries)[2].outcome, "crash");
+  EXPECT_EQ((*entries)[2].outcome, TrialOutcome::crash);
   EXPECT_TRUE((*entries)[2].busbw.empty());
   const std::string text = contents(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);

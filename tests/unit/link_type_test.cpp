@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "link_type.h"
+#include "topology/link_type.h"
 
 using namespace nccltune;
 

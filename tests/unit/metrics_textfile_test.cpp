@@ -1,4 +1,4 @@
-#include "metrics_textfile.h"
+#include "daemon/metrics_textfile.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "drift.h"
+#include "daemon/drift.h"
 
 using namespace nccltune;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi_session.h"
+#include "tune/mpi_session.h"
 
 using namespace nccltune;
 

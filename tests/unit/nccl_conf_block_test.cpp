@@ -1,4 +1,4 @@
-#include "nccl_conf_block.h"
+#include "daemon/nccl_conf_block.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

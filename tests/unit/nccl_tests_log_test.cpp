@@ -1,4 +1,4 @@
-#include "nccl_tests_log.h"
+#include "collectives/nccl_tests_log.h"
 
 #include <gtest/gtest.h>
 

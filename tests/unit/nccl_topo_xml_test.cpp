@@ -1,6 +1,6 @@
 // `topo --format nccl-xml`: the NCCL topology file (NCCL_TOPO_FILE) of a node. Goldens for the
 // snapshots, and checks that parse the output as XML and as NCCL's reader needs it.
-#include "nccl_topo_xml.h"
+#include "topology/nccl_topo_xml.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "golden.h"
-#include "topology_reader.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;

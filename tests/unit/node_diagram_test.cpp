@@ -1,12 +1,12 @@
 // The node diagram: NUMA nodes, PCIe switches, GPUs and NICs with their links, from replayed
 // snapshots of real machine types; names from the topology are escaped.
-#include "node_diagram.h"
+#include "report/node_diagram.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "topology_reader.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 

@@ -1,4 +1,4 @@
-#include "node_state.h"
+#include "node/node_state.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "checks.h"
-#include "topology_reader.h"
+#include "topology/checks.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 

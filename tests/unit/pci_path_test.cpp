@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "pci_path.h"
+#include "topology/pci_path.h"
 
 using namespace nccltune;
 

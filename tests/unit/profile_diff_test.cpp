@@ -1,7 +1,7 @@
 // `nccltune diff`: what changed between two profiles. A golden diff of the demo profile against
 // the same shape after an NCCL upgrade (regenerate with NCCLTUNE_UPDATE_GOLDEN=1 and review the
 // diff), and each kind of change on its own.
-#include "profile_diff.h"
+#include "report/profile_diff.h"
 
 #include <gtest/gtest.h>
 

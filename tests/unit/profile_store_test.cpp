@@ -1,6 +1,6 @@
 // The profile store: exact node count, else the nearest tuned count of the same node type (below
 // or above preferred), else nothing; only <N>n.yaml names are profiles.
-#include "profile_store.h"
+#include "profile/profile_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,13 +1,13 @@
 // `nccltune show`: golden summaries of real and keep-defaults profiles (regenerate with
 // NCCLTUNE_UPDATE_GOLDEN=1 and review the diff), and the per-size helpers.
-#include "profile_summary.h"
+#include "report/profile_summary.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "byte_size.h"
+#include "base/byte_size.h"
 #include "golden.h"
 
 using namespace nccltune;

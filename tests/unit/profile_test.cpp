@@ -1,6 +1,7 @@
 // Profiles: round trip, golden file (regenerate with NCCLTUNE_UPDATE_GOLDEN=1 and review the diff),
 // hostile documents, the store layout and size ranges.
-#include "profile.h"
+#include "profile/profile.h"
+#include "profile/size_ranges.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -52,9 +53,9 @@ Profile sample_profile() {
   p.provenance.noise_floor = 0.012;
   p.provenance.confirmation = "A/B 4 rounds: +17.9% (noise 1.2%)";
   p.failed.push_back(
-      {{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}}, "wrong_data", "rank 3: 1024 wrong elements"});
+      {{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data, "rank 3: 1024 wrong elements"});
   p.failed.push_back({{{"NCCL_ALGO", "NVLS"}, {"NCCL_NVLS_ENABLE", "0"}},
-                      "init_error",
+                      TrialOutcome::init_error,
                       "ncclCommInitRank: \"invalid usage\" \\ NVLS"});
   return p;
 }
@@ -206,8 +207,8 @@ TEST(Profile, HostileDocumentsAreRejected) {
   EXPECT_EQ(rejection(with_env_value("R\xff\xfeing")), "hostile.yaml:4: not valid UTF-8");
   EXPECT_EQ(rejection(with_env_value("\xc0\xaf")), "hostile.yaml:4: not valid UTF-8");  // overlong '/'
   EXPECT_EQ(rejection(kHead + "env: {}\n# " + std::string(kMaxProfileBytes, '#') + "\n"),
-            "hostile.yaml: " + std::to_string(kHead.size() + 10 + kMaxProfileBytes + 1) +
-                " bytes, more than the 1 MiB a profile may have");
+            "hostile.yaml:1: " + std::to_string(kHead.size() + 10 + kMaxProfileBytes + 1) +
+                " bytes, more than the 1 MiB allowed");
 
   // A billion laughs: nine times nine times ... references to one small list.
   std::string bomb = kHead + "env: {}\nfailed:\n  - reason: &a0 [x, x, x, x, x, x, x, x, x]\n";
@@ -216,16 +217,16 @@ TEST(Profile, HostileDocumentsAreRejected) {
     for (int i = 0; i < 9; ++i) bomb += (i ? ", *a" : "*a") + std::to_string(level - 1);
     bomb += "]\n";
   }
-  EXPECT_EQ(rejection(bomb), "hostile.yaml:5: anchors (&name) are not allowed in a profile");
+  EXPECT_EQ(rejection(bomb), "hostile.yaml:5: anchors (&name) are not allowed");
   EXPECT_EQ(rejection(kHead + "env: &e {NCCL_ALGO: Ring}\nfailed:\n  - {env: *e}\n"),
-            "hostile.yaml:3: anchors (&name) are not allowed in a profile");
+            "hostile.yaml:3: anchors (&name) are not allowed");
   const std::string undefined_alias = rejection(kHead + "env: *nothing\n");
   EXPECT_NE(undefined_alias.find("hostile.yaml:3:"), std::string::npos) << undefined_alias;
 
   EXPECT_EQ(rejection(kHead + "env: {}\n---\n" + kHead + "env: {NCCL_ALGO: Ring}\n"),
             "hostile.yaml:1: more than one YAML document");
   EXPECT_EQ(rejection(kHead + "env: !!binary aGVsbG8=\n"),
-            "hostile.yaml:3: explicit tags (tag:yaml.org,2002:binary) are not allowed");
+            "hostile.yaml:3: explicit tags (tag:yaml.org,2002:binary) are not allowed; text that starts with ! goes in quotes");
   EXPECT_EQ(rejection(std::string(3000, '[')), "hostile.yaml:1: invalid YAML: nested too deeply");
   EXPECT_NE(rejection(kHead + "env: {NCCL_ALGO: Ring\n").find("invalid YAML"), std::string::npos);
   EXPECT_EQ(rejection(""), "hostile.yaml:1: the document must be a map (schema, shape, env, ...)");
@@ -289,8 +290,8 @@ TEST(Profile, StrictSchema) {
             "hostile.yaml:5: per_size[0].max_bytes: below min_bytes");
   EXPECT_EQ(
       rejection(kHead + "env: {}\nper_size:\n  - {min_bytes: 0, max_bytes: 5, algo: Butterfly}\n"),
-      "hostile.yaml:5: per_size[0].algo: 'Butterfly' is not a valid NCCL_ALGO value (a list of Ring, Tree, "
-      "CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT, optionally after ^)");
+      "hostile.yaml:5: per_size[0].algo: 'Butterfly' is not a valid NCCL_ALGO value (a list of Tree, Ring, "
+      "CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, optionally after ^)");
   EXPECT_EQ(rejection(kHead + "env: {}\nper_size:\n  - {min_bytes: 0, max_bytes: 5, algo: \"Ring;id\"}\n"),
             "hostile.yaml:5: per_size[0].algo: 'Ring;id' has characters outside [A-Za-z0-9_,.:^=+-]");
   EXPECT_EQ(rejection(kHead + "env: {}\nper_size:\n  - {min_bytes: 0, max_bytes: 5, proto: LL64}\n"),
@@ -322,7 +323,7 @@ TEST(Profile, WriterCleansFreeText) {
   ASSERT_TRUE(parsed.ok()) << parsed.error();
   EXPECT_EQ(parsed->shape.gpu, "H100 [31m?");
   EXPECT_EQ(parsed->failed[0].reason.substr(0, 19), "line one line two x");
-  EXPECT_EQ(parsed->failed[0].reason.size(), kMaxProfileText);
+  EXPECT_EQ(parsed->failed[0].reason.size(), kMaxFreeText);
   EXPECT_TRUE(is_clean_text("NVIDIA H100 80GB HBM3 \xc3\xa9"));
   EXPECT_FALSE(is_clean_text("tab\there"));
 }

@@ -1,16 +1,16 @@
 // The HTML report: self-contained (no script, no external resource), every section present, the
 // curves of the defaults, the tuned profile and the best journal candidates, hostile text escaped;
 // and how the candidates are picked from a journal.
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <string>
 
-#include "candidate_curves.h"
-#include "journal.h"
-#include "topology_reader.h"
+#include "report/candidate_curves.h"
+#include "tune/journal.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 
@@ -60,13 +60,13 @@ std::size_t count(const std::string& text, const std::string& needle) {
 
 JournalEntry entry(std::map<std::string, std::string> env, int iterations, std::vector<double> busbw) {
   JournalEntry e;
-  e.shape_key = "k";
+  e.node_type_key = "k";
   e.nccl_version = "2.28.9";
   e.env = std::move(env);
-  e.phase = iterations > 5 ? "halving" : "screen";
+  e.phase = iterations > 5 ? TrialPhase::halving : TrialPhase::screen;
   e.iterations = iterations;
   e.sizes = {8, 1024};
-  e.outcome = "ok";
+  e.outcome = TrialOutcome::ok;
   e.busbw = std::move(busbw);
   return e;
 }
@@ -211,7 +211,7 @@ TEST(BestCandidates, FromTheDemoJournalTheBestOtherConfigsOnTheProfileSizes) {
     EXPECT_FALSE(c.env.empty());
     EXPECT_NE(c.env, profile.env);
     EXPECT_EQ(c.busbw.size(), profile.results.sizes.size());
-    EXPECT_EQ(c.phase, "halving");  // the longest measurements on the final grid
+    EXPECT_EQ(c.phase, TrialPhase::halving);  // the longest measurements on the final grid
   }
   EXPECT_GE(candidates[0].score, candidates[1].score);
   EXPECT_GE(candidates[1].score, candidates[2].score);
@@ -228,9 +228,9 @@ TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
       entry({{"NCCL_ALGO", "Ring"}}, 20, {1, 20}),  // the profile's own env
   };
   JournalEntry failed = entry({{"NCCL_ALGO", "Tree"}}, 20, {1, 50});
-  failed.outcome = "wrong_data";
+  failed.outcome = TrialOutcome::wrong_data;
   JournalEntry other_shape = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50});
-  other_shape.shape_key = "other";
+  other_shape.node_type_key = "other";
   JournalEntry other_nccl = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50});
   other_nccl.nccl_version = "2.29.1";
   JournalEntry other_sizes = entry({{"NCCL_ALGO", "NVLS"}}, 20, {1, 50, 60});

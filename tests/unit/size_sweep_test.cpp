@@ -1,4 +1,4 @@
-#include "size_sweep.h"
+#include "collectives/size_sweep.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "comm_model.h"
-#include "cuda_driver.h"
+#include "collectives/cuda_driver.h"
 #include "fake_model.h"
-#include "nccl_library.h"
+#include "collectives/nccl_library.h"
 
 using namespace nccltune;
 

@@ -9,11 +9,11 @@
 
 #include <unistd.h>
 
-#include "affinity.h"
-#include "checks.h"
-#include "nvml_facts.h"
-#include "snapshot.h"
-#include "topology_reader.h"
+#include "topology/affinity.h"
+#include "topology/checks.h"
+#include "topology/nvml_facts.h"
+#include "topology/sources/snapshot.h"
+#include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 

@@ -1,7 +1,7 @@
 // StrictModes for the profile store: owner root or the caller, no group or other write bit on the
 // profile or any directory up to the store root, directories above it up to / safe (sticky when
 // writable by others), a regular file inside the store, read through the descriptor checked.
-#include "store_permissions.h"
+#include "profile/store_permissions.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The report's SVG charts: one polyline per series and run of finite points, x growing with the
 // size on a log axis, y growing with busbw (linear, or log10 with a decade per fixed height),
 // escaped labels, speedup bars coloured by the noise floor.
-#include "svg_chart.h"
+#include "report/svg_chart.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "ibverbs_source.h"
-#include "sysfs_source.h"
+#include "topology/sources/ibverbs_source.h"
+#include "topology/sources/sysfs_source.h"
 
 using namespace nccltune;
 

@@ -2,7 +2,7 @@
 // one-rank SoloGroup spawns the built `nccltune worker` on the fake GPU stack, and every way a
 // trial can end gives its outcome, with no child process left behind. Also the worker's clean
 // NCCL_* environment.
-#include "trial_runner.h"
+#include "tune/trial_runner.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "rank_group.h"
-#include "worker_process.h"
+#include "tune/rank_group.h"
+#include "collectives/worker_process.h"
 
 using namespace nccltune;
 using namespace std::chrono_literals;
@@ -57,7 +57,7 @@ std::string model(const std::string& name) {
 
 TrialSpec solo_spec(const std::string& model_file, std::map<std::string, std::string> nccl_env = {}) {
   TrialSpec spec;
-  spec.worker_executable = NCCLTUNE_BINARY;
+  spec.worker_command = {NCCLTUNE_BINARY, "worker"};
   spec.env = std::move(nccl_env);
   spec.env["NCCLTUNE_FAKE_MODEL"] = model(model_file);
   spec.env["NCCLTUNE_FAKE_TIMEOUT_S"] = "10";
@@ -282,7 +282,7 @@ std::vector<pid_t> live_members(pid_t group) {
 TEST(TrialRunner, InitTimeoutEndsASilentWorker) {
   SilentWorker worker("exec sleep 60");
   TrialSpec spec = solo_spec("exact.yaml");
-  spec.worker_executable = worker.path();
+  spec.worker_command = {worker.path()};
   spec.init_timeout = 300ms;
   const Timed run = run_solo(spec);
   EXPECT_EQ(run.result.outcome, TrialOutcome::timeout) << run.result.reason;
@@ -296,7 +296,7 @@ TEST(TrialRunner, AWorkerThatIgnoresTermIsKilledWithItsChildren) {
   // TERM is ignored by the script; its `sleep` children die of it, but the loop starts more.
   SilentWorker worker("trap '' TERM\nwhile :; do sleep 1; done");
   TrialSpec spec = solo_spec("exact.yaml");
-  spec.worker_executable = worker.path();
+  spec.worker_command = {worker.path()};
   spec.init_timeout = 300ms;
   const Timed run = run_solo(spec);
   EXPECT_EQ(run.result.outcome, TrialOutcome::timeout) << run.result.reason;
@@ -360,7 +360,7 @@ TEST(TrialRunner, MissingCudaLibraryIsAnInitErrorNamingThePath) {
 
 TEST(TrialRunner, MissingWorkerExecutableIsAnInitError) {
   TrialSpec spec = solo_spec("exact.yaml");
-  spec.worker_executable = "/nonexistent/dir/nccltune";
+  spec.worker_command = {"/nonexistent/dir/nccltune"};
   const Timed run = run_solo(spec);
   EXPECT_EQ(run.result.outcome, TrialOutcome::init_error) << run.result.reason;
   EXPECT_TRUE(contains(run.result.reason, "/nonexistent/dir/nccltune")) << run.result.reason;

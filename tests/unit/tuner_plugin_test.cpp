@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
-#include "cost_table_choice.h"
-#include "nccl_tuner_v4.h"
-#include "nccl_tuner_v5.h"
+#include "plugin/cost_table_choice.h"
+#include "plugin/nccl_tuner_v4.h"
+#include "plugin/nccl_tuner_v5.h"
 
 namespace nccltune {
 namespace {

@@ -1,7 +1,7 @@
 // The pipe protocol between a trial's parent and its worker (collectives/worker_protocol.h):
 // the start command's config round trip, every event encoded and decoded, malformed lines
 // rejected, and the unique id's hex form.
-#include "worker_protocol.h"
+#include "collectives/worker_protocol.h"
 
 #include <gtest/gtest.h>
 

@@ -11,16 +11,17 @@
 #include <iostream>
 #include <memory>
 
-#include "atomic_file.h"
-#include "bench_json.h"
-#include "bench_table.h"
-#include "bus_bandwidth.h"
-#include "byte_size.h"
-#include "collective_spec.h"
-#include "commands.h"
-#include "mpi_session.h"
-#include "nccl_library.h"
-#include "trial_runner.h"
+#include "base/atomic_file.h"
+#include "collectives/bench_json.h"
+#include "collectives/bench_table.h"
+#include "collectives/bus_bandwidth.h"
+#include "collectives/library_versions.h"
+#include "base/byte_size.h"
+#include "collectives/collective_spec.h"
+#include "cli/commands.h"
+#include "tune/mpi_session.h"
+#include "collectives/nccl_library.h"
+#include "tune/trial_runner.h"
 
 extern char** environ;
 
@@ -42,7 +43,6 @@ struct BenchOptions {
 
 Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
-  use_installed_worker(spec);
   for (char** entry = environ; *entry; ++entry) {  // the user's NCCL_* settings are what bench measures
     std::string_view text(*entry);
     if (text.rfind("NCCL_", 0) == 0 && text.find('=') != std::string_view::npos)
@@ -52,8 +52,9 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   c.rank = mpi.rank();
   c.nranks = mpi.size();
   c.device = mpi.layout().local_rank;
-  c.cuda_lib = choose_library(o.cuda_lib, "NCCLTUNE_CUDA_LIB", "libcuda.so.1");
-  c.nccl_lib = choose_library(o.nccl_lib, "NCCLTUNE_NCCL_LIB", "libnccl.so.2");
+  const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
+  c.cuda_lib = libraries.cuda_lib;
+  c.nccl_lib = libraries.nccl_lib;
   c.collective = o.collective;
   if (!find_collective(o.collective)) return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
   auto min = parse_byte_size(o.min_bytes);
@@ -84,7 +85,6 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
 
 BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const TrialResult& trial, const MpiSession& mpi) {
   const CollectiveSpec& collective = *find_collective(o.collective);
-  const double factor = collective.bus_bandwidth_factor(mpi.size());
   BenchResult result;
   result.op = o.collective;
   result.ranks = mpi.size();
@@ -95,7 +95,7 @@ BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const Tri
     Measurement m;
     m.time_us = time_us;
     m.algbw = algorithm_bandwidth_gbps(static_cast<double>(bytes), time_us);
-    m.busbw = m.algbw * factor;
+    m.busbw = bus_bandwidth_gbps(o.collective, mpi.size(), bytes, time_us);
     m.wrong = wrong;
     return m;
   };
@@ -121,7 +121,7 @@ BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const Tri
   if (busbw_count > 0) result.avg_busbw = busbw_sum / busbw_count;
   result.context.hosts = mpi.layout().hosts;
   if (trial.nccl_version > 0) result.context.nccl_version = nccl_version_string(trial.nccl_version);
-  if (trial.cuda_driver > 0) result.context.cuda_driver = std::to_string(trial.cuda_driver / 1000) + "." + std::to_string(trial.cuda_driver % 1000 / 10);
+  if (trial.cuda_driver > 0) result.context.cuda_driver = cuda_driver_version_string(trial.cuda_driver);
   result.context.argv = o.argv;
   result.context.env = spec.env;
   return result;

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
-#include "check_render.h"
-#include "checks.h"
-#include "commands.h"
-#include "topology_input.h"
+#include "topology/check_render.h"
+#include "topology/checks.h"
+#include "cli/commands.h"
+#include "cli/topology_input.h"
 
 namespace nccltune::cli {
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "commands.h"
-#include "profile.h"
-#include "profile_diff.h"
+#include "cli/commands.h"
+#include "profile/profile.h"
+#include "report/profile_diff.h"
 
 namespace nccltune::cli {
 

@@ -11,10 +11,10 @@
 #include <memory>
 #include <string>
 
-#include "atomic_file.h"
-#include "bench_json.h"
-#include "commands.h"
-#include "nccl_tests_log.h"
+#include "base/atomic_file.h"
+#include "collectives/bench_json.h"
+#include "cli/commands.h"
+#include "collectives/nccl_tests_log.h"
 
 namespace nccltune::cli {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-#include "env_command.h"
-#include "logging.h"
+#include "cli/commands.h"
+#include "cli/logging.h"
+#include "env/env_command.h"
 
 namespace {
 
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     // `env` runs in prologs and fails open even on a command line it cannot parse.
     const std::vector<std::string> words(argv + 1, argv + argc);
     const std::string subcommand = subcommand_word(words);
-    if (subcommand == "env") return nccltune::cli::env_parse_failure(app, error, words);
+    if (subcommand == "env") return nccltune::env_parse_failure(app, error, words);
     const int status = app.exit(error);
     // show, diff and report document exit 2 for bad input, a bad command line included.
     const bool reads_profiles = subcommand == "show" || subcommand == "diff" || subcommand == "report";

@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 
-#include "atomic_file.h"
-#include "candidate_curves.h"
-#include "commands.h"
-#include "journal.h"
-#include "report_html.h"
-#include "topology_reader.h"
+#include "base/atomic_file.h"
+#include "report/candidate_curves.h"
+#include "cli/commands.h"
+#include "tune/journal.h"
+#include "report/report_html.h"
+#include "topology/sources/topology_reader.h"
 
 namespace nccltune::cli {
 

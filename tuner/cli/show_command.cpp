@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "commands.h"
-#include "profile.h"
-#include "profile_summary.h"
+#include "cli/commands.h"
+#include "profile/profile.h"
+#include "report/profile_summary.h"
 
 namespace nccltune::cli {
 

@@ -3,12 +3,12 @@
 #include <iostream>
 #include <memory>
 
-#include "commands.h"
-#include "nccl_topo_xml.h"
-#include "snapshot.h"
-#include "topology_input.h"
-#include "topology_json.h"
-#include "topology_table.h"
+#include "cli/commands.h"
+#include "topology/nccl_topo_xml.h"
+#include "topology/sources/snapshot.h"
+#include "cli/topology_input.h"
+#include "topology/topology_json.h"
+#include "topology/topology_table.h"
 
 namespace nccltune::cli {
 

@@ -1,4 +1,4 @@
-#include "topology_input.h"
+#include "cli/topology_input.h"
 
 #include <spdlog/spdlog.h>
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "node_topology.h"
-#include "topology_reader.h"
+#include "topology/node_topology.h"
+#include "topology/sources/topology_reader.h"
 
 namespace nccltune::cli {
 

@@ -3,35 +3,15 @@
 #include <cstdio>
 #include <memory>
 
-#include "byte_size.h"
-#include "commands.h"
-#include "mpi_session.h"
-#include "tune_job.h"
+#include "base/byte_size.h"
+#include "base/duration.h"
+#include "cli/commands.h"
+#include "tune/mpi_session.h"
+#include "tune/tune_job.h"
 
 namespace nccltune::cli {
 
 namespace {
-
-// "30m", "1h", "90s", "1h30m", or plain seconds.
-Result<std::chrono::seconds> parse_duration(const std::string& text) {
-  long total = 0, number = 0;
-  bool digits = false;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      number = number * 10 + (c - '0');
-      digits = true;
-      continue;
-    }
-    const long unit = c == 'h' ? 3600 : c == 'm' ? 60 : c == 's' ? 1 : 0;
-    if (!unit || !digits) return Error{"--budget " + text + ": expected a duration such as 30m, 1h30m or 90s"};
-    total += number * unit;
-    number = 0;
-    digits = false;
-  }
-  total += number;
-  if (total <= 0) return Error{"--budget " + text + ": must be positive"};
-  return std::chrono::seconds(total);
-}
 
 struct TuneFlags {
   TuneOptions options;
@@ -52,8 +32,8 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
     if (mpi.rank() == 0) std::fprintf(stderr, "nccltune tune: %s\n", message.c_str());
     return 2;
   };
-  auto budget = parse_duration(flags.budget);
-  if (!budget) return fail(budget.error());
+  auto budget = parse_duration(flags.budget, std::chrono::seconds(1), std::chrono::hours(24 * 30));
+  if (!budget) return fail("--budget " + budget.error());
   auto objective = parse_objective(flags.objective);
   if (!objective) return fail("--objective: " + objective.error());
   auto min = parse_byte_size(flags.min_bytes);
@@ -70,14 +50,13 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   o.strategy.final_grid = {*min, *max, 4};
   o.max_bytes_per_size = *cap;
   o.progress = flags.progress == "line" ? ProgressStyle::line : flags.progress == "log" ? ProgressStyle::log : ProgressStyle::automatic;
-  return run_tune_job(mpi, o);
+  return run_tune_job(mpi, mpi.layout(), o);
 }
 
 }  // namespace
 
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) {
   auto flags = std::make_shared<TuneFlags>();
-  for (int i = 0; i < *argc; ++i) flags->options.argv.emplace_back((*argv)[i]);
   TuneOptions& o = flags->options;
   auto* sub = app.add_subcommand("tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
   sub->add_option("--space", o.space_file, "Search space YAML (default: the built-in configs/search-space.yaml)");

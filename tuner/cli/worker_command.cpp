@@ -1,7 +1,7 @@
 // `nccltune worker`: internal. One rank of one trial, spawned by bench and tune when the lean
 // `nccltune-worker` executable is not installed beside this one; see collectives/worker.h.
-#include "commands.h"
-#include "worker.h"
+#include "cli/commands.h"
+#include "collectives/worker.h"
 
 namespace nccltune::cli {
 

@@ -1,11 +1,12 @@
-#include "daemon_config.h"
+#include "daemon/daemon_config.h"
 
 #include <cctype>
 #include <charconv>
 #include <system_error>
 
-#include "atomic_file.h"
-#include "strict_yaml.h"
+#include "base/atomic_file.h"
+#include "base/duration.h"
+#include "base/strict_yaml.h"
 
 namespace nccltune {
 
@@ -60,30 +61,12 @@ void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
 }  // namespace
 
 Result<std::chrono::seconds> parse_interval(std::string_view text) {
-  const std::string shown(text.substr(0, 40));
-  const Error bad{"'" + shown + "' is not a duration such as 90s, 5m or 1h30m"};
-  if (text.empty()) return bad;
-  long long total = 0;
-  while (!text.empty()) {
-    long long amount = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), amount);
-    if (ec != std::errc() || end == text.data() || end == text.data() + text.size() ||
-        amount > kMaxInterval.count())
-      return bad;
-    const char unit = *end;
-    const long long scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 0;
-    if (scale == 0) return bad;
-    total += amount * scale;
-    if (total > kMaxInterval.count()) return Error{"'" + shown + "' is longer than 24h"};
-    text.remove_prefix(static_cast<std::size_t>(end - text.data()) + 1);
-  }
-  if (total < kMinInterval.count()) return Error{"'" + shown + "' is shorter than 1s"};
-  return std::chrono::seconds(total);
+  return parse_duration(text, kMinInterval, kMaxInterval);
 }
 
 Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string_view origin) {
   DaemonConfig config;
-  auto parsed = parse_strict_yaml(yaml_text, origin, [&](const YAML::Node& root) {
+  const Status parsed = parse_strict_yaml(yaml_text, origin, [&](const YAML::Node& root) {
     if (root.IsNull()) return;  // an empty file: every default
     yaml_check_keys(root, "", {"env", "daemon"});
     if (const YAML::Node daemon = root["daemon"]) read_daemon_section(daemon, config);

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "node_paths.h"
-#include "result.h"
+#include "node/node_paths.h"
+#include "base/result.h"
 
 namespace nccltune {
 
@@ -37,7 +37,7 @@ Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string
 // error naming it.
 Result<std::string> read_node_config_text(const std::filesystem::path& file);
 
-// "90s", "5m", "1h30m": 1 second to 1 day.
+// "90s", "5m", "1h30m" (base/duration.h): 1 second to 1 day.
 Result<std::chrono::seconds> parse_interval(std::string_view text);
 
 }  // namespace nccltune

@@ -1,4 +1,4 @@
-#include "daemon_logging.h"
+#include "daemon/daemon_logging.h"
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>

@@ -1,4 +1,4 @@
-#include "drift.h"
+#include "daemon/drift.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "node_state.h"
+#include "node/node_state.h"
 
 namespace nccltune {
 

@@ -5,8 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "daemon_logging.h"
-#include "node_daemon.h"
+#include "daemon/daemon_logging.h"
+#include "daemon/node_daemon.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

@@ -1,4 +1,4 @@
-#include "metrics_textfile.h"
+#include "daemon/metrics_textfile.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "drift.h"
+#include "daemon/drift.h"
 
 namespace nccltune {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "node_state.h"
+#include "node/node_state.h"
 
 namespace nccltune {
 

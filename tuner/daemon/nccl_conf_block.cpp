@@ -1,4 +1,4 @@
-#include "nccl_conf_block.h"
+#include "daemon/nccl_conf_block.h"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "node_daemon.h"
+#include "daemon/node_daemon.h"
 
 #include <poll.h>
 #include <spdlog/spdlog.h>
@@ -12,12 +12,12 @@
 #include <system_error>
 #include <tuple>
 
-#include "atomic_file.h"
-#include "drift.h"
-#include "metrics_textfile.h"
-#include "nccl_conf_block.h"
-#include "node_env.h"
-#include "systemd_notify.h"
+#include "base/atomic_file.h"
+#include "daemon/drift.h"
+#include "daemon/metrics_textfile.h"
+#include "daemon/nccl_conf_block.h"
+#include "daemon/node_env.h"
+#include "daemon/systemd_notify.h"
 
 namespace nccltune {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "daemon_config.h"
-#include "env_config.h"
-#include "node_paths.h"
-#include "node_scan.h"
-#include "result.h"
+#include "daemon/daemon_config.h"
+#include "node/env_config.h"
+#include "node/node_paths.h"
+#include "daemon/node_scan.h"
+#include "base/result.h"
 
 namespace nccltune {
 

@@ -1,14 +1,14 @@
 // The environment this node's single-node profile asks for, as nccltuned writes it to
 // /run/nccltune/nccl.env (systemd EnvironmentFile) and, opt-in, into /etc/nccl.conf's marked
-// block: load_store_profile(store, key, 1) + render_env, as `nccltune env --nodes 1`.
+// block: find_profile_for_job(store, key, 1 node) + render_env, as `nccltune env --nodes 1`.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "env_config.h"
-#include "result.h"
+#include "node/env_config.h"
+#include "base/result.h"
 
 namespace nccltune {
 

@@ -1,6 +1,6 @@
-#include "node_scan.h"
+#include "daemon/node_scan.h"
 
-#include "utc_time.h"
+#include "base/utc_time.h"
 
 namespace nccltune {
 
@@ -8,7 +8,7 @@ NodeState node_state_of(const NodeTopology& topology, const CheckReport& report,
                         const LibraryVersions& versions) {
   NodeState state;
   state.host = topology.host;
-  state.node_type = local_node_type(topology, versions);
+  state.node_type = local_node_type(topology, versions.nccl, versions.cuda_driver);
   state.node_type_key = node_type_key(state.node_type);
   state.topology = summarize_topology(topology);
   state.gpus = gpu_states(topology);

@@ -7,10 +7,11 @@
 #include <chrono>
 #include <string>
 
-#include "checks.h"
-#include "local_node_type.h"
-#include "node_state.h"
-#include "topology_reader.h"
+#include "topology/checks.h"
+#include "collectives/library_versions.h"
+#include "node/node_type.h"
+#include "node/node_state.h"
+#include "topology/sources/topology_reader.h"
 
 namespace nccltune {
 

@@ -17,13 +17,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <vector>
 
-#include "env_command.h"
-#include "logging.h"
-#include "printable_text.h"
+#include "env/env_command.h"
+#include "base/printable_text.h"
 
 extern char** environ;
 
@@ -91,7 +91,7 @@ int hand_over(const std::string& full) {
 
 }  // namespace
 
-namespace nccltune::cli {
+namespace nccltune {
 
 Result<std::string> local_node_type_key(const LocalReadOptions&) {
   std::error_code error;
@@ -100,7 +100,7 @@ Result<std::string> local_node_type_key(const LocalReadOptions&) {
   throw HandedOver{hand_over((self.parent_path() / "nccltune").string())};
 }
 
-}  // namespace nccltune::cli
+}  // namespace nccltune
 
 int main(int argc, char** argv) {
   // `nccltune-env env ...` works too, so a script written for `nccltune env` switches binaries by
@@ -114,16 +114,15 @@ int main(int argc, char** argv) {
   CLI::App app{"nccltune-env: print the NCCL environment of the profile that fits this job (fail-open); "
                "the same options as `nccltune env`"};
   app.set_version_flag("--version", std::string("nccltune-env ") + NCCLTUNE_VERSION);
-  nccltune::cli::Command command;
-  nccltune::cli::add_env_options(app, command);
+  std::function<int()> run;
+  nccltune::add_env_options(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return nccltune::cli::env_parse_failure(app, error, arguments);
+    return nccltune::env_parse_failure(app, error, arguments);
   }
-  nccltune::setup_logging(0);  // NCCLTUNE_LOG_LEVEL=info says which profile was chosen
   try {
-    return command.run ? command.run() : 0;
+    return run ? run() : 0;
   } catch (const HandedOver& handed_over) {
     return handed_over.status;
   }

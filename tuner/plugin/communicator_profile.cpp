@@ -1,15 +1,15 @@
-#include "communicator_profile.h"
+#include "plugin/communicator_profile.h"
 
-#include <climits>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <system_error>
 #include <utility>
 
-#include "env_config.h"
-#include "node_state.h"
-#include "profile_store.h"
+#include "node/env_config.h"
+#include "node/job_shape.h"
+#include "node/node_state.h"
+#include "node/profile_for_job.h"
 
 namespace nccltune {
 namespace {
@@ -37,13 +37,11 @@ struct Lookup {
   // A profile measured with gpus_per_node ranks on each node says nothing about a communicator
   // with another number per node (a tensor-parallel group inside a node, a pipeline stage across
   // nodes): one INFO line and NCCL's own choices.
-  bool fits(const std::filesystem::path& file, const ProfileShape& shape, std::size_t ranks,
-            std::size_t nodes) {
-    const auto per_node = static_cast<std::size_t>(shape.gpus_per_node);
-    if (per_node > 0 && ranks % per_node == 0 && ranks / per_node == nodes) return true;
-    info("not using " + file.string() + ": tuned for " + count_text(per_node, " GPU", " GPUs") +
+  void not_fitting(const std::filesystem::path& file, const ProfileShape& shape, std::size_t ranks,
+                   std::size_t nodes) {
+    info("not using " + file.string() + ": tuned for " +
+         count_text(static_cast<std::size_t>(shape.gpus_per_node), " GPU", " GPUs") +
          " per node, this communicator has " + shape_text(nodes, ranks) + "; NCCL's own choices stand");
-    return false;
   }
 
   void use(Profile profile, const std::filesystem::path& file) {
@@ -56,7 +54,8 @@ void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::siz
                      std::size_t nodes) {
   Result<Profile> profile = read_profile(file);
   if (!profile) return lookup.warn(profile.error());
-  if (!lookup.fits(file, profile->shape, ranks, nodes)) return;
+  if (!profile_fits_job(profile->shape, communicator_shape(ranks, nodes)))
+    return lookup.not_fitting(file, profile->shape, ranks, nodes);
   const auto tuned_nodes = static_cast<std::size_t>(profile->shape.nodes);
   lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks) +
               (tuned_nodes == nodes
@@ -78,15 +77,14 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t r
   Result<std::string> key = read_node_type_key(locations.node_state);
   if (!key) return lookup.warn(key.error());
 
-  const int node_count = nodes > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(nodes);
-  Result<std::optional<StoreProfile>> loaded =
-      load_store_profile(store, *key, node_count, config->prefer_below, caller_uid);
+  Result<ProfileForJob> loaded =
+      find_profile_for_job(store, *key, communicator_shape(ranks, nodes), config->prefer_below, caller_uid);
   if (!loaded) return lookup.warn(loaded.error());
-  if (!*loaded)
+  if (!loaded->stored)
     return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(nodes, ranks) +
                        ")");
-  StoreProfile& found = **loaded;
-  if (!lookup.fits(found.match.file, found.profile.shape, ranks, nodes)) return;
+  StoreProfile& found = *loaded->stored;
+  if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile.shape, ranks, nodes);
   lookup.info("using " + found.match.file.string() +
               (found.match.exact
                    ? ""

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "node_paths.h"
-#include "profile.h"
+#include "node/node_paths.h"
+#include "profile/profile.h"
 
 namespace nccltune {
 

@@ -10,18 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "nccl_tuner_common.h"
-#include "profile.h"
+#include "plugin/nccl_tuner_common.h"
+#include "profile/profile.h"
+#include "profile/nccl_names.h"  // nccl_algorithm_index, kNcclAlgorithms
 
 namespace nccltune {
-
-// NCCL 2.28's row / column of an algorithm / protocol name as NCCL_ALGO / NCCL_PROTO spell it
-// (case-insensitive: "Ring", "nvlstree", "Simple"); nullopt for anything else, lists included.
-std::optional<int> nccl_algorithm_index(std::string_view name);
-std::optional<int> nccl_protocol_index(std::string_view name);
-// NCCL's spelling of a row / column ("CollNetDirect", "LL128"), "?" outside the table.
-std::string_view nccl_algorithm_name(int index);
-std::string_view nccl_protocol_name(int index);
 
 // The cost table of one getCollInfo call: num_algorithms rows of num_protocols floats, one
 // contiguous block (NCCL casts its float[algorithms][protocols] array to float**).

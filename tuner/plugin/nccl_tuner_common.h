@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "nccl_declarations.h"
+#include "collectives/nccl_declarations.h"
 
 namespace nccltune::nccl_abi {
 

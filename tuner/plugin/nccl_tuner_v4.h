@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "nccl_tuner_common.h"
+#include "plugin/nccl_tuner_common.h"
 
 namespace nccltune::nccl_abi {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nccl_tuner_common.h"
+#include "plugin/nccl_tuner_common.h"
 
 namespace nccltune::nccl_abi {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "communicator_profile.h"
-#include "cost_table_choice.h"
-#include "nccl_tuner_v4.h"
-#include "nccl_tuner_v5.h"
+#include "plugin/communicator_profile.h"
+#include "plugin/cost_table_choice.h"
+#include "plugin/nccl_tuner_v4.h"
+#include "plugin/nccl_tuner_v5.h"
 
 namespace nccltune {
 namespace {

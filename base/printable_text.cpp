@@ -1,0 +1,22 @@
+#include "base/printable_text.h"
+
+namespace nccltune {
+
+std::string printable_excerpt(std::string_view text, std::size_t limit) {
+  std::string out;
+  for (char c : text.substr(0, limit)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  if (text.size() > limit) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,79 @@
+// The parent's side of one worker process: spawned with posix_spawn (never fork after
+// MPI_Init), a clean NCCL_* environment plus the trial's variables, commands on its stdin and
+// events from its fd 3, read with timeouts; ended with TERM then KILL, and always reaped.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "collectives/worker_protocol.h"
+
+namespace nccltune {
+
+// The parent's environment without any NCCL_* variable, plus `trial` (which may set NCCL_*).
+std::vector<std::string> worker_environment(const char* const* parent_env,
+                                            const std::map<std::string, std::string>& trial);
+
+// The worker's command line before its own arguments: the lean `nccltune-worker` installed beside
+// the running binary (fewer libraries to load, so cheaper trials), else the running binary itself
+// with the `worker` subcommand.
+std::vector<std::string> installed_worker_command();
+
+struct WorkerExit {
+  bool signaled = false;
+  int code = 0;    // exit status, or the signal number when signaled
+  bool killed = false;  // we had to end it
+  std::string describe() const;
+};
+
+class WorkerProcess {
+ public:
+  // Starts `argv` (argv[0] is the executable path) with `env`.
+  static Result<WorkerProcess> spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
+  WorkerProcess(WorkerProcess&& other) noexcept;
+  WorkerProcess& operator=(WorkerProcess&&) = delete;
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+  ~WorkerProcess();  // ends and reaps a worker still running
+
+  pid_t pid() const { return pid_; }
+  Status send(const nlohmann::json& command);
+
+  struct Next {
+    enum class Kind { event, timeout, closed, malformed };
+    Kind kind = Kind::closed;
+    WorkerEvent event;
+    std::string error;
+  };
+  // The next event, waiting at most `timeout`.
+  Next next_event(std::chrono::milliseconds timeout);
+
+  // Waits up to `grace` for the worker to exit by itself, then TERM, then (after `grace`
+  // again) KILL; reaps it.
+  WorkerExit finish(std::chrono::milliseconds grace);
+  // TERM now, KILL after `grace`; reaps it.
+  WorkerExit terminate(std::chrono::milliseconds grace);
+
+ private:
+  WorkerProcess(pid_t pid, int command_fd, int event_fd) : pid_(pid), command_fd_(command_fd), event_fd_(event_fd) {}
+  bool wait_exit(std::chrono::milliseconds timeout);
+  void close_fds();
+
+  pid_t pid_ = -1;
+  int command_fd_ = -1;
+  int event_fd_ = -1;
+  std::string buffer_;
+  bool reaped_ = false;
+  int status_ = 0;
+};
+
+}  // namespace nccltune

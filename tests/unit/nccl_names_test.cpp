@@ -1,0 +1,54 @@
+#include "profile/nccl_names.h"
+
+#include <gtest/gtest.h>
+
+using namespace nccltune;
+
+TEST(NcclNames, Versions) {
+  EXPECT_EQ(*parse_nccl_version("2.24"), 22400);
+  EXPECT_EQ(*parse_nccl_version("2.28.9"), 22809);
+  EXPECT_EQ(*parse_nccl_version("22809"), 22809);
+  EXPECT_EQ(*parse_nccl_version("2.8.4"), 2804);  // NCCL's code before 2.9
+  EXPECT_FALSE(parse_nccl_version("2").ok());
+  EXPECT_FALSE(parse_nccl_version("2.x").ok());
+  EXPECT_FALSE(parse_nccl_version("2.28.9.1").ok());
+  EXPECT_FALSE(parse_nccl_version("").ok());
+}
+
+TEST(NcclNames, KnownKnobValues) {
+  EXPECT_FALSE(knob_value_problem("NCCL_ALGO", "Ring").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_ALGO", "ring,TREE,nvlstree").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_ALGO", "^NVLS,PAT").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_ALGO", "Ring,Ring").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_ALGO", "Ring,").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_ALGO", "^").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_ALGO", "Butterfly").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_PROTO", "LL128,simple").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_PROTO", "LL256").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_MIN_NCHANNELS", "64").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_MAX_NCHANNELS", "0").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_MAX_NCHANNELS", "65").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "sys").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "5").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "6").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "NVL").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_PXN_DISABLE", "2").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_READ", "yes").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NVLS_ENABLE", "2").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "0").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "4M").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NTHREADS", "1024").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_IB_QPS_PER_CONNECTION", "129").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_CROSS_NIC", "3").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_SOCKET_IFNAME", "=eth0").has_value());  // no rules: safe set only
+}
+
+TEST(NcclNames, AlgorithmsAndProtocolsByNcclsIndex) {
+  EXPECT_EQ(nccl_algorithm_index("ring"), 1);
+  EXPECT_EQ(nccl_algorithm_index("collnetdirect"), 2);
+  EXPECT_EQ(nccl_algorithm_name(2), "CollNetDirect");  // NCCL's spelling, not Collnet
+  EXPECT_EQ(nccl_protocol_index("SIMPLE"), 2);
+  EXPECT_FALSE(nccl_algorithm_index("Ring,Tree"));
+  EXPECT_EQ(nccl_algorithm_name(7), "?");
+  EXPECT_EQ(nccl_protocol_name(-1), "?");
+}

@@ -1,0 +1,290 @@
+#include "search/search_space.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "base/atomic_file.h"
+#include "dgx_shape.h"
+
+using namespace nccltune;
+using nccltune::test_support::dgx_h100_facts;
+
+namespace {
+
+const std::string kFixtures = NCCLTUNE_FIXTURES;
+const std::string kDefaultSpace = kFixtures + "/../../configs/search-space.yaml";
+
+// As `tune --space FILE` reads it.
+Result<SearchSpace> read_space(const std::string& file) {
+  Result<std::string> text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_search_space(*text, file);
+}
+
+const Knob* find_knob(const SearchSpace& space, const std::string& name) {
+  for (const Knob& knob : space.knobs)
+    if (knob.name == name) return &knob;
+  return nullptr;
+}
+
+std::vector<std::string> knob_names(const SearchSpace& space) {
+  std::vector<std::string> names;
+  for (const Knob& knob : space.knobs) names.push_back(knob.name);
+  return names;
+}
+
+bool has(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+
+// The error for a one-knob space whose knob is `knob_yaml` (lines from 3 on).
+std::string error_of(const std::string& knobs_yaml) {
+  const std::string text = "schema: nccltune/search-space/v1\nknobs:\n" + knobs_yaml;
+  Result<SearchSpace> space = parse_search_space(text, "space.yaml");
+  EXPECT_FALSE(space.ok()) << "parsed:\n" << text;
+  return space.ok() ? std::string() : space.error();
+}
+
+}  // namespace
+
+TEST(SearchSpace, DefaultConfigParses) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  EXPECT_EQ(space->origin, kDefaultSpace);
+  const std::vector<std::string> names = knob_names(*space);
+  for (const char* name :
+       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
+        "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_PXN_DISABLE",
+        "NCCL_CROSS_NIC", "NCCL_BUFFSIZE", "NCCL_NTHREADS"})
+    EXPECT_TRUE(has(names, name)) << name;
+  for (const Knob& knob : space->knobs) {
+    EXPECT_GE(knob.values.size(), 1u) << knob.name;
+    EXPECT_LE(knob.values.size(), 5u) << knob.name;  // one-knob screening stays cheap
+    EXPECT_GT(knob.line, 0) << knob.name;
+    EXPECT_FALSE(knob.description.empty()) << knob.name;
+    if (knob.default_value) {
+      EXPECT_FALSE(has(knob.values, *knob.default_value)) << knob.name;
+    }
+  }
+  EXPECT_EQ(find_knob(*space, "NCCL_ALGO")->scope, KnobScope::comm);
+  EXPECT_EQ(find_knob(*space, "NCCL_PROTO")->scope, KnobScope::comm);
+  EXPECT_EQ(find_knob(*space, "NCCL_BUFFSIZE")->scope, KnobScope::process);
+  EXPECT_EQ(find_knob(*space, "NCCL_NVLS_ENABLE")->default_value, std::optional<std::string>("2"));
+  EXPECT_EQ(find_knob(*space, "NCCL_IB_QPS_PER_CONNECTION")->default_value, std::optional<std::string>("1"));
+  EXPECT_EQ(find_knob(*space, "NCCL_CROSS_NIC")->default_value, std::optional<std::string>("2"));
+  EXPECT_EQ(find_knob(*space, "NCCL_BUFFSIZE")->default_value, std::optional<std::string>("4194304"));
+  const Knob& algo = *find_knob(*space, "NCCL_ALGO");
+  EXPECT_TRUE(has(algo.values, "NVLS"));
+  EXPECT_EQ(algo.value_when.count("NVLS"), 1u);
+  EXPECT_EQ(algo.value_when.count("Ring"), 0u);
+}
+
+TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  const SearchSpace one = prune(*space, dgx_h100_facts(1));
+  const std::vector<std::string> names = knob_names(one);
+  for (const char* gone : {"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_IB_QPS_PER_CONNECTION",
+                           "NCCL_PXN_DISABLE", "NCCL_CROSS_NIC"})
+    EXPECT_FALSE(has(names, gone)) << gone;
+  for (const char* kept :
+       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_MIN_NCHANNELS", "NCCL_BUFFSIZE"})
+    EXPECT_TRUE(has(names, kept)) << kept;
+  const Knob& algo = *find_knob(one, "NCCL_ALGO");
+  EXPECT_EQ(algo.values, (std::vector<std::string>{"Ring", "Tree", "NVLS"}));  // NVLSTree needs nodes>1
+
+  const SearchSpace two = prune(*space, dgx_h100_facts(2));
+  EXPECT_EQ(two.knobs.size(), space->knobs.size());
+  EXPECT_TRUE(has(find_knob(two, "NCCL_ALGO")->values, "NVLSTree"));
+  EXPECT_EQ(two.origin, space->origin);
+}
+
+TEST(SearchSpace, NoNvswitchDropsNvls) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  ShapeFacts facts = dgx_h100_facts(2);
+  facts.nvswitch = false;
+  const SearchSpace pruned = prune(*space, facts);
+  EXPECT_EQ(find_knob(pruned, "NCCL_NVLS_ENABLE"), nullptr);
+  const Knob& algo = *find_knob(pruned, "NCCL_ALGO");
+  EXPECT_EQ(algo.values, (std::vector<std::string>{"Ring", "Tree"}));
+  EXPECT_TRUE(algo.value_when.empty());
+  EXPECT_TRUE(value_applies(*find_knob(*space, "NCCL_ALGO"), "NVLS", dgx_h100_facts(1)));
+  EXPECT_FALSE(value_applies(*find_knob(*space, "NCCL_ALGO"), "NVLS", facts));
+
+  facts.nics = 0;  // no NICs: no GPUDirect RDMA knobs, but PXN and CROSS_NIC stay with nodes>1
+  const SearchSpace no_nics = prune(*space, facts);
+  EXPECT_EQ(find_knob(no_nics, "NCCL_NET_GDR_LEVEL"), nullptr);
+  EXPECT_EQ(find_knob(no_nics, "NCCL_IB_QPS_PER_CONNECTION"), nullptr);
+  EXPECT_NE(find_knob(no_nics, "NCCL_PXN_DISABLE"), nullptr);
+
+  facts = dgx_h100_facts(1);
+  facts.nccl_version = 21605;  // 2.16.5: before NVLS
+  EXPECT_EQ(find_knob(prune(*space, facts), "NCCL_NVLS_ENABLE"), nullptr);
+  facts.nccl_version = 0;  // unknown: explore
+  EXPECT_NE(find_knob(prune(*space, facts), "NCCL_NVLS_ENABLE"), nullptr);
+}
+
+TEST(SearchSpace, FixtureWithPerValueConditionsAndScopes) {
+  Result<SearchSpace> space = read_space(kFixtures + "/spaces/per-value-conditions.yaml");
+  ASSERT_TRUE(space.ok()) << space.error();
+  ASSERT_EQ(space->knobs.size(), 4u);
+  const Knob& algo = space->knobs[0];
+  EXPECT_EQ(algo.line, 4);
+  EXPECT_EQ(algo.values, (std::vector<std::string>{"ring", "NVLS", "NVLSTree", "^NVLS,PAT"}));
+  EXPECT_EQ(algo.scope, KnobScope::comm);
+  EXPECT_EQ(algo.value_when.at("NVLSTree"),
+            (std::vector<std::string>{"nvswitch", "nodes > 1", "nccl>=2.18"}));
+  const Knob& proto = space->knobs[1];
+  EXPECT_EQ(proto.scope, KnobScope::process);                          // said so explicitly
+  EXPECT_EQ(proto.values, (std::vector<std::string>{"LL", "LL128"}));  // "simple" is the default, any case
+  EXPECT_EQ(space->knobs[2].when, (std::vector<std::string>{"gpu_sm>=90"}));
+  EXPECT_EQ(space->knobs[3].scope, KnobScope::comm);
+
+  ShapeFacts facts = dgx_h100_facts(1);
+  facts.gpu_sm = 80;
+  const SearchSpace pruned = prune(*space, facts);
+  EXPECT_EQ(knob_names(pruned), (std::vector<std::string>{"NCCL_ALGO", "NCCL_PROTO"}));
+  EXPECT_EQ(pruned.knobs[0].values, (std::vector<std::string>{"ring", "NVLS", "^NVLS,PAT"}));
+  EXPECT_TRUE(knob_applies(space->knobs[3], dgx_h100_facts(2)));
+  ShapeFacts four_gpus = dgx_h100_facts(4);
+  four_gpus.gpus_per_node = 4;
+  EXPECT_FALSE(knob_applies(space->knobs[3], four_gpus));
+}
+
+TEST(SearchSpace, KnobWithNoApplicableValueDoesNotApply) {
+  Result<SearchSpace> space = parse_search_space(
+      "schema: nccltune/search-space/v1\nknobs:\n  - {name: NCCL_ALGO, values: [{value: NVLS, when: "
+      "nvswitch}]}\n",
+      "space.yaml");
+  ASSERT_TRUE(space.ok()) << space.error();
+  ShapeFacts facts;
+  EXPECT_FALSE(knob_applies(space->knobs[0], facts));
+  EXPECT_TRUE(prune(*space, facts).knobs.empty());
+  facts.nvswitch = true;
+  EXPECT_TRUE(knob_applies(space->knobs[0], facts));
+}
+
+TEST(SearchSpace, Conditions) {
+  ShapeFacts facts = dgx_h100_facts(2);
+  EXPECT_TRUE(condition_holds("nodes>1", facts));
+  EXPECT_TRUE(condition_holds(" nodes > 1 ", facts));
+  EXPECT_FALSE(condition_holds("nodes==1", facts));
+  EXPECT_TRUE(condition_holds("nodes!=1", facts));
+  EXPECT_TRUE(condition_holds("nodes<=2", facts));
+  EXPECT_FALSE(condition_holds("nodes<2", facts));
+  EXPECT_TRUE(condition_holds("ranks>=16", facts));
+  EXPECT_TRUE(condition_holds("gpus_per_node==8", facts));
+  EXPECT_TRUE(condition_holds("nics>0", facts));
+  EXPECT_TRUE(condition_holds("nvswitch", facts));
+  EXPECT_FALSE(condition_holds("!nvswitch", facts));
+  EXPECT_TRUE(condition_holds("nccl>=2.24", facts));
+  EXPECT_TRUE(condition_holds("nccl>=2.28.9", facts));
+  EXPECT_FALSE(condition_holds("nccl>2.28.9", facts));
+  EXPECT_TRUE(condition_holds("nccl<2.29", facts));
+  EXPECT_TRUE(condition_holds("nccl==22809", facts));
+  EXPECT_TRUE(condition_holds("gpu_sm>=90", facts));
+  EXPECT_FALSE(condition_holds("gpu_sm>90", facts));
+  EXPECT_FALSE(condition_holds("bogus>1", facts));  // invalid never holds
+  facts.nccl_version = 0;
+  facts.gpu_sm = 0;
+  EXPECT_TRUE(condition_holds("nccl>=2.24", facts));  // unknown facts do not prune
+  EXPECT_TRUE(condition_holds("gpu_sm<70", facts));
+
+  EXPECT_FALSE(condition_problem("nodes>1").has_value());
+  EXPECT_NE(condition_problem("gpus>1")->find("unknown fact 'gpus'"), std::string::npos);
+  EXPECT_NE(condition_problem("nodes=>1")->find("unknown operator '=>'"), std::string::npos);
+  EXPECT_NE(condition_problem("nodes>one")->find("not a whole number"), std::string::npos);
+  EXPECT_NE(condition_problem("nodes")->find("needs a comparison"), std::string::npos);
+  EXPECT_NE(condition_problem("nvswitch==1")->find("nvswitch or !nvswitch"), std::string::npos);
+  EXPECT_NE(condition_problem("!nodes")->find("only nvswitch"), std::string::npos);
+  EXPECT_NE(condition_problem("nccl>=two")->find("not an NCCL version"), std::string::npos);
+  EXPECT_TRUE(condition_problem("").has_value());
+}
+
+TEST(SearchSpace, ErrorsNameFileLineAndField) {
+  Result<SearchSpace> typo = read_space(kFixtures + "/spaces/typo.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error(), kFixtures + "/spaces/typo.yaml:8: knobs[1]: unknown key 'valeus'");
+
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: []\n"), "space.yaml:4: knobs[0].values: empty");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n"), "space.yaml:3: knobs[0].values: missing");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: LL\n"),
+            "space.yaml:4: knobs[0].values: must be a list");
+  EXPECT_EQ(error_of("  - values: [LL]\n"), "space.yaml:3: knobs[0].name: missing");
+  EXPECT_EQ(error_of("  - {name: NCCL_PROTO, values: [LL]}\n  - {name: NCCL_ALGO, values: [Ring]}\n"
+                     "  - {name: NCCL_PROTO, values: [Simple]}\n"),
+            "space.yaml:5: knobs[2].name: duplicate knob 'NCCL_PROTO' (first at line 3)");
+  EXPECT_EQ(error_of("  - {name: nccl_proto, values: [LL]}\n"),
+            "space.yaml:3: knobs[0].name: 'nccl_proto' does not match ^NCCL_[A-Z0-9_]+$");
+  EXPECT_EQ(error_of("  - {name: LD_PRELOAD, values: [x]}\n"),
+            "space.yaml:3: knobs[0].name: 'LD_PRELOAD' does not match ^NCCL_[A-Z0-9_]+$");
+  EXPECT_EQ(error_of("  - name: NCCL_SOCKET_IFNAME\n    values:\n      - eth0\n      - \"$(reboot)\"\n"),
+            "space.yaml:6: knobs[0].values[1]: '$(reboot)' has characters outside [A-Za-z0-9_,.:^=+-] (or is "
+            "longer than 1024)");
+  EXPECT_EQ(
+      error_of("  - {name: NCCL_SOCKET_IFNAME, values: [\"a\\nb\"]}\n"),
+      "space.yaml:3: knobs[0].values[0]: 'a\\x0ab' has characters outside [A-Za-z0-9_,.:^=+-] (or is longer "
+      "than 1024)");
+  EXPECT_EQ(error_of("  - {name: NCCL_SOCKET_IFNAME, values: [\"\"]}\n"),
+            "space.yaml:3: knobs[0].values[0]: empty value");
+  EXPECT_EQ(
+      error_of("  - name: NCCL_ALGO\n    values: [Ring, Butterfly]\n"),
+      "space.yaml:4: knobs[0].values[1]: 'Butterfly' is not a valid NCCL_ALGO value (a list of Tree, Ring, "
+      "CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, optionally after ^)");
+  EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values: [Ring, ring]\n"),
+            "space.yaml:4: knobs[0].values[1]: 'ring' is listed twice");
+  EXPECT_EQ(
+      error_of("  - name: NCCL_MIN_NCHANNELS\n    values: [\"8\", \"128\"]\n"),
+      "space.yaml:4: knobs[0].values[1]: '128' is not a valid NCCL_MIN_NCHANNELS value (an integer from 1 to "
+      "64)");
+  EXPECT_EQ(
+      error_of("  - name: NCCL_NTHREADS\n    default_value: \"500\"\n    values: [\"256\"]\n"),
+      "space.yaml:4: knobs[0].default_value: '500' is not a valid NCCL_NTHREADS value (64, 128, 256 or 512)");
+  EXPECT_EQ(error_of("  - name: NCCL_PXN_DISABLE\n    default_value: \"0\"\n    values: [\"0\"]\n"),
+            "space.yaml:5: knobs[0].values: nothing to try besides default_value '0'");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: [\"gpus>1\"]\n"),
+            "space.yaml:5: knobs[0].when[0]: 'gpus>1': unknown fact 'gpus' (nodes, gpus_per_node, ranks, "
+            "nics, nccl, "
+            "gpu_sm, nvswitch)");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: \"nodes=>1\"\n"),
+            "space.yaml:5: knobs[0].when: 'nodes=>1': unknown operator '=>' (>=, <=, >, <, ==, !=)");
+  EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values:\n      - {value: NVLS, when: [nvlink]}\n"),
+            "space.yaml:5: knobs[0].values[0].when[0]: 'nvlink': unknown fact 'nvlink' (nodes, "
+            "gpus_per_node, ranks, "
+            "nics, nccl, gpu_sm, nvswitch)");
+  EXPECT_EQ(error_of("  - name: NCCL_NVLS_ENABLE\n    values: [\"1\"]\n    when: [!nvswitch]\n"),
+            "space.yaml:5: explicit tags (!nvswitch) are not allowed; text that starts with ! goes in quotes");
+  EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values:\n      - {valeu: NVLS}\n"),
+            "space.yaml:5: knobs[0].values[0]: unknown key 'valeu'");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    scope: global\n"),
+            "space.yaml:5: knobs[0].scope: 'global' is not process or comm");
+  EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    values: [Simple]\n"),
+            "space.yaml:5: knobs[0].values: appears twice");
+  EXPECT_EQ(error_of("  - NCCL_PROTO\n"), "space.yaml:3: knobs[0]: must be a map with name and values");
+
+  const auto whole = [](const std::string& text) {
+    Result<SearchSpace> space = parse_search_space(text, "space.yaml");
+    return space.ok() ? std::string() : space.error();
+  };
+  EXPECT_EQ(whole("knobs: []\n"), "space.yaml:1: schema: missing (nccltune/search-space/v1)");
+  EXPECT_EQ(whole("\n\nschema: nccltune/search-space/v2\nknobs: []\n"),
+            "space.yaml:3: schema: expected 'nccltune/search-space/v1', found 'nccltune/search-space/v2'");
+  EXPECT_EQ(whole("schema: nccltune/search-space/v1\nknob: []\n"), "space.yaml:2: unknown key 'knob'");
+  EXPECT_EQ(whole("schema: nccltune/search-space/v1\n"), "space.yaml:1: knobs: missing");
+  EXPECT_EQ(whole("- a\n"), "space.yaml:1: the document must be a map with schema and knobs");
+  const std::string syntax =
+      whole("schema: nccltune/search-space/v1\nknobs:\n  - {name: NCCL_ALGO, values: [Ring\n");
+  EXPECT_EQ(syntax.rfind("space.yaml:", 0), 0u) << syntax;
+  EXPECT_NE(syntax.find("invalid YAML"), std::string::npos) << syntax;
+  EXPECT_EQ(syntax.find('\n'), std::string::npos) << syntax;
+
+  EXPECT_EQ(whole(std::string(5000, '{')), "space.yaml:1: invalid YAML: nested too deeply");
+
+  Result<SearchSpace> missing = read_space(kFixtures + "/spaces/no-such-file.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("no-such-file.yaml"), std::string::npos);
+}

@@ -1,0 +1,131 @@
+#include "topology/sources/snapshot.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <fstream>
+#include <set>
+
+#include "base/atomic_file.h"
+#include "topology/sources/hwloc_source.h"
+#include "topology/sources/nvml_source.h"
+#include "topology/sources/topology_reader.h"
+#include "base/utc_time.h"
+
+namespace nccltune {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array kPciFiles{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+                               "numa_node",          "class",              "vendor",         "device"};
+
+// Copies one file from the live sysfs into the snapshot; absent files are skipped.
+void copy_sysfs_file(const fs::path& from, const fs::path& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return;
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::create_directories(to.parent_path());
+  std::ofstream(to, std::ios::binary) << content;
+}
+
+void link_to_pci(const fs::path& link, const std::string& pci, int depth) {
+  std::string target;
+  for (int i = 0; i < depth; ++i) target += "../";
+  fs::create_directories(link.parent_path());
+  std::error_code ec;
+  fs::create_symlink(target + "bus/pci/devices/" + pci, link, ec);
+}
+
+void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory& inventory) {
+  std::set<std::string> devices, bridges;
+  for (const auto* list : {&inventory.gpus, &inventory.nics, &inventory.nvswitches, &inventory.interfaces}) {
+    for (const auto& dev : *list) {
+      devices.insert(dev.pci);
+      bridges.insert(dev.placement.bridges.begin(), dev.placement.bridges.end());
+    }
+  }
+  for (const auto& pci : devices)
+    for (const char* file : kPciFiles) copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+  for (const auto& pci : bridges) {
+    for (const char* file : kPciFiles) copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+    copy_sysfs_file(sys / "bus/pci/devices" / pci / "config", out / "bus/pci/devices" / pci / "config");
+  }
+  SysfsSource live(sys);
+  for (const auto& rdma : live.rdma_devices()) {
+    const fs::path base = out / "class/infiniband" / rdma.name;
+    for (const auto& port : rdma.ports)
+      for (const char* file : {"state", "rate", "link_layer"})
+        copy_sysfs_file(sys / "class/infiniband" / rdma.name / "ports" / std::to_string(port.port) / file,
+                  base / "ports" / std::to_string(port.port) / file);
+    if (!rdma.pci) continue;
+    link_to_pci(base / "device", *rdma.pci, 3);
+    for (const auto& netdev : rdma.netdevs)
+      copy_sysfs_file(sys / "class/net" / netdev / "operstate", out / "bus/pci/devices" / *rdma.pci / "net" / netdev / "operstate");
+  }
+  for (const auto& net : live.net_interfaces()) {
+    for (const char* file : {"operstate", "type"}) copy_sysfs_file(sys / "class/net" / net.name / file, out / "class/net" / net.name / file);
+    if (net.pci) link_to_pci(out / "class/net" / net.name / "device", *net.pci, 3);
+  }
+}
+
+Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
+  auto exported = export_hwloc_xml(dir / "hwloc.xml");
+  if (!exported) return Error{exported.error()};
+  auto inventory = read_hwloc_xml(dir / "hwloc.xml");
+  if (!inventory) return Error{inventory.error()};
+  std::string nvml_status = "absent";
+  if (auto nvml = read_nvml_live(options.nvml_library)) {
+    auto written = write_file_atomically(dir / "nvml.yaml", nvml_yaml(*nvml));
+    if (!written) return Error{written.error()};
+    nvml_status = "captured";
+  } else {
+    nvml_status = nvml.error();
+  }
+  std::vector<std::string> smi_notes;  // a missing or hung nvidia-smi only leaves its file out
+  if (const auto smi = run_nvidia_smi(options.nvidia_smi, smi_notes)) {
+    auto written = write_file_atomically(dir / "nvidia-smi-topo.txt", *smi);
+    if (!written) return Error{written.error()};
+  }
+  capture_sysfs(options.sys_root, dir / "sysfs", *inventory);
+
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  std::string meta = "schema: nccltune/snapshot/v1\n";
+  meta += "host: \"" + std::string(host.data()) + "\"\n";
+  meta += "date: \"" + rfc3339_utc() + "\"\n";
+  meta += "tool: \"" + tool_version + "\"\n";
+  meta += "hwloc: \"" + inventory->hwloc_version + "\"\n";
+  std::string escaped;
+  for (char c : nvml_status) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  meta += "nvml: \"" + escaped + "\"\n";
+  return write_file_atomically(dir / "meta.yaml", meta);
+}
+
+}  // namespace
+
+Result<bool> capture_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    return Error{dir.string() + ": already exists and is not empty; choose a new directory"};
+  const fs::path parent = fs::absolute(dir).parent_path();
+  if (!fs::is_directory(parent, ec)) return Error{parent.string() + ": no such directory"};
+  std::string temp_name = (parent / ("." + dir.filename().string() + ".capture.XXXXXX")).string();
+  if (!mkdtemp(temp_name.data())) return Error{parent.string() + ": cannot create a temporary directory"};
+  const fs::path temp(temp_name);
+  Result<bool> filled = Error{"not captured"};
+  try {
+    filled = fill_snapshot(temp, options, tool_version);
+  } catch (const fs::filesystem_error& e) {
+    filled = Error{dir.string() + ": " + e.what()};
+  }
+  if (filled) {
+    fs::remove(dir, ec);  // an empty directory left by the caller
+    fs::rename(temp, dir, ec);
+    if (ec) filled = Error{dir.string() + ": cannot move the snapshot into place: " + ec.message()};
+  }
+  if (!filled) fs::remove_all(temp, ec);
+  return filled;
+}
+
+}  // namespace nccltune

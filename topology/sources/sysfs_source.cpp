@@ -1,0 +1,183 @@
+#include "topology/sources/sysfs_source.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+namespace nccltune {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> read_line(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r'))
+    line.pop_back();
+  return line;
+}
+
+std::optional<int> read_int(const fs::path& file) {
+  auto text = read_line(file);
+  if (!text || text->empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    int value = std::stoi(*text, &used, 0);
+    if (used != text->size()) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end(), natural_less);
+  return names;
+}
+
+std::optional<std::string> pci_of_link(const fs::path& device_link) {
+  std::error_code ec;
+  fs::path target = fs::read_symlink(device_link, ec);
+  if (ec) return std::nullopt;
+  return normalize_pci_address(target.filename().string());
+}
+
+}  // namespace
+
+std::optional<int> pcie_gen_from_speed(std::string_view text) {
+  double gts = 0;
+  try {
+    gts = std::stod(std::string(text));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  static constexpr std::array<std::pair<double, int>, 6> kGens{
+      {{2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}}};
+  for (auto [rate, gen] : kGens)
+    if (gts > rate * 0.9 && gts < rate * 1.1) return gen;
+  return std::nullopt;
+}
+
+std::optional<double> ib_rate_gbps(std::string_view text) {
+  try {
+    size_t used = 0;
+    double rate = std::stod(std::string(text), &used);
+    if (used == 0 || rate <= 0) return std::nullopt;
+    return rate;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> ib_port_state(std::string_view text) {
+  auto colon = text.find(':');
+  std::string_view state = colon == std::string_view::npos ? text : text.substr(colon + 1);
+  while (!state.empty() && state.front() == ' ') state.remove_prefix(1);
+  if (state.empty()) return std::nullopt;
+  return std::string(state);
+}
+
+fs::path SysfsSource::pci_dir(const std::string& pci) const { return root_ / "bus/pci/devices" / pci; }
+
+PcieLink SysfsSource::pcie_link(const std::string& pci) const {
+  const fs::path dir = pci_dir(pci);
+  PcieLink link;
+  if (auto speed = read_line(dir / "current_link_speed")) link.gen = pcie_gen_from_speed(*speed);
+  if (auto speed = read_line(dir / "max_link_speed")) link.max_gen = pcie_gen_from_speed(*speed);
+  auto width = read_int(dir / "current_link_width");
+  auto max_width = read_int(dir / "max_link_width");
+  if (width && *width > 0) link.width = width;
+  if (max_width && *max_width > 0) link.max_width = max_width;
+  return link;
+}
+
+std::optional<int> SysfsSource::numa_node(const std::string& pci) const {
+  auto node = read_int(pci_dir(pci) / "numa_node");
+  if (!node || *node < 0) return std::nullopt;
+  return node;
+}
+
+std::optional<bool> SysfsSource::acs_redirect(const std::string& pci) const {
+  std::ifstream in(pci_dir(pci) / "config", std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<unsigned char> config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (config.size() <= 0x100) return std::nullopt;  // extended space is readable by root only
+  auto read16 = [&](size_t at) { return static_cast<uint16_t>(config[at] | (config[at + 1] << 8)); };
+  auto read32 = [&](size_t at) {
+    return static_cast<uint32_t>(read16(at)) | (static_cast<uint32_t>(read16(at + 2)) << 16);
+  };
+  constexpr uint16_t kAcsCapability = 0x000d;
+  constexpr uint16_t kRequestRedirect = 1u << 2, kCompletionRedirect = 1u << 3;
+  size_t at = 0x100;
+  for (int hops = 0; hops < 64 && at >= 0x100 && at + 8 <= config.size(); ++hops) {
+    const uint32_t header = read32(at);
+    if (header == 0 || header == 0xffffffff) return std::nullopt;
+    if ((header & 0xffff) == kAcsCapability) {
+      const uint16_t control = read16(at + 6);
+      return (control & (kRequestRedirect | kCompletionRedirect)) != 0;
+    }
+    at = (header >> 20) & 0xffc;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> SysfsSource::parent_bridges(const std::string& pci) const {
+  std::error_code ec;
+  fs::path real = fs::canonical(pci_dir(pci), ec);
+  std::vector<std::string> bridges;
+  if (ec) return bridges;
+  for (fs::path dir = real.parent_path(); dir.has_filename(); dir = dir.parent_path()) {
+    auto address = normalize_pci_address(dir.filename().string());
+    if (!address) break;  // reached "pci0000:00", the root complex
+    bridges.push_back(*address);
+  }
+  return bridges;
+}
+
+std::vector<RdmaDevice> SysfsSource::rdma_devices() const {
+  std::vector<RdmaDevice> devices;
+  const fs::path base = root_ / "class/infiniband";
+  for (const auto& name : list_dir(base)) {
+    RdmaDevice device;
+    device.name = name;
+    device.pci = pci_of_link(base / name / "device");
+    for (const auto& port_name : list_dir(base / name / "ports")) {
+      const fs::path port_dir = base / name / "ports" / port_name;
+      IbPort port;
+      try {
+        port.port = std::stoi(port_name);
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (auto text = read_line(port_dir / "state")) port.state = ib_port_state(*text);
+      if (auto text = read_line(port_dir / "rate")) port.rate_gbps = ib_rate_gbps(*text);
+      port.link_layer = read_line(port_dir / "link_layer");
+      device.ports.push_back(port);
+    }
+    device.netdevs = list_dir(base / name / "device/net");
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+std::vector<NetInterface> SysfsSource::net_interfaces() const {
+  std::vector<NetInterface> interfaces;
+  const fs::path base = root_ / "class/net";
+  for (const auto& name : list_dir(base)) {
+    NetInterface net;
+    net.name = name;
+    net.pci = pci_of_link(base / name / "device");
+    net.operstate = read_line(base / name / "operstate");
+    interfaces.push_back(std::move(net));
+  }
+  return interfaces;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,56 @@
+// sysfs adapter: PCIe link state, NUMA node and ACS control of PCI devices, InfiniBand/RoCE
+// ports and network interfaces. Everything is read below one root (`/sys` live, a snapshot's
+// `sysfs/` replayed), so both are the same code path.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/node_topology.h"
+
+namespace nccltune {
+
+struct IbPort {
+  int port = 1;
+  std::optional<std::string> state;  // "ACTIVE", "DOWN", ...
+  std::optional<double> rate_gbps;
+  std::optional<std::string> link_layer;
+};
+
+struct RdmaDevice {
+  std::string name;  // "mlx5_0"
+  std::optional<std::string> pci;
+  std::vector<IbPort> ports;
+  std::vector<std::string> netdevs;
+};
+
+class SysfsSource {
+ public:
+  explicit SysfsSource(std::filesystem::path root) : root_(std::move(root)) {}
+  const std::filesystem::path& root() const { return root_; }
+
+  PcieLink pcie_link(const std::string& pci) const;
+  std::optional<int> numa_node(const std::string& pci) const;
+  // True when P2P request or completion redirect is on in the device's ACS control register.
+  // nullopt when the config space cannot be read that far (not root) or has no ACS capability.
+  std::optional<bool> acs_redirect(const std::string& pci) const;
+  // The bridges above a device, nearest first, from the device's path under devices/.
+  std::vector<std::string> parent_bridges(const std::string& pci) const;
+  std::vector<RdmaDevice> rdma_devices() const;
+  std::vector<NetInterface> net_interfaces() const;
+
+ private:
+  std::filesystem::path pci_dir(const std::string& pci) const;
+  std::filesystem::path root_;
+};
+
+// "32.0 GT/s PCIe" -> 5; "2.5 GT/s" -> 1; nullopt for "Unknown" and the like.
+std::optional<int> pcie_gen_from_speed(std::string_view text);
+// "400 Gb/sec (4X NDR)" -> 400.
+std::optional<double> ib_rate_gbps(std::string_view text);
+// "4: ACTIVE" -> "ACTIVE".
+std::optional<std::string> ib_port_state(std::string_view text);
+
+}  // namespace nccltune

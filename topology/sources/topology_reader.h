@@ -1,0 +1,53 @@
+// Reads one node's topology from the live machine or a replayed source, and merges what each
+// source knows into one NodeTopology that records which source gave each fact.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology/sources/hwloc_source.h"
+#include "topology/node_topology.h"
+#include "topology/nvml_facts.h"
+#include "base/result.h"
+#include "topology/sources/sysfs_source.h"
+
+namespace nccltune {
+
+// `--from`: nothing (live), a snapshot directory, `nvidia-smi:FILE` or `hwloc:FILE`.
+struct TopologySource {
+  enum class Kind { live, snapshot, nvidia_smi, hwloc };
+  Kind kind = Kind::live;
+  std::filesystem::path path;
+};
+Result<TopologySource> parse_topology_source(std::string_view from);
+
+struct ReadOptions {
+  std::string nvml_library = "libnvidia-ml.so.1";
+  std::filesystem::path sys_root = "/sys";  // live reads only
+  std::string nvidia_smi = "nvidia-smi";    // live fallback when NVML is absent
+};
+
+// What each source said; absent sources are nullopt. merge_topology is pure.
+struct TopologyInputs {
+  std::string host;
+  std::optional<PciInventory> hwloc;
+  std::optional<NvmlFacts> nvml;
+  std::optional<NodeTopology> nvidia_smi;
+  const SysfsSource* sysfs = nullptr;
+  std::optional<std::vector<RdmaDevice>> ibverbs;
+  std::vector<std::string> notes;
+};
+NodeTopology merge_topology(const TopologyInputs& inputs);
+
+Result<NodeTopology> read_node_topology(const TopologySource& source, const ReadOptions& options);
+
+// The output of `<program> topo -m` (program found on PATH when not a path); nullopt when it is
+// missing, fails or does not answer within 10 s (then it is killed, and `notes` says so). The
+// child starts with an empty signal mask and default handlers: the daemon blocks
+// SIGTERM/SIGINT/SIGHUP for its signalfd, and a child inheriting that could not be stopped.
+std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes);
+
+}  // namespace nccltune

@@ -1,0 +1,215 @@
+// `nccltune env`: the environment of the profile that fits this job, for a Slurm TaskProlog or
+// Prolog, a systemd EnvironmentFile, /etc/nccl.conf, a shell, JSON or the NCCL example tuner
+// plugin. The job's shape comes from flags or Slurm's environment, the node type from --shape,
+// the daemon's node.yaml or a quick local read; the store picks the profile by name.
+//
+// Fail-open: a prolog must never fail a job because of a profile store, so on any error nothing
+// goes to stdout, one line goes to stderr (and syslog, from a Slurm script or with --syslog), and
+// the exit status is 0; --strict makes it 2. No profile for the job is not an error: no output.
+#include <syslog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include "base/printable_text.h"
+#include "env/env_command.h"
+#include "node/env_config.h"
+#include "node/env_format.h"
+#include "node/job_shape.h"
+#include "node/node_paths.h"
+#include "node/node_state.h"
+#include "node/profile_for_job.h"
+#include "profile/profile.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr int kStrictFailure = 2;
+
+struct EnvOptions {
+  std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeStateFile, prefer;
+  std::optional<std::string> nodes, gpus_per_node;
+  bool strict = false, syslog = false;
+  LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
+};
+
+bool in_slurm_script() { return std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr; }
+
+// Which profile was chosen, and why, on stderr when NCCLTUNE_LOG_LEVEL asks for info (as the full
+// nccltune's logger prints it); a prolog's stderr stays quiet otherwise.
+void note(const std::string& message) {
+  const char* level = std::getenv("NCCLTUNE_LOG_LEVEL");
+  if (level == nullptr) return;
+  const std::string_view wanted(level);
+  if (wanted != "info" && wanted != "debug" && wanted != "trace") return;
+  std::fprintf(stderr, "nccltune info: %s\n", printable_excerpt(message, 2000).c_str());
+}
+
+// One line per problem on stderr, and in syslog from a Slurm prolog (whose stderr nobody reads).
+class Reporter {
+ public:
+  explicit Reporter(bool to_syslog) : to_syslog_(to_syslog) {
+    if (to_syslog_) openlog("nccltune-env", LOG_PID, LOG_USER);
+  }
+  ~Reporter() {
+    if (to_syslog_) closelog();
+  }
+  Reporter(const Reporter&) = delete;
+  Reporter& operator=(const Reporter&) = delete;
+
+  void line(const std::string& message) const {
+    const std::string text = printable_excerpt(message, 2000);  // one line, whatever a file held
+    std::fprintf(stderr, "nccltune env: %s\n", text.c_str());
+    if (to_syslog_) ::syslog(LOG_USER | LOG_WARNING, "%s", text.c_str());
+  }
+
+ private:
+  bool to_syslog_;
+};
+
+std::map<std::string, std::string> slurm_environment() {
+  std::map<std::string, std::string> environment;
+  for (const char* name : kJobShapeVariables)
+    if (const char* value = std::getenv(name)) environment.emplace(name, value);
+  return environment;
+}
+
+Result<std::string> node_type_key_for(const EnvOptions& options) {
+  if (!options.shape.empty()) {
+    if (!is_valid_node_type_key(options.shape))
+      return Error{"--shape: '" + printable_excerpt(options.shape, 80) + "' is not a name from [A-Za-z0-9._-]"};
+    return options.shape;
+  }
+  std::error_code error;
+  if (std::filesystem::exists(options.node_state, error)) return read_node_type_key(options.node_state);
+  return local_node_type_key(options.local);
+}
+
+// The profile for this job, or nullopt when the store has none that fits.
+Result<std::optional<Profile>> job_profile(const EnvOptions& options, const EnvConfig& config) {
+  const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
+  if (!job) return Error{job.error()};
+  const Result<std::string> key = node_type_key_for(options);
+  if (!key) return Error{key.error()};
+  const std::filesystem::path store = options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
+  const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
+
+  Result<ProfileForJob> found = find_profile_for_job(store, *key, *job, prefer_below, ::geteuid());
+  if (!found) return Error{found.error()};
+  if (!found->stored) {
+    note("no profile for " + *key + " in " + store.string());
+    return std::optional<Profile>();
+  }
+  const StoreProfile& stored = *found->stored;
+  const std::string where = stored.match.file.string();
+  if (!found->fits) {
+    note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) + " GPUs per node, the job has " +
+         std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
+    return std::optional<Profile>();
+  }
+  note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " + std::to_string(job->nodes) + " nodes");
+  return std::optional<Profile>(stored.profile);
+}
+
+int run_env(const EnvOptions& options) {
+  const Reporter reporter(options.syslog || in_slurm_script());
+  const int failed = options.strict ? kStrictFailure : 0;
+
+  const std::optional<EnvFormat> format = parse_env_format(options.format);
+  if (!format) {
+    reporter.line("--format: '" + options.format + "' is not sh, slurm, systemd, nccl-conf, json or tuner-csv");
+    return failed;
+  }
+  if (!options.prefer.empty() && options.prefer != "below" && options.prefer != "above") {
+    reporter.line("--prefer: '" + options.prefer + "' is not below or above");
+    return failed;
+  }
+  std::string config_file = options.config;
+  if (config_file.empty()) {
+    const char* from_environment = std::getenv("NCCLTUNE_CONFIG");
+    config_file = from_environment && *from_environment ? from_environment : kDefaultConfigFile;
+  }
+  const Result<EnvConfig> config = read_env_config(config_file);
+  if (!config) {
+    reporter.line(config.error());
+    return failed;
+  }
+  const Result<std::optional<Profile>> profile = job_profile(options, *config);
+  if (!profile) {
+    reporter.line(profile.error());
+    return failed;
+  }
+  if (!*profile) return 0;
+
+  const EnvEmission emission = render_env(**profile, *format, config->allow_names);
+  for (const std::string& warning : emission.warnings) reporter.line(warning);
+  if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
+      std::fflush(stdout) != 0) {
+    reporter.line("cannot write to stdout");
+    return failed;
+  }
+  return 0;
+}
+
+// run_env, failing open on whatever it throws (std::bad_alloc, a filesystem error, ...).
+int run_env_failing_open(const EnvOptions& options) {
+  try {
+    return run_env(options);
+  } catch (const std::exception& error) {
+    Reporter(options.syslog || in_slurm_script()).line(std::string("internal error: ") + error.what());
+    return options.strict ? kStrictFailure : 0;
+  }
+}
+
+}  // namespace
+
+int env_parse_failure(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& words) {
+  if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --help-all, --version
+  const auto has = [&words](std::string_view word) { return std::find(words.begin(), words.end(), word) != words.end(); };
+  Reporter(has("--syslog") || in_slurm_script()).line(error.what());
+  return has("--strict") ? kStrictFailure : 0;
+}
+
+void add_env_options(CLI::App& sub, std::function<int()>& run) {
+  auto options = std::make_shared<EnvOptions>();
+  sub.add_option("--profiles", options->profiles, "Profile store root (default: env.store of the config)")
+      ->type_name("DIR");
+  sub.add_option("--nodes", options->nodes, "The job's node count (default: SLURM_JOB_NUM_NODES)")->type_name("N");
+  sub.add_option("--gpus-per-node", options->gpus_per_node,
+                  "The job's GPUs (ranks) per node (default: SLURM_GPUS_ON_NODE, else SLURM_NTASKS_PER_NODE)")
+      ->type_name("G");
+  sub.add_option("--shape", options->shape, "Node type key, instead of node.yaml or reading this node")
+      ->type_name("KEY");
+  sub.add_option("--format", options->format, "sh, slurm, systemd, nccl-conf, json or tuner-csv")
+      ->capture_default_str();
+  sub.add_option("--config", options->config,
+                  std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfigFile + ")")
+      ->type_name("FILE");
+  sub.add_option("--node-state", options->node_state, "The daemon's node state file")->capture_default_str();
+  sub.add_option("--prefer", options->prefer,
+                  "Without an exact node count: the nearest tuned count below or above (default: env.prefer)")
+      ->type_name("below|above");
+  sub.add_flag("--strict", options->strict, "Exit 2 on errors instead of 0");
+  sub.add_flag("--syslog", options->syslog, "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
+  sub.add_option("--from", options->local.from,
+                  "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE")
+      ->type_name("SRC");
+  sub.add_option("--nvml-lib", options->local.nvml_lib, "Local read: NVML library to dlopen")->capture_default_str();
+  sub.add_option("--nccl-lib", options->local.nccl_lib, "Local read: NCCL library (default: $NCCLTUNE_NCCL_LIB, else libnccl.so.2)")
+      ->type_name("PATH");
+  sub.add_option("--cuda-lib", options->local.cuda_lib,
+                  "Local read: CUDA driver library (default: $NCCLTUNE_CUDA_LIB, else libcuda.so.1)")
+      ->type_name("PATH");
+  sub.callback([options, &run] { run = [options] { return run_env_failing_open(*options); }; });
+}
+
+}  // namespace nccltune

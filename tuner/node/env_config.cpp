@@ -1,0 +1,73 @@
+#include "node/env_config.h"
+
+#include <algorithm>
+#include <iterator>
+#include <system_error>
+
+#include "base/atomic_file.h"
+#include "base/printable_text.h"
+#include "base/strict_yaml.h"
+#include "profile/env_names.h"
+
+namespace nccltune {
+
+namespace {
+
+void read_env_section(const YAML::Node& section, EnvConfig& config) {
+  const std::string field = "env";
+  if (section.IsNull()) return;  // `env:` with nothing under it
+  yaml_check_keys(section, field, {"store", "prefer", "allow_names"});
+  if (const YAML::Node store = section["store"]) {
+    const std::string path = yaml_text(store, "env.store");
+    if (path.empty() || path.front() != '/')
+      yaml_fail(yaml_line(store), "env.store", "'" + printable_excerpt(path, 80) + "' is not an absolute path");
+    config.store = path;
+  }
+  if (const YAML::Node prefer = section["prefer"]) {
+    const std::string side = yaml_text(prefer, "env.prefer");
+    if (side != "below" && side != "above")
+      yaml_fail(yaml_line(prefer), "env.prefer", "'" + printable_excerpt(side, 40) + "' is not below or above");
+    config.prefer_below = side == "below";
+  }
+  if (const YAML::Node names = section["allow_names"]) {
+    yaml_expect_list(names, "env.allow_names");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string at = "env.allow_names[" + std::to_string(i) + "]";
+      const std::string name = yaml_text(names[i], at);
+      if (!is_allowable_env_name(name))
+        yaml_fail(yaml_line(names[i]), at,
+                  "'" + printable_excerpt(name, 40) +
+                      (is_denied_env_name(name) ? "' loads code, changes the loader or a shell, or names a file: never emitted"
+                                                : "' does not match ^[A-Z][A-Z0-9_]*$"));
+      if (std::find(config.allow_names.begin(), config.allow_names.end(), name) == config.allow_names.end())
+        config.allow_names.push_back(name);
+    }
+  }
+}
+
+}  // namespace
+
+Result<EnvConfig> parse_env_config(std::string_view yaml_text, std::string_view origin) {
+  EnvConfig config;
+  const Status parsed = parse_strict_yaml(yaml_text, origin, [&config](const YAML::Node& root) {
+    if (root.IsNull()) return;  // an empty file: every default
+    yaml_expect_map(root, "");
+    // Other sections (daemon:) belong to their own readers, which check them.
+    if (const YAML::Node section = root["env"]) read_env_section(section, config);
+  });
+  if (!parsed) return Error{parsed.error()};
+  return config;
+}
+
+Result<EnvConfig> read_env_config(const std::filesystem::path& file) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (status.type() == std::filesystem::file_type::not_found) return EnvConfig{};
+  if (!std::filesystem::is_regular_file(status))
+    return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
+  Result<std::string> text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_env_config(*text, file.string());
+}
+
+}  // namespace nccltune

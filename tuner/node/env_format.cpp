@@ -1,0 +1,197 @@
+#include "node/env_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <utility>
+
+#include "node/env_config.h"
+#include "base/printable_text.h"
+#include "profile/env_names.h"
+#include "profile/nccl_names.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, EnvFormat>, 6> kFormats = {{
+    {"sh", EnvFormat::sh},
+    {"slurm", EnvFormat::slurm},
+    {"systemd", EnvFormat::systemd},
+    {"nccl-conf", EnvFormat::nccl_conf},
+    {"json", EnvFormat::json},
+    {"tuner-csv", EnvFormat::tuner_csv},
+}};
+
+// NCCL 2.24 reads NCCL_ALGO and NCCL_PROTO as "[list;]func:list;...": a list per collective,
+// function names matched case-insensitively (src/graph/tuning.cc, parseList, and the NCCL_ALGO /
+// NCCL_PROTO entries of NCCL's environment variable documentation). The tuner measures
+// all_reduce only, so its choice of these two is scoped to allreduce there.
+constexpr int kScopedSyntaxVersion = 22400;
+constexpr std::string_view kScopedCollective = "allreduce";
+
+bool is_collective_scoped(std::string_view name) { return name == "NCCL_ALGO" || name == "NCCL_PROTO"; }
+
+bool uses_scoped_syntax(const ProfileShape& shape) {
+  const Result<int> version = parse_nccl_version(shape.nccl_version);
+  return version && *version >= kScopedSyntaxVersion;
+}
+
+std::string shown(std::string_view text) { return printable_excerpt(text, 40); }
+
+struct Variable {
+  std::string name, value;
+};
+
+// The profile's env as it may be emitted: names and values checked again (the profile may not
+// have come from read_profile), NCCL_ALGO / NCCL_PROTO scoped where NCCL understands it.
+std::vector<Variable> checked_variables(const Profile& profile, const std::vector<std::string>& allow_names,
+                                        std::vector<std::string>& warnings) {
+  const bool scoped = uses_scoped_syntax(profile.shape);
+  std::vector<Variable> variables;
+  for (const auto& [name, value] : profile.env) {
+    if (is_denied_env_name(name)) {
+      warnings.push_back("dropped '" + shown(name) + "': it loads code, changes the loader or a shell, or names a file");
+      continue;
+    }
+    const bool allowed = is_allowable_env_name(name) &&
+                         std::find(allow_names.begin(), allow_names.end(), name) != allow_names.end();
+    if (!is_safe_env_name(name) && !allowed) {
+      warnings.push_back("dropped '" + shown(name) + "': not a name matching ^NCCL_[A-Z0-9_]+$ nor in env.allow_names");
+      continue;
+    }
+    if (!is_safe_env_value(value)) {
+      warnings.push_back("dropped " + name + ": its value '" + shown(value) + "' is empty, longer than 1024 or has characters outside " +
+                         std::string(kSafeValueCharacters));
+      continue;
+    }
+    // A value that names a collective already ("allreduce:Tree") is kept as written.
+    const bool scope = scoped && is_collective_scoped(name) && value.find(':') == std::string::npos;
+    variables.push_back({name, scope ? std::string(kScopedCollective) + ":" + value : value});
+  }
+  return variables;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// The example tuner plugin's names (NCCL ext-tuner/example/plugin.c, parseAlgorithm and
+// parseProtocol): lower case, with an underscore where NCCL's own names have none. It reads any
+// other name as ring / simple, so only these are written.
+std::optional<std::string> csv_algorithm(std::string_view algo) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kNames = {{
+      {"tree", "tree"},
+      {"ring", "ring"},
+      {"collnetdirect", "collnet_direct"},
+      {"collnetchain", "collnet_chain"},
+      {"nvls", "nvls"},
+      {"nvlstree", "nvls_tree"},
+      {"pat", "pat"},
+  }};
+  const std::string key = lower(algo);
+  for (const auto& [nccl, csv] : kNames)
+    if (key == nccl) return std::string(csv);
+  return std::nullopt;
+}
+
+std::optional<std::string> csv_protocol(std::string_view proto) {
+  const std::string key = lower(proto);
+  if (key == "ll" || key == "ll128" || key == "simple") return key;
+  return std::nullopt;
+}
+
+// collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks: one line per
+// per_size range. nNodes and nRanks are -1 (any): `env` already chose this profile for the job,
+// possibly from a neighbouring node count, and the file is meant for that job.
+//
+// The example plugin (NCCL 2.28 ext-tuner/example/plugin.c, pluginGetCollInfo) sets *nChannels = 1
+// before it looks for a row and changes it only for a matching row whose channels is not -1; NCCL
+// (src/enqueue.cc, getAlgoInfo) then uses that count in place of its own. So every collective
+// without a matching row, and every row with channels -1 (NCCL's own choice in the profile), runs
+// on ONE channel. Hence the warning below on every render; our own plugin,
+// libnccl-tuner-nccltune.so, leaves NCCL's channel count alone unless the profile sets one.
+constexpr std::string_view kTunerCsvChannelWarning =
+    "tuner-csv: NCCL's example tuner plugin runs every collective without a matching row, and every row with "
+    "channels -1, on 1 channel (it starts from nChannels = 1); use libnccl-tuner-nccltune.so "
+    "(NCCL_TUNER_PLUGIN) instead, which keeps NCCL's own channel count";
+
+std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
+  warnings.emplace_back(kTunerCsvChannelWarning);
+  std::string out = "# nccltune profile " + shown(profile.shape.key) + ", tuned at " +
+                    std::to_string(profile.shape.nodes) + " nodes x " + std::to_string(profile.shape.gpus_per_node) +
+                    " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +
+                    "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
+  for (const SizeChoice& choice : profile.per_size) {
+    const std::string range = std::to_string(choice.min_bytes) + "-" + std::to_string(choice.max_bytes);
+    if (choice.algo.empty() && choice.proto.empty()) continue;  // NCCL's own choice: nothing to say
+    const std::optional<std::string> algorithm = csv_algorithm(choice.algo);
+    const std::optional<std::string> protocol = csv_protocol(choice.proto);
+    if (!algorithm || !protocol) {
+      warnings.push_back("tuner-csv: range " + range + " skipped: the plugin's format needs one algorithm and one protocol, not '" +
+                         shown(choice.algo) + "' / '" + shown(choice.proto) + "'");
+      continue;
+    }
+    const int channels = choice.channels > 0 ? choice.channels : -1;
+    out += std::string(kScopedCollective) + "," + std::to_string(choice.min_bytes) + "," +
+           std::to_string(choice.max_bytes) + "," + *algorithm + "," + *protocol + "," + std::to_string(channels) +
+           ",-1,-1\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<EnvFormat> parse_env_format(std::string_view name) {
+  for (const auto& [text, format] : kFormats)
+    if (text == name) return format;
+  return std::nullopt;
+}
+
+std::string_view to_string(EnvFormat format) {
+  for (const auto& [text, value] : kFormats)
+    if (value == format) return text;
+  return "?";
+}
+
+EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names) {
+  EnvEmission emission;
+  if (format == EnvFormat::tuner_csv) {
+    emission.text = tuner_csv(profile, emission.warnings);
+    return emission;
+  }
+  const std::vector<Variable> variables = checked_variables(profile, allow_names, emission.warnings);
+  if (format == EnvFormat::json) {
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (const Variable& variable : variables) object[variable.name] = variable.value;
+    emission.text = object.dump() + "\n";
+    return emission;
+  }
+  // Values hold only [A-Za-z0-9_,.:^=+-]: nothing any of these readers treats specially, so only
+  // the shell gets quotes (and single quotes stop everything there). Slurm's TaskProlog protocol,
+  // systemd's EnvironmentFile and nccl.conf would keep quotes as part of the value.
+  for (const Variable& variable : variables) {
+    switch (format) {
+      case EnvFormat::sh:
+        emission.text += "export " + variable.name + "='" + variable.value + "'\n";
+        break;
+      case EnvFormat::slurm:
+        emission.text += "export " + variable.name + "=" + variable.value + "\n";
+        break;
+      case EnvFormat::systemd:
+      case EnvFormat::nccl_conf:
+        emission.text += variable.name + "=" + variable.value + "\n";
+        break;
+      case EnvFormat::json:
+      case EnvFormat::tuner_csv:
+        break;  // handled above
+    }
+  }
+  return emission;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,50 @@
+// Rendering a profile's environment for the places that consume it (DESIGN.md "Profile store and
+// env"): a shell (`sh`), Slurm's TaskProlog protocol (`slurm`), a systemd EnvironmentFile
+// (`systemd`), /etc/nccl.conf (`nccl-conf`), JSON (`json`) and the NCCL example tuner plugin's CSV
+// config (`tuner-csv`).
+//
+// tuner-csv is a compatibility format with a trap: NCCL's example plugin starts every call from
+// nChannels = 1 and keeps it unless a row matches with channels other than -1, so collectives
+// without a row, and rows with -1, run on one channel. Rendering it always warns so, and points to
+// our plugin, libnccl-tuner-nccltune.so, which does not.
+//
+// The scoped NCCL_ALGO / NCCL_PROTO syntax ("allreduce:Tree", NCCL >= 2.24) follows the NCCL
+// version the PROFILE was measured with (shape.nccl_version), not the NCCL the job loads: the env
+// command cannot know the job's NCCL (a Python wheel, a container). A job running an older NCCL
+// than its profile would reject the scoped value, so a store's profiles should be measured with
+// the NCCL version the jobs use.
+//
+// Profiles are parsed strictly already; rendering checks every name and value again (defence in
+// depth, and names the admin allows in the config) and drops what fails, with one warning each,
+// so whatever reaches a shell or an env file cannot run anything.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "profile/profile.h"
+
+namespace nccltune {
+
+enum class EnvFormat { sh, slurm, systemd, nccl_conf, json, tuner_csv };
+
+// "sh", "slurm", "systemd", "nccl-conf", "json", "tuner-csv"; nullopt for anything else.
+std::optional<EnvFormat> parse_env_format(std::string_view name);
+std::string_view to_string(EnvFormat format);
+
+struct EnvEmission {
+  std::string text;                   // empty when nothing is to be set
+  std::vector<std::string> warnings;  // one line per dropped name or value
+};
+
+// The profile's env in `format`. A name is emitted when it matches ^NCCL_[A-Z0-9_]+$ or is one of
+// `allow_names` (which must match ^[A-Z][A-Z0-9_]*$ themselves) and is not is_denied_env_name
+// (env_config.h: names that load code, change the loader or a shell, or name files); a value when it is 1..1024
+// characters of [A-Za-z0-9_,.:^=+-]. For a profile measured with NCCL 2.24 or newer, NCCL_ALGO
+// and NCCL_PROTO are emitted scoped to allreduce (the only collective the tuner measures).
+EnvEmission render_env(const Profile& profile, EnvFormat format,
+                       const std::vector<std::string>& allow_names);
+
+}  // namespace nccltune

@@ -1,0 +1,405 @@
+#include "node/node_state.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/atomic_file.h"
+#include "base/printable_text.h"
+#include "base/strict_yaml.h"
+
+namespace nccltune {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// Escaped (\xNN, 4 bytes each) and cut, a text stays within the reader's 4096-byte limit.
+constexpr std::size_t kMaxText = 1000;
+
+// Whatever a source reported, the file stays printable and parses back.
+std::string printable(std::string_view text) {
+  return printable_excerpt(text, kMaxText);
+}
+
+template <class T>
+ordered_json optional_json(const std::optional<T>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+ordered_json optional_text(const std::optional<std::string>& value) {
+  return value ? ordered_json(printable(*value)) : ordered_json(nullptr);
+}
+
+ordered_json pcie_json(const PcieLink& link) {
+  return {{"gen", optional_json(link.gen)},
+          {"width", optional_json(link.width)},
+          {"max_gen", optional_json(link.max_gen)},
+          {"max_width", optional_json(link.max_width)}};
+}
+
+ordered_json device_json(const DeviceState& device, bool nic) {
+  ordered_json out = {{"id", device.id},
+                      {"name", optional_text(device.name)},
+                      {"pci", optional_text(device.pci)},
+                      {"pcie", pcie_json(device.pcie)}};
+  if (nic) {
+    out["port_state"] = optional_text(device.port_state);
+    out["rate_gbps"] = optional_json(device.rate_gbps);
+  }
+  return out;
+}
+
+// Block YAML, every string double-quoted (a host named "null" stays a string). Unlike
+// json_to_yaml, doubles get 9 significant digits: a duration reads 0.031, not 0.0309999999.
+void emit(YAML::Emitter& out, const ordered_json& value) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      emit(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    if (value.empty()) out << YAML::Flow;
+    out << YAML::BeginSeq;
+    for (const auto& item : value) emit(out, item);
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    out << YAML::DoubleQuoted << value.get<std::string>();
+  } else if (value.is_boolean()) {
+    out << value.get<bool>();
+  } else if (value.is_number_integer()) {
+    out << value.get<std::int64_t>();
+  } else if (value.is_number()) {
+    out << value.get<double>();
+  } else {
+    out << YAML::Null;
+  }
+}
+
+ordered_json node_type_json(const NodeState& state) {
+  const NodeType& t = state.node_type;
+  return {{"key", state.node_type_key},
+          {"gpu", printable(t.gpu)},
+          {"gpus", t.gpus},
+          {"gpu_sm", t.gpu_sm},
+          {"nvswitch", optional_json(t.nvswitch)},
+          {"nvlinks", t.nvlinks},
+          {"nics", optional_json(t.nics)},
+          {"nic", printable(t.nic)},
+          {"nic_ethernet", t.nic_ethernet},
+          {"nic_rate_gbps", t.nic_rate_gbps},
+          {"gpu_nic_affinity", printable(t.gpu_nic_affinity)},
+          {"nccl_version", printable(t.nccl_version)},
+          {"cuda_driver", printable(t.cuda_driver)}};
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+bool is_null(const YAML::Node& node) {
+  return !node.IsDefined() || node.IsNull();
+}
+
+std::optional<std::string> optional_text_field(const YAML::Node& node, const std::string& field) {
+  if (is_null(node)) return std::nullopt;
+  return yaml_text(node, field);
+}
+
+std::optional<int> optional_int_field(const YAML::Node& node, const std::string& field) {
+  if (is_null(node)) return std::nullopt;
+  return static_cast<int>(yaml_integer(node, field, 0, std::numeric_limits<int>::max()));
+}
+
+std::optional<bool> optional_bool_field(const YAML::Node& node, const std::string& field) {
+  if (is_null(node)) return std::nullopt;
+  return yaml_boolean(node, field);
+}
+
+int count_field(const YAML::Node& node, const std::string& field) {
+  if (!node.IsDefined()) yaml_fail(0, field, "is missing");
+  return static_cast<int>(yaml_integer(node, field, 0, std::numeric_limits<int>::max()));
+}
+
+std::string required_text(const YAML::Node& map, std::string_view key, const std::string& field) {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined()) yaml_fail(yaml_line(map), yaml_child(field, key), "is missing");
+  return yaml_text(node, yaml_child(field, key));
+}
+
+std::string validated_key(const YAML::Node& node_type, const std::string& field) {
+  const std::string key = required_text(node_type, "key", field);
+  if (!is_valid_node_type_key(key))
+    yaml_fail(yaml_line(node_type["key"]), yaml_child(field, "key"),
+              "'" + printable_excerpt(key, 40) + "' is not a node type key ([A-Za-z0-9._-]+)");
+  return key;
+}
+
+PcieLink read_pcie(const YAML::Node& node, const std::string& field) {
+  PcieLink link;
+  if (is_null(node)) return link;
+  yaml_check_keys(node, field, {"gen", "width", "max_gen", "max_width"});
+  link.gen = optional_int_field(node["gen"], field + ".gen");
+  link.width = optional_int_field(node["width"], field + ".width");
+  link.max_gen = optional_int_field(node["max_gen"], field + ".max_gen");
+  link.max_width = optional_int_field(node["max_width"], field + ".max_width");
+  return link;
+}
+
+std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string& field, bool nic) {
+  std::vector<DeviceState> devices;
+  if (is_null(list)) return devices;
+  yaml_expect_list(list, field);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item = field + "[" + std::to_string(i) + "]";
+    const YAML::Node node = list[i];
+    if (nic)
+      yaml_check_keys(node, item, {"id", "name", "pci", "pcie", "port_state", "rate_gbps"});
+    else
+      yaml_check_keys(node, item, {"id", "name", "pci", "pcie"});
+    DeviceState device;
+    device.id = required_text(node, "id", item);
+    device.name = optional_text_field(node["name"], item + ".name");
+    device.pci = optional_text_field(node["pci"], item + ".pci");
+    device.pcie = read_pcie(node["pcie"], item + ".pcie");
+    if (nic) {
+      device.port_state = optional_text_field(node["port_state"], item + ".port_state");
+      if (!is_null(node["rate_gbps"])) device.rate_gbps = yaml_number(node["rate_gbps"], item + ".rate_gbps");
+    }
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+Verdict read_level(const YAML::Node& node, const std::string& field) {
+  const std::string text = yaml_text(node, field);
+  for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail})
+    if (verdict_level(v) == text) return v;
+  yaml_fail(yaml_line(node), field, "'" + printable_excerpt(text, 40) + "' is not pass, warn or fail");
+}
+
+NodeType read_node_type(const YAML::Node& node, const std::string& field) {
+  yaml_check_keys(node, field,
+                  {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "nics", "nic", "nic_ethernet",
+                   "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+  const auto text = [&](std::string_view key) {
+    const YAML::Node value = node[std::string(key)];
+    return value.IsDefined() ? yaml_text(value, yaml_child(field, key)) : std::string();
+  };
+  const auto number = [&](std::string_view key) {
+    const YAML::Node value = node[std::string(key)];
+    return value.IsDefined() ? static_cast<int>(yaml_integer(value, yaml_child(field, key), 0, 1 << 20)) : 0;
+  };
+  NodeType type;
+  type.gpu = text("gpu");
+  type.gpus = number("gpus");
+  type.gpu_sm = number("gpu_sm");
+  type.nvswitch = optional_bool_field(node["nvswitch"], field + ".nvswitch");
+  type.nvlinks = number("nvlinks");
+  type.nics = optional_int_field(node["nics"], field + ".nics");
+  type.nic = text("nic");
+  if (node["nic_ethernet"].IsDefined())
+    type.nic_ethernet = yaml_boolean(node["nic_ethernet"], field + ".nic_ethernet");
+  type.nic_rate_gbps = number("nic_rate_gbps");
+  type.gpu_nic_affinity = text("gpu_nic_affinity");
+  type.nccl_version = text("nccl_version");
+  type.cuda_driver = text("cuda_driver");
+  return type;
+}
+
+void read_document(const YAML::Node& root, NodeState& state) {
+  yaml_check_keys(root, "",
+                  {"schema", "host", "scanned_at", "scan_duration_s", "node_type", "topology", "devices",
+                   "verdicts", "drift", "degraded"});
+  const std::string schema = required_text(root, "schema", "");
+  if (schema != kNodeStateSchema)
+    yaml_fail(yaml_line(root["schema"]), "schema",
+              "'" + printable_excerpt(schema, 40) + "' is not " + std::string(kNodeStateSchema));
+  state.host = required_text(root, "host", "");
+  state.scanned_at = required_text(root, "scanned_at", "");
+  if (root["scan_duration_s"].IsDefined())
+    state.scan_duration_s = yaml_number(root["scan_duration_s"], "scan_duration_s");
+
+  const YAML::Node type = root["node_type"];
+  if (!type.IsDefined()) yaml_fail(yaml_line(root), "node_type", "is missing");
+  state.node_type_key = validated_key(type, "node_type");
+  state.node_type = read_node_type(type, "node_type");
+
+  if (const YAML::Node summary = root["topology"]; summary.IsDefined()) {
+    yaml_check_keys(summary, "topology", {"gpus", "nics", "numa_nodes", "pci_bridges", "nvswitch"});
+    state.topology.gpus = count_field(summary["gpus"], "topology.gpus");
+    state.topology.nics = count_field(summary["nics"], "topology.nics");
+    state.topology.numa_nodes = count_field(summary["numa_nodes"], "topology.numa_nodes");
+    state.topology.pci_bridges = count_field(summary["pci_bridges"], "topology.pci_bridges");
+    state.topology.nvswitch = optional_bool_field(summary["nvswitch"], "topology.nvswitch");
+  }
+  if (const YAML::Node devices = root["devices"]; devices.IsDefined()) {
+    yaml_check_keys(devices, "devices", {"gpus", "nics"});
+    state.gpus = read_devices(devices["gpus"], "devices.gpus", false);
+    state.nics = read_devices(devices["nics"], "devices.nics", true);
+  }
+  if (const YAML::Node verdicts = root["verdicts"]; verdicts.IsDefined()) {
+    // The counts are derived from the checks; they are in the file for people and scripts.
+    yaml_check_keys(verdicts, "verdicts", {"pass", "warn", "fail", "checks"});
+    const YAML::Node checks = verdicts["checks"];
+    if (!is_null(checks)) {
+      yaml_expect_list(checks, "verdicts.checks");
+      for (std::size_t i = 0; i < checks.size(); ++i) {
+        const std::string item = "verdicts.checks[" + std::to_string(i) + "]";
+        yaml_check_keys(checks[i], item, {"id", "subject", "level", "message"});
+        CheckEntry entry;
+        entry.id = required_text(checks[i], "id", item);
+        entry.subject = required_text(checks[i], "subject", item);
+        entry.level = read_level(checks[i]["level"], item + ".level");
+        entry.message = required_text(checks[i], "message", item);
+        state.checks.push_back(std::move(entry));
+      }
+    }
+  }
+  if (const YAML::Node drift = root["drift"]; !is_null(drift)) {
+    yaml_expect_list(drift, "drift");
+    for (std::size_t i = 0; i < drift.size(); ++i) {
+      const std::string item = "drift[" + std::to_string(i) + "]";
+      yaml_check_keys(drift[i], item, {"kind", "subject", "message"});
+      state.drift.push_back({required_text(drift[i], "kind", item), required_text(drift[i], "subject", item),
+                             required_text(drift[i], "message", item)});
+    }
+  }
+  if (const YAML::Node degraded = root["degraded"]; !is_null(degraded)) {
+    yaml_expect_list(degraded, "degraded");
+    for (std::size_t i = 0; i < degraded.size(); ++i)
+      state.degraded.push_back(yaml_text(degraded[i], "degraded[" + std::to_string(i) + "]"));
+  }
+}
+
+}  // namespace
+
+std::string verdict_level(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass: return "pass";
+    case Verdict::warn: return "warn";
+    case Verdict::fail: return "fail";
+  }
+  return "fail";
+}
+
+int NodeState::count(Verdict level) const {
+  return static_cast<int>(
+      std::count_if(checks.begin(), checks.end(), [&](const CheckEntry& c) { return c.level == level; }));
+}
+
+std::vector<DeviceState> gpu_states(const NodeTopology& topology) {
+  std::vector<DeviceState> out;
+  for (const Gpu& gpu : topology.gpus)
+    out.push_back({gpu_id(gpu.index), gpu.name, gpu.pci, gpu.pcie, std::nullopt, std::nullopt});
+  return out;
+}
+
+std::vector<DeviceState> nic_states(const NodeTopology& topology) {
+  std::vector<DeviceState> out;
+  for (const Nic& nic : topology.nics)
+    out.push_back({nic_id(nic.index), nic.name, nic.pci, nic.pcie, nic.state, nic.rate_gbps});
+  return out;
+}
+
+TopologySummary summarize_topology(const NodeTopology& topology) {
+  std::set<int> numa;
+  for (const Gpu& gpu : topology.gpus)
+    if (gpu.numa) numa.insert(*gpu.numa);
+  for (const Nic& nic : topology.nics)
+    if (nic.numa) numa.insert(*nic.numa);
+  TopologySummary summary;
+  summary.gpus = static_cast<int>(topology.gpus.size());
+  summary.nics = static_cast<int>(topology.nics.size());
+  summary.numa_nodes = static_cast<int>(numa.size());
+  summary.pci_bridges = static_cast<int>(topology.bridges.size());
+  summary.nvswitch = topology.nvswitch;
+  return summary;
+}
+
+std::vector<CheckEntry> check_entries(const CheckReport& report) {
+  std::vector<CheckEntry> out;
+  for (const Finding& f : report.findings) out.push_back({f.check, f.subject, f.verdict, f.message});
+  return out;
+}
+
+std::string render_node_state(const NodeState& state) {
+  ordered_json doc;
+  doc["schema"] = std::string(kNodeStateSchema);
+  doc["host"] = printable(state.host);
+  doc["scanned_at"] = state.scanned_at;
+  // Microseconds are all a scan duration means; fewer digits keep the file readable.
+  doc["scan_duration_s"] = std::round(state.scan_duration_s * 1e6) / 1e6;
+  doc["node_type"] = node_type_json(state);
+  doc["topology"] = {{"gpus", state.topology.gpus},
+                     {"nics", state.topology.nics},
+                     {"numa_nodes", state.topology.numa_nodes},
+                     {"pci_bridges", state.topology.pci_bridges},
+                     {"nvswitch", optional_json(state.topology.nvswitch)}};
+  ordered_json gpus = ordered_json::array(), nics = ordered_json::array();
+  for (const auto& gpu : state.gpus) gpus.push_back(device_json(gpu, false));
+  for (const auto& nic : state.nics) nics.push_back(device_json(nic, true));
+  doc["devices"] = {{"gpus", gpus}, {"nics", nics}};
+  ordered_json checks = ordered_json::array();
+  for (const auto& c : state.checks)
+    checks.push_back({{"id", printable(c.id)},
+                      {"subject", printable(c.subject)},
+                      {"level", verdict_level(c.level)},
+                      {"message", printable(c.message)}});
+  doc["verdicts"] = {{"pass", state.count(Verdict::pass)},
+                     {"warn", state.count(Verdict::warn)},
+                     {"fail", state.count(Verdict::fail)},
+                     {"checks", checks}};
+  ordered_json drift = ordered_json::array();
+  for (const auto& d : state.drift)
+    drift.push_back(
+        {{"kind", printable(d.kind)}, {"subject", printable(d.subject)}, {"message", printable(d.message)}});
+  doc["drift"] = drift;
+  ordered_json degraded = ordered_json::array();
+  for (const auto& note : state.degraded) degraded.push_back(printable(note));
+  doc["degraded"] = degraded;
+  YAML::Emitter out;
+  out.SetDoublePrecision(9);
+  emit(out, doc);
+  return std::string(out.c_str()) + "\n";
+}
+
+Result<NodeState> parse_node_state(std::string_view yaml_text, std::string_view origin) {
+  NodeState state;
+  auto parsed =
+      parse_strict_yaml(yaml_text, origin, [&](const YAML::Node& root) { read_document(root, state); });
+  if (!parsed) return Error{parsed.error()};
+  return state;
+}
+
+Result<NodeState> read_node_state(const std::filesystem::path& node_yaml) {
+  auto text = read_text_file(node_yaml);
+  if (!text) return Error{text.error()};
+  return parse_node_state(*text, node_yaml.string());
+}
+
+Result<std::string> read_node_type_key(const std::filesystem::path& node_yaml) {
+  auto text = read_text_file(node_yaml);
+  if (!text) return Error{text.error()};
+  std::string key;
+  const Status parsed = parse_strict_yaml(*text, node_yaml.string(), [&](const YAML::Node& root) {
+    yaml_expect_map(root, "");
+    const YAML::Node schema = root["schema"];
+    if (!schema.IsDefined()) yaml_fail(yaml_line(root), "schema", "is missing");
+    if (yaml_text(schema, "schema") != kNodeStateSchema)
+      yaml_fail(yaml_line(schema), "schema", "is not " + std::string(kNodeStateSchema));
+    const YAML::Node type = root["node_type"];
+    if (!type.IsDefined()) yaml_fail(yaml_line(root), "node_type", "is missing");
+    yaml_expect_map(type, "node_type");
+    key = validated_key(type, "node_type");
+  });
+  if (!parsed) return Error{parsed.error()};
+  return key;
+}
+
+}  // namespace nccltune

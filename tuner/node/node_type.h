@@ -1,0 +1,53 @@
+// NodeType: what a profile is for, per node: GPU model and count, NVLink/NVSwitch, NICs,
+// GPU-NIC affinity, NCCL major.minor; and its stable key, the name of the store's directory.
+// `tune` derives it from what its workers saw, nccltuned and `env` from the node alone
+// (local_node_type); both give the same key for the same node.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "topology/node_topology.h"
+
+namespace nccltune {
+
+struct NodeType {
+  std::string gpu;  // "NVIDIA H100 80GB HBM3"
+  int gpus = 0;     // per node
+  int gpu_sm = 0;   // 90
+  std::optional<bool> nvswitch;
+  int nvlinks = 0;            // per GPU, 0 when none or unknown
+  std::optional<int> nics;    // RDMA NICs; nullopt when the topology does not describe these GPUs
+  std::string nic;            // "mlx5 InfiniBand 400 Gb/s", or "" without NICs
+  bool nic_ethernet = false;  // RoCE rather than InfiniBand
+  int nic_rate_gbps = 0;
+  std::string gpu_nic_affinity;  // worst nearest-NIC link over the GPUs: "PIX", ..., or ""
+  std::string nccl_version;      // "2.28.9"
+  std::string cuda_driver;       // "13.0"
+
+  friend bool operator==(const NodeType&, const NodeType&) = default;
+};
+
+// What the worker saw of one GPU through the CUDA driver, for nodes whose topology shows no GPU
+// (CPU-only hosts running the fake stack, or a topology source that cannot see them).
+struct DeviceFacts {
+  std::string name;
+  int sm = 0;
+};
+
+// `ranks_on_node` stands in for the GPU count when the topology shows none.
+NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int ranks_on_node,
+                   const std::string& nccl_version, const std::string& cuda_driver);
+
+// "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28"
+std::string node_type_key(const NodeType& type);
+
+// The type of this node when no worker ran (nccltuned, `env`): only the topology names the GPUs,
+// as `tune` falls back to when the topology shows them. `nccl_version` "2.28.9", `cuda_driver`
+// "13.0", each empty when unknown.
+NodeType local_node_type(const NodeTopology& topology, const std::string& nccl_version,
+                         const std::string& cuda_driver);
+
+}  // namespace nccltune

@@ -1,0 +1,53 @@
+#include "profile/env_names.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace nccltune {
+
+namespace {
+
+bool is_upper_digit_or_underscore(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+bool is_safe_env_name(std::string_view name) {
+  if (name.size() <= 5 || name.size() > 128 || name.substr(0, 5) != "NCCL_") return false;
+  return std::all_of(name.begin() + 5, name.end(), is_upper_digit_or_underscore);
+}
+
+bool is_safe_env_value(std::string_view value) {
+  if (value.empty() || value.size() > 1024) return false;
+  return std::all_of(value.begin(), value.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           std::string_view("_,.:^=+-").find(c) != std::string_view::npos;
+  });
+}
+
+bool is_denied_env_name(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      // the shell and the loader
+      "BASH_ENV", "ENV", "PATH", "IFS", "PS4", "CDPATH", "SHELLOPTS", "BASHOPTS", "GLIBC_TUNABLES",
+      // code injection into CUDA, NVTX and interpreters a job may start
+      "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "NVTX_INJECTION32_PATH", "PYTHONPATH", "PYTHONHOME",
+      "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS",
+      // NCCL 2.28 and its example plugins: code to load, files to read or write
+      "NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_CONF_FILE",
+      "NCCL_DEBUG_FILE", "NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE",
+      "NCCL_TUNER_CONFIG_FILE", "NCCL_PROFILE_DUMP_FILE", "NCCL_INSPECTOR_DUMP_DIR"};
+  if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
+  if (name.starts_with("LD_") || name.starts_with("BASH_FUNC_")) return true;
+  if (!name.starts_with("NCCL_")) return false;
+  for (std::string_view suffix : {"_PLUGIN", "_FILE", "_DIR", "_PATH", "_LIB"})
+    if (name.ends_with(suffix)) return true;
+  return false;
+}
+
+bool is_allowable_env_name(std::string_view name) {
+  if (name.empty() || name.size() > 128 || name.front() < 'A' || name.front() > 'Z') return false;
+  return std::all_of(name.begin(), name.end(), is_upper_digit_or_underscore) && !is_denied_env_name(name);
+}
+
+}  // namespace nccltune

@@ -1,0 +1,33 @@
+// Which environment variables a profile may set and `env` may print, and which values: the rules
+// every reader and writer of a profile shares (the profile parser, the search space, the env
+// renderers, the node config's allow_names).
+#pragma once
+
+#include <string_view>
+
+namespace nccltune {
+
+// ^NCCL_[A-Z0-9_]+$, at most 128 characters.
+bool is_safe_env_name(std::string_view name);
+
+// 1..1024 characters from [A-Za-z0-9_,.:^=+-]: nothing a shell, an env file or a YAML reader
+// would read specially.
+bool is_safe_env_value(std::string_view value);
+inline constexpr std::string_view kSafeValueCharacters = "[A-Za-z0-9_,.:^=+-]";
+
+// Names never emitted, whatever a profile or allow_names says: those that load code, change the
+// dynamic loader or a shell, or make NCCL read or write files. BASH_ENV, ENV, PATH, IFS, PS4,
+// CDPATH, SHELLOPTS, BASHOPTS, GLIBC_TUNABLES, LD_* and BASH_FUNC_*; the code-injection variables
+// of CUDA and NVTX and of common interpreters (PYTHONPATH, PERL5OPT, NODE_OPTIONS, ...); NCCL 2.28's
+// NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_PROFILER_PLUGIN, NCCL_ENV_PLUGIN, NCCL_CONF_FILE,
+// NCCL_DEBUG_FILE, NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_FILE, NCCL_GRAPH_DUMP_FILE and
+// the plugins' NCCL_TUNER_CONFIG_FILE, NCCL_PROFILE_DUMP_FILE, NCCL_INSPECTOR_DUMP_DIR; and, for
+// later NCCL versions (NCCL_GIN_PLUGIN, NCCL_RMA_PLUGIN, NCCL_IBVERBS_LIB,
+// NCCL_CHECKPOINT_KVS_PATH), every NCCL_ name ending in _PLUGIN, _FILE, _DIR, _PATH or _LIB.
+bool is_denied_env_name(std::string_view name);
+
+// ^[A-Z][A-Z0-9_]*$, at most 128 characters, and not is_denied_env_name: what an admin may add to
+// the node config's env.allow_names.
+bool is_allowable_env_name(std::string_view name);
+
+}  // namespace nccltune

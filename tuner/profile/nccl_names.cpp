@@ -1,0 +1,151 @@
+#include "profile/nccl_names.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+#include <vector>
+
+namespace nccltune {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kGdrLevelNames = {"LOC", "PIX", "PXB", "PHB", "SYS"};
+// Variables NCCL reads as 0/1 besides every NCCL_*_DISABLE.
+constexpr std::array<std::string_view, 5> kBooleanKnobs = {"NCCL_NET_GDR_READ", "NCCL_COLLNET_ENABLE",
+                                                           "NCCL_NET_SHARED_BUFFERS", "NCCL_CUMEM_ENABLE",
+                                                           "NCCL_IB_ADAPTIVE_ROUTING"};
+
+template <std::size_t N>
+std::optional<int> index_ignoring_case(std::string_view text, const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (same_text_ignoring_case(text, names[i])) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+template <std::size_t N>
+std::string join_names(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (std::string_view name : names) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+std::optional<long long> parse_integer(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  long long value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// "Ring,Tree" or "^NVLS,PAT": a list of names from `names`, optionally excluded.
+template <std::size_t N>
+std::optional<std::string> name_list_problem(std::string_view name, std::string_view value,
+                                             const std::array<std::string_view, N>& names) {
+  std::string_view list = value;
+  if (!list.empty() && list.front() == '^') list.remove_prefix(1);
+  std::set<int> seen;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view item = list.substr(0, comma);
+    const std::optional<int> index = index_ignoring_case(item, names);
+    if (!index)
+      return "'" + std::string(value) + "' is not a valid " + std::string(name) + " value (a list of " +
+             join_names(names) + ", optionally after ^)";
+    if (!seen.insert(*index).second)
+      return "'" + std::string(value) + "' names '" + std::string(item) + "' twice";
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> integer_range_problem(std::string_view name, std::string_view value, long long min,
+                                                 long long max) {
+  const std::optional<long long> number = parse_integer(value);
+  if (!number || *number < min || *number > max)
+    return "'" + std::string(value) + "' is not a valid " + std::string(name) + " value (an integer from " +
+           std::to_string(min) + " to " + std::to_string(max) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> nccl_algorithm_index(std::string_view name) {
+  return index_ignoring_case(name, kNcclAlgorithms);
+}
+
+std::optional<int> nccl_protocol_index(std::string_view name) {
+  return index_ignoring_case(name, kNcclProtocols);
+}
+
+std::string_view nccl_algorithm_name(int index) {
+  return index >= 0 && static_cast<std::size_t>(index) < kNcclAlgorithms.size()
+             ? kNcclAlgorithms[static_cast<std::size_t>(index)]
+             : "?";
+}
+
+std::string_view nccl_protocol_name(int index) {
+  return index >= 0 && static_cast<std::size_t>(index) < kNcclProtocols.size()
+             ? kNcclProtocols[static_cast<std::size_t>(index)]
+             : "?";
+}
+
+bool same_text_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool is_case_insensitive_knob(std::string_view name) {
+  return name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_NET_GDR_LEVEL";
+}
+
+std::optional<std::string> knob_value_problem(std::string_view name, std::string_view value) {
+  if (name == "NCCL_ALGO") return name_list_problem(name, value, kNcclAlgorithms);
+  if (name == "NCCL_PROTO") return name_list_problem(name, value, kNcclProtocols);
+  if (name.ends_with("_NCHANNELS")) return integer_range_problem(name, value, 1, 64);
+  if (name == "NCCL_NET_GDR_LEVEL") {
+    if (index_ignoring_case(value, kGdrLevelNames) ||
+        (value.size() == 1 && value[0] >= '0' && value[0] <= '5'))
+      return std::nullopt;
+    return "'" + std::string(value) + "' is not a valid NCCL_NET_GDR_LEVEL value (" +
+           join_names(kGdrLevelNames) + " or 0-5)";
+  }
+  if (name == "NCCL_BUFFSIZE") return integer_range_problem(name, value, 1, 1LL << 40);
+  if (name == "NCCL_NTHREADS") {
+    if (value == "64" || value == "128" || value == "256" || value == "512") return std::nullopt;
+    return "'" + std::string(value) + "' is not a valid NCCL_NTHREADS value (64, 128, 256 or 512)";
+  }
+  if (name == "NCCL_IB_QPS_PER_CONNECTION") return integer_range_problem(name, value, 1, 128);
+  if (name == "NCCL_CROSS_NIC" || name == "NCCL_NVLS_ENABLE") return integer_range_problem(name, value, 0, 2);
+  if (name.ends_with("_DISABLE") ||
+      std::find(kBooleanKnobs.begin(), kBooleanKnobs.end(), name) != kBooleanKnobs.end())
+    return integer_range_problem(name, value, 0, 1);
+  return std::nullopt;
+}
+
+Result<int> parse_nccl_version(std::string_view text) {
+  const std::string quoted = "'" + std::string(text) + "'";
+  std::vector<long long> parts;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t dot = rest.find('.');
+    const std::optional<long long> part = parse_integer(rest.substr(0, dot));
+    if (!part) return Error{quoted + " is not an NCCL version (e.g. 2.24 or 2.28.9)"};
+    parts.push_back(*part);
+    if (dot == std::string_view::npos) break;
+    rest.remove_prefix(dot + 1);
+  }
+  if (parts.size() == 1 && parts[0] >= 10000 && parts[0] < 1000000) return static_cast<int>(parts[0]);
+  if (parts.size() < 2 || parts.size() > 3 || parts[0] < 2 || parts[0] > 99 || parts[1] > 99 ||
+      (parts.size() == 3 && parts[2] > 99))
+    return Error{quoted + " is not an NCCL version (e.g. 2.24 or 2.28.9)"};
+  const long long patch = parts.size() == 3 ? parts[2] : 0;
+  // NCCL's code: major*10000 + minor*100 + patch since 2.9, major*1000 + minor*100 + patch before.
+  if (parts[0] == 2 && parts[1] < 9) return static_cast<int>(parts[0] * 1000 + parts[1] * 100 + patch);
+  return static_cast<int>(parts[0] * 10000 + parts[1] * 100 + patch);
+}
+
+}  // namespace nccltune

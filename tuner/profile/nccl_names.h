@@ -1,0 +1,44 @@
+// NCCL's own vocabulary, spelled as NCCL spells it: its algorithms and protocols (in the order of
+// its cost tables), the values it documents for the knobs the tuner sets, and its version codes.
+// One table for the search space, profiles, the tuner plugin and the fake NCCL.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace nccltune {
+
+// NCCL's algorithm names by index (NCCL_ALGO_TREE = 0, ... NCCL_ALGO_PAT = 6), as NCCL 2.28 prints
+// them and reads them in NCCL_ALGO (without case).
+inline constexpr std::array<std::string_view, 7> kNcclAlgorithms = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+// NCCL's protocol names by index (NCCL_PROTO_LL = 0, LL128, SIMPLE).
+inline constexpr std::array<std::string_view, 3> kNcclProtocols = {"LL", "LL128", "Simple"};
+
+// The index of an algorithm or protocol name, compared without case as NCCL does; nullopt for
+// anything else.
+std::optional<int> nccl_algorithm_index(std::string_view name);
+std::optional<int> nccl_protocol_index(std::string_view name);
+// NCCL's spelling of an index ("CollNetDirect", "LL128"); "?" outside the table.
+std::string_view nccl_algorithm_name(int index);
+std::string_view nccl_protocol_name(int index);
+
+// Names NCCL reads without case (algorithms, protocols, GDR levels).
+bool same_text_ignoring_case(std::string_view a, std::string_view b);
+
+// What is wrong with `value` for the knob `name` when NCCL documents the knob's values
+// (NCCL_ALGO, NCCL_PROTO, *_NCHANNELS, NCCL_NET_GDR_LEVEL, ...); nullopt when it is possible or
+// the knob is not one of those. Does not check the safe character set (env_names.h).
+std::optional<std::string> knob_value_problem(std::string_view name, std::string_view value);
+
+// Whether NCCL reads the knob's value without case (NCCL_ALGO, NCCL_PROTO, NCCL_NET_GDR_LEVEL).
+bool is_case_insensitive_knob(std::string_view name);
+
+// "2.24" -> 22400, "2.28.9" -> 22809, "22809" -> 22809 (NCCL's code since 2.9).
+Result<int> parse_nccl_version(std::string_view text);
+
+}  // namespace nccltune

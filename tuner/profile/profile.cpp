@@ -1,0 +1,478 @@
+#include "profile/profile.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "base/atomic_file.h"
+#include "base/printable_text.h"
+#include "base/strict_yaml.h"
+#include "profile/env_names.h"
+#include "profile/nccl_names.h"
+
+namespace nccltune {
+namespace {
+
+std::string shown(std::string_view text) { return printable_excerpt(text, 40); }
+
+// ---- writing ----------------------------------------------------------------------------------
+
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string key_text(std::string_view name) {
+  return is_safe_env_name(name) ? std::string(name) : yaml_quoted(name);
+}
+
+std::string number_text(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string(".nan");
+}
+
+template <class T, class Format>
+std::string flow_list(const std::vector<T>& values, Format format) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + format(values[i]);
+  return out + "]";
+}
+
+std::string flow_env(const std::map<std::string, std::string>& env) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [name, value] : env) {
+    out += (first ? "" : ", ") + key_text(name) + ": " + yaml_quoted(value);
+    first = false;
+  }
+  return out + "}";
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+int small_integer(const YAML::Node& node, const std::string& field, int min) {
+  return static_cast<int>(yaml_integer(node, field, min, std::numeric_limits<int>::max()));
+}
+
+std::uint64_t byte_count(const YAML::Node& node, const std::string& field) {
+  if (yaml_is_plain(node)) {
+    const std::string& value = node.Scalar();
+    std::uint64_t number = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) return number;
+  }
+  yaml_fail(yaml_line(node), field, "must be a byte count (a whole number from 0)");
+}
+
+double number(const YAML::Node& node, const std::string& field) {
+  if (yaml_is_plain(node)) {
+    const std::string& value = node.Scalar();
+    if (value == ".nan" || value == ".NaN" || value == ".NAN")
+      return std::numeric_limits<double>::quiet_NaN();
+    if (value == ".inf" || value == ".Inf" || value == ".INF" || value == "+.inf")
+      return std::numeric_limits<double>::infinity();
+    if (value == "-.inf" || value == "-.Inf" || value == "-.INF")
+      return -std::numeric_limits<double>::infinity();
+    std::string_view digits = value;
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    double number = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() &&
+        digits.find_first_of("nNiI") == std::string_view::npos)
+      return number;
+  }
+  yaml_fail(yaml_line(node), field, "must be a number");
+}
+
+double non_negative(const YAML::Node& node, const std::string& field) {
+  const double value = number(node, field);
+  if (!(value >= 0) || std::isinf(value)) yaml_fail(yaml_line(node), field, "must be a finite number from 0");
+  return value;
+}
+
+std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field) {
+  if (node.IsMap() && node.size() == 0) return {};
+  yaml_expect_map(node, field, line);
+  std::map<std::string, std::string> env;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) yaml_fail(yaml_line(entry.first), field, "names must be strings");
+    const std::string& name = entry.first.Scalar();
+    if (!is_safe_env_name(name))
+      yaml_fail(yaml_line(entry.first), field, "name '" + shown(name) + "' does not match ^NCCL_[A-Z0-9_]+$");
+    const std::string name_field = yaml_child(field, name);
+    // yaml-cpp marks an empty (null) value where the next token starts: name the key's line.
+    const int value_line = entry.second.IsNull() ? yaml_line(entry.first) : yaml_line(entry.second);
+    if (!entry.second.IsScalar()) yaml_fail(value_line, name_field, "must be a string");
+    const std::string& value = entry.second.Scalar();
+    if (!is_safe_env_value(value))
+      yaml_fail(value_line, name_field,
+                value.empty() ? std::string("empty value")
+                              : "'" + shown(value) + "' has characters outside " +
+                                    std::string(kSafeValueCharacters) + " or is longer than 1024");
+    if (!env.emplace(name, value).second) yaml_fail(yaml_line(entry.first), name_field, "appears twice");
+  }
+  return env;
+}
+
+// What NCCL_ALGO / NCCL_PROTO could be set to (usually one name), or empty for NCCL's own choice.
+std::string choice_name(const YAML::Node& node, const std::string& field, std::string_view knob) {
+  const std::string value = yaml_text(node, field);
+  if (value.empty()) return value;
+  if (!is_safe_env_value(value))
+    yaml_fail(yaml_line(node), field,
+              "'" + shown(value) + "' has characters outside " + std::string(kSafeValueCharacters));
+  if (std::optional<std::string> problem = knob_value_problem(knob, value))
+    yaml_fail(yaml_line(node), field, *problem);
+  return value;
+}
+
+ProfileShape parse_shape(const YAML::Node& node, int line) {
+  const std::string field = "shape";
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field,
+                  {"key", "nodes", "gpus_per_node", "ranks", "gpu", "nvswitch", "nics_per_node", "nic",
+                   "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+  ProfileShape shape;
+  const int at = yaml_line(node);
+  if (!node["key"]) yaml_fail(at, "shape.key", "missing");
+  shape.key = yaml_text(node["key"], "shape.key");
+  if (!is_valid_node_type_key(shape.key))
+    yaml_fail(yaml_line(node["key"]), "shape.key",
+              "'" + shown(shape.key) + "' is not a name from [A-Za-z0-9._-]");
+  if (!node["nodes"]) yaml_fail(at, "shape.nodes", "missing");
+  shape.nodes = small_integer(node["nodes"], "shape.nodes", 1);
+  if (node["gpus_per_node"])
+    shape.gpus_per_node = small_integer(node["gpus_per_node"], "shape.gpus_per_node", 1);
+  if (node["ranks"]) shape.ranks = small_integer(node["ranks"], "shape.ranks", 1);
+  // One rank per GPU, as tune measures: a profile whose counts disagree was edited by hand, and
+  // the plugin and env would match it to jobs of a shape it never saw.
+  if (node["ranks"] && node["gpus_per_node"] &&
+      static_cast<long long>(shape.ranks) != static_cast<long long>(shape.nodes) * shape.gpus_per_node)
+    yaml_fail(yaml_line(node["ranks"]), "shape.ranks",
+              std::to_string(shape.ranks) + " is not nodes x gpus_per_node (" + std::to_string(shape.nodes) +
+                  " x " + std::to_string(shape.gpus_per_node) + ")");
+  if (node["gpu"]) shape.gpu = yaml_text(node["gpu"], "shape.gpu");
+  if (node["nvswitch"]) shape.nvswitch = yaml_boolean(node["nvswitch"], "shape.nvswitch");
+  if (node["nics_per_node"])
+    shape.nics_per_node = small_integer(node["nics_per_node"], "shape.nics_per_node", 0);
+  if (node["nic"]) shape.nic = yaml_text(node["nic"], "shape.nic");
+  if (node["gpu_nic_affinity"])
+    shape.gpu_nic_affinity = yaml_text(node["gpu_nic_affinity"], "shape.gpu_nic_affinity");
+  if (node["nccl_version"]) shape.nccl_version = yaml_text(node["nccl_version"], "shape.nccl_version");
+  if (node["cuda_driver"]) shape.cuda_driver = yaml_text(node["cuda_driver"], "shape.cuda_driver");
+  return shape;
+}
+
+std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
+  const std::string field = "per_size";
+  yaml_expect_list(node, field, line);
+  std::vector<SizeChoice> ranges;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels"});
+    SizeChoice choice;
+    for (const char* key : {"min_bytes", "max_bytes"})
+      if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
+    choice.min_bytes = byte_count(entry["min_bytes"], yaml_child(at, "min_bytes"));
+    choice.max_bytes = byte_count(entry["max_bytes"], yaml_child(at, "max_bytes"));
+    if (choice.max_bytes < choice.min_bytes)
+      yaml_fail(yaml_line(entry["max_bytes"]), yaml_child(at, "max_bytes"), "below min_bytes");
+    if (!ranges.empty() && choice.min_bytes <= ranges.back().max_bytes)
+      yaml_fail(yaml_line(entry["min_bytes"]), yaml_child(at, "min_bytes"),
+                "overlaps or precedes the range before it");
+    if (entry["algo"]) choice.algo = choice_name(entry["algo"], yaml_child(at, "algo"), "NCCL_ALGO");
+    if (entry["proto"]) choice.proto = choice_name(entry["proto"], yaml_child(at, "proto"), "NCCL_PROTO");
+    if (entry["channels"])
+      choice.channels = static_cast<int>(yaml_integer(entry["channels"], yaml_child(at, "channels"), 0, 64));
+    ranges.push_back(std::move(choice));
+  }
+  return ranges;
+}
+
+std::vector<double> numbers(const YAML::Node& node, int line, const std::string& field) {
+  yaml_expect_list(node, field, line);
+  std::vector<double> values;
+  for (std::size_t i = 0; i < node.size(); ++i) values.push_back(number(node[i], yaml_item(field, i)));
+  return values;
+}
+
+ProfileResults parse_results(const YAML::Node& node, int line) {
+  const std::string field = "results";
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field, {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio"});
+  ProfileResults results;
+  const int at = yaml_line(node);
+  if (const YAML::Node sizes = node["sizes"]) {
+    yaml_expect_list(sizes, "results.sizes", at);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::uint64_t bytes = byte_count(sizes[i], yaml_item("results.sizes", i));
+      if (!results.sizes.empty() && bytes <= results.sizes.back())
+        yaml_fail(yaml_line(sizes[i]), yaml_item("results.sizes", i), "sizes must be ascending");
+      results.sizes.push_back(bytes);
+    }
+  }
+  for (const char* key : {"baseline", "tuned"}) {
+    const YAML::Node values = node[key];
+    if (!values) continue;
+    std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline : results.tuned;
+    target = numbers(values, at, yaml_child(field, key));
+    if (target.size() != results.sizes.size())
+      yaml_fail(
+          yaml_line(values), yaml_child(field, key),
+          std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
+  }
+  if (node["speedup_geomean"])
+    results.speedup_geomean = number(node["speedup_geomean"], "results.speedup_geomean");
+  if (node["worst_size_ratio"])
+    results.worst_size_ratio = number(node["worst_size_ratio"], "results.worst_size_ratio");
+  return results;
+}
+
+ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
+  const std::string field = "provenance";
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field,
+                  {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts",
+                   "noise_floor", "confirmation"});
+  ProfileProvenance provenance;
+  if (node["tool"]) provenance.tool = yaml_text(node["tool"], "provenance.tool");
+  if (node["date"]) provenance.date = yaml_text(node["date"], "provenance.date");
+  if (node["trials"]) provenance.trials = small_integer(node["trials"], "provenance.trials", 0);
+  if (node["failed_trials"])
+    provenance.failed_trials = small_integer(node["failed_trials"], "provenance.failed_trials", 0);
+  if (node["duration_s"]) provenance.duration_s = non_negative(node["duration_s"], "provenance.duration_s");
+  if (const YAML::Node objective = node["objective"]) {
+    provenance.objective = yaml_text(objective, "provenance.objective");
+    if (!provenance.objective.empty()) {
+      Result<Objective> parsed = parse_objective(provenance.objective);
+      if (!parsed) yaml_fail(yaml_line(objective), "provenance.objective", parsed.error());
+    }
+  }
+  if (node["hosts"]) provenance.hosts = small_integer(node["hosts"], "provenance.hosts", 0);
+  if (node["noise_floor"])
+    provenance.noise_floor = non_negative(node["noise_floor"], "provenance.noise_floor");
+  if (node["confirmation"]) provenance.confirmation = yaml_text(node["confirmation"], "provenance.confirmation");
+  return provenance;
+}
+
+std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
+  const std::string field = "failed";
+  yaml_expect_list(node, field, line);
+  std::vector<FailedTrial> failed;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"env", "outcome", "reason"});
+    FailedTrial trial;
+    if (entry["env"]) trial.env = parse_env(entry["env"], yaml_line(entry), yaml_child(at, "env"));
+    if (const YAML::Node outcome = entry["outcome"]) {
+      const std::string name = yaml_text(outcome, yaml_child(at, "outcome"));
+      const std::optional<TrialOutcome> parsed = parse_trial_outcome(name);
+      if (!parsed || *parsed == TrialOutcome::ok)
+        yaml_fail(yaml_line(outcome), yaml_child(at, "outcome"),
+                  "'" + shown(name) + "' is not wrong_data, timeout, init_error or crash");
+      trial.outcome = *parsed;
+    }
+    if (entry["reason"]) trial.reason = yaml_text(entry["reason"], yaml_child(at, "reason"));
+    failed.push_back(std::move(trial));
+  }
+  return failed;
+}
+
+Profile parse_document(const YAML::Node& root) {
+  if (!root.IsMap())
+    yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
+              "the document must be a map (schema, shape, env, ...)");
+  yaml_check_keys(root, "",
+                  {"schema", "shape", "env", "keep_defaults", "per_size", "results", "provenance", "failed"});
+  const YAML::Node schema = root["schema"];
+  if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
+  if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
+    yaml_fail(yaml_line(schema), "schema",
+              "expected '" + std::string(kProfileSchema) + "'" +
+                  (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
+  Profile profile;
+  if (!root["shape"]) yaml_fail(1, "shape", "missing");
+  profile.shape = parse_shape(root["shape"], yaml_line(root["shape"]));
+  const YAML::Node env = root["env"];
+  if (!env) yaml_fail(1, "env", "missing ({} when NCCL's defaults are kept)");
+  profile.env = parse_env(env, yaml_line(env), "env");
+  if (const YAML::Node keep = root["keep_defaults"]) {
+    profile.keep_defaults = yaml_boolean(keep, "keep_defaults");
+    if (profile.keep_defaults && !profile.env.empty())
+      yaml_fail(yaml_line(env), "env", "must be empty when keep_defaults is true");
+  }
+  if (const YAML::Node node = root["per_size"]) profile.per_size = parse_per_size(node, yaml_line(node));
+  if (const YAML::Node node = root["results"]) profile.results = parse_results(node, yaml_line(node));
+  if (const YAML::Node node = root["provenance"])
+    profile.provenance = parse_provenance(node, yaml_line(node));
+  if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, yaml_line(node));
+  return profile;
+}
+
+}  // namespace
+
+std::string describe_env(const Env& env) {
+  if (env.empty()) return "defaults";
+  std::string out;
+  for (const auto& [name, value] : env) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out;
+}
+
+bool is_valid_node_type_key(std::string_view key) {
+  if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
+
+Result<Objective> parse_objective(std::string_view name) {
+  if (name == "balanced") return Objective::balanced;
+  if (name == "bandwidth") return Objective::bandwidth;
+  if (name == "latency") return Objective::latency;
+  return Error{"unknown objective '" + std::string(name) + "' (balanced, bandwidth, latency)"};
+}
+
+std::string_view to_string(Objective objective) {
+  switch (objective) {
+    case Objective::balanced: return "balanced";
+    case Objective::bandwidth: return "bandwidth";
+    case Objective::latency: return "latency";
+  }
+  return "balanced";
+}
+
+std::string profile_to_yaml(const Profile& profile) {
+  std::ostringstream out;
+  const ProfileShape& shape = profile.shape;
+  out << "schema: " << kProfileSchema << "\n";
+  out << "shape:\n"
+      << "  key: " << yaml_quoted(shape.key) << "\n"
+      << "  nodes: " << shape.nodes << "\n"
+      << "  gpus_per_node: " << shape.gpus_per_node << "\n"
+      << "  ranks: " << shape.ranks << "\n"
+      << "  gpu: " << yaml_quoted(cleaned_text(shape.gpu)) << "\n"
+      << "  nvswitch: " << (shape.nvswitch ? "true" : "false") << "\n"
+      << "  nics_per_node: " << shape.nics_per_node << "\n"
+      << "  nic: " << yaml_quoted(cleaned_text(shape.nic)) << "\n"
+      << "  gpu_nic_affinity: " << yaml_quoted(cleaned_text(shape.gpu_nic_affinity)) << "\n"
+      << "  nccl_version: " << yaml_quoted(cleaned_text(shape.nccl_version)) << "\n"
+      << "  cuda_driver: " << yaml_quoted(cleaned_text(shape.cuda_driver)) << "\n";
+  out << "keep_defaults: " << (profile.keep_defaults ? "true" : "false") << "\n";
+  if (profile.env.empty()) {
+    out << "env: {}\n";
+  } else {
+    out << "env:\n";
+    for (const auto& [name, value] : profile.env)
+      out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
+  }
+  if (profile.per_size.empty()) {
+    out << "per_size: []\n";
+  } else {
+    out << "per_size:\n";
+    for (const SizeChoice& choice : profile.per_size)
+      out << "  - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
+          << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
+          << ", channels: " << choice.channels << "}\n";
+  }
+  const ProfileResults& results = profile.results;
+  const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
+  out << "results:\n"
+      << "  sizes: " << flow_list(results.sizes, integer_text) << "\n"
+      << "  baseline: " << flow_list(results.baseline, number_text) << "\n"
+      << "  tuned: " << flow_list(results.tuned, number_text) << "\n"
+      << "  speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
+      << "  worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
+  const ProfileProvenance& provenance = profile.provenance;
+  out << "provenance:\n"
+      << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"
+      << "  date: " << yaml_quoted(cleaned_text(provenance.date)) << "\n"
+      << "  trials: " << provenance.trials << "\n"
+      << "  failed_trials: " << provenance.failed_trials << "\n"
+      << "  duration_s: " << number_text(provenance.duration_s) << "\n"
+      << "  objective: " << yaml_quoted(cleaned_text(provenance.objective)) << "\n"
+      << "  hosts: " << provenance.hosts << "\n"
+      << "  noise_floor: " << number_text(provenance.noise_floor) << "\n"
+      << "  confirmation: " << yaml_quoted(cleaned_text(provenance.confirmation)) << "\n";
+  if (profile.failed.empty()) {
+    out << "failed: []\n";
+  } else {
+    out << "failed:\n";
+    for (const FailedTrial& trial : profile.failed)
+      out << "  - {env: " << flow_env(trial.env) << ", outcome: " << yaml_quoted(std::string(to_string(trial.outcome)))
+          << ", reason: " << yaml_quoted(cleaned_text(trial.reason)) << "}\n";
+  }
+  return out.str();
+}
+
+Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
+  Profile profile;
+  const Status parsed =
+      parse_strict_yaml(text, origin, [&](const YAML::Node& root) { profile = parse_document(root); }, kMaxProfileBytes);
+  if (!parsed) return Error{parsed.error()};
+  return profile;
+}
+
+Result<Profile> read_profile(const std::filesystem::path& file) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (error) return Error{file.string() + ": cannot open: " + error.message()};
+  if (!std::filesystem::is_regular_file(status)) return Error{file.string() + ": not a regular file"};
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) return Error{file.string() + ": cannot open: " + error.message()};
+  if (size > kMaxProfileBytes)
+    return Error{file.string() + ": " + std::to_string(size) +
+                 " bytes, more than the 1 MiB a profile may have"};
+  Result<std::string> text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_profile(*text, file.string());
+}
+
+std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {
+  return out_dir / shape.key / (std::to_string(shape.nodes) + "n.yaml");
+}
+
+Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
+                     std::filesystem::path* written) {
+  const std::string text = profile_to_yaml(profile);
+  Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.key));
+  if (!check) return Error{"refusing to write a profile that would not read back: " + check.error()};
+  const std::filesystem::path path = profile_path(out_dir, profile.shape);
+  std::error_code error;
+  std::filesystem::create_directories(path.parent_path(), error);
+  if (error) return Error{path.parent_path().string() + ": cannot create the directory: " + error.message()};
+  Result<bool> stored = write_file_atomically(path, text);
+  if (!stored) return Error{stored.error()};
+  if (written) *written = path;
+  return Ok{};
+}
+
+}  // namespace nccltune

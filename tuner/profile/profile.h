@@ -1,0 +1,120 @@
+// The tuner's result for one cluster shape (schema nccltune/profile/v1, docs/ARCHITECTURE.md "File formats"):
+// the env that `nccltune env` emits, the best measured (algo, proto, channels) per size range,
+// baseline and tuned busbw per size, and how it was found.
+//
+// Profiles are read by job prologs from a shared store, so parsing is strict and defensive:
+// documents over 1 MiB, NUL bytes, invalid UTF-8, anchors and aliases, more than one document,
+// unknown keys, wrong types, env names outside ^NCCL_[A-Z0-9_]+$ and env values outside
+// [A-Za-z0-9_,.:^=+-] are errors, each one line naming the file, the line and the field.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clean_text.h"
+#include "base/result.h"
+#include "base/status.h"
+#include "profile/trial_outcome.h"
+
+namespace nccltune {
+
+inline constexpr std::string_view kProfileSchema = "nccltune/profile/v1";
+inline constexpr std::size_t kMaxProfileBytes = std::size_t{1} << 20;
+
+// An environment: variable names and values ("NCCL_ALGO" -> "Ring").
+using Env = std::map<std::string, std::string>;
+
+// "NCCL_ALGO=Ring NCCL_PROTO=LL" (sorted by name; values may hold commas); "defaults" for an empty env.
+std::string describe_env(const Env& env);
+
+// A node type key is a directory name in the store: [A-Za-z0-9._-]+, not "." or "..", at most
+// 255 bytes. The one check, for profiles, the store, node.yaml and `env --shape`.
+bool is_valid_node_type_key(std::string_view key);
+
+// What "faster" means to the search (search/objective.h scores it); the profile records which.
+enum class Objective { balanced, bandwidth, latency };
+Result<Objective> parse_objective(std::string_view name);  // "balanced", "bandwidth", "latency"
+std::string_view to_string(Objective objective);
+
+struct ProfileShape {
+  std::string key;  // [A-Za-z0-9._-]+, not "." or "..": a directory name in the store
+  int nodes = 1, gpus_per_node = 1, ranks = 1;
+  std::string gpu;
+  bool nvswitch = false;
+  int nics_per_node = 0;
+  std::string nic;
+  std::string gpu_nic_affinity;  // PIX, PXB, ...
+  std::string nccl_version;      // "2.28.9"
+  std::string cuda_driver;       // "580.159.03"
+  bool operator==(const ProfileShape&) const = default;
+};
+
+// One size range. algo / proto: a valid NCCL_ALGO / NCCL_PROTO value, usually one name (Ring,
+// Tree, NVLS, ...; LL, LL128, Simple), or empty for NCCL's own choice; channels 0 = NCCL's own
+// choice.
+struct SizeChoice {
+  std::uint64_t min_bytes = 0, max_bytes = 0;
+  std::string algo, proto;
+  int channels = 0;
+  bool operator==(const SizeChoice&) const = default;
+};
+
+struct ProfileResults {
+  std::vector<std::uint64_t> sizes;     // ascending
+  std::vector<double> baseline, tuned;  // busbw GB/s per size
+  double speedup_geomean = 1, worst_size_ratio = 1;
+  bool operator==(const ProfileResults&) const = default;
+};
+
+struct ProfileProvenance {
+  std::string tool, date;
+  int trials = 0, failed_trials = 0;
+  double duration_s = 0;
+  std::string objective;  // balanced, bandwidth, latency (or empty)
+  int hosts = 0;
+  double noise_floor = 0;
+  std::string confirmation;  // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  bool operator==(const ProfileProvenance&) const = default;
+};
+
+struct FailedTrial {
+  Env env;
+  TrialOutcome outcome = TrialOutcome::crash;
+  std::string reason;
+  bool operator==(const FailedTrial&) const = default;
+};
+
+struct Profile {
+  ProfileShape shape;
+  std::map<std::string, std::string> env;
+  bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
+  std::vector<SizeChoice> per_size;
+  ProfileResults results;
+  ProfileProvenance provenance;
+  std::vector<FailedTrial> failed;
+  bool operator==(const Profile&) const = default;
+};
+
+// Deterministic YAML; every section is written. Doubles are written in their shortest exact form
+// (NaN and infinities as .nan, .inf, -.inf). Free text (gpu, nic, reason, ...) is written with
+// control characters and invalid UTF-8 replaced by spaces / '?' and cut at kMaxFreeText bytes,
+// so that whatever the tuner saw, the file parses.
+std::string profile_to_yaml(const Profile& profile);
+
+// Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
+// in the structs above. keep_defaults: true with a non-empty env is an error.
+Result<Profile> parse_profile(std::string_view text, std::string_view origin);
+Result<Profile> read_profile(const std::filesystem::path& file);
+
+// The store's path of a profile: <out_dir>/<shape.key>/<nodes>n.yaml.
+std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
+// Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), creating the
+// directories. Refuses a profile that would not parse back (bad key, env, ...).
+Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
+                     std::filesystem::path* written = nullptr);
+
+}  // namespace nccltune

@@ -1,0 +1,164 @@
+#include "report/profile_diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "base/byte_size.h"
+#include "report/profile_summary.h"
+
+namespace nccltune {
+
+namespace {
+
+void compare(std::vector<FieldChange>& out, const std::string& field, const std::string& a,
+             const std::string& b) {
+  if (a != b) out.push_back({field, a, b});
+}
+
+std::vector<FieldChange> shape_changes(const Profile& pa, const Profile& pb) {
+  const ProfileShape &a = pa.shape, &b = pb.shape;
+  auto yes_no = [](bool v) { return std::string(v ? "true" : "false"); };
+  std::vector<FieldChange> out;
+  compare(out, "key", a.key, b.key);
+  compare(out, "nccl_version", a.nccl_version, b.nccl_version);
+  compare(out, "cuda_driver", a.cuda_driver, b.cuda_driver);
+  compare(out, "nodes", std::to_string(a.nodes), std::to_string(b.nodes));
+  compare(out, "gpus_per_node", std::to_string(a.gpus_per_node), std::to_string(b.gpus_per_node));
+  compare(out, "ranks", std::to_string(a.ranks), std::to_string(b.ranks));
+  compare(out, "gpu", a.gpu, b.gpu);
+  compare(out, "nvswitch", yes_no(a.nvswitch), yes_no(b.nvswitch));
+  compare(out, "nics_per_node", std::to_string(a.nics_per_node), std::to_string(b.nics_per_node));
+  compare(out, "nic", a.nic, b.nic);
+  compare(out, "gpu_nic_affinity", a.gpu_nic_affinity, b.gpu_nic_affinity);
+  compare(out, "keep_defaults", yes_no(pa.keep_defaults), yes_no(pb.keep_defaults));
+  return out;
+}
+
+std::vector<FieldChange> env_changes(const Profile& a, const Profile& b) {
+  std::set<std::string> names;
+  for (const auto& [name, value] : a.env) names.insert(name);
+  for (const auto& [name, value] : b.env) names.insert(name);
+  std::vector<FieldChange> out;
+  for (const std::string& name : names) {
+    const auto in_a = a.env.find(name), in_b = b.env.find(name);
+    compare(out, name, in_a == a.env.end() ? "" : in_a->second, in_b == b.env.end() ? "" : in_b->second);
+  }
+  return out;
+}
+
+std::vector<ChoiceChange> choice_changes(const Profile& a, const Profile& b) {
+  std::set<std::uint64_t> points(a.results.sizes.begin(), a.results.sizes.end());
+  points.insert(b.results.sizes.begin(), b.results.sizes.end());
+  for (const SizeChoice& c : a.per_size) points.insert(c.min_bytes);
+  for (const SizeChoice& c : b.per_size) points.insert(c.min_bytes);
+  auto choice_at = [](const Profile& p, std::uint64_t bytes) {
+    const SizeChoice* c = choice_for_size(p.per_size, bytes);
+    return c ? describe_choice(*c) : std::string("-");
+  };
+  std::vector<ChoiceChange> out;
+  for (std::uint64_t bytes : points) {
+    std::string before = choice_at(a, bytes), after = choice_at(b, bytes);
+    if (before != after) out.push_back({bytes, std::move(before), std::move(after)});
+  }
+  return out;
+}
+
+std::string ratio(double before, double after) {
+  return format_speedup(speedup_of(before, after));
+}
+
+// A profile may hold .nan: a value that is NaN on both sides has not changed.
+bool same(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+std::string shown(const std::string& value) {
+  return value.empty() ? "(none)" : value;
+}
+
+}  // namespace
+
+ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
+  ProfileDiff d;
+  d.shape = shape_changes(a, b);
+  d.env = env_changes(a, b);
+  d.per_size = choice_changes(a, b);
+  const ProfileResults &ra = a.results, &rb = b.results;
+  for (std::size_t i = 0; i < ra.sizes.size(); ++i) {
+    const auto j = std::find(rb.sizes.begin(), rb.sizes.end(), ra.sizes[i]);
+    if (j == rb.sizes.end()) {
+      d.sizes_only_a.push_back(ra.sizes[i]);
+      continue;
+    }
+    const auto k = static_cast<std::size_t>(j - rb.sizes.begin());
+    d.busbw.push_back({ra.sizes[i], value_at(ra.baseline, i), value_at(rb.baseline, k), value_at(ra.tuned, i),
+                       value_at(rb.tuned, k)});
+  }
+  for (std::uint64_t bytes : rb.sizes)
+    if (std::find(ra.sizes.begin(), ra.sizes.end(), bytes) == ra.sizes.end()) d.sizes_only_b.push_back(bytes);
+  d.speedup_a = ra.speedup_geomean;
+  d.speedup_b = rb.speedup_geomean;
+  d.busbw_differs =
+      !same(d.speedup_a, d.speedup_b) || std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
+        return !same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b);
+      });
+  return d;
+}
+
+std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::string_view a_origin,
+                                const Profile& b, std::string_view b_origin) {
+  auto origin_line = [](const char* tag, std::string_view origin, const Profile& p) {
+    return fmt::format("{} {} ({}, {})\n", tag, origin,
+                       p.provenance.date.empty() ? "date unknown" : p.provenance.date,
+                       p.provenance.tool.empty() ? "tool unknown" : p.provenance.tool);
+  };
+  std::string out = origin_line("A:", a_origin, a) + origin_line("B:", b_origin, b);
+  if (d.identical()) return out + "identical: same shape, env, per-size choices and results\n";
+
+  if (!d.shape.empty()) {
+    out += "\nshape\n";
+    for (const FieldChange& c : d.shape)
+      out += fmt::format("  {}: {} -> {}\n", c.field, shown(c.before), shown(c.after));
+  }
+  if (!d.env.empty()) {
+    out += "\nenv\n";
+    for (const FieldChange& c : d.env) {
+      if (c.before.empty())
+        out += fmt::format("  + {}={}\n", c.field, c.after);
+      else if (c.after.empty())
+        out += fmt::format("  - {}={}\n", c.field, c.before);
+      else
+        out += fmt::format("  ~ {}: {} -> {}\n", c.field, c.before, c.after);
+    }
+  }
+  if (!d.per_size.empty()) {
+    out += "\nper-size choices\n";
+    for (const ChoiceChange& c : d.per_size)
+      out += fmt::format("  {:>8}: {} -> {}\n", format_byte_size(c.bytes), c.before, c.after);
+  }
+  if (!d.busbw.empty()) {
+    out += fmt::format(
+        "\nbusbw GB/s at the sizes both measured\n{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n",
+        "size", "defaults A", "defaults B", "B/A", "tuned A", "tuned B", "B/A");
+    for (const BusbwRow& r : d.busbw)
+      out += fmt::format("{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n", format_byte_size(r.bytes),
+                         format_busbw(r.baseline_a), format_busbw(r.baseline_b),
+                         ratio(r.baseline_a, r.baseline_b), format_busbw(r.tuned_a), format_busbw(r.tuned_b),
+                         ratio(r.tuned_a, r.tuned_b));
+  }
+  auto size_list = [](const std::vector<std::uint64_t>& sizes) {
+    std::string text;
+    for (std::uint64_t bytes : sizes) text += (text.empty() ? "" : " ") + format_byte_size(bytes);
+    return text;
+  };
+  if (!d.sizes_only_a.empty()) out += "sizes only in A: " + size_list(d.sizes_only_a) + "\n";
+  if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
+  out += fmt::format("speedup over the defaults: {} -> {}\n", format_speedup(d.speedup_a),
+                     format_speedup(d.speedup_b));
+  return out;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,51 @@
+// `nccltune diff A B`: what changed between two profiles, e.g. of the same shape before and
+// after an NCCL upgrade: shape fields, env, per-size choices and busbw per size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "profile/profile.h"
+
+namespace nccltune {
+
+struct FieldChange {
+  std::string field, before, after;  // before/after empty: absent on that side
+};
+
+struct ChoiceChange {
+  std::uint64_t bytes = 0;
+  std::string before, after;  // describe_choice, or "-" when no range holds the size
+};
+
+struct BusbwRow {
+  std::uint64_t bytes = 0;
+  double baseline_a = 0, baseline_b = 0, tuned_a = 0, tuned_b = 0;  // NaN: not recorded
+};
+
+struct ProfileDiff {
+  std::vector<FieldChange> shape;  // "nccl_version", "key", ... and "keep_defaults"
+  std::vector<FieldChange> env;    // added (before empty), removed (after empty), changed
+  std::vector<ChoiceChange> per_size;
+  std::vector<BusbwRow> busbw;  // sizes present in both, ascending
+  std::vector<std::uint64_t> sizes_only_a, sizes_only_b;
+  bool busbw_differs = false;  // any value of a common size, or the geomean, differs (NaN equals NaN)
+  double speedup_a = 1, speedup_b = 1;
+
+  // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same.
+  bool identical() const {
+    return shape.empty() && env.empty() && per_size.empty() && !busbw_differs && sizes_only_a.empty() &&
+           sizes_only_b.empty();
+  }
+};
+
+// Per-size choices are compared at every size where either profile has a result or starts a
+// range, so a moved boundary shows too.
+ProfileDiff diff_profiles(const Profile& a, const Profile& b);
+
+std::string render_profile_diff(const ProfileDiff& diff, const Profile& a, std::string_view a_origin,
+                                const Profile& b, std::string_view b_origin);
+
+}  // namespace nccltune

@@ -1,0 +1,117 @@
+#include "report/profile_summary.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "base/byte_size.h"
+#include "base/duration.h"
+
+namespace nccltune {
+
+std::string describe_choice(const SizeChoice& choice) {
+  std::string text =
+      (choice.algo.empty() ? "auto" : choice.algo) + "/" + (choice.proto.empty() ? "auto" : choice.proto);
+  if (choice.channels > 0) text += fmt::format(", {} channels", choice.channels);
+  return text;
+}
+
+std::string describe_range(const SizeChoice& choice) {
+  // The exclusive end, when there is one below UINT64_MAX (max_bytes + 1 would wrap there).
+  const bool round_end = choice.max_bytes != std::numeric_limits<std::uint64_t>::max() &&
+                         choice.max_bytes % 1024 != 0 && (choice.max_bytes + 1) % 1024 == 0;
+  const std::string end =
+      round_end ? "<" + format_byte_size(choice.max_bytes + 1) : format_byte_size(choice.max_bytes);
+  return format_byte_size(choice.min_bytes) + " .. " + end;
+}
+
+double value_at(const std::vector<double>& values, std::size_t i) {
+  return i < values.size() ? values[i] : std::nan("");
+}
+
+double speedup_of(double base, double tuned) {
+  return std::isfinite(base) && base > 0 && std::isfinite(tuned) ? tuned / base : std::nan("");
+}
+
+double speedup_at(const ProfileResults& results, std::size_t i) {
+  return speedup_of(value_at(results.baseline, i), value_at(results.tuned, i));
+}
+
+std::string format_speedup(double ratio) {
+  return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : std::string("n/a");
+}
+
+std::string format_busbw(double gbps) {
+  return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : std::string("n/a");
+}
+
+std::string render_profile_summary(const Profile& profile, std::string_view origin) {
+  const ProfileShape& s = profile.shape;
+  std::string out = fmt::format("profile  {}\n", origin);
+  out += fmt::format("shape    {}\n", s.key);
+  out += fmt::format("         {} node{} x {} GPU{} ({} ranks){}\n", s.nodes, s.nodes == 1 ? "" : "s",
+                     s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.ranks,
+                     s.gpu.empty() ? "" : ", " + s.gpu);
+  out +=
+      fmt::format("         NVSwitch {}, {} NIC{} per node{}{}\n", s.nvswitch ? "yes" : "no", s.nics_per_node,
+                  s.nics_per_node == 1 ? "" : "s", s.nic.empty() ? "" : " (" + s.nic + ")",
+                  s.gpu_nic_affinity.empty() ? "" : ", GPU-NIC " + s.gpu_nic_affinity);
+  out +=
+      fmt::format("         NCCL {}, CUDA driver {}\n", s.nccl_version.empty() ? "unknown" : s.nccl_version,
+                  s.cuda_driver.empty() ? "unknown" : s.cuda_driver);
+
+  if (profile.keep_defaults) {
+    out += "env      keep NCCL's defaults: nothing beat them beyond noise\n";
+  } else if (profile.env.empty()) {
+    out += "env      (empty)\n";
+  } else {
+    const char* label = "env      ";
+    for (const auto& [name, value] : profile.env) {
+      out += fmt::format("{}{}={}\n", label, name, value);
+      label = "         ";
+    }
+  }
+
+  if (!profile.per_size.empty()) {
+    out += "per size (best measured algorithm/protocol per size range)\n";
+    for (const SizeChoice& c : profile.per_size)
+      out += fmt::format("  {:<18} {}\n", describe_range(c), describe_choice(c));
+  }
+
+  const ProfileResults& r = profile.results;
+  if (!r.sizes.empty()) {
+    out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}\n", "size", "defaults GB/s", "tuned GB/s",
+                       "speedup", "per-size choice");
+    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+      const SizeChoice* choice = choice_for_size(profile.per_size, r.sizes[i]);
+      out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}\n", format_byte_size(r.sizes[i]),
+                         format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
+                         format_speedup(speedup_at(r, i)), choice ? describe_choice(*choice) : "-");
+    }
+    out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n\n",
+                       format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
+  }
+
+  const ProfileProvenance& p = profile.provenance;
+  out +=
+      fmt::format("tuned    {} with {}: {} trials ({} failed) in {} on {} host{}\n",
+                  p.date.empty() ? "(date unknown)" : p.date, p.tool.empty() ? "(tool unknown)" : p.tool,
+                  p.trials, p.failed_trials, format_duration(p.duration_s), p.hosts, p.hosts == 1 ? "" : "s");
+  out += fmt::format("why      objective {}, noise floor {:.1f}%\n",
+                     p.objective.empty() ? "balanced" : p.objective, 100 * p.noise_floor);
+  if (!p.confirmation.empty()) out += fmt::format("         confirmation: {}\n", p.confirmation);
+
+  if (profile.failed.empty()) {
+    out += "failed   none\n";
+  } else {
+    out += fmt::format("failed   {} config{} never chosen:\n", profile.failed.size(),
+                       profile.failed.size() == 1 ? "" : "s");
+    for (const FailedTrial& f : profile.failed)
+      out += fmt::format("  {}: {}{}\n", describe_env(f.env), to_string(f.outcome),
+                         f.reason.empty() ? "" : ": " + f.reason);
+  }
+  return out;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,278 @@
+#include "report/report_html.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/byte_size.h"
+#include "report/html_text.h"
+#include "report/node_diagram.h"
+#include "report/profile_summary.h"
+#include "report/svg_chart.h"
+#include "base/duration.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr const char* kDefaultsColor = "#64748b";
+constexpr const char* kTunedColor = "#16a34a";
+constexpr const char* kCandidateColors[] = {"#7c3aed", "#0284c7", "#d97706", "#db2777", "#0d9488"};
+
+constexpr const char* kStyle = R"(
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #f3f4f6; color: #111827;
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 40px; }
+header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
+header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
+.banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
+          border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; margin: 20px 0; }
+.card { background: #fff; border-radius: 10px; padding: 12px 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
+.card .label { color: #6b7280; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.card .value { font-size: 24px; font-weight: 650; margin-top: 2px; }
+.card .sub { color: #6b7280; font-size: 12px; }
+.good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
+section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
+          box-shadow: 0 1px 2px rgba(0,0,0,.08); }
+section h2 { margin: 0 0 12px; font-size: 18px; }
+.columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 20px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e5e7eb; vertical-align: top; }
+th { color: #4b5563; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, .mono { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 6px 18px; margin: 0; }
+dt { color: #6b7280; } dd { margin: 0; }
+.note { color: #6b7280; font-size: 13px; margin: 8px 0 0; }
+.warn { color: #92400e; background: #fffbeb; border-left: 3px solid #f59e0b; padding: 6px 10px; margin: 10px 0 0; }
+svg { max-width: 100%; height: auto; display: block; }
+.outcome { font-weight: 600; color: #b91c1c; }
+footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
+)";
+
+std::string fixed(double value, int digits) {
+  return std::isfinite(value) ? fmt::format("{:.{}f}", value, digits) : std::string("n/a");
+}
+
+const char* ratio_class(double ratio, double noise) {
+  if (!std::isfinite(ratio)) return "neutral";
+  return ratio > 1 + noise ? "good" : ratio < 1 - noise ? "bad" : "neutral";
+}
+
+std::string card(const std::string& label, const std::string& value, const std::string& sub,
+                 const char* cls = "neutral") {
+  return fmt::format(
+      "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value {}\">{}</div>"
+      "<div class=\"sub\">{}</div></div>\n",
+      html_text(label), cls, html_text(value), html_text(sub));
+}
+
+std::string objective_meaning(const std::string& objective) {
+  if (objective == "bandwidth") return "geometric mean of the per-size speedup over sizes from 1 MiB";
+  if (objective == "latency") return "geometric mean of the per-size speedup over sizes up to 64 KiB";
+  return "geometric mean of the per-size speedup over all sizes, no size worse than the tolerance";
+}
+
+std::string summary_cards(const Profile& p) {
+  const ProfileResults& r = p.results;
+  const double noise = p.provenance.noise_floor;
+  double peak_base = 0, peak_tuned = 0;
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const double base = value_at(r.baseline, i), tuned = value_at(r.tuned, i);
+    if (std::isfinite(base)) peak_base = std::max(peak_base, base);
+    if (std::isfinite(tuned)) peak_tuned = std::max(peak_tuned, tuned);
+  }
+  std::string out = "<div class=\"cards\">\n";
+  out += card(
+      "Speedup", format_speedup(r.speedup_geomean),
+      (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) + " objective, geometric mean",
+      ratio_class(r.speedup_geomean, noise));
+  out += card("Worst size", format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
+              ratio_class(r.worst_size_ratio, noise));
+  out += card("Peak busbw", fixed(peak_tuned, 1) + " GB/s", "defaults: " + fixed(peak_base, 1) + " GB/s");
+  out += card(
+      "Trials", std::to_string(p.provenance.trials),
+      std::to_string(p.provenance.failed_trials) + " failed, " + format_duration(p.provenance.duration_s));
+  out += card("Shape", fmt::format("{} x {} GPU", p.shape.nodes, p.shape.gpus_per_node),
+              p.shape.gpu.empty() ? "GPU unknown" : p.shape.gpu);
+  out += card("NCCL", p.shape.nccl_version.empty() ? "unknown" : p.shape.nccl_version,
+              "CUDA driver " + (p.shape.cuda_driver.empty() ? std::string("unknown") : p.shape.cuda_driver));
+  return out + "</div>\n";
+}
+
+std::string settings_section(const Profile& p) {
+  std::string env;
+  if (p.keep_defaults) {
+    env =
+        "<p><strong>Keep NCCL's defaults.</strong> Nothing beat them beyond the noise floor, so the profile "
+        "sets no "
+        "variable.</p>\n";
+  } else if (p.env.empty()) {
+    env = "<p>No variables.</p>\n";
+  } else {
+    env = "<table><tr><th>variable</th><th>value</th></tr>\n";
+    for (const auto& [name, value] : p.env)
+      env += fmt::format("<tr><td><code>{}</code></td><td><code>{}</code></td></tr>\n", html_text(name),
+                         html_text(value));
+    env += "</table>\n";
+  }
+  std::string ranges = "<p>None recorded.</p>\n";
+  if (!p.per_size.empty()) {
+    ranges = "<table><tr><th>message size</th><th>algorithm / protocol</th></tr>\n";
+    for (const SizeChoice& c : p.per_size)
+      ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n", html_text(describe_range(c)),
+                            html_text(describe_choice(c)));
+    ranges +=
+        "</table>\n<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
+        "at each size with the environment's other settings.</p>\n";
+  }
+  return fmt::format(
+      "<section id=\"settings\"><h2>Chosen settings</h2><div class=\"columns\">\n"
+      "<div><h3>Environment</h3>\n{}</div>\n<div><h3>Per message size</h3>\n{}</div>\n</div></section>\n",
+      env, ranges);
+}
+
+std::string why_section(const Profile& p) {
+  const ProfileProvenance& v = p.provenance;
+  const std::string objective = v.objective.empty() ? "balanced" : v.objective;
+  std::string out = "<section id=\"why\"><h2>Why these settings</h2><dl>\n";
+  out += fmt::format("<dt>objective</dt><dd><strong>{}</strong>: {}</dd>\n", html_text(objective),
+                     html_text(objective_meaning(objective)));
+  out += fmt::format(
+      "<dt>noise floor</dt><dd>{}% (spread of repeated default runs; smaller gains count as none)</dd>\n",
+      fixed(100 * v.noise_floor, 1));
+  out += fmt::format("<dt>confirmation</dt><dd>{}</dd>\n",
+                     v.confirmation.empty() ? "not recorded" : html_text(v.confirmation));
+  out += fmt::format("<dt>run</dt><dd>{} trials ({} failed) in {} on {} host{}</dd>\n", v.trials,
+                     v.failed_trials, html_text(format_duration(v.duration_s)), v.hosts,
+                     v.hosts == 1 ? "" : "s");
+  out +=
+      fmt::format("<dt>tuned</dt><dd>{} by {}</dd>\n", html_text(v.date.empty() ? "(date unknown)" : v.date),
+                  html_text(v.tool.empty() ? "(tool unknown)" : v.tool));
+  return out + "</dl></section>\n";
+}
+
+std::string curves_section(const ReportInput& in) {
+  const ProfileResults& r = in.profile.results;
+  if (r.sizes.empty())
+    return "<section id=\"busbw\"><h2>Bus bandwidth</h2><p>The profile holds no results.</p></section>\n";
+  LineChart chart;
+  chart.title = "busbw against message size: defaults, tuned and the best other candidates";
+  chart.y_label = "busbw (GB/s, log scale)";
+  chart.y_scale = YScale::log;  // the latency-bound small sizes are orders of magnitude below the peak
+  // The first series is drawn on top: the tuned curve, where it runs along the defaults'.
+  chart.series.push_back({"tuned", "tuned profile", kTunedColor, false, r.sizes, r.tuned});
+  chart.series.push_back({"defaults", "NCCL defaults", kDefaultsColor, false, r.sizes, r.baseline});
+  for (std::size_t i = 0; i < in.candidates.size(); ++i) {
+    const CandidateCurve& c = in.candidates[i];
+    chart.series.push_back(
+        {"candidate-" + std::to_string(i + 1),
+         fmt::format("candidate {}: {} ({:.3f}x, {} phase)", i + 1, describe_env(c.env), c.score, to_string(c.phase)),
+         kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
+  }
+  std::string out = "<section id=\"busbw\"><h2>Bus bandwidth</h2>\n" + render_line_chart(chart);
+  if (!in.journal_note.empty()) out += "<p class=\"note\">" + html_text(in.journal_note) + "</p>\n";
+  return out + "</section>\n";
+}
+
+std::string speedup_section(const Profile& p) {
+  const ProfileResults& r = p.results;
+  if (r.sizes.empty()) return "";
+  SpeedupBars bars;
+  bars.title = "speedup of the tuned profile over NCCL's defaults, per message size";
+  bars.bytes = r.sizes;
+  bars.noise_floor = p.provenance.noise_floor;
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) bars.ratios.push_back(speedup_at(r, i));
+  std::string table =
+      "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
+      "GB/s</th>"
+      "<th class=\"num\">speedup</th><th>per-size choice</th></tr>\n";
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const SizeChoice* choice = choice_for_size(p.per_size, r.sizes[i]);
+    table += fmt::format(
+        "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num {}\">{}</td><td>{}</td></tr>\n",
+        format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
+        format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
+        format_speedup(bars.ratios[i]), choice ? html_text(describe_choice(*choice)) : "-");
+  }
+  table += "</table>\n";
+  return "<section id=\"speedup\"><h2>Speedup per message size</h2>\n" + render_speedup_bars(bars) +
+         "<p class=\"note\">Green: faster than the defaults beyond the noise floor (grey band); red: "
+         "slower.</p>\n" +
+         table + "</section>\n";
+}
+
+std::string node_section(const ReportInput& in) {
+  std::string out = "<section id=\"node\"><h2>Node</h2>\n";
+  if (!in.topology) {
+    out +=
+        "<p>No node topology was given. <code>nccltune report --topology SRC</code> draws one from a "
+        "snapshot "
+        "(<code>nccltune topo --capture DIR</code> on a tuned node), <code>nvidia-smi:FILE</code> or "
+        "<code>hwloc:FILE</code>.</p>\n";
+    return out + "</section>\n";
+  }
+  const NodeTopology& t = *in.topology;
+  const ProfileShape& s = in.profile.shape;
+  out += fmt::format("<p class=\"note\">Topology of host <code>{}</code> read from <code>{}</code>.</p>\n",
+                     html_text(t.host.empty() ? "(unknown)" : t.host), html_text(in.topology_source));
+  if (static_cast<int>(t.gpus.size()) != s.gpus_per_node ||
+      static_cast<int>(t.nics.size()) != s.nics_per_node)
+    out += fmt::format(
+        "<p class=\"warn\">This topology ({} GPUs, {} NICs) differs from the shape the profile was tuned on "
+        "({} GPUs, "
+        "{} NICs per node): it is not a picture of the nodes that were measured.</p>\n",
+        t.gpus.size(), t.nics.size(), s.gpus_per_node, s.nics_per_node);
+  out += render_node_diagram(t);
+  for (const std::string& note : t.notes) out += "<p class=\"note\">" + html_text(note) + "</p>\n";
+  return out + "</section>\n";
+}
+
+std::string failed_section(const Profile& p) {
+  std::string out = "<section id=\"failed\"><h2>Failed trials</h2>\n";
+  if (p.failed.empty())
+    return out + "<p>None: every configuration tried ran and gave correct data.</p></section>\n";
+  out +=
+      "<p class=\"note\">Configurations that failed to initialise, hung, crashed or gave wrong data are "
+      "recorded "
+      "and never chosen, whatever their speed.</p>\n";
+  out += "<table><tr><th>configuration</th><th>outcome</th><th>reason</th></tr>\n";
+  for (const FailedTrial& f : p.failed)
+    out += fmt::format("<tr><td><code>{}</code></td><td class=\"outcome\">{}</td><td>{}</td></tr>\n",
+                       html_text(describe_env(f.env)), html_text(to_string(f.outcome)), html_text(f.reason));
+  return out + "</table></section>\n";
+}
+
+}  // namespace
+
+std::string render_report_html(const ReportInput& in) {
+  const Profile& p = in.profile;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>nccltune report: " + html_text(p.shape.key) + "</title>\n";
+  out += std::string("<style>") + kStyle + "</style>\n</head>\n<body>\n<main>\n";
+  out += "<header><h1>NCCL tuning report</h1>\n";
+  out +=
+      fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n", html_text(p.shape.key),
+                  p.shape.nodes, p.shape.nodes == 1 ? "" : "s", html_text(in.profile_source));
+  if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
+  out += "</header>\n";
+  out += summary_cards(p);
+  out += curves_section(in);
+  out += speedup_section(p);
+  out += settings_section(p);
+  out += why_section(p);
+  out += node_section(in);
+  out += failed_section(p);
+  out += "<footer>Generated by " + html_text(in.generated_by) +
+         ". Self-contained: inline CSS and SVG, no scripts, fonts or network resources.</footer>\n";
+  return out + "</main>\n</body>\n</html>\n";
+}
+
+}  // namespace nccltune

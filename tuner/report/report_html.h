@@ -1,0 +1,31 @@
+// `nccltune report`: one self-contained HTML page for a profile: summary, chosen settings and
+// why, busbw curves (defaults, tuned, the best few other candidates), speedup per size, the node
+// diagram and the failed trials. Inline CSS and SVG only: no script, no font, no URL, so it opens
+// anywhere, offline, and can be mailed or attached to a ticket.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/candidate_curves.h"
+#include "topology/node_topology.h"
+#include "profile/profile.h"
+
+namespace nccltune {
+
+struct ReportInput {
+  Profile profile;
+  std::string profile_source;  // the profile's path as the user gave it
+  std::string title;           // a heading line above the report, e.g. the demo's "simulated" label
+  std::vector<CandidateCurve> candidates;
+  std::string journal_note;  // where the candidates came from, or why there are none
+  std::optional<NodeTopology> topology;
+  std::string topology_source;  // where the topology was read from, shown under the diagram
+  std::string generated_by;     // "nccltune 0.3.0"
+};
+
+// Everything from the profile, journal and topology is escaped (they are untrusted input).
+std::string render_report_html(const ReportInput& input);
+
+}  // namespace nccltune

@@ -1,0 +1,57 @@
+#include "search/objective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace nccltune {
+namespace {
+
+bool selected(Objective objective, std::size_t bytes) {
+  switch (objective) {
+    case Objective::balanced: return true;
+    case Objective::bandwidth: return bytes >= kBandwidthMinBytes;
+    case Objective::latency: return bytes <= kLatencyMaxBytes;
+  }
+  return true;
+}
+
+double ratio(double baseline, double candidate) {
+  if (!std::isfinite(baseline) || baseline <= 0) return 1.0;
+  if (!std::isfinite(candidate) || candidate <= 0) return 0.0;
+  return candidate / baseline;
+}
+
+}  // namespace
+
+Score score(Objective objective, const std::vector<std::size_t>& sizes,
+            const std::vector<double>& baseline_busbw, const std::vector<double>& candidate_busbw,
+            double tolerance) {
+  if (sizes.size() != baseline_busbw.size() || sizes.size() != candidate_busbw.size()) return Score{};
+  if (sizes.empty()) return Score{1.0, 1.0, true};
+  const bool any_selected =
+      std::any_of(sizes.begin(), sizes.end(), [&](std::size_t bytes) { return selected(objective, bytes); });
+  double log_sum = 0;
+  std::size_t count = 0;
+  double worst = std::numeric_limits<double>::infinity();
+  bool zero = false;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (any_selected && !selected(objective, sizes[i])) continue;
+    const double r = ratio(baseline_busbw[i], candidate_busbw[i]);
+    worst = std::min(worst, r);
+    ++count;
+    if (r <= 0)
+      zero = true;
+    else
+      log_sum += std::log(r);
+  }
+  Score result;
+  result.worst_ratio = worst;
+  result.value = zero ? 0.0 : std::exp(log_sum / static_cast<double>(count));
+  // A hair of slack so that a ratio of exactly 1 - tolerance is acceptable despite rounding.
+  result.acceptable = !zero && worst >= 1.0 - tolerance - 1e-12;
+  return result;
+}
+
+}  // namespace nccltune

@@ -1,0 +1,145 @@
+#include "search/shape_condition.h"
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+
+#include "base/result.h"
+#include "profile/nccl_names.h"
+
+namespace nccltune {
+
+namespace {
+
+std::optional<long long> parse_integer(std::string_view text) {
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || text.front() == '-')
+    return std::nullopt;
+  return value;
+}
+
+enum class Fact { nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch };
+enum class Op { ge, le, gt, lt, eq, ne, is_true, is_false };
+
+struct Condition {
+  Fact fact = Fact::nodes;
+  Op op = Op::is_true;
+  long long number = 0;
+};
+
+constexpr std::string_view kFactNames = "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch";
+
+std::optional<Fact> fact_named(std::string_view name) {
+  if (name == "nodes") return Fact::nodes;
+  if (name == "gpus_per_node") return Fact::gpus_per_node;
+  if (name == "ranks") return Fact::ranks;
+  if (name == "nics") return Fact::nics;
+  if (name == "nccl") return Fact::nccl;
+  if (name == "gpu_sm") return Fact::gpu_sm;
+  if (name == "nvswitch") return Fact::nvswitch;
+  return std::nullopt;
+}
+
+bool is_operator_char(char c) {
+  return c == '<' || c == '>' || c == '=' || c == '!';
+}
+
+Result<Condition> parse_condition(std::string_view text) {
+  std::string compact;
+  for (char c : text)
+    if (c != ' ' && c != '\t') compact += c;
+  const std::string quoted = "'" + std::string(text) + "'";
+  if (compact.empty()) return Error{"empty condition"};
+  Condition condition;
+  if (compact.front() == '!' && compact.find_first_of("<>=", 1) == std::string::npos &&
+      compact.find('!', 1) == std::string::npos) {
+    const std::optional<Fact> fact = fact_named(std::string_view(compact).substr(1));
+    if (!fact)
+      return Error{quoted + ": unknown fact '" + compact.substr(1) + "' (" + std::string(kFactNames) + ")"};
+    if (*fact != Fact::nvswitch) return Error{quoted + ": only nvswitch can be negated with !"};
+    condition.fact = *fact;
+    condition.op = Op::is_false;
+    return condition;
+  }
+  const std::size_t op_start = static_cast<std::size_t>(
+      std::find_if(compact.begin(), compact.end(), is_operator_char) - compact.begin());
+  const std::string name = compact.substr(0, op_start);
+  const std::optional<Fact> fact = fact_named(name);
+  if (!fact) return Error{quoted + ": unknown fact '" + name + "' (" + std::string(kFactNames) + ")"};
+  condition.fact = *fact;
+  if (op_start == compact.size()) {
+    if (*fact != Fact::nvswitch)
+      return Error{quoted + ": '" + name + "' needs a comparison, e.g. " + name + ">1"};
+    condition.op = Op::is_true;
+    return condition;
+  }
+  if (*fact == Fact::nvswitch) return Error{quoted + ": nvswitch is written as nvswitch or !nvswitch"};
+  std::size_t op_end = op_start;
+  while (op_end < compact.size() && is_operator_char(compact[op_end])) ++op_end;
+  const std::string op = compact.substr(op_start, op_end - op_start);
+  static constexpr std::pair<std::string_view, Op> kOperators[] = {
+      {">=", Op::ge}, {"<=", Op::le}, {">", Op::gt}, {"<", Op::lt}, {"==", Op::eq}, {"!=", Op::ne}};
+  const auto known = std::find_if(std::begin(kOperators), std::end(kOperators),
+                                  [&](const auto& entry) { return entry.first == op; });
+  if (known == std::end(kOperators))
+    return Error{quoted + ": unknown operator '" + op + "' (>=, <=, >, <, ==, !=)"};
+  condition.op = known->second;
+  const std::string operand = compact.substr(op_end);
+  if (*fact == Fact::nccl) {
+    Result<int> version = parse_nccl_version(operand);
+    if (!version) return Error{quoted + ": " + version.error()};
+    condition.number = *version;
+  } else {
+    const std::optional<long long> number = parse_integer(operand);
+    if (!number) return Error{quoted + ": '" + operand + "' is not a whole number"};
+    condition.number = *number;
+  }
+  return condition;
+}
+
+bool evaluate(const Condition& condition, const ShapeFacts& facts) {
+  long long actual = 0;
+  switch (condition.fact) {
+    case Fact::nodes: actual = facts.nodes; break;
+    case Fact::gpus_per_node: actual = facts.gpus_per_node; break;
+    case Fact::ranks: actual = static_cast<long long>(facts.nodes) * facts.gpus_per_node; break;
+    case Fact::nics: actual = facts.nics; break;
+    case Fact::nccl: actual = facts.nccl_version; break;
+    case Fact::gpu_sm: actual = facts.gpu_sm; break;
+    case Fact::nvswitch: return condition.op == Op::is_true ? facts.nvswitch : !facts.nvswitch;
+  }
+  // Unknown NCCL version or GPU architecture: every comparison holds (explore rather than guess).
+  if ((condition.fact == Fact::nccl || condition.fact == Fact::gpu_sm) && actual <= 0) return true;
+  switch (condition.op) {
+    case Op::ge: return actual >= condition.number;
+    case Op::le: return actual <= condition.number;
+    case Op::gt: return actual > condition.number;
+    case Op::lt: return actual < condition.number;
+    case Op::eq: return actual == condition.number;
+    case Op::ne: return actual != condition.number;
+    case Op::is_true:
+    case Op::is_false: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> condition_problem(std::string_view condition) {
+  Result<Condition> parsed = parse_condition(condition);
+  if (!parsed) return parsed.error();
+  return std::nullopt;
+}
+
+bool condition_holds(std::string_view condition, const ShapeFacts& facts) {
+  Result<Condition> parsed = parse_condition(condition);
+  return parsed && evaluate(*parsed, facts);
+}
+
+bool all_conditions_hold(const std::vector<std::string>& conditions, const ShapeFacts& facts) {
+  return std::all_of(conditions.begin(), conditions.end(),
+                     [&](const std::string& condition) { return condition_holds(condition, facts); });
+}
+
+}  // namespace nccltune

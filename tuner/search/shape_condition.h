@@ -1,0 +1,31 @@
+// Conditions on the cluster shape that decide which knobs and values a search space offers:
+// `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nccl>=2.24`, `gpu_sm>=90`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nccltune {
+
+// What conditions are evaluated against. 0 in nccl_version / gpu_sm means "unknown": every
+// comparison on an unknown fact holds, so the search explores rather than guesses (a value the
+// library does not support costs one failed trial).
+struct ShapeFacts {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  bool nvswitch = false;
+  int nics = 0;          // NICs per node
+  int nccl_version = 0;  // NCCL's code, 22809 for 2.28.9
+  int gpu_sm = 0;        // 90 for Hopper
+};
+
+// Conditions: `fact OP number` with OP one of >= <= > < == != over the numeric facts nodes,
+// gpus_per_node, ranks (nodes x gpus_per_node), nics, nccl (a version: 2.24, 2.24.3 or 22403),
+// gpu_sm; or `nvswitch` / `!nvswitch`. Spaces are ignored. Checked at parse time.
+std::optional<std::string> condition_problem(std::string_view condition);   // nullopt when valid
+bool condition_holds(std::string_view condition, const ShapeFacts& facts);  // invalid: false
+bool all_conditions_hold(const std::vector<std::string>& conditions, const ShapeFacts& facts);
+
+}  // namespace nccltune

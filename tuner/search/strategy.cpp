@@ -1,0 +1,531 @@
+#include "search/strategy.h"
+
+#include "profile/nccl_names.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string_view>
+
+namespace nccltune {
+
+namespace {
+
+constexpr const char* kAlgo = "NCCL_ALGO";
+constexpr const char* kProto = "NCCL_PROTO";
+
+struct Candidate {
+  Env env;
+  Score score;
+};
+
+std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
+  if (curves.empty()) return {};
+  std::vector<double> mean(curves.front().size(), 0.0);
+  for (const auto& c : curves)
+    for (size_t i = 0; i < mean.size() && i < c.size(); ++i) mean[i] += c[i] / static_cast<double>(curves.size());
+  return mean;
+}
+
+std::vector<double> median_curve(std::vector<std::vector<double>> curves) {
+  if (curves.empty()) return {};
+  std::vector<double> median(curves.front().size(), 0.0);
+  for (size_t i = 0; i < median.size(); ++i) {
+    std::vector<double> at;
+    for (const auto& c : curves) at.push_back(c[i]);
+    std::sort(at.begin(), at.end());
+    median[i] = at[at.size() / 2];
+  }
+  return median;
+}
+
+bool better(const Score& a, const Score& b) {
+  if (a.acceptable != b.acceptable) return a.acceptable;
+  return a.value > b.value;
+}
+
+Env merged(const Env& a, const Env& b) {
+  Env out = a;
+  out.insert(b.begin(), b.end());
+  return out;
+}
+
+// Each knob's values that beat the defaults beyond noise on their own, best first.
+using HelpfulValues = std::map<std::string, std::vector<Candidate>>;
+
+// The value after `value` in `name`'s helpful values; none past the last or for other values
+// (an NCCL_ALGO/NCCL_PROTO list derived from the pair cross is no screened value).
+std::optional<std::string> next_helpful_value(const HelpfulValues& helpful, const std::string& name,
+                                              const std::string& value) {
+  const auto values = helpful.find(name);
+  if (values == helpful.end()) return std::nullopt;
+  const auto& ranked = values->second;
+  const auto at =
+      std::find_if(ranked.begin(), ranked.end(), [&](const Candidate& c) { return c.env.at(name) == value; });
+  if (at == ranked.end() || at + 1 == ranked.end()) return std::nullopt;
+  return (at + 1)->env.at(name);
+}
+
+using AlgoProto = std::pair<std::string, std::string>;
+
+// One NCCL_ALGO x NCCL_PROTO pair measured on the final grid.
+struct PairCurve {
+  AlgoProto pair;
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> time_us;
+};
+
+// Whether `env`'s value of NCCL_ALGO or NCCL_PROTO ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
+bool allows(const Env& env, const char* variable, const std::string& name) {
+  const auto it = env.find(variable);
+  if (it == env.end()) return true;
+  std::string_view list = it->second;
+  const bool excluded = !list.empty() && list.front() == '^';
+  if (excluded) list.remove_prefix(1);
+  bool listed = false;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
+    start = comma + 1;
+  }
+  return listed != excluded;
+}
+
+bool allows(const Env& env, const AlgoProto& pair) {
+  return allows(env, kAlgo, pair.first) && allows(env, kProto, pair.second);
+}
+
+// What the pairs of an env are measured under: the env less its NCCL_ALGO and NCCL_PROTO.
+Env without_algo_proto(Env env) {
+  env.erase(kAlgo);
+  env.erase(kProto);
+  return env;
+}
+
+// At each measured size, the fastest of the pairs that `env` allows.
+std::vector<SizeChoice> fastest_pair_per_size(const std::vector<PairCurve>& curves, const Env& env) {
+  std::vector<SizeChoice> choices;
+  if (curves.empty()) return choices;
+  for (std::size_t i = 0; i < curves.front().sizes.size(); ++i) {
+    const PairCurve* best = nullptr;
+    for (const auto& c : curves)
+      if (allows(env, c.pair) && i < c.time_us.size() && (!best || c.time_us[i] < best->time_us[i]))
+        best = &c;
+    if (!best) continue;
+    SizeChoice choice;
+    choice.min_bytes = choice.max_bytes = curves.front().sizes[i];
+    choice.algo = best->pair.first;
+    choice.proto = best->pair.second;
+    choices.push_back(choice);
+  }
+  return choices;
+}
+
+class Search {
+ public:
+  Search(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
+         const ProgressCallback& progress)
+      : space_(space), options_(options), execute_(execute), progress_(progress) {
+    if (options_.clock_s) {
+      clock_ = options_.clock_s;
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      clock_ = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    }
+    start_s_ = clock_();
+  }
+
+  StrategyResult run() {
+    if (!measure_baseline()) return std::move(result_);
+    screen();
+    cross_algo_proto();
+    cross_knobs_that_matter();
+    auto finalists = halve();
+    while (!finalists.empty() && !pairs_hold_under(finalists.front().env)) {
+      rejected_ = describe_env(finalists.front().env) +
+                  " makes an NCCL_ALGO x NCCL_PROTO pair fail that runs with NCCL's defaults (see the failed trials)";
+      finalists.erase(finalists.begin());
+    }
+    confirm(finalists);
+    choose_per_size();
+    return std::move(result_);
+  }
+
+ private:
+  double elapsed() const { return clock_() - start_s_; }
+
+  // Trials of the final grid cost more than screening ones; keep what the confirmation needs.
+  int reserve_trials() const { return 2 * options_.confirm_rounds; }
+  double reserve_seconds() const { return reserve_trials() * final_trial_s_; }
+  bool budget_left(int trials_needed = 1) const {
+    if (options_.max_trials > 0 && result_.trials + trials_needed + reserve_trials() > options_.max_trials) return false;
+    return elapsed() + trials_needed * mean_trial_s() + reserve_seconds() < static_cast<double>(options_.budget.count());
+  }
+  double mean_trial_s() const { return measured_ > 0 ? measured_s_ / measured_ : 0.0; }
+
+  TrialMeasurement run_trial(TrialRequest request) {
+    TrialMeasurement m = execute_(request);
+    ++result_.trials;
+    if (m.cached) ++result_.cached_trials;
+    else {
+      ++measured_;
+      measured_s_ += m.duration_s;
+    }
+    if (m.outcome != TrialOutcome::ok) {
+      ++result_.failed_trials;
+      result_.failed.push_back({request.env, m.outcome, m.reason});
+      if (request.env.size() == 1) broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
+    }
+    if (progress_) {
+      StrategyProgress p;
+      p.trial = result_.trials;
+      p.planned = std::max(planned_, result_.trials);
+      p.phase = request.phase;
+      p.elapsed_s = elapsed();
+      p.eta_s = std::max(0, planned_ - result_.trials) * mean_trial_s();
+      p.best_gain = best_gain_;
+      progress_(p, request, m);
+    }
+    return m;
+  }
+
+  bool involves_broken(const Env& env) const {
+    for (const auto& [name, value] : env)
+      if (broken_.count(name + "=" + value)) return true;
+    return false;
+  }
+
+  TrialRequest screen_request(Env env, TrialPhase phase, int repeat = 0) const {
+    return {std::move(env), phase, options_.screen_grid, options_.screen_iterations, options_.warmup, repeat};
+  }
+
+  Score score_against(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                      const std::vector<std::uint64_t>& sizes) const {
+    std::vector<std::size_t> s(sizes.begin(), sizes.end());
+    return score(options_.objective, s, baseline, candidate, options_.tolerance);
+  }
+
+  void note(const Env& env, const TrialMeasurement& m) {
+    if (m.outcome != TrialOutcome::ok || m.busbw.size() != screen_baseline_.size()) return;
+    const Score s = score_against(screen_baseline_, m.busbw, m.sizes);
+    screened_.push_back({env, s});
+    if (s.acceptable) best_gain_ = std::max(best_gain_, s.value);
+  }
+
+  bool measure_baseline() {
+    int singles = 0;
+    for (const auto& knob : space_.knobs) singles += static_cast<int>(knob.values.size());
+    planned_ = options_.baseline_repeats + singles + 12 + 2 * options_.halving_candidates + reserve_trials();
+    std::vector<std::vector<double>> repeats;
+    for (int r = 0; r < std::max(1, options_.baseline_repeats); ++r) {
+      TrialMeasurement m = run_trial(screen_request({}, TrialPhase::baseline, r));
+      if (m.outcome != TrialOutcome::ok) {
+        result_.error = "NCCL's defaults failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
+        return false;
+      }
+      repeats.push_back(m.busbw);
+      screen_sizes_ = m.sizes;
+      final_trial_s_ = std::max(final_trial_s_, m.duration_s * final_cost_ratio());
+    }
+    screen_baseline_ = median_curve(repeats);
+    // The noise floor on the scale the decisions use: how far each repeat of the defaults scores
+    // from their median. A per-size spread would be far wider than the spread of a geometric
+    // mean over all sizes, and hide every small but real gain.
+    result_.noise = 0.005;
+    for (const auto& repeat : repeats)
+      result_.noise = std::max(result_.noise, std::abs(score_against(screen_baseline_, repeat, screen_sizes_).value - 1));
+    return true;
+  }
+
+  // How much more a final-grid trial costs than a screening one, for budgeting.
+  double final_cost_ratio() const {
+    const double sizes = static_cast<double>(grid_sizes(options_.final_grid).size()) /
+                         static_cast<double>(std::max<size_t>(1, grid_sizes(options_.screen_grid).size()));
+    const double iterations = static_cast<double>(options_.final_iterations + options_.warmup) /
+                              static_cast<double>(std::max(1, options_.screen_iterations + options_.warmup));
+    return std::max(1.0, sizes * iterations);
+  }
+
+  void screen() {
+    for (const auto& knob : space_.knobs) {
+      for (const auto& value : knob.values) {
+        if (knob.default_value && *knob.default_value == value) continue;
+        if (!budget_left()) return;
+        Env env{{knob.name, value}};
+        note(env, run_trial(screen_request(env, TrialPhase::screen)));
+      }
+    }
+  }
+
+  const Knob* knob_named(const char* name) const {
+    for (const auto& knob : space_.knobs)
+      if (knob.name == name) return &knob;
+    return nullptr;
+  }
+
+  // `pairs` under `base` on the final grid: the curves of those that ran, or none when the budget
+  // ends the cross early (the fastest of some pairs may be slower than one never measured).
+  std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
+                                                    TrialPhase phase) {
+    if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
+    std::vector<PairCurve> curves;
+    for (const auto& pair : pairs) {
+      if (!budget_left()) return std::nullopt;
+      const Env env = merged(base, {{kAlgo, pair.first}, {kProto, pair.second}});
+      const TrialMeasurement m =
+          run_trial({env, phase, options_.final_grid, options_.screen_iterations, options_.warmup, 0});
+      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.sizes, m.time_us});
+    }
+    return curves;
+  }
+
+  // Every NCCL_ALGO x NCCL_PROTO pair with nothing else set, and a derived candidate that allows
+  // only the algorithms and protocols that are the fastest at some size.
+  void cross_algo_proto() {
+    const Knob* algo = knob_named(kAlgo);
+    const Knob* proto = knob_named(kProto);
+    if (!algo || !proto) return;
+    std::vector<AlgoProto> pairs;
+    for (const auto& a : algo->values)
+      for (const auto& p : proto->values)
+        if (!involves_broken({{kAlgo, a}, {kProto, p}})) pairs.emplace_back(a, p);
+    const auto curves = cross_pairs({}, pairs, TrialPhase::cross);
+    if (!curves || curves->empty()) return;
+    pair_curves_[{}] = *curves;
+    result_.sizes = curves->front().sizes;
+    std::set<std::string> algos, protos;
+    for (const auto& choice : fastest_pair_per_size(*curves, {})) {
+      algos.insert(choice.algo);
+      protos.insert(choice.proto);
+    }
+    auto join = [](const std::set<std::string>& names) {
+      std::string out;
+      for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+      return out;
+    };
+    derived_ = Env{{kAlgo, join(algos)}, {kProto, join(protos)}};
+    if (budget_left() && !involves_broken(derived_)) note(derived_, run_trial(screen_request(derived_, TrialPhase::cross)));
+  }
+
+  // The profile's per-size choices must hold under the env it ships with, and any other setting
+  // can move the crossovers between pairs (GDR=SYS at x2.5 bandwidth moves Tree/LL -> Ring/LL128
+  // from 132K to 331K). So when the finalist sets more than NCCL_ALGO/NCCL_PROTO, the pairs are
+  // measured again under those settings: only the pairs that ran with nothing set and that the
+  // finalist's own NCCL_ALGO/NCCL_PROTO allow (about 8 trials, none when the finalist is the
+  // defaults or only a pair list). Before the confirmation, so its reserve of trials holds.
+  // False when a pair that runs with nothing set fails under the finalist's settings: NCCL may
+  // pick that pair at some size in a job with this env, so the finalist must not ship.
+  bool pairs_hold_under(const Env& finalist) {
+    const Env base = without_algo_proto(finalist);
+    const auto unset = pair_curves_.find({});
+    if (base.empty() || unset == pair_curves_.end()) return true;
+    std::vector<AlgoProto> pairs;
+    for (const auto& c : unset->second)
+      if (allows(finalist, c.pair)) pairs.push_back(c.pair);
+    planned_ += static_cast<int>(pairs.size());
+    auto curves = cross_pairs(base, pairs, TrialPhase::per_size);
+    if (!curves) return true;  // cut short by the budget: per_size stays empty
+    if (curves->size() < pairs.size()) return false;  // the failures are in result_.failed
+    pair_curves_[base] = std::move(*curves);
+    return true;
+  }
+
+  // The fastest allowed pair per size, as measured under the chosen env; none when the pairs were
+  // not all measured under it (the budget ran out), rather than choices measured under another.
+  void choose_per_size() {
+    const auto curves = pair_curves_.find(without_algo_proto(result_.env));
+    result_.per_size.clear();
+    if (curves != pair_curves_.end()) result_.per_size = fastest_pair_per_size(curves->second, result_.env);
+  }
+
+  // Each knob's values that beat the defaults beyond noise on their own, best first.
+  HelpfulValues helpful_values() const {
+    std::vector<Candidate> singles;
+    for (const auto& c : screened_)
+      if (c.env.size() == 1 && c.score.value > 1 + result_.noise) singles.push_back(c);
+    std::stable_sort(singles.begin(), singles.end(),
+                     [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+    HelpfulValues helpful;
+    for (const auto& c : singles) helpful[c.env.begin()->first].push_back(c);
+    return helpful;
+  }
+
+  // One crossed env, measured on the screening grid and noted; false when it failed.
+  bool cross(const Env& env) {
+    const TrialMeasurement m = run_trial(screen_request(env, TrialPhase::cross));
+    note(env, m);
+    return m.outcome == TrialOutcome::ok;
+  }
+
+  // The best value of each knob that beat the defaults beyond noise, the top few crossed in a
+  // full factorial (with the derived NCCL_ALGO/NCCL_PROTO pair as one more factor); a crossed env
+  // that failed is tried again with the next helpful values of its knobs. Only failures cost
+  // those retries, and only knobs with a second value that beat the noise have any.
+  void cross_knobs_that_matter() {
+    const HelpfulValues helpful = helpful_values();
+    std::vector<Candidate> factors;
+    for (const auto& [name, values] : helpful) factors.push_back(values.front());
+    for (const auto& c : screened_)
+      if (c.env == derived_ && !derived_.empty() && c.score.value > 1 + result_.noise) factors.push_back(c);
+    std::sort(factors.begin(), factors.end(), [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
+    if (factors.size() > static_cast<size_t>(options_.cross_knobs)) factors.resize(static_cast<size_t>(options_.cross_knobs));
+    // Factors that set the same variable cannot be combined (the derived pair vs a single ALGO).
+    const size_t n = factors.size();
+    std::vector<Env> failed;
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      if (std::popcount(mask) < 2) continue;
+      Env env;
+      bool clash = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (!(mask & (1u << i))) continue;
+        for (const auto& [name, value] : factors[i].env) clash |= env.count(name) > 0;
+        env = merged(env, factors[i].env);
+      }
+      if (clash || involves_broken(env)) continue;
+      if (!budget_left()) return;
+      if (!cross(env)) failed.push_back(env);
+    }
+    // NCCL_ALGO/NCCL_PROTO are not walked: their screened single values were never measured as
+    // pairs, and the derived list is no screened value.
+    for (const auto& env : failed)
+      for (const auto& setting : env)
+        if (setting.first != kAlgo && setting.first != kProto && !cross_next_values(env, setting.first, helpful))
+          return;
+  }
+
+  // A crossed env that failed may owe it to any one of its knobs' best values: walk `name` down
+  // its helpful values, the others kept, until one crosses (GDR=SYS with QPS=8 crashes: try
+  // GDR=SYS with QPS=4). False when the budget ran out.
+  bool cross_next_values(Env env, const std::string& name, const HelpfulValues& helpful) {
+    for (auto next = next_helpful_value(helpful, name, env.at(name)); next;
+         next = next_helpful_value(helpful, name, *next)) {
+      if (!budget_left()) return false;
+      env[name] = *next;
+      ++planned_;
+      if (cross(env)) break;
+    }
+    return true;
+  }
+
+  // Successive halving on the final grid: the best candidates and the defaults, measured again
+  // with more sizes and iterations each round; the better half goes on.
+  std::vector<Candidate> halve() {
+    std::vector<Candidate> field;
+    for (const auto& c : screened_)
+      if (c.score.value > 1 + result_.noise) field.push_back(c);
+    std::sort(field.begin(), field.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+    std::vector<Candidate> unique;
+    for (const auto& c : field)
+      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.env == c.env; })) unique.push_back(c);
+    if (unique.size() > static_cast<size_t>(options_.halving_candidates)) unique.resize(static_cast<size_t>(options_.halving_candidates));
+    int iterations = std::max(options_.screen_iterations, options_.final_iterations / 2);
+    int round = 0;
+    while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
+      TrialMeasurement baseline = run_trial({{}, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
+      if (baseline.outcome != TrialOutcome::ok) break;
+      std::vector<Candidate> measured;
+      for (const auto& c : unique) {
+        TrialMeasurement m = run_trial({c.env, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
+        if (m.outcome != TrialOutcome::ok) continue;
+        measured.push_back({c.env, score_against(baseline.busbw, m.busbw, m.sizes)});
+      }
+      std::sort(measured.begin(), measured.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+      measured.resize((measured.size() + 1) / 2);
+      unique = measured;
+      iterations = options_.final_iterations;
+      ++round;
+    }
+    return unique;
+  }
+
+  // Interleaved A/B rounds of the defaults (A) and the winner (B) on the final grid.
+  void confirm(const std::vector<Candidate>& finalists) {
+    std::vector<std::vector<double>> a_runs, b_runs;
+    const Env winner = finalists.empty() ? Env{} : finalists.front().env;
+    for (int round = 0; round < std::max(1, options_.confirm_rounds); ++round) {
+      TrialMeasurement a = run_trial({{}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
+      if (a.outcome == TrialOutcome::ok) {
+        a_runs.push_back(a.busbw);
+        result_.sizes = a.sizes;
+      }
+      if (winner.empty()) continue;
+      TrialMeasurement b = run_trial({winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
+      if (b.outcome == TrialOutcome::ok) b_runs.push_back(b.busbw);
+    }
+    result_.baseline_busbw = mean_curve(a_runs);
+    result_.tuned_busbw = result_.baseline_busbw;
+    result_.score = score_against(result_.baseline_busbw, result_.baseline_busbw, result_.sizes);
+    if (a_runs.empty()) {
+      result_.confirmation = "the defaults failed during confirmation; keeping them";
+      return;
+    }
+    if (winner.empty()) {
+      result_.confirmation = !rejected_.empty() ? rejected_ + "; keeping the defaults"
+                                                : "no candidate beat the defaults beyond the noise floor (" +
+                                                      percent(result_.noise) + ")";
+      return;
+    }
+    if (b_runs.size() != a_runs.size()) {
+      result_.confirmation = describe_env(winner) + " failed during confirmation; keeping the defaults";
+      return;
+    }
+    const std::vector<double> tuned = mean_curve(b_runs);
+    const Score s = score_against(result_.baseline_busbw, tuned, result_.sizes);
+    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) + " " +
+                                signed_percent(s.value - 1) + " (worst size " + signed_percent(s.worst_ratio - 1) +
+                                ", noise " + percent(result_.noise) + ")";
+    if (s.acceptable && s.value > 1 + result_.noise) {
+      result_.env = winner;
+      result_.keep_defaults = false;
+      result_.tuned_busbw = tuned;
+      result_.score = s;
+      result_.confirmation = summary + ": confirmed";
+    } else {
+      result_.confirmation = summary + ": not confirmed, keeping the defaults";
+    }
+  }
+
+  static std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+    return buf;
+  }
+  static std::string signed_percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * fraction);
+    return buf;
+  }
+
+  const SearchSpace& space_;
+  const StrategyOptions& options_;
+  const TrialExecutor& execute_;
+  const ProgressCallback& progress_;
+  std::function<double()> clock_;
+  double start_s_ = 0;
+  StrategyResult result_;
+  std::vector<std::uint64_t> screen_sizes_;
+  std::vector<double> screen_baseline_;
+  std::vector<Candidate> screened_;
+  std::set<std::string> broken_;  // "NAME=value" settings that failed on their own
+  Env derived_;
+  std::string rejected_;  // why the last finalist rejected before the confirmation could not ship
+  std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
+  int planned_ = 0;
+  int measured_ = 0;
+  double measured_s_ = 0;
+  double final_trial_s_ = 0;
+  double best_gain_ = 1;
+};
+
+}  // namespace
+
+StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
+                            const ProgressCallback& progress) {
+  return Search(space, options, execute, progress).run();
+}
+
+}  // namespace nccltune

@@ -1,0 +1,37 @@
+// ClusterShape: the cluster a tune run measures: N nodes of one NodeType. Unlike nodes are refused
+// (or, with --allow-mixed, the most common type stands for all).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "node/node_type.h"
+#include "search/shape_condition.h"
+
+namespace nccltune {
+
+// tune measures one rank per GPU, and a profile says it is for `gpus` ranks per node (the
+// plugin and env match jobs by that): why a node whose topology shows `gpus` GPUs but runs
+// `ranks_on_node` ranks cannot be tuned, or nullopt when they agree (or no GPU is seen).
+std::optional<std::string> rank_per_gpu_problem(const std::string& host, int gpus, int ranks_on_node,
+                                                int nodes);
+
+struct ClusterShape {
+  NodeType node;
+  int nodes = 1;
+  std::string key;  // node_type_key(node)
+  std::vector<std::string> hosts;
+};
+
+// One shape from every node's type; unlike nodes are an error listing the odd ones, unless
+// `allow_mixed` (then the first node's type stands for all).
+Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std::vector<std::string>& hosts,
+                                   bool allow_mixed);
+
+// The facts the search space's conditions read. Facts the topology could not give never prune a
+// knob (NVSwitch and NICs count as present): the search then explores rather than guesses.
+ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code);
+
+}  // namespace nccltune

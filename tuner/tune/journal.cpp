@@ -1,0 +1,269 @@
+#include "tune/journal.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
+
+namespace nccltune {
+namespace {
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+nlohmann::ordered_json numbers_json(const std::vector<double>& values) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (double value : values) {
+    if (std::isfinite(value))
+      out.push_back(value);
+    else
+      out.push_back(nullptr);
+  }
+  return out;
+}
+
+// Thrown inside parse_journal_line only.
+struct LineError {
+  std::string message;
+};
+
+const nlohmann::json& field(const nlohmann::json& object, const char* key) {
+  const auto found = object.find(key);
+  if (found == object.end()) throw LineError{std::string("missing \"") + key + "\""};
+  return *found;
+}
+
+std::string string_field(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& value = field(object, key);
+  if (!value.is_string()) throw LineError{std::string("\"") + key + "\" must be a string"};
+  return value.get<std::string>();
+}
+
+int int_field(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& value = field(object, key);
+  if (!value.is_number_integer() || value.get<long long>() < 0 ||
+      value.get<long long>() > std::numeric_limits<int>::max())
+    throw LineError{std::string("\"") + key + "\" must be a whole number from 0"};
+  return value.get<int>();
+}
+
+double number(const nlohmann::json& value, const std::string& what) {
+  if (value.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (!value.is_number()) throw LineError{what + " must be a number or null"};
+  return value.get<double>();
+}
+
+std::vector<double> numbers_field(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& value = field(object, key);
+  if (!value.is_array()) throw LineError{std::string("\"") + key + "\" must be a list"};
+  std::vector<double> out;
+  for (const auto& item : value) out.push_back(number(item, std::string("\"") + key + "\" items"));
+  return out;
+}
+
+bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string journal_key(const JournalEntry& entry) {
+  std::string key = entry.node_type_key + "|" + entry.nccl_version + "|";
+  bool first = true;
+  for (const auto& [name, value] : entry.env) {  // a std::map: sorted by name
+    key += (first ? "" : " ") + name + "=" + value;
+    first = false;
+  }
+  key +=
+      "|" + std::string(to_string(entry.phase)) + "|" + std::to_string(entry.iterations) + "|" + std::to_string(entry.warmup) + "|";
+  for (std::size_t i = 0; i < entry.sizes.size(); ++i) key += (i ? "," : "") + std::to_string(entry.sizes[i]);
+  key += "|" + std::to_string(entry.repeat);
+  return key;
+}
+
+std::string journal_line(const JournalEntry& entry) {
+  nlohmann::ordered_json line;
+  line["schema"] = kJournalSchema;
+  line["shape_key"] = entry.node_type_key;
+  line["nccl_version"] = entry.nccl_version;
+  line["env"] = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : entry.env) line["env"][name] = value;
+  line["phase"] = to_string(entry.phase);
+  line["iterations"] = entry.iterations;
+  line["warmup"] = entry.warmup;
+  line["sizes"] = entry.sizes;
+  line["outcome"] = to_string(entry.outcome);
+  line["reason"] = entry.reason;
+  line["time_us"] = numbers_json(entry.time_us);
+  line["busbw"] = numbers_json(entry.busbw);
+  if (std::isfinite(entry.duration_s))
+    line["duration_s"] = entry.duration_s;
+  else
+    line["duration_s"] = nullptr;
+  line["repeat"] = entry.repeat;
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+Result<JournalEntry> parse_journal_line(std::string_view line) {
+  const nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
+  if (json.is_discarded()) return Error{"not valid JSON"};
+  if (!json.is_object()) return Error{"not a JSON object"};
+  try {
+    if (string_field(json, "schema") != kJournalSchema)
+      throw LineError{"schema is not " + std::string(kJournalSchema)};
+    JournalEntry entry;
+    entry.node_type_key = string_field(json, "shape_key");
+    entry.nccl_version = string_field(json, "nccl_version");
+    const nlohmann::json& env = field(json, "env");
+    if (!env.is_object()) throw LineError{"\"env\" must be an object"};
+    for (const auto& [name, value] : env.items()) {
+      if (!value.is_string()) throw LineError{"\"env\"." + name + " must be a string"};
+      entry.env[name] = value.get<std::string>();
+    }
+    const std::string phase = string_field(json, "phase");
+    const std::optional<TrialPhase> parsed_phase = parse_trial_phase(phase);
+    if (!parsed_phase) throw LineError{"\"phase\" '" + phase + "' is not a phase of the search"};
+    entry.phase = *parsed_phase;
+    entry.iterations = int_field(json, "iterations");
+    entry.warmup = int_field(json, "warmup");
+    const nlohmann::json& sizes = field(json, "sizes");
+    if (!sizes.is_array()) throw LineError{"\"sizes\" must be a list"};
+    for (const auto& size : sizes) {
+      if (!size.is_number_unsigned()) throw LineError{"\"sizes\" items must be whole numbers from 0"};
+      entry.sizes.push_back(size.get<std::uint64_t>());
+    }
+    const std::string outcome = string_field(json, "outcome");
+    const std::optional<TrialOutcome> parsed_outcome = parse_trial_outcome(outcome);
+    if (!parsed_outcome) throw LineError{"\"outcome\" '" + outcome + "' is not a trial outcome"};
+    entry.outcome = *parsed_outcome;
+    entry.reason = string_field(json, "reason");
+    entry.time_us = numbers_field(json, "time_us");
+    entry.busbw = numbers_field(json, "busbw");
+    entry.duration_s = number(field(json, "duration_s"), "\"duration_s\"");
+    entry.repeat = int_field(json, "repeat");
+    return entry;
+  } catch (const LineError& error) {
+    return Error{error.message};
+  }
+}
+
+Result<std::vector<JournalEntry>> parse_journal(std::string_view text, std::string_view origin,
+                                                std::vector<std::string>* warnings) {
+  struct Line {
+    int number;
+    std::string_view text;
+  };
+  std::vector<Line> lines;
+  int number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    const std::string_view line = text.substr(start, end == std::string_view::npos ? end : end - start);
+    ++number;
+    if (!is_blank(line)) lines.push_back({number, line});
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  std::vector<JournalEntry> entries;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    Result<JournalEntry> entry = parse_journal_line(lines[i].text);
+    const std::string where = std::string(origin) + ":" + std::to_string(lines[i].number);
+    if (!entry) {
+      if (i + 1 == lines.size()) {
+        if (warnings)
+          warnings->push_back(where + ": dropped a truncated or corrupt last line (" + entry.error() +
+                              "; a run killed mid-write?)");
+        break;
+      }
+      return Error{where + ": invalid journal entry: " + entry.error()};
+    }
+    entries.push_back(std::move(*entry));
+  }
+  return entries;
+}
+
+Result<Journal> Journal::open(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{path.string() + ": cannot open the journal: " + errno_text()};
+  Journal journal(path, fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return Error{path.string() + ": the journal is in use by another nccltune"};
+    // Locks that the filesystem does not support are not worth failing a run for.
+  }
+  // A crash mid-write leaves a partial last line: cut it off before appending after it.
+  Result<std::string> text = read_text_file(path);
+  if (!text) return Error{text.error()};
+  std::string_view content = *text;
+  std::size_t keep = content.size();
+  std::size_t end = content.size();
+  while (end > 0 && content[end - 1] == '\n') --end;  // trailing newlines
+  const std::size_t newline = end == 0 ? std::string_view::npos : content.rfind('\n', end - 1);
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const std::string_view last = content.substr(line_start, end - line_start);
+  if (!is_blank(last) && !parse_journal_line(last)) keep = line_start;
+  if (keep < content.size()) {
+    spdlog::warn("{}: cutting off a truncated or corrupt last line ({} bytes) left by an earlier run",
+                 path.string(), content.size() - keep);
+    if (::ftruncate(fd, static_cast<off_t>(keep)) != 0 || ::fsync(fd) != 0)
+      return Error{path.string() + ": cannot cut off the truncated last line: " + errno_text()};
+  } else if (!content.empty() && content.back() != '\n') {
+    // A complete entry whose newline never made it to disk.
+    if (::write(fd, "\n", 1) != 1 || ::fsync(fd) != 0)
+      return Error{path.string() + ": write failed: " + errno_text()};
+  }
+  return journal;
+}
+
+Status Journal::append(const JournalEntry& entry) {
+  if (fd_ < 0) return Error{path_.string() + ": the journal is not open"};
+  const std::string line = journal_line(entry) + "\n";
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    const ssize_t written = ::write(fd_, rest.data(), rest.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return Error{path_.string() + ": write failed: " + errno_text()};
+    }
+    rest.remove_prefix(static_cast<std::size_t>(written));
+  }
+  if (::fsync(fd_) != 0) return Error{path_.string() + ": fsync failed: " + errno_text()};
+  return Ok{};
+}
+
+Result<std::vector<JournalEntry>> Journal::read(const std::filesystem::path& path) {
+  Result<std::string> text = read_text_file(path);
+  if (!text) return Error{text.error()};
+  std::vector<std::string> warnings;
+  Result<std::vector<JournalEntry>> entries = parse_journal(*text, path.string(), &warnings);
+  for (const std::string& warning : warnings) spdlog::warn("{}", warning);
+  return entries;
+}
+
+Journal::Journal(Journal&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+Journal& Journal::operator=(Journal&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace nccltune

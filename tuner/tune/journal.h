@@ -1,0 +1,84 @@
+// The tune journal: one JSON line per finished trial (schema nccltune/journal/v1), written with
+// O_APPEND and fsynced line by line, so a killed run loses at most the trial in flight and
+// `tune --resume` measures nothing again that the journal holds.
+//
+//   {"schema":"nccltune/journal/v1","shape_key":"...","nccl_version":"2.28.9","env":{"NCCL_ALGO":"Ring"},
+//    "phase":"screen","iterations":20,"warmup":5,"sizes":[8,1024],"outcome":"ok","reason":"",
+//    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0}
+//
+// Non-finite numbers are written as null and read back as NaN.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "profile/trial_outcome.h"
+#include "search/trial.h"
+
+namespace nccltune {
+
+inline constexpr std::string_view kJournalSchema = "nccltune/journal/v1";
+
+struct JournalEntry {
+  std::string node_type_key, nccl_version;  // the file's "shape_key"
+  Env env;                                  // the trial's NCCL_* settings
+  TrialPhase phase = TrialPhase::screen;
+  int iterations = 0, warmup = 0;
+  std::vector<std::uint64_t> sizes;
+  TrialOutcome outcome = TrialOutcome::ok;
+  std::string reason;
+  std::vector<double> time_us;  // per size (slowest rank), out-of-place
+  std::vector<double> busbw;    // per size
+  double duration_s = 0;
+  int repeat = 0;  // 0.. for repeated measurements of the same config
+};
+
+// What resume matches on:
+// node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
+std::string journal_key(const JournalEntry& entry);
+
+// One entry as one JSON line, without the newline; and back. Invalid UTF-8 in strings is replaced
+// by U+FFFD when writing.
+std::string journal_line(const JournalEntry& entry);
+Result<JournalEntry> parse_journal_line(std::string_view line);
+
+// Every entry of a journal's text. Blank lines are skipped. A bad LAST line (a crash mid-write)
+// is dropped and described in `warnings` (when given); a bad line elsewhere is an error naming
+// origin:line.
+Result<std::vector<JournalEntry>> parse_journal(std::string_view text, std::string_view origin,
+                                                std::vector<std::string>* warnings = nullptr);
+
+class Journal {
+ public:
+  // Opens (creating it, 0644) for appending, with O_APPEND | O_CLOEXEC, and takes an exclusive
+  // flock so two runs never write one journal. A truncated or corrupt last line left by a crash is
+  // cut off first (with a warning in the log), so that it never becomes a corrupt middle line.
+  static Result<Journal> open(const std::filesystem::path& path);
+  // One line, written with one write() and fsynced before returning.
+  Status append(const JournalEntry& entry);
+  // The entries of the file; a missing file is an error (callers check existence for --resume).
+  // A dropped last line is logged as a warning.
+  static Result<std::vector<JournalEntry>> read(const std::filesystem::path& path);
+
+  const std::filesystem::path& path() const { return path_; }
+
+  Journal(Journal&& other) noexcept;
+  Journal& operator=(Journal&& other) noexcept;
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal();
+
+ private:
+  Journal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+}  // namespace nccltune

@@ -1,0 +1,197 @@
+#include "tune/trial_runner.h"
+
+#include <algorithm>
+
+#include "collectives/nccl_declarations.h"
+
+extern char** environ;
+
+namespace nccltune {
+
+namespace {
+
+using std::chrono::milliseconds;
+constexpr milliseconds kExitGrace{1000};
+
+// What this rank saw, before the ranks agree. `peer_failed` ranks below every real cause.
+enum LocalOutcome : int { local_ok = 0, local_peer_failed = 1, local_timeout = 2, local_init_error = 3, local_crash = 4 };
+
+TrialOutcome agreed_outcome(int worst) {
+  switch (worst) {
+    case local_crash: return TrialOutcome::crash;
+    case local_init_error: return TrialOutcome::init_error;
+    case local_timeout:
+    case local_peer_failed: return TrialOutcome::timeout;
+    default: return TrialOutcome::ok;
+  }
+}
+
+struct RankRun {
+  LocalOutcome outcome = local_ok;
+  std::string reason;
+  std::vector<SizeMeasurement> sizes;
+  DeviceDescription device;
+  int nccl_version = 0;
+  int cuda_driver = 0;
+  bool worker_died = false;  // its event pipe closed before it was done: how it ended says why
+
+  void fail(LocalOutcome o, std::string why) {
+    if (outcome != local_ok) return;
+    outcome = o;
+    reason = std::move(why);
+  }
+};
+
+// Waits for an event of `kind`; anything else ends the run with the right local outcome.
+std::optional<WorkerEvent> expect(WorkerProcess& worker, WorkerEvent::Kind kind, milliseconds timeout,
+                                  const char* waiting_for, RankRun& run) {
+  auto next = worker.next_event(timeout);
+  switch (next.kind) {
+    case WorkerProcess::Next::Kind::event:
+      if (next.event.kind == kind) return next.event;
+      if (next.event.kind == WorkerEvent::Kind::error) {
+        run.fail(next.event.stage == "run" ? local_crash : local_init_error, next.event.message);
+      } else {
+        run.fail(local_crash, std::string("worker sent an unexpected event while ") + waiting_for);
+      }
+      return std::nullopt;
+    case WorkerProcess::Next::Kind::timeout:
+      run.fail(local_timeout, std::string("no answer within ") + std::to_string(timeout.count()) + " ms while " + waiting_for);
+      return std::nullopt;
+    case WorkerProcess::Next::Kind::malformed:
+      run.fail(local_crash, next.error);
+      return std::nullopt;
+    case WorkerProcess::Next::Kind::closed:
+      run.fail(local_crash, std::string("worker died while ") + waiting_for);
+      run.worker_died = true;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void record_exit(const WorkerExit& exit, RankRun& run) {
+  if (run.worker_died)
+    run.reason += " (" + exit.describe() + ")";
+  else if (run.outcome == local_ok && (exit.signaled || exit.code != 0))
+    run.fail(local_crash, "worker " + exit.describe() + " after finishing");
+}
+
+RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
+  RankRun run;
+  const int rank = group.rank();
+  auto worker = WorkerProcess::spawn(spec.worker_command, worker_environment(environ, spec.env));
+  std::optional<WorkerProcess> process;
+  if (worker) {
+    process.emplace(std::move(*worker));
+    if (auto sent = process->send(worker_config_to_json(spec.config)); !sent) run.fail(local_crash, sent.error());
+  } else {
+    run.fail(local_init_error, worker.error());
+  }
+  if (process && run.outcome == local_ok) {
+    if (auto loaded = expect(*process, WorkerEvent::Kind::loaded, spec.init_timeout, "loading CUDA and NCCL", run)) {
+      run.device = loaded->device;
+      run.nccl_version = loaded->nccl_version;
+      run.cuda_driver = loaded->cuda_driver;
+    }
+  }
+
+  // Rank 0's worker makes the unique id; every parent takes part in the broadcast, whatever
+  // happened, so no rank waits on a broadcast that never comes.
+  struct {
+    int ok = 0;
+    char id[sizeof(nccl_abi::ncclUniqueId) * 2 + 1] = {};
+  } shared;
+  if (rank == 0 && process && run.outcome == local_ok) {
+    if (auto unique = expect(*process, WorkerEvent::Kind::unique_id, spec.init_timeout, "making the unique id", run)) {
+      shared.ok = 1;
+      std::copy_n(unique->id_hex.begin(), std::min(unique->id_hex.size(), sizeof shared.id - 1), shared.id);
+    }
+  }
+  group.broadcast(&shared, sizeof shared, 0);
+  if (!shared.ok) run.fail(local_peer_failed, "rank 0 could not make the NCCL unique id");
+
+  if (process && run.outcome == local_ok) {
+    if (auto sent = process->send({{"cmd", "init"}, {"id", std::string(shared.id)}}); !sent) run.fail(local_crash, sent.error());
+  }
+  if (process && run.outcome == local_ok)
+    expect(*process, WorkerEvent::Kind::ready, spec.init_timeout, "initialising the communicator", run);
+  while (process && run.outcome == local_ok) {
+    auto next = process->next_event(spec.size_timeout);
+    if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::size) {
+      run.sizes.push_back(next.event.size);
+      continue;
+    }
+    if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
+    if (next.kind == WorkerProcess::Next::Kind::timeout) {
+      run.fail(local_timeout, "a size took longer than " + std::to_string(spec.size_timeout.count()) + " ms (after " +
+                                  std::to_string(run.sizes.size()) + " sizes)");
+    } else if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::error) {
+      run.fail(local_crash, next.event.message);
+    } else if (next.kind == WorkerProcess::Next::Kind::closed) {
+      run.fail(local_crash, "worker died during the size sweep");
+      run.worker_died = true;
+    } else {
+      run.fail(local_crash, next.error.empty() ? "worker sent an unexpected event" : next.error);
+    }
+  }
+  if (process) {
+    const WorkerExit exit = run.outcome == local_ok ? process->finish(kExitGrace) : process->terminate(kExitGrace);
+    record_exit(exit, run);
+  }
+  return run;
+}
+
+}  // namespace
+
+TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
+  RankRun run = run_rank(group, spec);
+  TrialResult result;
+  result.device = run.device;
+  result.nccl_version = run.nccl_version;
+  result.cuda_driver = run.cuda_driver;
+
+  const int worst = group.max(static_cast<int>(run.outcome));
+  result.outcome = agreed_outcome(worst);
+  // The reason comes from the lowest rank whose own outcome is the worst one.
+  const int reporter = group.min(static_cast<int>(run.outcome) == worst ? group.rank() : group.size());
+  result.reason = group.broadcast(run.reason, reporter);
+  if (worst != local_ok) {
+    result.reason = "rank " + std::to_string(reporter) + ": " + result.reason;
+    return result;
+  }
+
+  // Every rank finished: the same sizes everywhere, or the trial is broken.
+  const int count = static_cast<int>(run.sizes.size());
+  if (group.min(count) != group.max(count)) {
+    result.outcome = TrialOutcome::crash;
+    result.reason = "ranks measured different numbers of sizes";
+    return result;
+  }
+  std::vector<double> times;
+  std::vector<int64_t> wrong;
+  for (const auto& s : run.sizes) {
+    times.push_back(s.out_of_place_us);
+    times.push_back(s.in_place_us.value_or(0));
+    wrong.push_back(s.out_of_place_wrong.value_or(0));
+    wrong.push_back(s.in_place_wrong.value_or(0));
+  }
+  group.max(times);
+  group.sum(wrong);
+  int64_t total_wrong = 0;
+  result.sizes = run.sizes;
+  for (size_t i = 0; i < result.sizes.size(); ++i) {
+    auto& s = result.sizes[i];
+    s.out_of_place_us = times[2 * i];
+    if (s.in_place_us) s.in_place_us = times[2 * i + 1];
+    if (s.out_of_place_wrong) s.out_of_place_wrong = wrong[2 * i];
+    if (s.in_place_wrong) s.in_place_wrong = wrong[2 * i + 1];
+    total_wrong += wrong[2 * i] + wrong[2 * i + 1];
+  }
+  if (total_wrong > 0) {
+    result.outcome = TrialOutcome::wrong_data;
+    result.reason = std::to_string(total_wrong) + " wrong elements over all ranks and sizes";
+  }
+  return result;
+}
+
+}  // namespace nccltune

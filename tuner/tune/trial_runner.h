@@ -1,0 +1,45 @@
+// One trial on every rank: each MPI rank's parent spawns its worker, rank 0's worker makes the
+// NCCL unique id and the parents broadcast it, results stream back under an init timeout and a
+// per-size timeout, and all ranks agree on one outcome and one set of numbers.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tune/rank_group.h"
+#include "collectives/worker_process.h"
+#include "collectives/worker_protocol.h"
+#include "profile/trial_outcome.h"
+
+namespace nccltune {
+
+struct TrialSpec {
+  std::vector<std::string> worker_command = installed_worker_command();  // argv before the worker's own
+  std::map<std::string, std::string> env;  // the trial's variables (NCCL_* and others)
+  WorkerConfig config;  // rank, nranks and device are set per rank by run_trial's caller
+  std::chrono::milliseconds init_timeout{120000};
+  std::chrono::milliseconds size_timeout{60000};
+};
+
+struct TrialResult {
+  TrialOutcome outcome = TrialOutcome::ok;
+  std::string reason;  // from the first rank whose own outcome is the agreed one
+  // Per size: the slowest rank's time, wrong elements summed over ranks.
+  std::vector<SizeMeasurement> sizes;
+  // This rank's worker's view.
+  DeviceDescription device;
+  int nccl_version = 0;
+  int cuda_driver = 0;
+};
+
+// Every rank of `group` calls this with the same spec (its own rank and device in config).
+TrialResult run_trial(RankGroup& group, const TrialSpec& spec);
+
+// How a trial runs on every rank: run_trial, or a stand-in in tests.
+using TrialRunner = std::function<TrialResult(RankGroup& group, const TrialSpec& spec)>;
+
+}  // namespace nccltune

@@ -1,0 +1,31 @@
+// What `tune` shows: on a terminal one live progress line, otherwise plain log lines; at the end
+// a summary table of baseline and tuned bus bandwidth per size.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "search/strategy.h"
+
+namespace nccltune {
+
+enum class ProgressStyle { automatic, line, log };
+
+class TuneConsole {
+ public:
+  // automatic: one live line on a terminal, log lines otherwise. Open MPI gives every rank a
+  // pseudo-terminal even when mpirun's own output is a file, so under Open MPI automatic means log.
+  TuneConsole(std::FILE* out, ProgressStyle style);
+  void trial(const StrategyProgress& progress, const TrialRequest& request, const TrialMeasurement& measurement);
+  void message(const std::string& line);
+  void finish_line();
+
+ private:
+  std::FILE* out_;
+  bool tty_;
+  bool line_open_ = false;
+};
+
+std::string render_tune_summary(const StrategyResult& result);
+
+}  // namespace nccltune

@@ -1,0 +1,342 @@
+#include "tune/tune_job.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+
+#include "base/atomic_file.h"
+#include "base/duration.h"
+#include "base/utc_time.h"
+#include "collectives/bus_bandwidth.h"
+#include "collectives/library_versions.h"
+#include "collectives/nccl_library.h"
+#include "profile/profile.h"
+#include "profile/size_ranges.h"
+#include "search/default_search_space.h"
+#include "topology/sources/topology_reader.h"
+#include "tune/cluster_shape.h"
+#include "tune/journal.h"
+
+namespace nccltune {
+namespace {
+
+using nlohmann::json;
+
+// The same TrialSpec on every rank, but for the rank-specific parts.
+// Everything one rank of the job needs to run trials.
+struct Job {
+  RankGroup& group;
+  const NodeLayout& layout;
+  const TrialRunner& run;
+};
+
+TrialSpec base_spec(const TuneOptions& o, const Job& job) {
+  TrialSpec spec;
+  spec.config.rank = job.group.rank();
+  spec.config.nranks = job.group.size();
+  spec.config.device = job.layout.local_rank;
+  const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
+  spec.config.cuda_lib = libraries.cuda_lib;
+  spec.config.nccl_lib = libraries.nccl_lib;
+  spec.config.collective = "all_reduce";
+  spec.config.sweep.check = true;
+  spec.config.sweep.in_place = false;
+  spec.config.sweep.max_bytes_per_size = o.max_bytes_per_size;
+  spec.init_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.init_timeout_s * 1000));
+  spec.size_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.size_timeout_s * 1000));
+  return spec;
+}
+
+json request_to_json(const TrialRequest& r) {
+  return {{"env", r.env}, {"phase", to_string(r.phase)}, {"min", r.grid.min_bytes}, {"max", r.grid.max_bytes},
+          {"factor", r.grid.factor}, {"iterations", r.iterations}, {"warmup", r.warmup}, {"repeat", r.repeat}};
+}
+
+TrialRequest request_from_json(const json& j) {
+  TrialRequest r;
+  r.env = j.at("env").get<Env>();
+  r.phase = parse_trial_phase(j.at("phase").get<std::string>()).value_or(TrialPhase::screen);
+  r.grid = {j.at("min").get<std::uint64_t>(), j.at("max").get<std::uint64_t>(), j.at("factor").get<double>()};
+  r.iterations = j.at("iterations").get<int>();
+  r.warmup = j.at("warmup").get<int>();
+  r.repeat = j.at("repeat").get<int>();
+  return r;
+}
+
+// Runs one trial on this rank (every rank calls it with the same request).
+TrialMeasurement measure(const Job& job, TrialSpec spec, const TrialRequest& request) {
+  spec.env = request.env;
+  spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
+  spec.config.sweep.max_bytes = request.grid.max_bytes;
+  spec.config.sweep.step_factor = request.grid.factor;
+  spec.config.sweep.iterations = request.iterations;
+  spec.config.sweep.warmup = request.warmup;
+  const auto start = std::chrono::steady_clock::now();
+  const TrialResult result = job.run(job.group, spec);
+  TrialMeasurement m;
+  m.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.outcome = result.outcome;
+  m.reason = result.reason;
+  for (const auto& size : result.sizes) {
+    m.sizes.push_back(size.bytes);
+    m.time_us.push_back(size.out_of_place_us);
+    m.busbw.push_back(bus_bandwidth_gbps("all_reduce", job.group.size(), size.bytes, size.out_of_place_us));
+  }
+  return m;
+}
+
+// Ranks other than 0 follow rank 0's trials until it says stop.
+int follow(const Job& job, const TrialSpec& spec) {
+  while (true) {
+    const json message = json::parse(job.group.broadcast(std::string(), 0));
+    if (message.value("cmd", "") != "trial") return message.value("exit", 0);
+    measure(job, spec, request_from_json(message.at("request")));
+  }
+}
+
+int stop_followers(const Job& job, int exit_code) {
+  job.group.broadcast(json{{"cmd", "stop"}, {"exit", exit_code}}.dump(), 0);
+  return exit_code;
+}
+
+// `--from A,B,...`: node i replays entry i (modulo the count), so one machine can emulate a
+// cluster of unlike nodes; a single entry serves every node.
+std::string topology_source_for_node(const std::string& from, int node) {
+  std::vector<std::string> entries;
+  std::string::size_type start = 0;
+  while (start <= from.size()) {
+    const auto comma = from.find(',', start);
+    entries.push_back(from.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return entries[static_cast<size_t>(node) % entries.size()];
+}
+
+// Each node's first rank reads the node's topology; its NodeType goes to every rank.
+std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, const TrialResult& probe,
+                                        std::string& error) {
+  std::string mine;
+  const NodeLayout& layout = job.layout;
+  if (layout.local_rank == 0) {
+    NodeTopology topology;
+    auto source = parse_topology_source(topology_source_for_node(o.from, layout.node));
+    if (source) {
+      auto read = read_node_topology(*source, {});
+      if (read) topology = std::move(read.value());
+      else error = read.error();
+    } else {
+      error = source.error();
+    }
+    // The live machine only: a snapshot (--from) or emulated nodes stand for other GPUs.
+    if (const auto problem = rank_per_gpu_problem(layout.hosts.at(static_cast<std::size_t>(layout.node)),
+                                                  static_cast<int>(topology.gpus.size()), layout.local_size,
+                                                  layout.nodes);
+        problem && error.empty() && o.from.empty() && !layout.emulated)
+      error = *problem;
+    const NodeType type = node_type(topology, {probe.device.name, probe.device.sm}, layout.local_size,
+                                    nccl_version_string(probe.nccl_version),
+                                    cuda_driver_version_string(probe.cuda_driver));
+    json j = {{"gpu", type.gpu}, {"gpus", type.gpus}, {"sm", type.gpu_sm}, {"nvlinks", type.nvlinks},
+              {"nic", type.nic}, {"nic_ethernet", type.nic_ethernet}, {"nic_rate", type.nic_rate_gbps},
+              {"affinity", type.gpu_nic_affinity}, {"nccl", type.nccl_version}, {"cuda", type.cuda_driver},
+              {"error", error}};
+    j["nvswitch"] = type.nvswitch ? json(*type.nvswitch) : json(nullptr);
+    j["nics"] = type.nics ? json(*type.nics) : json(nullptr);
+    mine = j.dump();
+  }
+  std::vector<NodeType> types;
+  for (const auto& text : job.group.gather(mine)) {
+    if (text.empty()) continue;
+    const json j = json::parse(text);
+    if (!j.at("error").get<std::string>().empty() && error.empty()) error = j.at("error").get<std::string>();
+    NodeType t;
+    t.gpu = j.at("gpu");
+    t.gpus = j.at("gpus");
+    t.gpu_sm = j.at("sm");
+    t.nvlinks = j.at("nvlinks");
+    t.nic = j.at("nic");
+    t.nic_ethernet = j.at("nic_ethernet");
+    t.nic_rate_gbps = j.at("nic_rate");
+    t.gpu_nic_affinity = j.at("affinity");
+    t.nccl_version = j.at("nccl");
+    t.cuda_driver = j.at("cuda");
+    if (!j.at("nvswitch").is_null()) t.nvswitch = j.at("nvswitch").get<bool>();
+    if (!j.at("nics").is_null()) t.nics = j.at("nics").get<int>();
+    types.push_back(t);
+  }
+  return types;
+}
+
+Result<SearchSpace> load_space(const TuneOptions& o) {
+  if (!o.space_file.empty()) {
+    const Result<std::string> text = read_text_file(o.space_file);
+    if (!text) return Error{text.error()};
+    return parse_search_space(*text, o.space_file);
+  }
+  return parse_search_space(default_search_space_yaml(), "configs/search-space.yaml (built in)");
+}
+
+Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o, double duration_s) {
+  Profile p;
+  p.shape.key = shape.key;
+  p.shape.nodes = shape.nodes;
+  p.shape.gpus_per_node = shape.node.gpus;
+  p.shape.ranks = shape.nodes * shape.node.gpus;
+  p.shape.gpu = shape.node.gpu;
+  p.shape.nvswitch = shape.node.nvswitch.value_or(false);
+  p.shape.nics_per_node = shape.node.nics.value_or(0);
+  p.shape.nic = shape.node.nic;
+  p.shape.gpu_nic_affinity = shape.node.gpu_nic_affinity;
+  p.shape.nccl_version = shape.node.nccl_version;
+  p.shape.cuda_driver = shape.node.cuda_driver;
+  p.env = r.env;
+  p.keep_defaults = r.keep_defaults;
+  std::vector<std::uint64_t> sizes;
+  for (const auto& c : r.per_size) sizes.push_back(c.min_bytes);
+  p.per_size = size_ranges(sizes, r.per_size);
+  p.results.sizes = r.sizes;
+  p.results.baseline = r.baseline_busbw;
+  p.results.tuned = r.tuned_busbw;
+  p.results.speedup_geomean = r.score.value;
+  p.results.worst_size_ratio = r.score.worst_ratio;
+  p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
+  p.provenance.date = rfc3339_utc();
+  p.provenance.trials = r.trials;
+  p.provenance.failed_trials = r.failed_trials;
+  p.provenance.duration_s = duration_s;
+  p.provenance.objective = std::string(to_string(o.strategy.objective));
+  p.provenance.hosts = shape.nodes;
+  p.provenance.noise_floor = r.noise;
+  p.provenance.confirmation = r.confirmation;
+  p.failed = r.failed;
+  return p;
+}
+
+int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape, const SearchSpace& space,
+         TuneConsole& console) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string journal_path = o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(journal_path).parent_path().empty()
+                                          ? std::filesystem::path(".")
+                                          : std::filesystem::path(journal_path).parent_path(),
+                                      ec);
+  std::map<std::string, JournalEntry> cache;
+  if (o.resume && std::filesystem::exists(journal_path)) {
+    auto entries = Journal::read(journal_path);
+    if (!entries) {
+      console.message("nccltune tune: " + entries.error());
+      return stop_followers(job, 2);
+    }
+    for (const auto& e : *entries)
+      if (e.node_type_key == shape.key && e.nccl_version == shape.node.nccl_version) cache[journal_key(e)] = e;
+    console.message(fmt::format("nccltune tune: resuming: {} finished trials in {}", cache.size(), journal_path));
+  }
+  auto journal = Journal::open(journal_path);
+  if (!journal) {
+    console.message("nccltune tune: " + journal.error());
+    return stop_followers(job, 2);
+  }
+
+  auto entry_for = [&](const TrialRequest& r) {
+    JournalEntry e;
+    e.node_type_key = shape.key;
+    e.nccl_version = shape.node.nccl_version;
+    e.env = r.env;
+    e.phase = r.phase;
+    e.iterations = r.iterations;
+    e.warmup = r.warmup;
+    e.sizes = grid_sizes(r.grid);
+    e.repeat = r.repeat;
+    return e;
+  };
+  TrialExecutor execute = [&](const TrialRequest& request) {
+    JournalEntry e = entry_for(request);
+    if (auto it = cache.find(journal_key(e)); it != cache.end()) {
+      TrialMeasurement m;
+      m.cached = true;
+      m.outcome = it->second.outcome;
+      m.reason = it->second.reason;
+      m.sizes = it->second.sizes;
+      m.time_us = it->second.time_us;
+      m.busbw = it->second.busbw;
+      m.duration_s = it->second.duration_s;
+      return m;
+    }
+    job.group.broadcast(json{{"cmd", "trial"}, {"request", request_to_json(request)}}.dump(), 0);
+    TrialMeasurement m = measure(job, spec, request);
+    e.outcome = m.outcome;
+    e.reason = m.reason;
+    e.time_us = m.time_us;
+    e.busbw = m.busbw;
+    e.duration_s = m.duration_s;
+    if (auto appended = journal->append(e); !appended) spdlog::warn("journal: {}", appended.error());
+    return m;
+  };
+  ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r, const TrialMeasurement& m) {
+    console.trial(p, r, m);
+  };
+  const StrategyResult result = run_strategy(space, o.strategy, execute, progress);
+  console.finish_line();
+  if (!result.error.empty()) {
+    console.message("nccltune tune: " + result.error);
+    return stop_followers(job, 1);
+  }
+  const double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Profile profile = make_profile(shape, result, o, duration);
+  std::filesystem::path written;
+  if (auto saved = write_profile(o.out_dir, profile, &written); !saved) {
+    console.message("nccltune tune: " + saved.error());
+    return stop_followers(job, 1);
+  }
+  console.message("\n" + render_tune_summary(result));
+  console.message(fmt::format("profile: {} ({} in {})", written.string(),
+                              result.keep_defaults ? "keep defaults" : describe_env(result.env), format_duration(duration)));
+  return stop_followers(job, 0);
+}
+
+}  // namespace
+
+int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& o, const TrialRunner& run) {
+  const Job job{group, layout, run};
+  TuneConsole console(stdout, o.progress);
+  const bool leader = group.rank() == 0;
+  auto fail_all = [&](const std::string& message, int code) {
+    if (leader) console.message("nccltune tune: " + message);
+    return code;
+  };
+  auto space = load_space(o);  // every rank parses it: an error is the same everywhere
+  if (!space) return fail_all(space.error(), 2);
+
+  TrialSpec spec = base_spec(o, job);
+  // A tiny probe trial: is the stack usable, and what GPU and NCCL does it see?
+  TrialSpec probe_spec = spec;
+  probe_spec.config.sweep.min_bytes = probe_spec.config.sweep.max_bytes = 1024;
+  probe_spec.config.sweep.iterations = 1;
+  probe_spec.config.sweep.warmup = 0;
+  const TrialResult probe = run(group, probe_spec);
+  if (probe.outcome != TrialOutcome::ok)
+    return fail_all("NCCL's defaults cannot run here (" + std::string(to_string(probe.outcome)) + "): " + probe.reason, 1);
+
+  std::string topology_error;
+  const auto types = gather_node_types(job, o, probe, topology_error);
+  if (!topology_error.empty()) return fail_all(topology_error, 2);
+  auto shape = cluster_shape(types, layout.hosts, o.allow_mixed);
+  if (!shape) return fail_all(shape.error(), 2);
+  const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
+  if (leader) {
+    console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", shape->nodes, shape->node.gpus,
+                                shape->key, layout.emulated ? " (emulated nodes)" : ""));
+    std::string knobs;
+    for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
+    console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
+    return lead(job, o, spec, *shape, pruned, console);
+  }
+  return follow(job, spec);
+}
+
+}  // namespace nccltune

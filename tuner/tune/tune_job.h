@@ -1,0 +1,38 @@
+// `nccltune tune` as one job of ranks: one rank per node reads that node's topology, rank 0
+// builds the ClusterShape, runs the strategy and sends each trial to every rank; each finished
+// trial is journaled; the profile is written atomically to <out>/<node type key>/<nodes>n.yaml.
+// The job is given its RankGroup, the ranks' layout on nodes and how one trial runs, so tests
+// drive it in one process (SoloGroup and a model) and `tune` under MPI (MpiSession, run_trial).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "search/strategy.h"
+#include "tune/node_layout.h"
+#include "tune/rank_group.h"
+#include "tune/trial_runner.h"
+#include "tune/tune_console.h"
+
+namespace nccltune {
+
+struct TuneOptions {
+  std::string space_file;      // empty: the built-in configs/search-space.yaml
+  std::string out_dir = "profiles";
+  std::string journal;         // empty: <out>/journal.jsonl
+  bool resume = false;
+  std::string from;            // topology source for every node (snapshot, nvidia-smi:, hwloc:)
+  bool allow_mixed = false;
+  std::string cuda_lib, nccl_lib;
+  StrategyOptions strategy;
+  double init_timeout_s = 120;
+  double size_timeout_s = 60;
+  std::size_t max_bytes_per_size = 1u << 30;
+  ProgressStyle progress = ProgressStyle::automatic;
+};
+
+// Every rank calls it; returns the process exit code (0: a profile was written).
+int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& options,
+                 const TrialRunner& run = run_trial);
+
+}  // namespace nccltune
