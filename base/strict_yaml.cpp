@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "base/atomic_file.h"
 #include "base/clean_text.h"
 #include "base/printable_text.h"
 #include "base/utf8.h"
@@ -207,6 +208,13 @@ Status parse_strict_yaml(std::string_view text, std::string_view origin,
   } catch (const YAML::Exception& error) {
     return Error{yaml_error(where, error)};
   }
+}
+
+Status read_strict_yaml(const std::filesystem::path& file, const std::function<void(const YAML::Node& root)>& read,
+                        std::size_t max_bytes) {
+  const Result<std::string> text = read_text_file(file);
+  if (!text) return Error{text.error()};
+  return parse_strict_yaml(*text, file.string(), read, max_bytes);
 }
 
 }  // namespace nccltune

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/strict_yaml.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -32,36 +34,25 @@ int CheckReport::count(Verdict verdict) const {
 }
 
 Result<Expectation> read_expectation(const std::filesystem::path& file) {
-  const std::string where = file.string();
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(where);
-  } catch (const YAML::Exception& e) {
-    return Error{where + ": " + e.what()};
-  }
-  if (!root.IsMap()) return Error{where + ": expected a mapping of gpus, nics, nic_rate_gbps, max_gpu_nic_link"};
   Expectation expectation;
-  for (const auto& item : root) {
-    const auto key = item.first.as<std::string>();
-    const YAML::Node& value = item.second;
-    try {
-      if (key == "gpus") expectation.gpus = value.as<int>();
-      else if (key == "nics") expectation.nics = value.as<int>();
-      else if (key == "nic_rate_gbps") expectation.nic_rate_gbps = value.as<double>();
-      else if (key == "max_gpu_nic_link") {
-        const auto text = value.as<std::string>();
-        expectation.gpu_nic_link_c2c = text == "C2C";
-        auto kind = expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
-        if (!kind) return Error{where + ": max_gpu_nic_link: expected PIX, PXB, C2C, PHB, NODE or SYS"};
-        expectation.max_gpu_nic_link = kind;
-      } else {
-        return Error{where + ": unknown key '" + key + "' (known: gpus, nics, nic_rate_gbps, max_gpu_nic_link)"};
-      }
-    } catch (const YAML::Exception&) {
-      return Error{where + ": " + key + ": not a valid value"};
+  const Status read = read_strict_yaml(file, [&](const YAML::Node& root) {
+    if (root.IsNull()) return;  // an empty file expects nothing
+    yaml_check_keys(root, "", {"gpus", "nics", "nic_rate_gbps", "max_gpu_nic_link"});
+    if (const YAML::Node gpus = root["gpus"]) expectation.gpus = static_cast<int>(yaml_integer(gpus, "gpus", 0, 4096));
+    if (const YAML::Node nics = root["nics"]) expectation.nics = static_cast<int>(yaml_integer(nics, "nics", 0, 4096));
+    if (const YAML::Node rate = root["nic_rate_gbps"]) {
+      expectation.nic_rate_gbps = yaml_number(rate, "nic_rate_gbps");
+      if (*expectation.nic_rate_gbps < 0) yaml_fail(yaml_line(rate), "nic_rate_gbps", "must be >= 0");
     }
-    if ((key == "gpus" || key == "nics") && value.as<int>() < 0) return Error{where + ": " + key + ": must be >= 0"};
-  }
+    if (const YAML::Node link = root["max_gpu_nic_link"]) {
+      const std::string text = yaml_text(link, "max_gpu_nic_link");
+      expectation.gpu_nic_link_c2c = text == "C2C";
+      const auto kind = expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
+      if (!kind) yaml_fail(yaml_line(link), "max_gpu_nic_link", "expected PIX, PXB, C2C, PHB, NODE or SYS");
+      expectation.max_gpu_nic_link = kind;
+    }
+  });
+  if (!read) return Error{read.error()};
   return expectation;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/strict_yaml.h"
 #include "topology/node_topology.h"
 
 namespace nccltune {
@@ -32,77 +33,68 @@ int nvlinks_between(const NvmlGpu& a, const NvmlGpu& b) {
 
 namespace {
 
-// Rejects keys this reader does not know, so a typo in a hand-edited file is not silently lost.
-std::optional<std::string> unknown_key(const YAML::Node& map, const std::set<std::string>& known) {
-  for (const auto& item : map) {
-    auto key = item.first.as<std::string>();
-    if (!known.count(key)) return key;
+int whole_number(const YAML::Node& node, const std::string& field) {
+  return static_cast<int>(yaml_integer(node, field, 0, 1 << 30));
+}
+
+std::string pci_address(const YAML::Node& node, const std::string& field) {
+  const std::string text = yaml_text(node, field);
+  const std::optional<std::string> pci = normalize_pci_address(text);
+  if (!pci) yaml_fail(yaml_line(node), field, "'" + text + "' is not a PCI address");
+  return *pci;
+}
+
+NvlinkPeer read_peer(const YAML::Node& node, const std::string& field) {
+  yaml_check_keys(node, field, {"pci", "kind", "links"});
+  NvlinkPeer peer;
+  if (const YAML::Node pci = node["pci"]) peer.pci = pci_address(pci, yaml_child(field, "pci"));
+  if (const YAML::Node kind = node["kind"]) peer.kind = yaml_text(kind, yaml_child(field, "kind"));
+  if (peer.kind != "gpu" && peer.kind != "nvswitch")
+    yaml_fail(yaml_line(node["kind"]), yaml_child(field, "kind"), "expected gpu or nvswitch");
+  if (const YAML::Node links = node["links"]) peer.links = whole_number(links, yaml_child(field, "links"));
+  return peer;
+}
+
+NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t position) {
+  yaml_check_keys(node, field, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c"});
+  NvmlGpu gpu;
+  gpu.index = node["index"] ? whole_number(node["index"], yaml_child(field, "index")) : static_cast<int>(position);
+  if (const YAML::Node name = node["name"]) gpu.name = yaml_text(name, yaml_child(field, "name"));
+  if (!node["pci"]) yaml_fail(yaml_line(node), yaml_child(field, "pci"), "missing");
+  gpu.pci = pci_address(node["pci"], yaml_child(field, "pci"));
+  if (const YAML::Node sm = node["sm"]) gpu.sm = whole_number(sm, yaml_child(field, "sm"));
+  if (const YAML::Node affinity = node["cpu_affinity"])
+    gpu.cpu_affinity = yaml_text(affinity, yaml_child(field, "cpu_affinity"));
+  if (const YAML::Node c2c = node["c2c"]) {
+    const std::string c2c_field = yaml_child(field, "c2c");
+    yaml_check_keys(c2c, c2c_field, {"links", "bw_mbps"});
+    if (!c2c["links"]) yaml_fail(yaml_line(c2c), yaml_child(c2c_field, "links"), "missing");
+    gpu.c2c_links = whole_number(c2c["links"], yaml_child(c2c_field, "links"));
+    if (const YAML::Node bw = c2c["bw_mbps"]) gpu.c2c_bw_mbps = whole_number(bw, yaml_child(c2c_field, "bw_mbps"));
   }
-  return std::nullopt;
+  if (const YAML::Node peers = node["nvlink_peers"]; peers && !peers.IsNull()) {
+    yaml_expect_list(peers, yaml_child(field, "nvlink_peers"));
+    for (std::size_t p = 0; p < peers.size(); ++p)
+      gpu.nvlink_peers.push_back(read_peer(peers[p], yaml_item(yaml_child(field, "nvlink_peers"), p)));
+  }
+  return gpu;
 }
 
 }  // namespace
 
 Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
-  const std::string where = file.string();
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(where);
-  } catch (const YAML::Exception& e) {
-    return Error{where + ": " + e.what()};
-  }
-  if (!root.IsMap()) return Error{where + ": expected a mapping at the top"};
-  if (auto key = unknown_key(root, {"driver_version", "cuda_driver_version", "gpus"}))
-    return Error{where + ": unknown key '" + *key + "'"};
   NvmlFacts facts;
-  try {
-    if (root["driver_version"]) facts.driver_version = root["driver_version"].as<std::string>();
-    if (root["cuda_driver_version"]) facts.cuda_driver_version = root["cuda_driver_version"].as<int>();
-    const auto gpus = root["gpus"];
-    if (gpus && !gpus.IsSequence()) return Error{where + ": gpus: expected a list"};
-    for (size_t i = 0; gpus && i < gpus.size(); ++i) {
-      const auto node = gpus[i];
-      const std::string field = "gpus[" + std::to_string(i) + "]";
-      if (!node.IsMap()) return Error{where + ": " + field + ": expected a mapping"};
-      if (auto key = unknown_key(node, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c"}))
-        return Error{where + ": " + field + ": unknown key '" + *key + "'"};
-      NvmlGpu gpu;
-      gpu.index = node["index"] ? node["index"].as<int>() : static_cast<int>(i);
-      gpu.name = node["name"].as<std::string>("");
-      auto pci = normalize_pci_address(node["pci"].as<std::string>(""));
-      if (!pci) return Error{where + ": " + field + ".pci: not a PCI address"};
-      gpu.pci = *pci;
-      if (node["sm"]) gpu.sm = node["sm"].as<int>();
-      if (node["cpu_affinity"]) gpu.cpu_affinity = node["cpu_affinity"].as<std::string>();
-      if (const auto c2c = node["c2c"]) {
-        if (!c2c.IsMap()) return Error{where + ": " + field + ".c2c: expected a mapping of links, bw_mbps"};
-        if (auto key = unknown_key(c2c, {"links", "bw_mbps"}))
-          return Error{where + ": " + field + ".c2c: unknown key '" + *key + "'"};
-        if (!c2c["links"]) return Error{where + ": " + field + ".c2c: links is missing"};
-        gpu.c2c_links = c2c["links"].as<int>();
-        if (*gpu.c2c_links < 0) return Error{where + ": " + field + ".c2c.links: must be >= 0"};
-        if (c2c["bw_mbps"]) gpu.c2c_bw_mbps = c2c["bw_mbps"].as<int>();
-      }
-      const auto peers = node["nvlink_peers"];
-      for (size_t p = 0; peers && p < peers.size(); ++p) {
-        const auto peer = peers[p];
-        const std::string peer_field = field + ".nvlink_peers[" + std::to_string(p) + "]";
-        if (auto key = unknown_key(peer, {"pci", "kind", "links"}))
-          return Error{where + ": " + peer_field + ": unknown key '" + *key + "'"};
-        NvlinkPeer entry;
-        auto peer_pci = normalize_pci_address(peer["pci"].as<std::string>(""));
-        entry.pci = peer_pci.value_or("");
-        entry.kind = peer["kind"].as<std::string>("gpu");
-        if (entry.kind != "gpu" && entry.kind != "nvswitch")
-          return Error{where + ": " + peer_field + ".kind: expected gpu or nvswitch"};
-        entry.links = peer["links"].as<int>(0);
-        gpu.nvlink_peers.push_back(entry);
-      }
-      facts.gpus.push_back(std::move(gpu));
+  const Status read = read_strict_yaml(file, [&](const YAML::Node& root) {
+    yaml_check_keys(root, "", {"driver_version", "cuda_driver_version", "gpus"});
+    if (const YAML::Node driver = root["driver_version"]) facts.driver_version = yaml_text(driver, "driver_version");
+    if (const YAML::Node cuda = root["cuda_driver_version"])
+      facts.cuda_driver_version = whole_number(cuda, "cuda_driver_version");
+    if (const YAML::Node gpus = root["gpus"]; gpus && !gpus.IsNull()) {
+      yaml_expect_list(gpus, "gpus");
+      for (std::size_t i = 0; i < gpus.size(); ++i) facts.gpus.push_back(read_gpu(gpus[i], yaml_item("gpus", i), i));
     }
-  } catch (const YAML::Exception& e) {
-    return Error{where + ": " + e.what()};
-  }
+  });
+  if (!read) return Error{read.error()};
   return facts;
 }
 

@@ -83,7 +83,7 @@ struct FakeModel {
   Noise noise;
 };
 
-// NCCL's algorithm and protocol names ("Tree", "Ring", "CollnetDirect", "CollnetChain", "NVLS",
+// NCCL's algorithm and protocol names ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
 // "NVLSTree", "PAT"; "LL", "LL128", "Simple"), matched case-insensitively.
 std::optional<std::string> canonical_algo(std::string_view name);
 std::optional<std::string> canonical_proto(std::string_view name);

@@ -37,7 +37,7 @@ expect_in "$work/out" "below the expected 800 Gb/s" "rate expectation named"
 echo "gpus: 8" >"$work/typo.yaml"; echo "nic_rates: 4" >>"$work/typo.yaml"
 expect_exit 3 "check --expect with an unknown key" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100" --expect "$work/typo.yaml"
 expect_one_line "$work/err" "unknown expect key"
-expect_in "$work/err" "typo.yaml: unknown key 'nic_rates'" "expect error names file and key"
+expect_in "$work/err" "typo.yaml:2: unknown key 'nic_rates'" "expect error names file and key"
 
 expect_exit 0 "topo JSON from a snapshot" -- "$nccltune" topo --from "$fixtures/nodes/dgx-a100" --format json
 expect_in "$work/out" '"schema": "nccltune/topology/v1"' "topology JSON schema"

@@ -153,45 +153,47 @@ TEST(FakeGpuModel, EveryFixtureParses) {
 TEST(FakeGpuModel, UnknownKeysNameTheFileAndTheKeyPath) {
   EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
                         "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n"),
-            "model.yaml: unknown key 'algos.Ring.LL.latency'");
-  EXPECT_EQ(parse_error(kMinimal + "colour: blue\n"), "model.yaml: unknown key 'colour'");
+            "model.yaml:2: algos.Ring.LL: unknown key 'latency'");
+  EXPECT_EQ(parse_error(kMinimal + "colour: blue\n"), "model.yaml:3: unknown key 'colour'");
   EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: hang, severity: 3}]\n"),
-            "model.yaml: unknown key 'faults[0].severity'");
+            "model.yaml:3: faults[0]: unknown key 'severity'");
   EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
                         "algos: {Rnig: {Simple: {lat_us: 1, busbw_gbps: 1}}}\n"),
-            "model.yaml: unknown key 'algos.Rnig'");
-  EXPECT_EQ(parse_error(kMinimal + "algos_extra: 1\n"), "model.yaml: unknown key 'algos_extra'");
+            "model.yaml:2: algos: unknown key 'Rnig'");
+  EXPECT_EQ(parse_error(kMinimal + "algos_extra: 1\n"), "model.yaml:3: unknown key 'algos_extra'");
   EXPECT_EQ(parse_error(kMinimal + "channels: {default: 8, scale: {1: 0.5}}\n"),
-            "model.yaml: unknown key 'channels.scale'");
-  EXPECT_EQ(parse_error(kMinimal + "noise: {cv: 0.1, sed: 1}\n"), "model.yaml: unknown key 'noise.sed'");
+            "model.yaml:3: channels: unknown key 'scale'");
+  EXPECT_EQ(parse_error(kMinimal + "noise: {cv: 0.1, sed: 1}\n"), "model.yaml:3: noise: unknown key 'sed'");
   EXPECT_EQ(parse_error(kMinimal + "devices: [{name: x, pci: y, sm: 90, memory: 80}]\n"),
-            "model.yaml: unknown key 'devices[0].memory'");
+            "model.yaml:3: devices[0]: unknown key 'memory'");
   EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: Simple, max: 8}]\n"),
-            "model.yaml: unknown key 'default[0].max'");
+            "model.yaml:3: default[0]: unknown key 'max'");
   EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {NCCL_ALGO: Ring}, bus_scale: 2}]\n"),
-            "model.yaml: unknown key 'effects[0].bus_scale'");
+            "model.yaml:3: effects[0]: unknown key 'bus_scale'");
 }
 
 TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(parse_error("schema: nccltune/fake-model/v2\n" + kMinimal.substr(kMinimal.find('\n') + 1)),
-            "model.yaml: schema 'nccltune/fake-model/v2' is not nccltune/fake-model/v1");
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"), "model.yaml: missing key 'algos'");
+            "model.yaml:1: schema: 'nccltune/fake-model/v2' is not nccltune/fake-model/v1");
+  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"), "model.yaml:1: algos: missing");
   EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: LL}]\n"),
-            "model.yaml: 'default[0].proto': Ring has no LL in 'algos'");
+            "model.yaml:3: default[0].proto: Ring has no LL in 'algos'");
   EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: explode}]\n"),
-            "model.yaml: 'faults[0].fault': unknown fault 'explode' (init_error, hang, crash, "
+            "model.yaml:3: faults[0].fault: unknown fault 'explode' (init_error, hang, crash, "
             "corrupt or slow_rank)");
   EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
-            "model.yaml: 'effects[0].when.ALGO' is not an NCCL_ variable");
+            "model.yaml:3: effects[0].when.ALGO: is not an NCCL_ variable");
   EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
                         "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: fast}}}\n"),
-            "model.yaml: 'algos.Ring.Simple.busbw_gbps' must be a number");
-  EXPECT_EQ(parse_error(kMinimal + "noise: [1, 2]\n"), "model.yaml: 'noise' must be a map");
-  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: [\n").rfind("model.yaml: line ", 0), 0u);
-  EXPECT_EQ(parse_error(""), "model.yaml: the model is empty");
+            "model.yaml:2: algos.Ring.Simple.busbw_gbps: must be a finite number");
+  EXPECT_EQ(parse_error(kMinimal + "noise: [1, 2]\n"), "model.yaml:3: noise: must be a map");
+  const std::string broken = parse_error(kMinimal + "faults: [{fault: [\n");
+  EXPECT_EQ(broken.rfind("model.yaml:", 0), 0u) << broken;
+  EXPECT_NE(broken.find("invalid YAML"), std::string::npos) << broken;
+  EXPECT_EQ(parse_error(""), "model.yaml:1: the model is empty");
   Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), "cannot read fake model '/nonexistent/model.yaml': No such file or directory");
+  EXPECT_EQ(missing.error(), "cannot read fake model: /nonexistent/model.yaml: cannot open: No such file or directory");
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {
@@ -535,7 +537,7 @@ TEST(FakeGpuLibraries, AModelErrorFailsInitWithOneLine) {
   EXPECT_EQ(comm->error(),
             "ncclCommInitRank(rank 0 of 1): invalid usage (run with NCCL_DEBUG=WARN for details) "
             "(ncclResult_t 5)");
-  EXPECT_EQ(said, "fakenccl: " + bad.path() + ": unknown key 'algos.Ring.LL.latency'\n");
+  EXPECT_EQ(said, "fakenccl: " + bad.path() + ":2: algos.Ring.LL: unknown key 'latency'\n");
 }
 
 // ---------------------------------------------------------------------------------------------

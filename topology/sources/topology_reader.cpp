@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/strict_yaml.h"
 #include "topology/sources/ibverbs_source.h"
 #include "topology/nvidia_smi_topo.h"
 #include "topology/sources/nvml_source.h"
@@ -406,12 +407,11 @@ Result<NodeTopology> read_snapshot(const fs::path& dir) {
   const fs::path meta = dir / "meta.yaml";
   std::error_code ec;
   if (fs::exists(meta, ec)) {
-    try {
-      YAML::Node node = YAML::LoadFile(meta.string());
-      if (node["host"]) in.host = node["host"].as<std::string>();
-    } catch (const YAML::Exception& e) {
-      return Error{meta.string() + ": " + e.what()};
-    }
+    const Status read = read_strict_yaml(meta, [&](const YAML::Node& root) {
+      yaml_check_keys(root, "", {"schema", "host", "date", "tool", "hwloc", "nvml", "note"});
+      if (const YAML::Node host = root["host"]) in.host = yaml_text(host, "host");
+    });
+    if (!read) return Error{read.error()};
   }
   if (fs::exists(dir / "hwloc.xml", ec)) {
     auto hwloc = read_hwloc_xml(dir / "hwloc.xml");

@@ -51,8 +51,8 @@ Result<EnvConfig> parse_env_config(std::string_view yaml_text, std::string_view 
   EnvConfig config;
   const Status parsed = parse_strict_yaml(yaml_text, origin, [&config](const YAML::Node& root) {
     if (root.IsNull()) return;  // an empty file: every default
-    yaml_expect_map(root, "");
-    // Other sections (daemon:) belong to their own readers, which check them.
+    // The daemon: section belongs to nccltuned's reader (daemon_config.h), which checks it.
+    yaml_check_keys(root, "", {"env", "daemon"});
     if (const YAML::Node section = root["env"]) read_env_section(section, config);
   });
   if (!parsed) return Error{parsed.error()};
