@@ -41,11 +41,6 @@ std::vector<std::string> installed_worker_command() {
   return {self.string(), "worker"};
 }
 
-std::string WorkerExit::describe() const {
-  if (signaled) return std::string("killed by signal ") + strsignal(code) + (killed ? " (ended by nccltune)" : "");
-  return "exited with status " + std::to_string(code);
-}
-
 Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   // A worker that dies leaves a broken command pipe; its parent must see EPIPE, not die of SIGPIPE.
   static const bool sigpipe_ignored = std::signal(SIGPIPE, SIG_IGN) != SIG_ERR;
@@ -57,43 +52,32 @@ Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
     ::close(command_pipe[1]);
     return Error{std::string("pipe: ") + std::strerror(errno)};
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, command_pipe[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);  // NCCL logs to stdout
-  posix_spawn_file_actions_adddup2(&actions, event_pipe[1], kWorkerEventFd);
-  const SpawnAttributes attributes(/*own_process_group=*/true);
-
-  std::vector<char*> args, envp;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  std::vector<const char*> envp;
+  for (const auto& e : env) envp.push_back(e.c_str());
   envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv.at(0).c_str(), &actions, attributes.get(), args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
+  SpawnOptions options;
+  options.fds = {{STDIN_FILENO, command_pipe[0]},
+                 {STDOUT_FILENO, STDERR_FILENO},  // NCCL logs to stdout: keep it off ours
+                 {kWorkerEventFd, event_pipe[1]}};
+  options.own_process_group = true;
+  Result<ChildProcess> child = ChildProcess::spawn(argv, envp.data(), options);
   ::close(command_pipe[0]);
   ::close(event_pipe[1]);
-  if (rc != 0) {
+  if (!child) {
     ::close(command_pipe[1]);
     ::close(event_pipe[0]);
-    return Error{argv.at(0) + ": cannot start the worker: " + std::strerror(rc)};
+    return Error{"cannot start the worker: " + child.error()};
   }
-  return WorkerProcess(pid, command_pipe[1], event_pipe[0]);
+  return WorkerProcess(std::move(*child), command_pipe[1], event_pipe[0]);
 }
 
 WorkerProcess::WorkerProcess(WorkerProcess&& other) noexcept
-    : pid_(other.pid_), command_fd_(other.command_fd_), event_fd_(other.event_fd_),
-      buffer_(std::move(other.buffer_)), reaped_(other.reaped_), status_(other.status_) {
-  other.pid_ = -1;
+    : child_(std::move(other.child_)), command_fd_(other.command_fd_), event_fd_(other.event_fd_),
+      buffer_(std::move(other.buffer_)) {
   other.command_fd_ = other.event_fd_ = -1;
-  other.reaped_ = true;
 }
 
-WorkerProcess::~WorkerProcess() {
-  if (pid_ > 0 && !reaped_) terminate(std::chrono::milliseconds(500));
-  close_fds();
-}
+WorkerProcess::~WorkerProcess() { close_fds(); }
 
 void WorkerProcess::close_fds() {
   if (command_fd_ >= 0) ::close(command_fd_);
@@ -137,50 +121,20 @@ WorkerProcess::Next WorkerProcess::next_event(std::chrono::milliseconds timeout)
   }
 }
 
-bool WorkerProcess::wait_exit(std::chrono::milliseconds timeout) {
-  if (reaped_) return true;
-  const auto deadline = Clock::now() + timeout;
-  while (true) {
-    const pid_t done = ::waitpid(pid_, &status_, WNOHANG);
-    if (done == pid_ || (done < 0 && errno == ECHILD)) {
-      reaped_ = true;
-      return true;
-    }
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
-
-WorkerExit WorkerProcess::terminate(std::chrono::milliseconds grace) {
-  bool killed = false;
-  if (!reaped_ && pid_ > 0 && !wait_exit(std::chrono::milliseconds(0))) {
-    ::kill(-pid_, SIGTERM);  // its own process group: anything it started goes too
-    killed = true;
-    if (!wait_exit(grace)) {
-      ::kill(-pid_, SIGKILL);
-      wait_exit(std::chrono::hours(1));
-    }
-  }
+ChildExit WorkerProcess::terminate(std::chrono::milliseconds grace) {
+  const ChildExit exit = child_.terminate(grace, std::chrono::hours(1));
   close_fds();
-  WorkerExit exit;
-  exit.signaled = WIFSIGNALED(status_);
-  exit.code = exit.signaled ? WTERMSIG(status_) : WEXITSTATUS(status_);
-  // Only our TERM or KILL: a worker that aborted just before we signalled it ended itself.
-  exit.killed = killed && exit.signaled && (exit.code == SIGTERM || exit.code == SIGKILL);
   return exit;
 }
 
-WorkerExit WorkerProcess::finish(std::chrono::milliseconds grace) {
+ChildExit WorkerProcess::finish(std::chrono::milliseconds grace) {
   if (command_fd_ >= 0) {
     ::close(command_fd_);  // end of commands: a waiting worker reads EOF
     command_fd_ = -1;
   }
-  if (wait_exit(grace)) {
+  if (child_.wait_exit(grace)) {
     close_fds();
-    WorkerExit exit;
-    exit.signaled = WIFSIGNALED(status_);
-    exit.code = exit.signaled ? WTERMSIG(status_) : WEXITSTATUS(status_);
-    return exit;
+    return child_.exit();
   }
   return terminate(grace);
 }

@@ -1,6 +1,6 @@
-// The parent's side of one worker process: spawned with posix_spawn (never fork after
-// MPI_Init), a clean NCCL_* environment plus the trial's variables, commands on its stdin and
-// events from its fd 3, read with timeouts; ended with TERM then KILL, and always reaped.
+// The parent's side of one worker process: a ChildProcess (base/child_process.h) leading its own
+// process group, with a clean NCCL_* environment plus the trial's variables, commands on its
+// stdin and events from its fd 3, read with timeouts; ended with TERM then KILL, always reaped.
 #pragma once
 
 #include <sys/types.h>
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/child_process.h"
 #include "base/result.h"
 #include "base/status.h"
 #include "collectives/worker_protocol.h"
@@ -27,13 +28,6 @@ std::vector<std::string> worker_environment(const char* const* parent_env,
 // with the `worker` subcommand.
 std::vector<std::string> installed_worker_command();
 
-struct WorkerExit {
-  bool signaled = false;
-  int code = 0;    // exit status, or the signal number when signaled
-  bool killed = false;  // we had to end it
-  std::string describe() const;
-};
-
 class WorkerProcess {
  public:
   // Starts `argv` (argv[0] is the executable path) with `env`.
@@ -43,9 +37,9 @@ class WorkerProcess {
   WorkerProcess& operator=(WorkerProcess&&) = delete;
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
-  ~WorkerProcess();  // ends and reaps a worker still running
+  ~WorkerProcess();  // closes the pipes; the child ends and is reaped with `child_`
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
   Status send(const nlohmann::json& command);
 
   struct Next {
@@ -57,23 +51,21 @@ class WorkerProcess {
   // The next event, waiting at most `timeout`.
   Next next_event(std::chrono::milliseconds timeout);
 
-  // Waits up to `grace` for the worker to exit by itself, then TERM, then (after `grace`
-  // again) KILL; reaps it.
-  WorkerExit finish(std::chrono::milliseconds grace);
+  // Closes its stdin, waits up to `grace` for the worker to exit by itself, then TERM, then
+  // (after `grace` again) KILL; reaps it.
+  ChildExit finish(std::chrono::milliseconds grace);
   // TERM now, KILL after `grace`; reaps it.
-  WorkerExit terminate(std::chrono::milliseconds grace);
+  ChildExit terminate(std::chrono::milliseconds grace);
 
  private:
-  WorkerProcess(pid_t pid, int command_fd, int event_fd) : pid_(pid), command_fd_(command_fd), event_fd_(event_fd) {}
-  bool wait_exit(std::chrono::milliseconds timeout);
+  WorkerProcess(ChildProcess child, int command_fd, int event_fd)
+      : child_(std::move(child)), command_fd_(command_fd), event_fd_(event_fd) {}
   void close_fds();
 
-  pid_t pid_ = -1;
+  ChildProcess child_;
   int command_fd_ = -1;
   int event_fd_ = -1;
   std::string buffer_;
-  bool reaped_ = false;
-  int status_ = 0;
 };
 
 }  // namespace nccltune

@@ -1,11 +1,6 @@
 #include "topology/sources/topology_reader.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -14,14 +9,13 @@
 #include <cerrno>
 #include <chrono>
 #include <map>
-#include <thread>
 
 #include "base/atomic_file.h"
 #include "base/strict_yaml.h"
 #include "topology/sources/ibverbs_source.h"
 #include "topology/nvidia_smi_topo.h"
 #include "topology/sources/nvml_source.h"
-#include "base/spawn_attributes.h"
+#include "base/child_process.h"
 
 extern char** environ;
 
@@ -301,82 +295,21 @@ std::string local_hostname() {
 constexpr std::chrono::seconds kNvidiaSmiTimeout{10};
 constexpr std::size_t kNvidiaSmiMaxOutput = 1 << 20;
 
-// Children killed after their timeout that had not died yet (stuck in the kernel): reaped by a
-// later call, so a daemon that scans for months collects no zombies.
-std::vector<pid_t>& unreaped_children() {
-  static std::vector<pid_t> children;
-  return children;
-}
-
-void reap_finished_children() {
-  std::erase_if(unreaped_children(), [](pid_t child) { return waitpid(child, nullptr, WNOHANG) != 0; });
-}
 }  // namespace
 
 std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes) {
-  reap_finished_children();
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  const SpawnAttributes attributes;
-  std::string topo = "topo", matrix = "-m";
-  std::array<char*, 4> argv{const_cast<char*>(program.c_str()), topo.data(), matrix.data(), nullptr};
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, attributes.get(), argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  if (spawned != 0) {  // not installed: NVML's note already says what is unknown
-    ::close(out[0]);
-    return std::nullopt;
-  }
-
-  std::string output;
-  bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + kNvidiaSmiTimeout;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd readable{out[0], POLLIN, 0};
-    const int ready = poll(&readable, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) break;
-    if (ready == 0) continue;  // the deadline check above ends the wait
-    std::array<char, 4096> buf{};
-    const ssize_t n = ::read(out[0], buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: it closed its output
-    output.append(buf.data(), static_cast<std::size_t>(n));
-    if (output.size() > kNvidiaSmiMaxOutput) {
-      timed_out = true;  // not a topology matrix: stop it the same way
-      break;
-    }
-  }
-  ::close(out[0]);
-  int status = 0;
-  pid_t reaped = 0;
-  while (!timed_out && (reaped = waitpid(pid, &status, WNOHANG)) == 0) {  // closed its output; exits next
-    if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
-    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (timed_out) {
-    ::kill(pid, SIGKILL);
-    // A process stuck in the kernel dies only when the call returns: wait briefly, never block.
-    for (int i = 0; i < 20 && (reaped = waitpid(pid, &status, WNOHANG)) == 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (reaped == 0) unreaped_children().push_back(pid);
+  CommandOptions options;
+  options.timeout = kNvidiaSmiTimeout;
+  options.max_output = kNvidiaSmiMaxOutput;
+  options.search_path = true;
+  const Result<CommandOutput> run = run_command({program, "topo", "-m"}, environ, options);
+  if (!run) return std::nullopt;  // not installed: NVML's note already says what is unknown
+  if (run->timed_out) {
     notes.push_back(fmt::format("nvidia-smi topo -m: no answer in {} s, killed", kNvidiaSmiTimeout.count()));
     return std::nullopt;
   }
-  if (reaped < 0) return std::nullopt;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || output.empty()) return std::nullopt;
-  return output;
+  if (!run->exit.exited_cleanly() || run->out.empty()) return std::nullopt;
+  return run->out;
 }
 
 namespace {

@@ -4,15 +4,10 @@
 // to be read from the machine itself, it hands the whole command to `nccltune env` beside it, as
 // a child: its stdout is passed on only when it exits 0, so a full binary that cannot load or
 // crashes still fails open.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +17,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/child_process.h"
 #include "env/env_command.h"
 #include "base/printable_text.h"
 
@@ -30,6 +26,8 @@ extern char** environ;
 namespace {
 
 std::vector<std::string> arguments;  // argv[1..], for the hand-over
+// A topology read takes well under a second; nvidia-smi inside it has 10 s at most.
+constexpr std::chrono::milliseconds kHandOverTimeout{30000};
 
 // Thrown by local_node_type_key once `nccltune env` has run in its place: the status this process
 // exits with, its output already written. Not a std::exception, so env's fail-open catch lets it by.
@@ -42,49 +40,21 @@ int fail_open(const std::string& message) {
   return std::find(arguments.begin(), arguments.end(), "--strict") != arguments.end() ? 2 : 0;
 }
 
-// Runs `full env <arguments>`, its stdout into a pipe, stderr and the environment inherited. The
-// child's stdout reaches ours only when it exited 0.
+// Runs `full env <arguments>`, its stdout captured, stdin, stderr and the environment inherited.
+// The child's stdout reaches ours only when it exited 0.
 int hand_over(const std::string& full) {
   std::vector<std::string> words{full, "env"};
   words.insert(words.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
   const std::string why = " (nccltune-env reads this node's type through it; or pass --shape, or run nccltuned)";
-
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail_open(std::string("cannot make a pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC
-  pid_t child = 0;
-  const int spawned = ::posix_spawn(&child, full.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (spawned != 0) {
-    ::close(pipe_fds[0]);
-    return fail_open(full + ": " + std::strerror(spawned) + why);
-  }
-
-  std::string output;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    output.append(buffer, static_cast<std::size_t>(got));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return fail_open(full + ": cannot wait for it: " + std::strerror(errno) + why);
-  }
-  if (WIFSIGNALED(status))
-    return fail_open(full + ": killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-                     ")" + why);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fail_open(full + ": exited with status " + std::to_string(WEXITSTATUS(status)) + why);
-  if (std::fwrite(output.data(), 1, output.size(), stdout) != output.size() || std::fflush(stdout) != 0)
+  nccltune::CommandOptions options;
+  options.timeout = kHandOverTimeout;
+  options.keep_stdin = options.keep_stderr = true;
+  const nccltune::Result<nccltune::CommandOutput> run = nccltune::run_command(words, environ, options);
+  if (!run) return fail_open(run.error() + why);
+  if (run->timed_out)
+    return fail_open(full + ": no answer within " + std::to_string(kHandOverTimeout.count() / 1000) + " s" + why);
+  if (!run->exit.exited_cleanly()) return fail_open(full + ": " + run->exit.describe() + why);
+  if (std::fwrite(run->out.data(), 1, run->out.size(), stdout) != run->out.size() || std::fflush(stdout) != 0)
     return fail_open("cannot write to stdout");
   return 0;
 }

@@ -69,7 +69,7 @@ std::optional<WorkerEvent> expect(WorkerProcess& worker, WorkerEvent::Kind kind,
   return std::nullopt;
 }
 
-void record_exit(const WorkerExit& exit, RankRun& run) {
+void record_exit(const ChildExit& exit, RankRun& run) {
   if (run.worker_died)
     run.reason += " (" + exit.describe() + ")";
   else if (run.outcome == local_ok && (exit.signaled || exit.code != 0))
@@ -135,7 +135,7 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     }
   }
   if (process) {
-    const WorkerExit exit = run.outcome == local_ok ? process->finish(kExitGrace) : process->terminate(kExitGrace);
+    const ChildExit exit = run.outcome == local_ok ? process->finish(kExitGrace) : process->terminate(kExitGrace);
     record_exit(exit, run);
   }
   return run;
