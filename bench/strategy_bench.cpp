@@ -1,5 +1,5 @@
 // The search strategy against the exhaustive grid, on fake-GPU models (tests/fixtures/models/
-// tune-*.yaml and DESIGN.md's dgx-h100.yaml), 2 nodes x 8 GPUs (16 ranks) of an NVSwitch shape
+// tune-*.yaml and the example dgx-h100.yaml), 2 nodes x 8 GPUs (16 ranks) of an NVSwitch shape
 // with NICs, the default search space pruned for it. Per model: the grid size (the full cross
 // product: each knob unset or one of its values), the trials the strategy used and their share
 // of the grid, the strategy's objective (noiseless, balanced, over the final grid's sizes) and the

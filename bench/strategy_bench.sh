@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tune strategy against the exhaustive grid on the fake-GPU models (tests/fixtures/models/
-# tune-*.yaml and DESIGN.md's dgx-h100.yaml): grid size, trials used, % of the grid, objective vs
+# tune-*.yaml and the example dgx-h100.yaml): grid size, trials used, % of the grid, objective vs
 # the grid's best, and the strategy's own overhead per trial. Runs in-process against the models
 # (no MPI, no worker processes), so it takes about a second.
 # Target (README): within 1% of the grid's best objective using at most 15% of the grid's trials.

@@ -1,4 +1,4 @@
-// BenchResult <-> JSON, schema "nccltune/bench/v1" (DESIGN.md "Benchmark JSON"): what
+// BenchResult <-> JSON, schema "nccltune/bench/v1" (docs/ARCHITECTURE.md, "File formats"): what
 // `nccltune bench --json` writes and `nccltune import` prints. Unknown ranks, nodes, wrong
 // counts ("N/A") and versions are null; unknown keys are ignored when reading.
 #pragma once

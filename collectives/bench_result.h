@@ -1,5 +1,5 @@
 // What one benchmark run measured, in the shape of nccl-tests' table and of the
-// `nccltune/bench/v1` JSON (DESIGN.md "Benchmark JSON").
+// `nccltune/bench/v1` JSON (docs/ARCHITECTURE.md, "File formats").
 #pragma once
 
 #include <cstdint>

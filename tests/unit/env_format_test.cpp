@@ -11,7 +11,7 @@ namespace {
 
 Profile sample(const std::string& nccl_version = "2.28.9") {
   Profile profile;
-  profile.shape.key = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
+  profile.shape.node_type_key = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
   profile.shape.nodes = 2;
   profile.shape.gpus_per_node = 8;
   profile.shape.ranks = 16;

@@ -123,7 +123,7 @@ namespace {
 
 Profile stored(const std::string& key, int nodes) {
   Profile profile;
-  profile.shape.key = key;
+  profile.shape.node_type_key = key;
   profile.shape.nodes = nodes;
   profile.shape.gpus_per_node = 8;
   profile.shape.ranks = nodes * 8;

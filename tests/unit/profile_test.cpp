@@ -20,7 +20,7 @@ constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 Profile sample_profile() {
   Profile p;
-  p.shape.key = "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28";
+  p.shape.node_type_key = "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28";
   p.shape.nodes = 2;
   p.shape.gpus_per_node = 8;
   p.shape.ranks = 16;
@@ -126,7 +126,7 @@ TEST(Profile, KeepDefaults) {
   EXPECT_TRUE(parsed->env.empty());
 
   Profile empty;  // every section written, even empty ones
-  empty.shape.key = "x";
+  empty.shape.node_type_key = "x";
   const std::string minimal = profile_to_yaml(empty);
   EXPECT_NE(minimal.find("per_size: []\n"), std::string::npos) << minimal;
   EXPECT_NE(minimal.find("failed: []\n"), std::string::npos) << minimal;
@@ -139,7 +139,7 @@ TEST(Profile, KeepDefaults) {
 TEST(Profile, DesignExampleParses) {
   Result<Profile> profile = read_profile(kFixtures + "/profiles/design-example.yaml");
   ASSERT_TRUE(profile.ok()) << profile.error();
-  EXPECT_EQ(profile->shape.key, "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28");
+  EXPECT_EQ(profile->shape.node_type_key, "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28");
   EXPECT_EQ(profile->shape.ranks, 16);
   EXPECT_EQ(profile->env.at("NCCL_MIN_NCHANNELS"), "16");
   ASSERT_EQ(profile->per_size.size(), 2u);
@@ -355,7 +355,7 @@ TEST(Profile, WriteProfileLaysOutTheStoreAtomically) {
   EXPECT_EQ(read_profile(written)->provenance.trials, 99);
 
   Profile escape = sample_profile();
-  escape.shape.key = "../escaped";
+  escape.shape.node_type_key = "../escaped";
   Status refused = write_profile(store / "profiles", escape);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().find("shape.key"), std::string::npos) << refused.error();

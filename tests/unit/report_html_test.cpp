@@ -73,7 +73,7 @@ JournalEntry entry(std::map<std::string, std::string> env, int iterations, std::
 
 Profile small_profile() {
   Profile p;
-  p.shape.key = "k";
+  p.shape.node_type_key = "k";
   p.shape.nccl_version = "2.28.9";
   p.env = {{"NCCL_ALGO", "Ring"}};
   p.results.sizes = {8, 1024};

@@ -112,7 +112,7 @@ TEST(TuneJob, WritesTheModelsOptimumAndJournalsEveryTrial) {
 
   Result<Profile> profile = parse_profile(read_file(work / "store" / kKey / "2n.yaml"), "2n.yaml");
   ASSERT_TRUE(profile) << profile.error();
-  EXPECT_EQ(profile->shape.key, kKey);
+  EXPECT_EQ(profile->shape.node_type_key, kKey);
   EXPECT_EQ(profile->shape.nodes, 2);
   // The model's optimum, +15% bus bandwidth (its algorithm and protocol lists may come with it).
   EXPECT_EQ(profile->env["NCCL_NET_GDR_LEVEL"], "SYS");

@@ -1,5 +1,5 @@
 // Node snapshots (`topo --capture DIR`): what ops attach to a bug report and tests replay, like
-// hwloc's gather-topology. Layout in DESIGN.md "Node snapshot directory".
+// hwloc's gather-topology. Layout in README.md, "Node snapshots".
 #pragma once
 
 #include <filesystem>

@@ -122,7 +122,7 @@ constexpr std::string_view kTunerCsvChannelWarning =
 
 std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
   warnings.emplace_back(kTunerCsvChannelWarning);
-  std::string out = "# nccltune profile " + shown(profile.shape.key) + ", tuned at " +
+  std::string out = "# nccltune profile " + shown(profile.shape.node_type_key) + ", tuned at " +
                     std::to_string(profile.shape.nodes) + " nodes x " + std::to_string(profile.shape.gpus_per_node) +
                     " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +
                     "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";

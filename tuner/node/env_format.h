@@ -1,5 +1,5 @@
-// Rendering a profile's environment for the places that consume it (DESIGN.md "Profile store and
-// env"): a shell (`sh`), Slurm's TaskProlog protocol (`slurm`), a systemd EnvironmentFile
+// Rendering a profile's environment for the places that consume it (README.md, "Giving each job
+// its profile"): a shell (`sh`), Slurm's TaskProlog protocol (`slurm`), a systemd EnvironmentFile
 // (`systemd`), /etc/nccl.conf (`nccl-conf`), JSON (`json`) and the NCCL example tuner plugin's CSV
 // config (`tuner-csv`).
 //

@@ -159,10 +159,10 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
   ProfileShape shape;
   const int at = yaml_line(node);
   if (!node["key"]) yaml_fail(at, "shape.key", "missing");
-  shape.key = yaml_text(node["key"], "shape.key");
-  if (!is_valid_node_type_key(shape.key))
+  shape.node_type_key = yaml_text(node["key"], "shape.key");
+  if (!is_valid_node_type_key(shape.node_type_key))
     yaml_fail(yaml_line(node["key"]), "shape.key",
-              "'" + shown(shape.key) + "' is not a name from [A-Za-z0-9._-]");
+              "'" + shown(shape.node_type_key) + "' is not a name from [A-Za-z0-9._-]");
   if (!node["nodes"]) yaml_fail(at, "shape.nodes", "missing");
   shape.nodes = small_integer(node["nodes"], "shape.nodes", 1);
   if (node["gpus_per_node"])
@@ -375,7 +375,7 @@ std::string profile_to_yaml(const Profile& profile) {
   const ProfileShape& shape = profile.shape;
   out << "schema: " << kProfileSchema << "\n";
   out << "shape:\n"
-      << "  key: " << yaml_quoted(shape.key) << "\n"
+      << "  key: " << yaml_quoted(shape.node_type_key) << "\n"
       << "  nodes: " << shape.nodes << "\n"
       << "  gpus_per_node: " << shape.gpus_per_node << "\n"
       << "  ranks: " << shape.ranks << "\n"
@@ -457,13 +457,13 @@ Result<Profile> read_profile(const std::filesystem::path& file) {
 }
 
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {
-  return out_dir / shape.key / (std::to_string(shape.nodes) + "n.yaml");
+  return out_dir / shape.node_type_key / (std::to_string(shape.nodes) + "n.yaml");
 }
 
 Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
                      std::filesystem::path* written) {
   const std::string text = profile_to_yaml(profile);
-  Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.key));
+  Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.node_type_key));
   if (!check) return Error{"refusing to write a profile that would not read back: " + check.error()};
   const std::filesystem::path path = profile_path(out_dir, profile.shape);
   std::error_code error;

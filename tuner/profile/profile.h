@@ -41,7 +41,7 @@ Result<Objective> parse_objective(std::string_view name);  // "balanced", "bandw
 std::string_view to_string(Objective objective);
 
 struct ProfileShape {
-  std::string key;  // [A-Za-z0-9._-]+, not "." or "..": a directory name in the store
+  std::string node_type_key;  // the file's shape.node_type_key; a directory name in the store (is_valid_node_type_key)
   int nodes = 1, gpus_per_node = 1, ranks = 1;
   std::string gpu;
   bool nvswitch = false;
@@ -110,7 +110,7 @@ std::string profile_to_yaml(const Profile& profile);
 Result<Profile> parse_profile(std::string_view text, std::string_view origin);
 Result<Profile> read_profile(const std::filesystem::path& file);
 
-// The store's path of a profile: <out_dir>/<shape.key>/<nodes>n.yaml.
+// The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
 // Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), creating the
 // directories. Refuses a profile that would not parse back (bad key, env, ...).

@@ -35,10 +35,10 @@ std::optional<int> profile_file_nodes(std::string_view file_name) {
 }
 
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
-                                                 std::string_view shape_key, int nodes,
+                                                 std::string_view node_type_key, int nodes,
                                                  bool prefer_below) {
-  if (!is_valid_node_type_key(shape_key))
-    return Error{"shape key '" + printable_excerpt(shape_key, 80) + "' is not a name from [A-Za-z0-9._-]"};
+  if (!is_valid_node_type_key(node_type_key))
+    return Error{"node type key '" + printable_excerpt(node_type_key, 80) + "' is not a name from [A-Za-z0-9._-]"};
   if (nodes < 1) return Error{"node count " + std::to_string(nodes) + " is not a whole number from 1"};
 
   std::error_code error;
@@ -49,7 +49,7 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
 
   // The common case ends here, at the exact file. Any entry by that name counts (a broken one is
   // reported by whoever opens it rather than silently replaced by a neighbour).
-  const std::filesystem::path directory = store / std::string(shape_key);
+  const std::filesystem::path directory = store / std::string(node_type_key);
   const std::filesystem::path exact = directory / file_name_for(nodes);
   if (std::filesystem::exists(std::filesystem::symlink_status(exact, error)))
     return std::optional<ProfileMatch>(ProfileMatch{exact, nodes, true});
@@ -83,8 +83,8 @@ Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::pa
   if (!profile) return Error{profile.error()};
 
   // A file copied to the wrong place would otherwise tune jobs it was not measured for.
-  if (profile->shape.key != key)
-    return Error{where + ": shape.key '" + printable_excerpt(profile->shape.key, 80) +
+  if (profile->shape.node_type_key != key)
+    return Error{where + ": shape.key '" + printable_excerpt(profile->shape.node_type_key, 80) +
                  "' does not match its directory '" + std::string(key) + "'"};
   if (profile->shape.nodes != found.tuned_nodes)
     return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) + " does not match its file name"};

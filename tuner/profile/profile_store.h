@@ -1,4 +1,4 @@
-// The profile store (DESIGN.md "Profile store and env"): <store>/<shape key>/<nodes>n.yaml, so a
+// The profile store (docs/ARCHITECTURE.md, "File formats"): <store>/<node type key>/<nodes>n.yaml, so a
 // prolog finds a job's profile by name instead of parsing every file. find_profile only picks the
 // file; load_store_profile also checks that it may be trusted, reads it and checks it belongs there.
 #pragma once
@@ -20,14 +20,14 @@ struct ProfileMatch {
   bool exact = false;   // tuned_nodes == the job's node count
 };
 
-// <store>/<shape_key>/<nodes>n.yaml when it exists; else the nearest <k>n.yaml in the same key
+// <store>/<node_type_key>/<nodes>n.yaml when it exists; else the nearest <k>n.yaml in the same key
 // directory, the closest below `nodes` preferred (closest above when !prefer_below), the other
 // side when the preferred one has none; nullopt when the key has no profile at all (no directory,
 // or no <k>n.yaml in it). Other files in the directory are ignored: only ^[0-9]+n\.yaml$ names
 // are profiles. Errors: a key that is not a valid node type key (is_valid_node_type_key),
 // nodes < 1, a key directory that exists but cannot be read.
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
-                                                 std::string_view shape_key, int nodes,
+                                                 std::string_view node_type_key, int nodes,
                                                  bool prefer_below);
 
 struct StoreProfile {
@@ -37,7 +37,7 @@ struct StoreProfile {
 
 // The one lookup every reader of the store uses (`nccltune env`, the tuner plugin, nccltuned):
 // find_profile, then the trust checks of store_permissions.h for `uid` (the file read through the
-// checked descriptor), then parse_profile, then that the profile's shape.key is the directory's
+// checked descriptor), then parse_profile, then that the profile's shape.node_type_key is the directory's
 // name and its shape.nodes the file name's count (a file copied to the wrong place would otherwise
 // tune jobs it was not measured for). nullopt when the key has no profile; any other problem is an
 // error of one line naming the file. Whether the profile fits a job's GPUs per node is left to the

@@ -11,7 +11,7 @@ namespace {
 
 bool qualifies(const Profile& profile, const JournalEntry& entry) {
   const ProfileShape& shape = profile.shape;
-  if (entry.node_type_key != shape.key || entry.outcome != TrialOutcome::ok) return false;
+  if (entry.node_type_key != shape.node_type_key || entry.outcome != TrialOutcome::ok) return false;
   if (!entry.nccl_version.empty() && !shape.nccl_version.empty() && entry.nccl_version != shape.nccl_version)
     return false;
   if (entry.env.empty() || entry.env == profile.env) return false;

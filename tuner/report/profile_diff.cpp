@@ -22,7 +22,7 @@ std::vector<FieldChange> shape_changes(const Profile& pa, const Profile& pb) {
   const ProfileShape &a = pa.shape, &b = pb.shape;
   auto yes_no = [](bool v) { return std::string(v ? "true" : "false"); };
   std::vector<FieldChange> out;
-  compare(out, "key", a.key, b.key);
+  compare(out, "key", a.node_type_key, b.node_type_key);
   compare(out, "nccl_version", a.nccl_version, b.nccl_version);
   compare(out, "cuda_driver", a.cuda_driver, b.cuda_driver);
   compare(out, "nodes", std::to_string(a.nodes), std::to_string(b.nodes));

@@ -49,7 +49,7 @@ std::string format_busbw(double gbps) {
 std::string render_profile_summary(const Profile& profile, std::string_view origin) {
   const ProfileShape& s = profile.shape;
   std::string out = fmt::format("profile  {}\n", origin);
-  out += fmt::format("shape    {}\n", s.key);
+  out += fmt::format("shape    {}\n", s.node_type_key);
   out += fmt::format("         {} node{} x {} GPU{} ({} ranks){}\n", s.nodes, s.nodes == 1 ? "" : "s",
                      s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.ranks,
                      s.gpu.empty() ? "" : ", " + s.gpu);

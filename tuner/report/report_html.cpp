@@ -255,11 +255,11 @@ std::string render_report_html(const ReportInput& in) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>nccltune report: " + html_text(p.shape.key) + "</title>\n";
+  out += "<title>nccltune report: " + html_text(p.shape.node_type_key) + "</title>\n";
   out += std::string("<style>") + kStyle + "</style>\n</head>\n<body>\n<main>\n";
   out += "<header><h1>NCCL tuning report</h1>\n";
   out +=
-      fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n", html_text(p.shape.key),
+      fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n", html_text(p.shape.node_type_key),
                   p.shape.nodes, p.shape.nodes == 1 ? "" : "s", html_text(in.profile_source));
   if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
   out += "</header>\n";

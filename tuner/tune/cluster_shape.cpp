@@ -39,7 +39,7 @@ Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std
   ClusterShape shape;
   shape.node = types[reference];
   shape.nodes = static_cast<int>(types.size());
-  shape.key = node_type_key(shape.node);
+  shape.node_type_key = node_type_key(shape.node);
   shape.hosts = hosts;
   return shape;
 }

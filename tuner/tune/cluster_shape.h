@@ -21,7 +21,7 @@ std::optional<std::string> rank_per_gpu_problem(const std::string& host, int gpu
 struct ClusterShape {
   NodeType node;
   int nodes = 1;
-  std::string key;  // node_type_key(node)
+  std::string node_type_key;  // node_type_key(node)
   std::vector<std::string> hosts;
 };
 

@@ -182,7 +182,7 @@ Result<SearchSpace> load_space(const TuneOptions& o) {
 
 Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o, double duration_s) {
   Profile p;
-  p.shape.key = shape.key;
+  p.shape.node_type_key = shape.node_type_key;
   p.shape.nodes = shape.nodes;
   p.shape.gpus_per_node = shape.node.gpus;
   p.shape.ranks = shape.nodes * shape.node.gpus;
@@ -233,7 +233,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       return stop_followers(job, 2);
     }
     for (const auto& e : *entries)
-      if (e.node_type_key == shape.key && e.nccl_version == shape.node.nccl_version) cache[journal_key(e)] = e;
+      if (e.node_type_key == shape.node_type_key && e.nccl_version == shape.node.nccl_version) cache[journal_key(e)] = e;
     console.message(fmt::format("nccltune tune: resuming: {} finished trials in {}", cache.size(), journal_path));
   }
   auto journal = Journal::open(journal_path);
@@ -244,7 +244,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
 
   auto entry_for = [&](const TrialRequest& r) {
     JournalEntry e;
-    e.node_type_key = shape.key;
+    e.node_type_key = shape.node_type_key;
     e.nccl_version = shape.node.nccl_version;
     e.env = r.env;
     e.phase = r.phase;
@@ -330,7 +330,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
   if (leader) {
     console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", shape->nodes, shape->node.gpus,
-                                shape->key, layout.emulated ? " (emulated nodes)" : ""));
+                                shape->node_type_key, layout.emulated ? " (emulated nodes)" : ""));
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
