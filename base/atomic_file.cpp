@@ -28,7 +28,7 @@ bool write_all(int fd, std::string_view content) {
 
 }  // namespace
 
-Result<bool> write_file_atomically(const std::filesystem::path& path, std::string_view content,
+Status write_file_atomically(const std::filesystem::path& path, std::string_view content,
                                    const FileAttributes& attributes) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string temp = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
@@ -53,7 +53,7 @@ Result<bool> write_file_atomically(const std::filesystem::path& path, std::strin
     ::fsync(dir_fd);
     ::close(dir_fd);
   }
-  return true;
+  return Ok{};
 }
 
 Result<std::string> read_text_file(const std::filesystem::path& path) {

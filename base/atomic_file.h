@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune {
 
@@ -19,7 +19,7 @@ struct FileAttributes {
   gid_t group = static_cast<gid_t>(-1);
 };
 
-Result<bool> write_file_atomically(const std::filesystem::path& path, std::string_view content,
+Status write_file_atomically(const std::filesystem::path& path, std::string_view content,
                                    const FileAttributes& attributes = {});
 
 // Reads a whole file; the error names the file.

@@ -139,12 +139,12 @@ Result<PciInventory> read_hwloc_xml(const std::filesystem::path& xml) {
   return inventory_of(topology->get());
 }
 
-Result<bool> export_hwloc_xml(const std::filesystem::path& xml) {
+Status export_hwloc_xml(const std::filesystem::path& xml) {
   auto topology = load(nullptr);
   if (!topology) return Error{topology.error()};
   if (hwloc_topology_export_xml(topology->get(), xml.c_str(), 0) != 0)
     return Error{xml.string() + ": hwloc cannot write the XML export"};
-  return true;
+  return Ok{};
 }
 
 }  // namespace nccltune

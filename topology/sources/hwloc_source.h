@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "topology/pci_path.h"
-#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune {
 
@@ -36,6 +36,6 @@ Result<PciInventory> read_hwloc_live();
 // Reads an hwloc XML export (`lstopo foo.xml`, or a snapshot's hwloc.xml).
 Result<PciInventory> read_hwloc_xml(const std::filesystem::path& xml);
 // Exports the live machine as XML, with PCI and OS devices, for a snapshot.
-Result<bool> export_hwloc_xml(const std::filesystem::path& xml);
+Status export_hwloc_xml(const std::filesystem::path& xml);
 
 }  // namespace nccltune

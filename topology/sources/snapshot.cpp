@@ -69,7 +69,7 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
   }
 }
 
-Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
+Status fill_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
   auto exported = export_hwloc_xml(dir / "hwloc.xml");
   if (!exported) return Error{exported.error()};
   auto inventory = read_hwloc_xml(dir / "hwloc.xml");
@@ -104,7 +104,7 @@ Result<bool> fill_snapshot(const fs::path& dir, const ReadOptions& options, cons
 
 }  // namespace
 
-Result<bool> capture_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
+Status capture_snapshot(const fs::path& dir, const ReadOptions& options, const std::string& tool_version) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     return Error{dir.string() + ": already exists and is not empty; choose a new directory"};
@@ -113,7 +113,7 @@ Result<bool> capture_snapshot(const fs::path& dir, const ReadOptions& options, c
   std::string temp_name = (parent / ("." + dir.filename().string() + ".capture.XXXXXX")).string();
   if (!mkdtemp(temp_name.data())) return Error{parent.string() + ": cannot create a temporary directory"};
   const fs::path temp(temp_name);
-  Result<bool> filled = Error{"not captured"};
+  Status filled = Error{"not captured"};
   try {
     filled = fill_snapshot(temp, options, tool_version);
   } catch (const fs::filesystem_error& e) {

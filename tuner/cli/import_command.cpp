@@ -94,7 +94,7 @@ int run_import(const ImportOptions& options) {
     std::cout << json;
     return 0;
   }
-  const Result<bool> written = write_file_atomically(options.json, json);
+  const Status written = write_file_atomically(options.json, json);
   if (!written) {
     std::fprintf(stderr, "nccltune import: %s\n", written.error().c_str());
     return kImportFailed;

@@ -81,7 +81,7 @@ std::string nccl_conf_symlink_refused(const std::filesystem::path& file) {
          ": is a symbolic link; nccltuned manages a regular file only (point daemon.nccl_conf.path at the file itself)";
 }
 
-Result<bool> write_nccl_conf(const std::filesystem::path& file, std::string_view content) {
+Status write_nccl_conf(const std::filesystem::path& file, std::string_view content) {
   const std::string name = file.string();
   struct stat was {};
   const bool exists = ::lstat(file.c_str(), &was) == 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/result.h"
+#include "base/status.h"
 
 namespace nccltune {
 
@@ -24,7 +24,7 @@ Result<std::string> update_nccl_conf_block(std::string_view existing, std::strin
 // Replaces `file` by rename (a reader never sees half of it), keeping its mode and owner (0644 for
 // a new file). A symbolic link (config management's, perhaps) is refused, not replaced by a
 // regular file; so is anything else that is not a regular file. Errors name the file.
-Result<bool> write_nccl_conf(const std::filesystem::path& file, std::string_view content);
+Status write_nccl_conf(const std::filesystem::path& file, std::string_view content);
 // The error for a symbolic link at `file`, also given before reading through one.
 std::string nccl_conf_symlink_refused(const std::filesystem::path& file);
 

@@ -38,7 +38,7 @@ sigset_t daemon_signals() {
 }
 
 // Creates the file's directory when missing, then writes atomically.
-Result<bool> publish_file(const std::filesystem::path& file, std::string_view content) {
+Status publish_file(const std::filesystem::path& file, std::string_view content) {
   std::error_code error;
   std::filesystem::create_directories(file.parent_path(), error);
   if (error) return Error{file.parent_path().string() + ": cannot create: " + error.message()};

@@ -469,7 +469,7 @@ Status write_profile(const std::filesystem::path& out_dir, const Profile& profil
   std::error_code error;
   std::filesystem::create_directories(path.parent_path(), error);
   if (error) return Error{path.parent_path().string() + ": cannot create the directory: " + error.message()};
-  Result<bool> stored = write_file_atomically(path, text);
+  Status stored = write_file_atomically(path, text);
   if (!stored) return Error{stored.error()};
   if (written) *written = path;
   return Ok{};
