@@ -2,22 +2,22 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <string>
 
 #include "collectives/nccl_tests_log.h"
+#include "test_files.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
 
 namespace {
 
 std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(NCCLTUNE_FIXTURES) + "/nccl-tests/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open fixture " << name;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::filesystem::path path = fixture("nccl-tests/" + name);
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
+  return read_file(path);
 }
 
 BenchResult sample_result() {

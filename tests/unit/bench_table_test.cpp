@@ -2,33 +2,23 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "golden.h"
 #include "collectives/nccl_tests_log.h"
+#include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string fixture_path(const std::string& name) {
-  return std::string(NCCLTUNE_FIXTURES) + "/" + name;
-}
-
 BenchResult parse_fixture(const std::string& name) {
-  const Result<BenchResult> result =
-      parse_nccl_tests_log(read_file(fixture_path("nccl-tests/" + name)), name);
+  const Result<BenchResult> result = parse_nccl_tests_log(read_file(fixture("nccl-tests/" + name)), name);
   EXPECT_TRUE(result.ok()) << result.error();
   return result.ok() ? result.value() : BenchResult{};
 }
@@ -91,7 +81,7 @@ TEST(BenchTable, TimePrecisionFollowsMagnitude) {
 TEST(BenchTable, ReproducesTheTablesOfNcclTestsLogs) {
   for (const std::string name : {"alltoall-8rank-wrong-data.txt", "all-gather-rank-list-elided.txt",
                                  "all-reduce-last-rank-line-only.txt", "all-reduce-doctored-busbw.txt"}) {
-    const std::string log = read_file(fixture_path("nccl-tests/" + name));
+    const std::string log = read_file(fixture("nccl-tests/" + name));
     std::vector<std::string> rendered = table_lines(render_bench_table(parse_fixture(name)));
     EXPECT_EQ(rendered, table_lines(log)) << name;
   }

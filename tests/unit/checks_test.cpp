@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
-#include <unistd.h>
-
+#include "test_files.h"
 #include "topology/affinity.h"
 #include "topology/checks.h"
 
 using namespace nccltune;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -259,13 +259,12 @@ TEST(Affinity, NumaDecidesWhenThePciTreeShowsOnlySys) {
 }
 
 TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
-  const auto dir = std::filesystem::temp_directory_path() / ("nccltune-expect-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "good.yaml") << "gpus: 8\nnics: 8\nnic_rate_gbps: 400\nmax_gpu_nic_link: PIX\n";
-  std::ofstream(dir / "typo.yaml") << "gpus: 8\nnic_rate: 400\n";
-  std::ofstream(dir / "badlink.yaml") << "max_gpu_nic_link: NV18\n";
-  std::ofstream(dir / "grace.yaml") << "max_gpu_nic_link: C2C\n";
-  std::ofstream(dir / "broken.yaml") << "gpus: [8\n";
+  const TempDir dir("nccltune-expect");
+  write_file(dir / "good.yaml", "gpus: 8\nnics: 8\nnic_rate_gbps: 400\nmax_gpu_nic_link: PIX\n");
+  write_file(dir / "typo.yaml", "gpus: 8\nnic_rate: 400\n");
+  write_file(dir / "badlink.yaml", "max_gpu_nic_link: NV18\n");
+  write_file(dir / "grace.yaml", "max_gpu_nic_link: C2C\n");
+  write_file(dir / "broken.yaml", "gpus: [8\n");
   auto good = read_expectation(dir / "good.yaml");
   ASSERT_TRUE(good) << good.error();
   EXPECT_EQ(good->gpus, 8);
@@ -283,5 +282,4 @@ TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
   auto broken = read_expectation(dir / "broken.yaml");
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().find("broken.yaml"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }

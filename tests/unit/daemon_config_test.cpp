@@ -4,8 +4,11 @@
 
 #include <string>
 
+#include "test_files.h"
+
 using namespace nccltune;
 using namespace std::chrono_literals;
+using nccltune::test_support::fixture;
 
 namespace {
 
@@ -26,9 +29,10 @@ TEST(DaemonConfig, EmptyOrMissingGivesTheDefaults) {
 }
 
 TEST(DaemonConfig, AConfigThatIsNotAFileIsAnErrorNamingIt) {
-  const auto directory = read_node_config_text(NCCLTUNE_FIXTURES);
+  const std::string not_a_file = fixture("nodes").string();
+  const auto directory = read_node_config_text(not_a_file);
   ASSERT_FALSE(directory);
-  EXPECT_EQ(directory.error(), std::string(NCCLTUNE_FIXTURES) + ": not a regular file");
+  EXPECT_EQ(directory.error(), not_a_file + ": not a regular file");
 }
 
 TEST(DaemonConfig, ReadsEveryKey) {
@@ -78,7 +82,7 @@ TEST(DaemonConfig, ErrorsNameTheFileTheLineAndTheKey) {
 }
 
 TEST(DaemonConfig, TheShippedConfigDocumentsTheDefaults) {
-  const std::string file = std::string(NCCLTUNE_FIXTURES) + "/../../configs/nccltune.yaml";
+  const std::string file = fixture("../../configs/nccltune.yaml").string();
   const auto text = read_node_config_text(file);
   ASSERT_TRUE(text) << text.error();
   const auto config = parse_daemon_config(*text, file);

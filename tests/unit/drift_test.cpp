@@ -9,9 +9,11 @@
 
 #include "topology/checks.h"
 #include "daemon/node_scan.h"
+#include "test_files.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
 
 namespace {
 
@@ -42,7 +44,7 @@ std::vector<std::string> kinds(const std::vector<DriftEntry>& drift) {
 
 NodeState scanned(const std::string& snapshot) {
   ScanSettings settings;
-  settings.source = {TopologySource::Kind::snapshot, std::string(NCCLTUNE_FIXTURES) + "/" + snapshot};
+  settings.source = {TopologySource::Kind::snapshot, fixture(snapshot)};
   settings.versions.nccl = "2.28.9";
   const ScanResult scan = scan_node(settings, std::chrono::system_clock::now());
   EXPECT_TRUE(scan.facts_read) << snapshot;

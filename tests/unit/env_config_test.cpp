@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "test_files.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
 
 namespace {
-
-const std::string kFixtures = NCCLTUNE_FIXTURES;
 
 std::string rejection(const std::string& text) {
   const Result<EnvConfig> config = parse_env_config(text, "nccltune.yaml");
@@ -67,8 +67,7 @@ TEST(EnvConfig, DeniedNamesCannotBeAllowed) {
 }
 
 TEST(EnvConfig, TheShippedExampleParses) {
-  const auto config = read_env_config(std::filesystem::path(kFixtures).parent_path().parent_path() / "configs" /
-                                      "nccltune.yaml");
+  const auto config = read_env_config(fixture("../../configs/nccltune.yaml"));
   ASSERT_TRUE(config.ok()) << config.error();
   EXPECT_EQ(config->store, std::filesystem::path("/shared/nccltune/profiles"));
 }

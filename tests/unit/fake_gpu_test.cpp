@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -29,18 +28,23 @@
 #include "nccl_env.h"
 #include "collectives/nccl_library.h"
 #include "collectives/size_sweep.h"
+#include "test_files.h"
 
 using namespace nccltune;
 using namespace nccltune::fake;
+using nccltune::test_support::read_file;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
+// tests/fixtures/models/<name>.
+std::string model_fixture(const std::string& name) {
+  return test_support::fixture("models/" + name).string();
 }
 
 FakeModel load_fixture(const std::string& name) {
-  Result<FakeModel> model = load_fake_model(fixture(name));
+  Result<FakeModel> model = load_fake_model(model_fixture(name));
   EXPECT_TRUE(model.ok()) << model.error();
   return model.ok() ? *model : FakeModel{};
 }
@@ -64,41 +68,21 @@ std::string parse_error(const std::string& text) {
   return model.ok() ? "(parsed)" : model.error();
 }
 
-// A file in the temporary directory, removed at the end of the test.
-class TempFile {
- public:
-  explicit TempFile(const std::string& text) {
-    char name[] = "/tmp/nccltune-fake-test-XXXXXX";
-    const int fd = mkstemp(name);
-    path_ = name;
-    if (fd >= 0) {
-      EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-      close(fd);
-    }
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Runs `call` with stderr going to a file; returns what it wrote.
 std::string capture_stderr(const std::function<void()>& call) {
-  TempFile sink("");
+  const TempDir dir("nccltune-fake-test");
+  const std::string sink = (dir / "stderr").string();
+  write_file(sink, "");
   std::fflush(stderr);
   const int saved = dup(2);
-  const int fd = open(sink.path().c_str(), O_WRONLY | O_TRUNC);
+  const int fd = open(sink.c_str(), O_WRONLY | O_TRUNC);
   dup2(fd, 2);
   close(fd);
   call();
   std::fflush(stderr);
   dup2(saved, 2);
   close(saved);
-  std::ifstream in(sink.path());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_file(sink);
 }
 
 }  // namespace
@@ -140,7 +124,7 @@ TEST(FakeGpuModel, ParsesTheDesignExample) {
 TEST(FakeGpuModel, EveryFixtureParses) {
   for (const char* name : {"dgx-h100.yaml", "exact.yaml", "fault-init-error.yaml", "fault-hang.yaml",
                            "fault-crash.yaml", "fault-corrupt.yaml", "fault-slow-rank.yaml"}) {
-    Result<FakeModel> model = load_fake_model(fixture(name));
+    Result<FakeModel> model = load_fake_model(model_fixture(name));
     EXPECT_TRUE(model.ok()) << model.error();
   }
   const FakeModel slow = load_fixture("fault-slow-rank.yaml");
@@ -427,7 +411,7 @@ TEST(FakeGpuLibraries, LoadErrorsNameThePathAndTheSymbol) {
 }
 
 TEST(FakeGpuLibraries, DevicesComeFromTheModelCycled) {
-  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml").c_str(), 1);
   Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
   ASSERT_TRUE(cuda.ok()) << cuda.error();
   EXPECT_EQ(*cuda->driver_version(), 13000);
@@ -446,7 +430,7 @@ TEST(FakeGpuLibraries, DevicesComeFromTheModelCycled) {
 }
 
 TEST(FakeGpuLibraries, BuffersAreCheckedHostMemory) {
-  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml").c_str(), 1);
   Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
   ASSERT_TRUE(cuda.ok()) << cuda.error();
   Result<CudaContext> device = cuda->use_device(1);
@@ -464,7 +448,7 @@ TEST(FakeGpuLibraries, BuffersAreCheckedHostMemory) {
 }
 
 TEST(FakeGpuLibraries, ElapsedTimesAreTheModelsAndNcclEnvIsReadAtInit) {
-  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml").c_str(), 1);
   unsetenv("NCCL_ALGO");
   Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
   Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
@@ -514,30 +498,33 @@ TEST(FakeGpuLibraries, ElapsedTimesAreTheModelsAndNcclEnvIsReadAtInit) {
 }
 
 TEST(FakeGpuLibraries, AModelErrorFailsInitWithOneLine) {
-  TempFile bad(
-      "schema: nccltune/fake-model/v1\n"
-      "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n");
-  TempFile old_nccl(kMinimal + "nccl_version: 21903\n");
-  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  const TempDir dir("nccltune-fake-test");
+  const std::string bad = (dir / "bad.yaml").string();
+  write_file(bad,
+             "schema: nccltune/fake-model/v1\n"
+             "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n");
+  const std::string old_nccl = (dir / "old-nccl.yaml").string();
+  write_file(old_nccl, kMinimal + "nccl_version: 21903\n");
+  setenv("NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml").c_str(), 1);
   Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
   Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
   ASSERT_TRUE(cuda.ok() && nccl.ok());
   Result<CudaContext> device = cuda->use_device(0);
   ASSERT_TRUE(device.ok());
 
-  setenv("NCCLTUNE_FAKE_MODEL", old_nccl.path().c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", old_nccl.c_str(), 1);
   EXPECT_EQ(*nccl->version(), 21903);
   EXPECT_EQ(nccl_version_string(21903), "2.19.3");
 
-  setenv("NCCLTUNE_FAKE_MODEL", bad.path().c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", bad.c_str(), 1);
   std::optional<Result<NcclComm>> comm;
   const std::string said = capture_stderr([&] { comm.emplace(nccl->init_rank(1, *nccl->unique_id(), 0)); });
-  setenv("NCCLTUNE_FAKE_MODEL", fixture("exact.yaml").c_str(), 1);
+  setenv("NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml").c_str(), 1);
   ASSERT_FALSE(comm->ok());
   EXPECT_EQ(comm->error(),
             "ncclCommInitRank(rank 0 of 1): invalid usage (run with NCCL_DEBUG=WARN for details) "
             "(ncclResult_t 5)");
-  EXPECT_EQ(said, "fakenccl: " + bad.path() + ":2: algos.Ring.LL: unknown key 'latency'\n");
+  EXPECT_EQ(said, "fakenccl: " + bad + ":2: algos.Ring.LL: unknown key 'latency'\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -844,9 +831,9 @@ TEST(FakeGpuProcesses, EveryCollectiveMovesRealDataAndTakesTheModelsTime) {
   for (const CollectiveSpec* spec : all_collectives()) ops.emplace_back(spec->name());
   SweepOptions options = small_sweep();
   options.root = 2;
-  RankProcesses ranks(nranks,
-                      {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "30"}},
-                      sweep_body(ops, options));
+  RankProcesses ranks(
+      nranks, {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "30"}},
+      sweep_body(ops, options));
   ranks.finish(120);
 
   const FakeModel model = load_fixture("exact.yaml");
@@ -879,7 +866,7 @@ TEST(FakeGpuProcesses, SixteenBitAndIntegerTypesReduceExactly) {
   options.max_bytes = 600000;
   for (DataType type : {DataType::float16, DataType::bfloat16, DataType::int32}) {
     options.type = type;
-    RankProcesses ranks(3, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}},
+    RankProcesses ranks(3, {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")}},
                         sweep_body({"all_reduce", "reduce_scatter"}, options));
     ranks.finish(60);
     for (int r = 0; r < 3; ++r) {
@@ -894,8 +881,9 @@ TEST(FakeGpuProcesses, SixteenBitAndIntegerTypesReduceExactly) {
 }
 
 TEST(FakeGpuProcesses, InitErrorFaultFailsEveryInit) {
-  RankProcesses ranks(4, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-init-error.yaml")}, {"NCCL_PROTO", "LL128"}},
-                      sweep_body({"all_reduce"}, small_sweep()));
+  RankProcesses ranks(
+      4, {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-init-error.yaml")}, {"NCCL_PROTO", "LL128"}},
+      sweep_body({"all_reduce"}, small_sweep()));
   ranks.finish(60);
   for (int r = 0; r < 4; ++r) {
     EXPECT_NE(ranks.output(r).find("init-error ncclCommInitRank(rank " + std::to_string(r) +
@@ -908,7 +896,7 @@ TEST(FakeGpuProcesses, InitErrorFaultFailsEveryInit) {
 
 TEST(FakeGpuProcesses, CorruptFaultGivesWrongElements) {
   RankProcesses ranks(4,
-                      {{"NCCLTUNE_FAKE_MODEL", fixture("fault-corrupt.yaml")},
+                      {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-corrupt.yaml")},
                        {"NCCL_ALGO", "Ring"},
                        {"NCCL_PROTO", "Simple"}},
                       sweep_body({"all_reduce", "all_gather", "alltoall"}, small_sweep()));
@@ -926,7 +914,7 @@ TEST(FakeGpuProcesses, CorruptFaultGivesWrongElements) {
 }
 
 TEST(FakeGpuProcesses, CrashFaultKillsTheProcess) {
-  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-crash.yaml")}, {"NCCL_PROTO", "LL"}},
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-crash.yaml")}, {"NCCL_PROTO", "LL"}},
                       sweep_body({"all_reduce"}, small_sweep()));
   ranks.finish(60);
   for (int r = 0; r < 2; ++r) {
@@ -938,7 +926,7 @@ TEST(FakeGpuProcesses, CrashFaultKillsTheProcess) {
 }
 
 TEST(FakeGpuProcesses, HangFaultNeverReturnsUntilKilled) {
-  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-hang.yaml")}, {"NCCL_ALGO", "Tree"}},
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-hang.yaml")}, {"NCCL_ALGO", "Tree"}},
                       sweep_body({"all_reduce"}, small_sweep()));
   ASSERT_TRUE(ranks.read_until([&] { return all_said(ranks, "calling"); }, 60));
   // The ranks are in their first collective now; give them time to (wrongly) come back.
@@ -953,7 +941,7 @@ TEST(FakeGpuProcesses, HangFaultNeverReturnsUntilKilled) {
 TEST(FakeGpuProcesses, SlowRankFaultSlowsOnlyThatRank) {
   SweepOptions options = small_sweep();
   options.max_bytes = 70000;
-  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("fault-slow-rank.yaml")}},
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-slow-rank.yaml")}},
                       sweep_body({"all_reduce"}, options));
   ranks.finish(60);
   const std::vector<Row> fast = rows_of(ranks.output(0));
@@ -967,8 +955,9 @@ TEST(FakeGpuProcesses, SlowRankFaultSlowsOnlyThatRank) {
 }
 
 TEST(FakeGpuProcesses, AMissingRankFailsInitAfterTheTimeout) {
-  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "0.5"}},
-                      sweep_body({"all_reduce"}, small_sweep()), /*started=*/1);
+  RankProcesses ranks(
+      2, {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")}, {"NCCLTUNE_FAKE_TIMEOUT_S", "0.5"}},
+      sweep_body({"all_reduce"}, small_sweep()), /*started=*/1);
   ranks.finish(60);
   EXPECT_NE(ranks.output(0).find("init-error ncclCommInitRank(rank 0 of 2): unhandled system error"),
             std::string::npos)
@@ -977,7 +966,7 @@ TEST(FakeGpuProcesses, AMissingRankFailsInitAfterTheTimeout) {
 }
 
 TEST(FakeGpuProcesses, InitNeedsACurrentContext) {
-  RankProcesses ranks(1, {{"NCCLTUNE_FAKE_MODEL", fixture("exact.yaml")}}, [](const Rank& r) {
+  RankProcesses ranks(1, {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")}}, [](const Rank& r) {
     Result<NcclComm> comm = r.nccl.init_rank(1, r.id, 0);
     r.say(comm ? "initialized\n" : "init-error " + comm.error() + "\n");
   });

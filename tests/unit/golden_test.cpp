@@ -7,6 +7,7 @@
 #include "topology/check_render.h"
 #include "topology/checks.h"
 #include "golden.h"
+#include "test_files.h"
 #include "topology/topology_json.h"
 #include "topology/sources/topology_reader.h"
 #include "topology/topology_table.h"
@@ -17,9 +18,10 @@ using nccltune::test_support::expect_golden;
 namespace {
 
 NodeTopology read_fixture(const std::string& from) {
-  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/" + from);
+  const std::string path = test_support::fixture(from).string();
+  auto source = parse_topology_source(path);
   if (!source) {
-    source = parse_topology_source("nvidia-smi:" + std::string(NCCLTUNE_FIXTURES) + "/" + from);
+    source = parse_topology_source("nvidia-smi:" + path);
   }
   EXPECT_TRUE(source) << source.error();
   auto topology = read_node_topology(*source, {});

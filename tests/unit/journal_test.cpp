@@ -1,15 +1,18 @@
 #include "tune/journal.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
+
+#include "test_files.h"
 
 using namespace nccltune;
+using nccltune::test_support::read_file;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -41,23 +44,8 @@ void expect_same(const JournalEntry& a, const JournalEntry& b) {
   EXPECT_EQ(a.env, b.env);
 }
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("nccltune-journal-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 void append_raw(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::app) << text;
-}
-
-std::string contents(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -113,7 +101,7 @@ TEST(Journal, LineRoundTrip) {
 }
 
 TEST(Journal, AppendAndRead) {
-  const auto dir = fresh_dir("append");
+  const TempDir dir("nccltune-journal-append");
   const auto path = dir / "journal.jsonl";
   {
     Result<Journal> journal = Journal::open(path);
@@ -143,7 +131,7 @@ TEST(Journal, AppendAndRead) {
   expect_same((*entries)[1], sample_entry(1));
   EXPECT_EQ((*entries)[2].outcome, TrialOutcome::crash);
   EXPECT_TRUE((*entries)[2].busbw.empty());
-  const std::string text = contents(path);
+  const std::string text = read_file(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
   EXPECT_EQ(text.back(), '\n');
 
@@ -153,11 +141,10 @@ TEST(Journal, AppendAndRead) {
   EXPECT_TRUE(moved.append(sample_entry()).ok());
   EXPECT_FALSE(Journal::read(dir / "missing.jsonl").ok());
   EXPECT_FALSE(Journal::open(dir / "no-such-dir" / "journal.jsonl").ok());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Journal, TruncatedLastLineIsDroppedAndCutBeforeAppending) {
-  const auto dir = fresh_dir("truncated");
+  const TempDir dir("nccltune-journal-truncated");
   const auto path = dir / "journal.jsonl";
   {
     Result<Journal> journal = Journal::open(path);
@@ -169,7 +156,7 @@ TEST(Journal, TruncatedLastLineIsDroppedAndCutBeforeAppending) {
   append_raw(path, line.substr(0, line.size() / 2));  // killed mid-write
 
   std::vector<std::string> warnings;
-  Result<std::vector<JournalEntry>> entries = parse_journal(contents(path), "journal.jsonl", &warnings);
+  Result<std::vector<JournalEntry>> entries = parse_journal(read_file(path), "journal.jsonl", &warnings);
   ASSERT_TRUE(entries.ok()) << entries.error();
   EXPECT_EQ(entries->size(), 2u);
   ASSERT_EQ(warnings.size(), 1u);
@@ -183,7 +170,7 @@ TEST(Journal, TruncatedLastLineIsDroppedAndCutBeforeAppending) {
     ASSERT_TRUE(journal->append(sample_entry(3)).ok());
   }
   warnings.clear();
-  entries = parse_journal(contents(path), "journal.jsonl", &warnings);
+  entries = parse_journal(read_file(path), "journal.jsonl", &warnings);
   ASSERT_TRUE(entries.ok()) << entries.error();
   EXPECT_TRUE(warnings.empty());
   ASSERT_EQ(entries->size(), 3u);
@@ -211,8 +198,7 @@ TEST(Journal, TruncatedLastLineIsDroppedAndCutBeforeAppending) {
   entries = Journal::read(path);
   ASSERT_TRUE(entries.ok()) << entries.error();
   EXPECT_EQ(entries->size(), 5u);
-  EXPECT_EQ(contents(path).back(), '\n');
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(read_file(path).back(), '\n');
 }
 
 TEST(Journal, CorruptMiddleLineIsAnError) {
@@ -232,10 +218,9 @@ TEST(Journal, CorruptMiddleLineIsAnError) {
   ASSERT_TRUE(entries.ok());
   EXPECT_TRUE(entries->empty());
 
-  const auto dir = fresh_dir("corrupt");
-  append_raw(dir / "journal.jsonl", good + "not json\n" + good);
+  const TempDir dir("nccltune-journal-corrupt");
+  write_file(dir / "journal.jsonl", good + "not json\n" + good);
   Result<std::vector<JournalEntry>> read = Journal::read(dir / "journal.jsonl");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error(), (dir / "journal.jsonl").string() + ":2: invalid journal entry: not valid JSON");
-  std::filesystem::remove_all(dir);
 }

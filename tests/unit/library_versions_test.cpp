@@ -8,15 +8,17 @@
 #include <optional>
 
 #include "node/node_type.h"
+#include "test_files.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::TempDir;
 
 namespace {
 
 NodeTopology dgx_h100() {
-  auto topology = read_node_topology(
-      {TopologySource::Kind::snapshot, std::string(NCCLTUNE_FIXTURES) + "/nodes/dgx-h100"}, {});
+  auto topology = read_node_topology({TopologySource::Kind::snapshot, fixture("nodes/dgx-h100")}, {});
   EXPECT_TRUE(topology) << topology.error();
   return topology ? std::move(topology.value()) : NodeTopology{};
 }
@@ -62,8 +64,7 @@ TEST(LocalNodeType, CudaDriverVersionAsTuneWritesIt) {
 }
 
 TEST(LocalNodeType, ALibraryFileReplacedOrRewrittenIsNoticed) {
-  std::string name = (std::filesystem::temp_directory_path() / "local_node_type_test.XXXXXX").string();
-  const std::filesystem::path dir = ::mkdtemp(name.data());
+  const TempDir dir("local_node_type_test");
   const std::filesystem::path nccl = dir / "libnccl.so.2", cuda = dir / "libcuda.so.1";
   std::filesystem::copy_file(NCCLTUNE_FAKENCCL, nccl);
   std::filesystem::copy_file(NCCLTUNE_FAKECUDA, cuda);
@@ -81,7 +82,6 @@ TEST(LocalNodeType, ALibraryFileReplacedOrRewrittenIsNoticed) {
   // Rewritten in place: the same inode, a new modification time.
   std::filesystem::last_write_time(cuda, std::filesystem::last_write_time(cuda) + std::chrono::seconds(5));
   EXPECT_TRUE(library_files_changed(upgraded));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(LocalNodeType, AMissingLibraryIsLookedForAgain) {

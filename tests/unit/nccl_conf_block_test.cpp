@@ -6,11 +6,15 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <string>
 
+#include "test_files.h"
+
 using namespace nccltune;
+using nccltune::test_support::read_file;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -76,34 +80,16 @@ TEST(NcclConfBlock, BrokenMarkersAreLeftToTheAdminWithTheLine) {
   }
 }
 
-namespace {
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string name = (std::filesystem::temp_directory_path() / "nccl_conf_test.XXXXXX").string();
-    path = ::mkdtemp(name.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-std::string content_of(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-}  // namespace
-
 TEST(NcclConfFile, ARewriteKeepsTheAdminsModeAndOwner) {
-  TempDir dir;
-  const auto conf = dir.path / "nccl.conf";
-  std::ofstream(conf) << "NCCL_DEBUG=WARN\n";
+  const TempDir dir("nccl_conf_test");
+  const auto conf = dir / "nccl.conf";
+  write_file(conf, "NCCL_DEBUG=WARN\n");
   ASSERT_EQ(::chmod(conf.c_str(), 0640), 0);
   struct stat before {};
   ASSERT_EQ(::stat(conf.c_str(), &before), 0);
   const auto written = write_nccl_conf(conf, "NCCL_DEBUG=WARN\nNCCL_ALGO=Tree\n");
   ASSERT_TRUE(written) << written.error();
-  EXPECT_EQ(content_of(conf), "NCCL_DEBUG=WARN\nNCCL_ALGO=Tree\n");
+  EXPECT_EQ(read_file(conf), "NCCL_DEBUG=WARN\nNCCL_ALGO=Tree\n");
   struct stat after {};
   ASSERT_EQ(::stat(conf.c_str(), &after), 0);
   EXPECT_EQ(after.st_mode & 07777, 0640u);
@@ -113,8 +99,8 @@ TEST(NcclConfFile, ARewriteKeepsTheAdminsModeAndOwner) {
 }
 
 TEST(NcclConfFile, ANewFileIsWorldReadable) {
-  TempDir dir;
-  const auto conf = dir.path / "nccl.conf";
+  const TempDir dir("nccl_conf_test");
+  const auto conf = dir / "nccl.conf";
   ASSERT_TRUE(write_nccl_conf(conf, "NCCL_ALGO=Tree\n"));
   struct stat info {};
   ASSERT_EQ(::stat(conf.c_str(), &info), 0);
@@ -122,16 +108,16 @@ TEST(NcclConfFile, ANewFileIsWorldReadable) {
 }
 
 TEST(NcclConfFile, ASymbolicLinkIsRefusedAndLeftAlone) {
-  TempDir dir;
-  const auto target = dir.path / "managed-nccl.conf";
-  const auto conf = dir.path / "nccl.conf";
-  std::ofstream(target) << "NCCL_DEBUG=INFO\n";
+  const TempDir dir("nccl_conf_test");
+  const auto target = dir / "managed-nccl.conf";
+  const auto conf = dir / "nccl.conf";
+  write_file(target, "NCCL_DEBUG=INFO\n");
   std::filesystem::create_symlink(target, conf);
   const auto written = write_nccl_conf(conf, "NCCL_ALGO=Tree\n");
   ASSERT_FALSE(written);
   EXPECT_EQ(written.error(), conf.string() + ": is a symbolic link; nccltuned manages a regular file only "
                                              "(point daemon.nccl_conf.path at the file itself)");
   EXPECT_TRUE(std::filesystem::is_symlink(conf));
-  EXPECT_EQ(content_of(target), "NCCL_DEBUG=INFO\n");
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), {}), 2);  // no temp file left
+  EXPECT_EQ(read_file(target), "NCCL_DEBUG=INFO\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 2);  // no temp file left
 }

@@ -3,20 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "test_files.h"
+
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
 
 namespace {
 
 std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(NCCLTUNE_FIXTURES) + "/nccl-tests/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open fixture " << name;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::filesystem::path path = fixture("nccl-tests/" + name);
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
+  return read_file(path);
 }
 
 NcclTestsLog read_fixture_log(const std::string& name) {
@@ -175,8 +175,7 @@ TEST(NcclTestsLog, SeventeenEraTableInMilliseconds) {
 }
 
 TEST(NcclTestsLog, EveryFixtureReproducesItsPrintedAverage) {
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(NCCLTUNE_FIXTURES) + "/nccl-tests")) {
+  for (const auto& entry : std::filesystem::directory_iterator(fixture("nccl-tests"))) {
     const std::string name = entry.path().filename().string();
     if (name == "all-reduce-doctored-busbw.txt") continue;
     const NcclTestsLog log = read_fixture_log(name);

@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "golden.h"
+#include "test_files.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
+using nccltune::test_support::fixture;
 
 namespace {
 
@@ -214,7 +216,7 @@ void expect_nccl_can_read(const std::string& xml) {
 }
 
 NodeTopology read_snapshot(const std::string& name) {
-  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/" + name);
+  auto source = parse_topology_source(fixture(name).string());
   EXPECT_TRUE(source) << source.error();
   auto topology = read_node_topology(*source, {});
   EXPECT_TRUE(topology) << topology.error();
@@ -554,8 +556,8 @@ TEST(NcclTopoXml, NoNetOrNicElementIsEverWritten) {
 
 TEST(NcclTopoXml, WithoutAPciTreeDevicesAreLeftToNccl) {
   // nvidia-smi text knows no PCI bridges: writing the GPUs under their CPU would hide switches.
-  auto source = parse_topology_source("nvidia-smi:" + std::string(NCCLTUNE_FIXTURES) +
-                                      "/nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt");
+  auto source =
+      parse_topology_source("nvidia-smi:" + fixture("nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt").string());
   ASSERT_TRUE(source);
   auto topology = read_node_topology(*source, {});
   ASSERT_TRUE(topology) << topology.error();

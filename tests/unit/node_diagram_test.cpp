@@ -6,14 +6,16 @@
 
 #include <string>
 
+#include "test_files.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
 
 namespace {
 
 NodeTopology read_snapshot(const std::string& name) {
-  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/nodes/" + name);
+  auto source = parse_topology_source(fixture("nodes/" + name).string());
   EXPECT_TRUE(source) << source.error();
   auto topology = read_node_topology(*source, {});
   EXPECT_TRUE(topology) << topology.error();

@@ -1,16 +1,18 @@
 #include "node/node_state.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "test_files.h"
 #include "topology/checks.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -40,15 +42,6 @@ NodeState sample_state() {
   s.drift = {{"gpu_missing", "GPU2 0000:3a:00.0", "GPU2 0000:3a:00.0 is missing"}};
   s.degraded = {"NVML: not loaded"};
   return s;
-}
-
-std::filesystem::path write_temp(const std::string& content) {
-  static int counter = 0;
-  const auto path =
-      std::filesystem::temp_directory_path() /
-      ("node_state_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".yaml");
-  std::ofstream(path) << content;
-  return path;
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -87,8 +80,7 @@ TEST(NodeState, UntrustedTextStillParsesBack) {
 }
 
 TEST(NodeState, DescribesASnapshotAsCheckAndTopoDo) {
-  auto topology = read_node_topology(
-      {TopologySource::Kind::snapshot, std::string(NCCLTUNE_FIXTURES) + "/nodes/dgx-h100"}, {});
+  auto topology = read_node_topology({TopologySource::Kind::snapshot, fixture("nodes/dgx-h100")}, {});
   ASSERT_TRUE(topology) << topology.error();
   const TopologySummary summary = summarize_topology(*topology);
   EXPECT_EQ(summary.gpus, 8);
@@ -110,18 +102,20 @@ TEST(NodeState, DescribesASnapshotAsCheckAndTopoDo) {
 }
 
 TEST(NodeTypeKey, ReadsTheValidatedKey) {
-  const auto file = write_temp(render_node_state(sample_state()));
+  const TempDir dir("node_state_test");
+  const auto file = dir / "node.yaml";
+  write_file(file, render_node_state(sample_state()));
   const auto key = read_node_type_key(file);
   ASSERT_TRUE(key) << key.error();
   EXPECT_EQ(*key, "h100-80gb-hbm3.2gpu.nvswitch.1xib400.pix.nccl2.28");
-  std::filesystem::remove(file);
 }
 
 TEST(NodeTypeKey, ToleratesFieldsANewerDaemonAdds) {
-  const auto file = write_temp(render_node_state(sample_state()) + "future_field: 1\n");
+  const TempDir dir("node_state_test");
+  const auto file = dir / "node.yaml";
+  write_file(file, render_node_state(sample_state()) + "future_field: 1\n");
   EXPECT_TRUE(read_node_type_key(file));
   EXPECT_FALSE(read_node_state(file));  // the full reader stays strict
-  std::filesystem::remove(file);
 }
 
 TEST(NodeTypeKey, ErrorsNameTheFileAndTheField) {
@@ -137,13 +131,14 @@ TEST(NodeTypeKey, ErrorsNameTheFileAndTheField) {
       {"schema: nccltune/node/v1\nhost: x\n", "node_type"},
       {"", "must be a map"},
   };
+  const TempDir dir("node_state_test");
   for (const Case& c : cases) {
-    const auto file = write_temp(c.text);
+    const auto file = dir / "node.yaml";
+    write_file(file, c.text);
     const auto key = read_node_type_key(file);
     ASSERT_FALSE(key) << c.text;
     EXPECT_NE(key.error().find(file.string()), std::string::npos) << key.error();
     EXPECT_NE(key.error().find(c.field), std::string::npos) << key.error();
-    std::filesystem::remove(file);
   }
   const auto missing = read_node_type_key("/nonexistent/node.yaml");
   ASSERT_FALSE(missing);

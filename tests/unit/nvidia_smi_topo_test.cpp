@@ -2,20 +2,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <string>
 
+#include "test_files.h"
+
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
 
 namespace {
 
 std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(NCCLTUNE_FIXTURES) + "/nvidia-smi/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open fixture " << name;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::filesystem::path path = fixture("nvidia-smi/" + name);
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
+  return read_file(path);
 }
 
 Result<NodeTopology> parse_fixture(const std::string& name) {

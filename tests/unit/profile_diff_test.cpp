@@ -8,17 +8,18 @@
 #include <cmath>
 
 #include "golden.h"
+#include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
+using nccltune::test_support::fixture;
 
 namespace {
 
-const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
 const std::string kDemo = "store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
 
 Profile read_fixture(const std::string& relative) {
-  auto profile = read_profile(kReport + "/" + relative);
+  auto profile = read_profile(fixture("report/" + relative));
   EXPECT_TRUE(profile) << profile.error();
   return profile ? *profile : Profile{};
 }

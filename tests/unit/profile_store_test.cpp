@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "test_files.h"
 
 using namespace nccltune;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -16,16 +19,10 @@ const std::string kKey = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
 
 class ProfileStore : public ::testing::Test {
  protected:
-  void SetUp() override {
-    store_ = std::filesystem::temp_directory_path() / ("nccltune-store-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(store_);
-    std::filesystem::create_directories(store_ / kKey);
-  }
-  void TearDown() override { std::filesystem::remove_all(store_); }
+  void SetUp() override { std::filesystem::create_directories(store_ / kKey); }
 
   void add(const std::string& name, const std::string& key = kKey) {
-    std::filesystem::create_directories(store_ / key);
-    std::ofstream(store_ / key / name) << "schema: nccltune/profile/v1\n";
+    write_file(store_ / key / name, "schema: nccltune/profile/v1\n");
   }
   // The tuned node count find_profile picks for a job of `nodes`, or 0 for none.
   int pick(int nodes, bool prefer_below = true) {
@@ -37,7 +34,8 @@ class ProfileStore : public ::testing::Test {
     return (*match)->tuned_nodes;
   }
 
-  std::filesystem::path store_;
+  const TempDir scratch_{"nccltune-store"};
+  const std::filesystem::path store_ = scratch_.path();
 };
 
 }  // namespace
@@ -115,7 +113,7 @@ TEST_F(ProfileStore, Errors) {
   const auto missing = find_profile(store_ / "absent", kKey, 2, true);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("absent"), std::string::npos) << missing.error();
-  std::ofstream(store_ / "plain-file") << "x";
+  write_file(store_ / "plain-file", "x");
   EXPECT_FALSE(find_profile(store_, "plain-file", 2, true).ok());
 }
 
@@ -134,7 +132,7 @@ Profile stored(const std::string& key, int nodes) {
 }  // namespace
 
 TEST_F(ProfileStore, LoadReadsTheCheckedProfile) {
-  std::ofstream(store_ / kKey / "2n.yaml") << profile_to_yaml(stored(kKey, 2));
+  write_file(store_ / kKey / "2n.yaml", profile_to_yaml(stored(kKey, 2)));
   const auto exact = load_store_profile(store_, kKey, 2, true, ::geteuid());
   ASSERT_TRUE(exact.ok()) << exact.error();
   ASSERT_TRUE(exact->has_value());
@@ -159,13 +157,13 @@ TEST_F(ProfileStore, LoadRefusesMisplacedUntrustedOrBrokenProfiles) {
     EXPECT_FALSE(loaded.ok()) << nodes << " nodes";
     return loaded.ok() ? std::string() : loaded.error();
   };
-  std::ofstream(store_ / kKey / "2n.yaml") << profile_to_yaml(stored("other-type", 2));
+  write_file(store_ / kKey / "2n.yaml", profile_to_yaml(stored("other-type", 2)));
   EXPECT_NE(refusal(2).find("shape.key 'other-type' does not match its directory"), std::string::npos);
-  std::ofstream(store_ / kKey / "4n.yaml") << profile_to_yaml(stored(kKey, 8));
+  write_file(store_ / kKey / "4n.yaml", profile_to_yaml(stored(kKey, 8)));
   EXPECT_NE(refusal(4).find("shape.nodes 8 does not match its file name"), std::string::npos);
-  std::ofstream(store_ / kKey / "8n.yaml") << profile_to_yaml(stored(kKey, 8));
+  write_file(store_ / kKey / "8n.yaml", profile_to_yaml(stored(kKey, 8)));
   ::chmod((store_ / kKey / "8n.yaml").c_str(), 0666);
   EXPECT_NE(refusal(8).find("writable by group or others"), std::string::npos);
-  std::ofstream(store_ / kKey / "16n.yaml") << "schema: nccltune/profile/v1\nshape: [\n";
+  write_file(store_ / kKey / "16n.yaml", "schema: nccltune/profile/v1\nshape: [\n");
   EXPECT_NE(refusal(16).find("16n.yaml:"), std::string::npos);
 }

@@ -9,16 +9,16 @@
 
 #include "base/byte_size.h"
 #include "golden.h"
+#include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
+using nccltune::test_support::fixture;
 
 namespace {
 
-const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
-
 Profile read_fixture(const std::string& relative) {
-  auto profile = read_profile(kReport + "/" + relative);
+  auto profile = read_profile(fixture("report/" + relative));
   EXPECT_TRUE(profile) << profile.error();
   return profile ? *profile : Profile{};
 }

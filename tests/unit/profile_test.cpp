@@ -4,18 +4,19 @@
 #include "profile/size_ranges.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "golden.h"
+#include "test_files.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
-const std::string kFixtures = NCCLTUNE_FIXTURES;
 constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 Profile sample_profile() {
@@ -60,14 +61,6 @@ Profile sample_profile() {
   return p;
 }
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("nccltune-profile-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 // The error parse_profile gives for `text`, which must be one line naming hostile.yaml.
 std::string rejection(const std::string& text) {
   Result<Profile> profile = parse_profile(text, "hostile.yaml");
@@ -107,9 +100,9 @@ TEST(Profile, RoundTrip) {
 
 TEST(Profile, GoldenYaml) {
   const std::string yaml = profile_to_yaml(sample_profile());
-  test_support::expect_matches_file(kFixtures + "/profiles/h100-2n.yaml", yaml);
+  test_support::expect_matches_file(fixture("profiles/h100-2n.yaml"), yaml);
   // The golden file itself is a valid profile.
-  Result<Profile> golden = read_profile(kFixtures + "/profiles/h100-2n.yaml");
+  Result<Profile> golden = read_profile(fixture("profiles/h100-2n.yaml"));
   ASSERT_TRUE(golden.ok()) << golden.error();
   EXPECT_EQ(*golden, sample_profile());
 }
@@ -137,7 +130,7 @@ TEST(Profile, KeepDefaults) {
 }
 
 TEST(Profile, DesignExampleParses) {
-  Result<Profile> profile = read_profile(kFixtures + "/profiles/design-example.yaml");
+  Result<Profile> profile = read_profile(fixture("profiles/design-example.yaml"));
   ASSERT_TRUE(profile.ok()) << profile.error();
   EXPECT_EQ(profile->shape.node_type_key, "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28");
   EXPECT_EQ(profile->shape.ranks, 16);
@@ -329,7 +322,7 @@ TEST(Profile, WriterCleansFreeText) {
 }
 
 TEST(Profile, WriteProfileLaysOutTheStoreAtomically) {
-  const auto store = fresh_dir("store");
+  const TempDir store("nccltune-profile-store");
   Profile profile = sample_profile();
   std::filesystem::path written;
   ASSERT_TRUE(write_profile(store / "profiles", profile, &written).ok());
@@ -363,23 +356,18 @@ TEST(Profile, WriteProfileLaysOutTheStoreAtomically) {
   Profile unsafe = sample_profile();
   unsafe.env["NCCL_ALGO"] = "$(reboot)";
   EXPECT_FALSE(write_profile(store / "profiles", unsafe).ok());
-  std::filesystem::remove_all(store);
 }
 
 TEST(Profile, ReadProfileRefusesHugeFilesAndDirectories) {
-  const auto dir = fresh_dir("read");
-  {
-    std::ofstream huge(dir / "huge.yaml", std::ios::binary);
-    huge << kHead << "env: {}\n#" << std::string(2 * kMaxProfileBytes, '#') << "\n";
-  }
+  const TempDir dir("nccltune-profile-read");
+  write_file(dir / "huge.yaml", kHead + "env: {}\n#" + std::string(2 * kMaxProfileBytes, '#') + "\n");
   Result<Profile> huge = read_profile(dir / "huge.yaml");
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.error().find("more than the 1 MiB"), std::string::npos) << huge.error();
-  Result<Profile> directory = read_profile(dir);
+  Result<Profile> directory = read_profile(dir.path());
   ASSERT_FALSE(directory.ok());
   EXPECT_NE(directory.error().find("not a regular file"), std::string::npos) << directory.error();
   EXPECT_FALSE(read_profile(dir / "missing.yaml").ok());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Profile, SizeRanges) {

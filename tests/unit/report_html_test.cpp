@@ -9,31 +9,32 @@
 #include <string>
 
 #include "report/candidate_curves.h"
+#include "test_files.h"
 #include "tune/journal.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
 
 namespace {
 
-const std::string kReport = std::string(NCCLTUNE_FIXTURES) + "/report";
-const std::string kStore = kReport + "/store";
-const std::string kDemoProfile = kStore + "/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
+const std::string kDemoProfile = "report/store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
 
-Profile read_fixture_profile(const std::string& path) {
-  auto profile = read_profile(path);
+// tests/fixtures/<relative>.
+Profile read_fixture_profile(const std::string& relative) {
+  auto profile = read_profile(fixture(relative));
   EXPECT_TRUE(profile) << profile.error();
   return profile ? *profile : Profile{};
 }
 
 std::vector<JournalEntry> read_fixture_journal() {
-  auto entries = Journal::read(kStore + "/journal.jsonl");
+  auto entries = Journal::read(fixture("report/store/journal.jsonl"));
   EXPECT_TRUE(entries) << entries.error();
   return entries ? *entries : std::vector<JournalEntry>{};
 }
 
 NodeTopology read_snapshot(const std::string& name) {
-  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/nodes/" + name);
+  auto source = parse_topology_source(fixture("nodes/" + name).string());
   EXPECT_TRUE(source) << source.error();
   auto topology = read_node_topology(*source, {});
   EXPECT_TRUE(topology) << topology.error();
@@ -151,7 +152,7 @@ TEST(ReportHtml, WithoutTopologyOrJournalSaysHowToAddThem) {
 
 TEST(ReportHtml, KeepDefaultsSaysSo) {
   ReportInput in;
-  in.profile = read_fixture_profile(kReport + "/keep-defaults-2n.yaml");
+  in.profile = read_fixture_profile("report/keep-defaults-2n.yaml");
   const std::string html = render_report_html(in);
   EXPECT_NE(html.find("Keep NCCL's defaults."), std::string::npos);
   EXPECT_NE(html.find("None: every configuration tried ran"), std::string::npos);
@@ -193,7 +194,7 @@ TEST(ReportHtml, EscapesHostileProfileText) {
 
 TEST(ReportHtml, UnknownSpeedupsReadNa) {
   ReportInput in;
-  in.profile = read_fixture_profile(kReport + "/nan-2n.yaml");  // NaN and zero baselines, a NaN tuned value
+  in.profile = read_fixture_profile("report/nan-2n.yaml");  // NaN and zero baselines, a NaN tuned value
   const std::string html = render_report_html(in);
   EXPECT_EQ(count(html, "\">n/a</td><td>"), 3u);  // the speedup cells of 1K, 512K and 8M
   EXPECT_NE(html.find("<td class=\"num neutral\">1.000x</td>"), std::string::npos);   // 8 B

@@ -11,12 +11,13 @@
 #include "collectives/cuda_driver.h"
 #include "fake_model.h"
 #include "collectives/nccl_library.h"
+#include "test_files.h"
 
 using namespace nccltune;
 
 namespace {
 
-const std::string kExactModel = std::string(NCCLTUNE_FIXTURES) + "/models/exact.yaml";
+const std::string kExactModel = test_support::fixture("models/exact.yaml").string();
 
 }  // namespace
 

@@ -4,11 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
-#include <unistd.h>
-
+#include "test_files.h"
 #include "topology/affinity.h"
 #include "topology/checks.h"
 #include "topology/nvml_facts.h"
@@ -16,11 +14,14 @@
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
 NodeTopology replay(const std::string& name) {
-  auto source = parse_topology_source(std::string(NCCLTUNE_FIXTURES) + "/nodes/" + name);
+  auto source = parse_topology_source(fixture("nodes/" + name).string());
   EXPECT_TRUE(source) << source.error();
   auto topology = read_node_topology(*source, {});
   EXPECT_TRUE(topology) << topology.error();
@@ -67,7 +68,7 @@ TEST(Snapshot, DgxH100ReadsEveryDeviceWithItsSource) {
 TEST(Snapshot, HwlocTreeAgreesWithTheCapturedNvidiaSmiMatrix) {
   // The snapshot carries both; every GPU-NIC and NIC-NIC pair from the PCI tree must match.
   auto t = replay("dgx-h100");
-  auto text = std::string(NCCLTUNE_FIXTURES) + "/nodes/dgx-h100/nvidia-smi-topo.txt";
+  auto text = fixture("nodes/dgx-h100/nvidia-smi-topo.txt");
   auto smi = read_node_topology({TopologySource::Kind::nvidia_smi, text}, {});
   ASSERT_TRUE(smi) << smi.error();
   ASSERT_EQ(smi->gpus.size(), t.gpus.size());
@@ -172,12 +173,10 @@ TEST(Snapshot, NvmlYamlKeepsC2cLinksThroughARoundTrip) {
   none.pci = "0018:01:00.0";
   none.c2c_links = 0;
   facts.gpus = {with, without, none};
-  char dir_template[] = "/tmp/nccltune-nvml-XXXXXX";
-  ASSERT_TRUE(mkdtemp(dir_template));
-  const std::filesystem::path file = std::filesystem::path(dir_template) / "nvml.yaml";
-  std::ofstream(file) << nvml_yaml(facts);
+  const TempDir dir("nccltune-nvml");
+  const std::filesystem::path file = dir / "nvml.yaml";
+  write_file(file, nvml_yaml(facts));
   auto back = read_nvml_yaml(file);
-  std::filesystem::remove_all(dir_template);
   ASSERT_TRUE(back) << back.error();
   ASSERT_EQ(back->gpus.size(), 3u);
   EXPECT_EQ(back->gpus[0].c2c_links, 5);
@@ -189,18 +188,16 @@ TEST(Snapshot, NvmlYamlKeepsC2cLinksThroughARoundTrip) {
 }
 
 TEST(Snapshot, NvmlYamlRejectsAMisspelledC2cKey) {
-  char dir_template[] = "/tmp/nccltune-nvml-XXXXXX";
-  ASSERT_TRUE(mkdtemp(dir_template));
-  const std::filesystem::path file = std::filesystem::path(dir_template) / "nvml.yaml";
-  std::ofstream(file) << "gpus:\n  - {index: 0, pci: \"0008:01:00.0\", c2c: {link: 5}}\n";
+  const TempDir dir("nccltune-nvml");
+  const std::filesystem::path file = dir / "nvml.yaml";
+  write_file(file, "gpus:\n  - {index: 0, pci: \"0008:01:00.0\", c2c: {link: 5}}\n");
   auto back = read_nvml_yaml(file);
-  std::filesystem::remove_all(dir_template);
   ASSERT_FALSE(back);
   EXPECT_NE(back.error().find("c2c: unknown key 'link'"), std::string::npos) << back.error();
 }
 
 TEST(Snapshot, NotASnapshotIsAClearError) {
-  auto source = parse_topology_source(NCCLTUNE_FIXTURES);
+  auto source = parse_topology_source(fixture("nodes").string());  // the snapshots' folder, not one
   ASSERT_TRUE(source);
   auto topology = read_node_topology(*source, {});
   ASSERT_FALSE(topology);
@@ -216,8 +213,8 @@ TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
   EXPECT_FALSE(live->host.empty());
   EXPECT_NE(std::find(live->sources_used.begin(), live->sources_used.end(), FactSource::hwloc), live->sources_used.end());
 
-  const auto dir = std::filesystem::temp_directory_path() / ("nccltune-capture-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const TempDir scratch("nccltune-capture");
+  const auto dir = scratch / "capture";  // capture_snapshot makes it
   auto captured = capture_snapshot(dir, {}, "test");
   ASSERT_TRUE(captured) << captured.error();
   EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
@@ -236,5 +233,4 @@ TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
   auto again = capture_snapshot(dir, {}, "test");
   EXPECT_FALSE(again);
   EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
-  std::filesystem::remove_all(dir);
 }

@@ -11,7 +11,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_files.h"
+
 using namespace nccltune;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -25,16 +29,13 @@ struct stat with(uid_t owner, mode_t mode) {
 class StorePermissions : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = std::filesystem::temp_directory_path() / ("nccltune-perm-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(store_);
     std::filesystem::create_directories(store_ / "key");
     ::chmod(store_.c_str(), 0755);
     ::chmod((store_ / "key").c_str(), 0755);
     profile_ = store_ / "key" / "2n.yaml";
-    std::ofstream(profile_) << "schema: nccltune/profile/v1\n";
+    write_file(profile_, "schema: nccltune/profile/v1\n");
     ::chmod(profile_.c_str(), 0644);
   }
-  void TearDown() override { std::filesystem::remove_all(store_); }
 
   std::string refusal(const std::filesystem::path& file, uid_t caller = ::geteuid()) {
     const auto trusted = read_trusted_file(store_, file, caller, kMaxBytes);
@@ -49,7 +50,9 @@ class StorePermissions : public ::testing::Test {
 
   static constexpr std::size_t kMaxBytes = 4096;
 
-  std::filesystem::path store_, profile_;
+  const TempDir scratch_{"nccltune-perm"};
+  const std::filesystem::path store_ = scratch_.path();
+  std::filesystem::path profile_;
 };
 
 }  // namespace
@@ -110,12 +113,14 @@ TEST_F(StorePermissions, OwnerMustBeRootOrTheCaller) {
 }
 
 TEST_F(StorePermissions, SymlinksMustStayInsideTheStore) {
-  const auto outside = store_.parent_path() / ("nccltune-outside-" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(outside) << "schema: nccltune/profile/v1\n";
-  ::chmod(outside.c_str(), 0644);
-  std::filesystem::create_symlink(outside, store_ / "key" / "4n.yaml");
-  EXPECT_NE(refusal(store_ / "key" / "4n.yaml").find("outside the profile store"), std::string::npos);
-  std::filesystem::remove(outside);
+  {
+    const TempDir elsewhere("nccltune-outside");
+    const auto outside = elsewhere / "outside.yaml";
+    write_file(outside, "schema: nccltune/profile/v1\n");
+    ::chmod(outside.c_str(), 0644);
+    std::filesystem::create_symlink(outside, store_ / "key" / "4n.yaml");
+    EXPECT_NE(refusal(store_ / "key" / "4n.yaml").find("outside the profile store"), std::string::npos);
+  }
 
   std::filesystem::create_symlink("2n.yaml", store_ / "key" / "8n.yaml");  // an alias inside: fine
   const auto alias = trusted(store_ / "key" / "8n.yaml");
@@ -155,19 +160,18 @@ TEST(AncestorProblem, StickyWhenWritableByOthers) {
 class StoreAncestors : public ::testing::Test {
  protected:
   void SetUp() override {
-    above_ = std::filesystem::temp_directory_path() / ("nccltune-above-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(above_);
     store_ = above_ / "mid" / "store";
     std::filesystem::create_directories(store_ / "key");
     for (const auto& directory : {above_, above_ / "mid", store_, store_ / "key"}) ::chmod(directory.c_str(), 0755);
     profile_ = store_ / "key" / "2n.yaml";
-    std::ofstream(profile_) << "schema: nccltune/profile/v1\n";
+    write_file(profile_, "schema: nccltune/profile/v1\n");
     ::chmod(profile_.c_str(), 0644);
   }
-  void TearDown() override { std::filesystem::remove_all(above_); }
   Result<TrustedFile> read() const { return read_trusted_file(store_, profile_, ::geteuid(), 4096); }
 
-  std::filesystem::path above_, store_, profile_;
+  const TempDir scratch_{"nccltune-above"};
+  const std::filesystem::path above_ = scratch_.path();
+  std::filesystem::path store_, profile_;
 };
 
 TEST_F(StoreAncestors, EveryDirectoryUpToTheRootIsChecked) {
@@ -196,13 +200,13 @@ TEST_F(StoreAncestors, EveryDirectoryUpToTheRootIsChecked) {
 }
 
 TEST_F(StorePermissions, ReadsWhatItCheckedAndNoMore) {
-  std::ofstream(profile_) << std::string(kMaxBytes, 'a');
+  write_file(profile_, std::string(kMaxBytes, 'a'));
   const auto full = read_trusted_file(store_, profile_, ::geteuid(), kMaxBytes);
   ASSERT_TRUE(full.ok()) << full.error();
   EXPECT_EQ(full->text.size(), kMaxBytes);
   std::ofstream(profile_, std::ios::app) << "b";
   EXPECT_NE(refusal(profile_).find("4097 bytes, more than the 4096"), std::string::npos) << refusal(profile_);
-  std::ofstream(profile_, std::ios::trunc).flush();
+  write_file(profile_, "");
   const auto empty = read_trusted_file(store_, profile_, ::geteuid(), kMaxBytes);
   ASSERT_TRUE(empty.ok()) << empty.error();
   EXPECT_EQ(empty->text, "");

@@ -23,9 +23,13 @@
 
 #include "tune/rank_group.h"
 #include "collectives/worker_process.h"
+#include "test_files.h"
 
 using namespace nccltune;
 using namespace std::chrono_literals;
+using nccltune::test_support::fixture;
+using nccltune::test_support::TempDir;
+using nccltune::test_support::write_file;
 
 namespace {
 
@@ -51,15 +55,11 @@ bool has_name(const std::vector<std::string>& env, const std::string& name) {
 
 // ---- trials ----
 
-std::string model(const std::string& name) {
-  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
-}
-
 TrialSpec solo_spec(const std::string& model_file, std::map<std::string, std::string> nccl_env = {}) {
   TrialSpec spec;
   spec.worker_command = {NCCLTUNE_BINARY, "worker"};
   spec.env = std::move(nccl_env);
-  spec.env["NCCLTUNE_FAKE_MODEL"] = model(model_file);
+  spec.env["NCCLTUNE_FAKE_MODEL"] = fixture("models/" + model_file).string();
   spec.env["NCCLTUNE_FAKE_TIMEOUT_S"] = "10";
   WorkerConfig& c = spec.config;
   c.rank = 0;
@@ -224,15 +224,11 @@ namespace {
 // A stand-in worker: a shell script that never answers, so the init timeout ends it.
 class SilentWorker {
  public:
-  explicit SilentWorker(const std::string& body) {
-    char dir_template[] = "/tmp/nccltune-trial-test-XXXXXX";
-    dir_ = ::mkdtemp(dir_template);
-    path_ = dir_ + "/silent-worker";
-    pid_file_ = dir_ + "/pid";
-    std::ofstream(path_) << "#!/bin/sh\necho $$ >" << pid_file_ << "\n" << body << "\n";
+  explicit SilentWorker(const std::string& body)
+      : path_((dir_ / "silent-worker").string()), pid_file_((dir_ / "pid").string()) {
+    write_file(path_, "#!/bin/sh\necho $$ >" + pid_file_ + "\n" + body + "\n");
     ::chmod(path_.c_str(), 0755);
   }
-  ~SilentWorker() { std::filesystem::remove_all(dir_); }
   const std::string& path() const { return path_; }
   pid_t pid() const {
     pid_t pid = -1;
@@ -241,7 +237,8 @@ class SilentWorker {
   }
 
  private:
-  std::string dir_, path_, pid_file_;
+  TempDir dir_{"nccltune-trial-test"};
+  std::string path_, pid_file_;
 };
 
 // Live (not zombie) processes of process group `group`, from /proc: a grandchild killed with

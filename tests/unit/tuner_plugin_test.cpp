@@ -15,8 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <latch>
 #include <mutex>
 #include <optional>
@@ -29,14 +27,18 @@
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
+#include "test_files.h"
 
 namespace nccltune {
 namespace {
 
 using namespace nccl_abi;
 namespace fs = std::filesystem;
+using test_support::fixture;
+using test_support::read_file;
+using test_support::TempDir;
+using test_support::write_file;
 
-const fs::path kFixtures = fs::path(NCCLTUNE_FIXTURES) / "plugin";
 constexpr const char* kNodeTypeKey = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
 
 // ---- NCCL's side ------------------------------------------------------------------------------
@@ -132,8 +134,7 @@ struct ElfFacts {
 };
 
 ElfFacts read_elf(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = read_file(file);
   ElfFacts facts;
   if (bytes.size() < sizeof(Elf64_Ehdr)) return facts;
   const auto at = [&](std::size_t offset) { return bytes.data() + offset; };
@@ -197,31 +198,21 @@ class TunerPlugin : public ::testing::Test {
       EXPECT_EQ(dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_NOLOAD), nullptr);
     }
     for (const char* name : kVariables) unsetenv(name);
-    std::error_code ignored;
-    if (!scratch_.empty()) fs::remove_all(scratch_, ignored);
   }
 
-  // A private directory, 0700 like mkdtemp makes it: the store checks accept it.
-  const fs::path& scratch() {
-    if (scratch_.empty()) {
-      std::string pattern = (fs::temp_directory_path() / "nccltune-plugin-XXXXXX").string();
-      if (mkdtemp(pattern.data()) != nullptr) scratch_ = pattern;
-    }
-    return scratch_;
-  }
+  const fs::path& scratch() const { return scratch_.path(); }
 
   // A store holding h100-2n.yaml as <store>/<key>/2n.yaml, the node.yaml naming that key, and a
   // node config naming the store.
   fs::path make_store() {
     const fs::path store = scratch() / "store";
     fs::create_directories(store / kNodeTypeKey);
-    fs::copy_file(kFixtures / "h100-2n.yaml", store / kNodeTypeKey / "2n.yaml");
+    fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kNodeTypeKey / "2n.yaml");
     chmod((store / kNodeTypeKey / "2n.yaml").c_str(), 0644);
     for (const fs::path& directory : {store, store / kNodeTypeKey}) chmod(directory.c_str(), 0755);
-    std::ofstream(scratch() / "nccltune.yaml")
-        << "env:\n  store: " << store.string() << "\n  prefer: below\n";
+    write_file(scratch() / "nccltune.yaml", "env:\n  store: " + store.string() + "\n  prefer: below\n");
     setenv("NCCLTUNE_CONFIG", (scratch() / "nccltune.yaml").c_str(), 1);
-    setenv("NCCLTUNE_NODE_STATE", (kFixtures / "node.yaml").c_str(), 1);
+    setenv("NCCLTUNE_NODE_STATE", (fixture("plugin/node.yaml")).c_str(), 1);
     return store;
   }
 
@@ -271,7 +262,8 @@ class TunerPlugin : public ::testing::Test {
   const ncclTuner_v4_t* v4_ = nullptr;
   void* context_ = nullptr;
   int channels = 0;
-  fs::path scratch_;
+  // A private directory, 0700 as mkdtemp makes it: the store checks accept it.
+  TempDir scratch_{"nccltune-plugin"};
 };
 
 // ---- what NCCL sees of the file ---------------------------------------------------------------
@@ -295,7 +287,7 @@ TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {
 // ---- choices from NCCLTUNE_PROFILE ------------------------------------------------------------
 
 TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
   ASSERT_NE(context_, nullptr);
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "h100-2n.yaml")) << all_log();
@@ -328,7 +320,7 @@ TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
 }
 
 TEST_F(TunerPlugin, NeverMarksACellNcclCannotRun) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
   NcclCostTable no_nvls(std::size_t{1} << 30);  // NVLS off: NCCL ignores the NVLS rows
   for (int p = 0; p < kNumProtocols; ++p)
@@ -342,7 +334,7 @@ TEST_F(TunerPlugin, NeverMarksACellNcclCannotRun) {
 }
 
 TEST_F(TunerPlugin, LeavesNcclsChoiceForListsEmptyChoicesOtherCollectivesAndUncoveredSizes) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
   // algo "NVLS,Ring": NCCL picks among them.
   EXPECT_TRUE(same_cells(call(1048576), NcclCostTable(1048576)));
@@ -360,7 +352,7 @@ TEST_F(TunerPlugin, LeavesNcclsChoiceForListsEmptyChoicesOtherCollectivesAndUnco
 }
 
 TEST_F(TunerPlugin, RespectsATableWithFewerAlgorithms) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
   // A table of 4 algorithms has no NVLS row: the NVLS cell is outside it and must not be written.
   const NcclCostTable big = call(std::size_t{1} << 30, ncclFuncAllReduce, 4);
@@ -371,7 +363,7 @@ TEST_F(TunerPlugin, RespectsATableWithFewerAlgorithms) {
 }
 
 TEST_F(TunerPlugin, TheV4TableWorksTheSame) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   void* context = nullptr;
   ASSERT_EQ(v4_->init(16, 2, capture_log, &context), ncclSuccess);
   ASSERT_NE(context, nullptr);
@@ -396,7 +388,7 @@ TEST_F(TunerPlugin, WithoutAProfileChangesNothing) {
 
 TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
   // broken.yaml sets NCCL_ALGO to a shell command substitution: refused as a whole, ranges too.
-  for (const auto& [bad, field] : {std::pair{kFixtures / "broken.yaml", std::string("env.NCCL_ALGO")},
+  for (const auto& [bad, field] : {std::pair{fixture("plugin/broken.yaml"), std::string("env.NCCL_ALGO")},
                                    std::pair{scratch() / "missing.yaml", std::string()}}) {
     SCOPED_TRACE(bad);
     g_log.clear();
@@ -411,7 +403,7 @@ TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
 }
 
 TEST_F(TunerPlugin, ANullLoggerIsAllowed) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "broken.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/broken.yaml")).c_str(), 1);
   ASSERT_EQ(v5_->init(&context_, 1, 16, 2, nullptr, nullptr, nullptr), ncclSuccess);
   EXPECT_TRUE(same_cells(call(8), NcclCostTable(8)));
 }
@@ -428,7 +420,7 @@ TEST_F(TunerPlugin, FindsTheProfileInTheStoreByNodeTypeAndNodeCount) {
 
 TEST_F(TunerPlugin, NcclTuneProfilesOverridesTheConfiguredStore) {
   const fs::path store = make_store();
-  std::ofstream(scratch() / "nccltune.yaml") << "env:\n  store: /nonexistent/store\n";
+  write_file(scratch() / "nccltune.yaml", "env:\n  store: /nonexistent/store\n");
   setenv("NCCLTUNE_PROFILES", store.c_str(), 1);
   init_v5(16, 2);
   EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
@@ -470,7 +462,7 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
 }
 
 TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(4, 1);  // a tensor-parallel group of 4
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "not using")) << all_log();
   EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
@@ -486,7 +478,7 @@ TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
 // A file copied to the wrong place in the store would tune communicators it was not measured for.
 TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
   const fs::path store = make_store();
-  fs::copy_file(kFixtures / "h100-2n.yaml", store / kNodeTypeKey / "4n.yaml");
+  fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kNodeTypeKey / "4n.yaml");
   chmod((store / kNodeTypeKey / "4n.yaml").c_str(), 0644);
   init_v5(32, 4);
   EXPECT_TRUE(logged(NCCL_LOG_WARN, "4n.yaml: shape.nodes 2 does not match its file name")) << all_log();
@@ -494,10 +486,9 @@ TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
   expect_nccls_choices();
   finalize();
 
-  std::ifstream in(kFixtures / "h100-2n.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = read_file(fixture("plugin/h100-2n.yaml"));
   text.replace(text.find(kNodeTypeKey), std::strlen(kNodeTypeKey), "a100-other-key");
-  std::ofstream(store / kNodeTypeKey / "2n.yaml", std::ios::trunc) << text;
+  write_file(store / kNodeTypeKey / "2n.yaml", text);
   g_log.clear();
   init_v5(16, 2);
   EXPECT_TRUE(logged(NCCL_LOG_WARN, "shape.key 'a100-other-key' does not match its directory")) << all_log();
@@ -569,7 +560,7 @@ TEST_F(TunerPlugin, CommunicatorsInitialisedAtOnceShareOneLookup) {
 }
 
 TEST_F(TunerPlugin, LogsThroughNcclsTuningSubsystem) {
-  setenv("NCCLTUNE_PROFILE", (kFixtures / "h100-2n.yaml").c_str(), 1);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
   call(65536);
   call(65537);  // same range: reported once
