@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The tuner plugin as a framework container loads it: it needs only the C library (no yaml-cpp,
+# libstdc++ or libgcc, which containers may not have or have older), asks for GLIBC_2.34 at most
+# (Ubuntu 22.04 and RHEL 9, the bases of today's framework containers), exports the plugin tables
+# only, and loads and works in a process that cannot reach yaml-cpp's library.
+# usage: plugin_elf_test.sh PLUGIN.so PLUGIN_LOADER FIXTURES
+plugin=$1 loader=$2 fixtures=$3
+source "$(dirname "$0")/lib.sh"
+
+needed=$(readelf -d "$plugin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+unexpected=$(tr ' ' '\n' <<<"$needed" | grep -vE '^$|^(libc|libm|libdl|libpthread|librt)\.so\.[0-9]+$|^ld-linux' || true)
+expect_equal "$unexpected" "" "NEEDED holds only the C library family (all: $needed)"
+
+newest=$(objdump -T "$plugin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)
+if [ -n "$newest" ] && printf '%s\n%s\n' "$newest" GLIBC_2.34 | sort -CV; then
+  pass
+else
+  fail "highest GLIBC version required is '$newest', more than GLIBC_2.34: $(objdump -T "$plugin" | grep -oE 'GLIBC_2\.3[5-9][^ ]* +[^ ]+$' | tr '\n' ' ')"
+fi
+exported=$(objdump -T "$plugin" | awk '$2 == "g" && $4 != "*UND*" {print $NF}' | sort | tr '\n' ' ')
+expect_equal "$exported" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 " "only the two plugin tables are exported"
+
+# A process with no way to reach yaml-cpp: its library replaced by an empty file in a private
+# mount namespace (root; where unshare is not allowed, LD_LIBRARY_PATH and the plugin's own
+# NEEDED list are all there is to check). The loader links only the C library.
+yaml_cpp=$(ldconfig -p | sed -n 's/.*libyaml-cpp.so.[0-9.]* .*=> //p' | head -n 1)
+load() {  # load PROFILE: the loader's output in $work/load.out, its status in $status
+  if [ -n "$yaml_cpp" ] && [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
+    NCCLTUNE_PROFILE=$1 unshare --mount sh -c 'mount --bind /dev/null "$1" && exec "$2" "$3"' _ \
+      "$(readlink -f "$yaml_cpp")" "$loader" "$plugin" >"$work/load.out" 2>&1
+    status=$?
+    hidden="with $yaml_cpp hidden"
+  else
+    NCCLTUNE_PROFILE=$1 LD_LIBRARY_PATH= "$loader" "$plugin" >"$work/load.out" 2>&1
+    status=$?
+    hidden="(yaml-cpp not hidden: no mount namespace here)"
+  fi
+}
+load "$fixtures/plugin/h100-2n.yaml"
+expect_equal "$status" 0 "the plugin loads and answers $hidden"
+expect_in "$work/load.out" "using $fixtures/plugin/h100-2n.yaml" "it read the profile (its YAML) $hidden"
+expect_in "$work/load.out" "cell 0 0" "1 KiB all_reduce: the profile's Tree/LL cell marked"
+# A profile yaml-cpp refuses: its exception is thrown and caught inside the plugin (the unwinder
+# linked in, with its frame lookup of glibc_compat.c), one warning, NCCL's choices kept.
+load "$fixtures/plugin/broken.yaml"
+expect_equal "$status" 0 "a broken profile: the plugin still loads and answers $hidden"
+expect_in "$work/load.out" "broken.yaml:" "a broken profile: one warning naming the file"
+expect_not_in "$work/load.out" "cell " "a broken profile: no cell marked"
+finish
