@@ -26,7 +26,8 @@ measure() {
   local label=$1
   shift
   rm -rf "$work/run" "$work/state" "$work/metrics"
-  "$nccltuned" --config "$work/none.yaml" --interval 1h --runtime-dir "$work/run" --state-dir "$work/state" \
+  : >"$work/empty.yaml"  # a named config must exist; empty: every default
+  "$nccltuned" --config "$work/empty.yaml" --interval 1h --runtime-dir "$work/run" --state-dir "$work/state" \
     --metrics-dir "$work/metrics" "$@" 2>"$work/log" &
   pid=$!
   for _ in $(seq 100); do [ -f "$work/metrics/nccltune.prom" ] && break; sleep 0.1; done

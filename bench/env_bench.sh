@@ -12,6 +12,7 @@ nccltune=${1:-$here/build/nccltune}
 fixtures=${2:-$here/tests/fixtures}
 lean=$(dirname "$nccltune")/nccltune-env
 work=$(mktemp -d)
+: >"$work/empty.yaml"  # a named config must exist; empty: every default
 trap 'rm -rf "$work"' EXIT
 umask 022
 chmod 755 "$work"
@@ -32,14 +33,14 @@ count=$(find "$store" -name '*n.yaml' | wc -l)
 printf 'schema: nccltune/node/v1\nhost: bench\nnode_type: {key: "%s", gpus: 8}\n' "$key" >"$work/node.yaml"
 # The commands must work before they are timed.
 for binary in "$nccltune env" "$lean"; do
-  check=$($binary --config "$work/absent.yaml" --profiles "$store" --shape "$key" --nodes 16 --format slurm)
+  check=$($binary --config "$work/empty.yaml" --profiles "$store" --shape "$key" --nodes 16 --format slurm)
   [ -n "$check" ] || { echo "env_bench: $binary printed nothing" >&2; exit 1; }
 done
 
 # The commands, timed round-robin (one run of each in turn, after a warm-up run of each) so that
 # load from elsewhere on the machine falls on all of them alike; medians in us from bash's clock
 # ($EPOCHREALTIME), so no extra process is measured.
-args=(--config "$work/absent.yaml" --profiles "$store" --format slurm)
+args=(--config "$work/empty.yaml" --profiles "$store" --format slurm)
 labels=(
   "/bin/true (this machine's cost of starting a process)"
   "cat of one profile"

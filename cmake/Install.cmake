@@ -1,28 +1,24 @@
 # `cmake --install`: nccltuned, its systemd unit and the node config in the standard places
-# (GNUInstallDirs), as the component `daemon`. The unit is configured at install time, so it
-# names the binary and config of this install even when `cmake --install --prefix DIR` moves it;
-# with prefix /usr the config goes to /etc/nccltune (GNUInstallDirs' rule), otherwise to
-# <prefix>/etc/nccltune.
-include(GNUInstallDirs)
-
+# (GNUInstallDirs), as the component `daemon`. The config goes to NCCLTUNE_CONFIG_FILE, the one
+# path compiled into every binary and the tuner plugin: the sysconfdir of the prefix CMake was
+# configured with (/etc/nccltune for -DCMAKE_INSTALL_PREFIX=/usr, <prefix>/etc/nccltune
+# otherwise). `cmake --install --prefix DIR` moves the binaries but not what they were built to
+# read, so the config still goes where they read it, and a message says so. The unit is
+# configured at install time with the installed nccltuned.
 install(TARGETS nccltuned RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT daemon)
 install(CODE "
   set(NCCLTUNE_SBIN_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_SBINDIR}\")
-  if(CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\")
-    set(sysconf_dir \"${CMAKE_INSTALL_FULL_SYSCONFDIR}\")
-  elseif(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
-    set(sysconf_dir /etc)
-  else()
-    set(sysconf_dir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_SYSCONFDIR}\")
+  set(NCCLTUNE_CONFIG_FILE \"${NCCLTUNE_CONFIG_FILE}\")
+  if(NOT CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\")
+    message(STATUS \"nccltune: installing into \${CMAKE_INSTALL_PREFIX}, but the binaries read their config at \${NCCLTUNE_CONFIG_FILE} (configured prefix ${CMAKE_INSTALL_PREFIX}); the config goes there. Configure with -DCMAKE_INSTALL_PREFIX=\${CMAKE_INSTALL_PREFIX} to move it.\")
   endif()
-  set(NCCLTUNE_CONFIG_FILE \"\${sysconf_dir}/nccltune/nccltune.yaml\")
   configure_file(\"${PROJECT_SOURCE_DIR}/systemd/nccltuned.service.in\" \"${PROJECT_BINARY_DIR}/systemd/nccltuned.service\" @ONLY)
   file(INSTALL \"${PROJECT_BINARY_DIR}/systemd/nccltuned.service\" DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")
   # An admin's edited config survives a reinstall: the shipped one is installed only when absent.
   if(EXISTS \"\$ENV{DESTDIR}\${NCCLTUNE_CONFIG_FILE}\")
     message(STATUS \"Keeping: \$ENV{DESTDIR}\${NCCLTUNE_CONFIG_FILE}\")
   else()
-    file(INSTALL \"${PROJECT_SOURCE_DIR}/configs/nccltune.yaml\" DESTINATION \"\${sysconf_dir}/nccltune\")
+    file(INSTALL \"${PROJECT_SOURCE_DIR}/configs/nccltune.yaml\" DESTINATION \"${CMAKE_INSTALL_FULL_SYSCONFDIR}/nccltune\")
   endif()" COMPONENT daemon)
 
 # The Slurm scripts (configs/slurm/), for slurm.conf's TaskProlog=, Prolog= and Epilog= to name

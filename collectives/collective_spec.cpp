@@ -27,6 +27,7 @@ BufferLayout same_size_layout(std::size_t bytes, std::size_t element_size) {
 class AllReduce final : public CollectiveSpec {
  public:
   std::string_view name() const override { return "all_reduce"; }
+  bool reduces() const override { return true; }
   BufferLayout layout(std::size_t bytes, std::size_t element_size, int) const override {
     return same_size_layout(bytes, element_size);
   }
@@ -58,6 +59,7 @@ class AllGather final : public CollectiveSpec {
 class ReduceScatter final : public CollectiveSpec {
  public:
   std::string_view name() const override { return "reduce_scatter"; }
+  bool reduces() const override { return true; }
   BufferLayout layout(std::size_t bytes, std::size_t element_size, int nranks) const override {
     const std::size_t n = static_cast<std::size_t>(nranks);
     const std::size_t base = bytes / element_size / n;
@@ -89,6 +91,7 @@ class Broadcast final : public CollectiveSpec {
 class Reduce final : public CollectiveSpec {
  public:
   std::string_view name() const override { return "reduce"; }
+  bool reduces() const override { return true; }
   BufferLayout layout(std::size_t bytes, std::size_t element_size, int) const override {
     return same_size_layout(bytes, element_size);
   }
@@ -131,7 +134,7 @@ class AllToAll final : public CollectiveSpec {
     const ncclResult_t ended = nccl.ncclGroupEnd();
     return first_error != ncclSuccess ? first_error : ended;
   }
-  bool runs_in_place() const override { return false; }
+  bool checks_in_place() const override { return false; }
 };
 
 const AllReduce kAllReduce;

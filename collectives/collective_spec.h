@@ -71,9 +71,12 @@ class CollectiveSpec {
                                    int root) const = 0;
   // Enqueues the collective on args.stream; NCCL's result code.
   virtual nccl_abi::ncclResult_t launch(const NcclApi& nccl, const CollectiveArgs& args) const = 0;
-  // False where an in-place run means nothing (alltoall as grouped send/recv).
-  virtual bool runs_in_place() const { return true; }
+  // False where an in-place run's data cannot be checked: nccl-tests times alltoall in place (the
+  // send and receive buffers one) but reports its #wrong as N/A.
+  virtual bool checks_in_place() const { return true; }
   virtual bool uses_root() const { return false; }
+  // Whether it applies the reduction operation (-o): nccl-tests prints "none" otherwise.
+  virtual bool reduces() const { return false; }
 
   // bus_bandwidth_factor(name(), nranks) from bus_bandwidth.h.
   double bus_bandwidth_factor(int nranks) const;

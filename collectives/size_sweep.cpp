@@ -130,7 +130,7 @@ class SweepRun {
       if (!wrong) return Error{wrong.error()};
       measurement.out_of_place_wrong = *wrong;
     }
-    if (!spec_.runs_in_place() || !options_.in_place) return measurement;
+    if (!options_.in_place) return measurement;
 
     const auto rank = static_cast<std::size_t>(context_.rank);
     const std::size_t send_offset = rank * layout.send_in_place_stride * size;
@@ -139,7 +139,7 @@ class SweepRun {
     time = time_per_op(in_place, iterations);
     if (!time) return Error{time.error()};
     measurement.in_place_us = *time;
-    if (options_.check) {
+    if (options_.check && spec_.checks_in_place()) {
       Result<int64_t> wrong = checked_run(layout, in_place, &send_offset, recv_offset);
       if (!wrong) return Error{wrong.error()};
       measurement.in_place_wrong = *wrong;

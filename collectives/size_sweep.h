@@ -67,8 +67,9 @@ struct SizeMeasurement {
   std::size_t bytes = 0;                      // nccl-tests' size
   std::size_t count = 0;                      // nccl-tests' count
   double out_of_place_us = 0;                 // time per op on this rank
-  std::optional<double> in_place_us;          // nullopt where the collective runs no in-place test
-  std::optional<int64_t> out_of_place_wrong;  // wrong elements here; nullopt without the check
+  std::optional<double> in_place_us;          // nullopt when the sweep runs no in-place test
+  std::optional<int64_t> out_of_place_wrong;  // wrong elements here; nullopt without the check (or, in
+                                              // place, for a collective nccl-tests does not check)
   std::optional<int64_t> in_place_wrong;
 };
 

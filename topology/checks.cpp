@@ -117,6 +117,11 @@ void check_counts(const NodeTopology& topology, const Expectation& expect, std::
   };
   count("GPUs", topology.gpus.size(), expect.gpus);
   count("NICs", topology.nics.size(), expect.nics);
+  // A node whose GPUs fell off the bus must not pass a health check that expects none of this.
+  if (topology.gpus.empty() && !expect.gpus)
+    out.push_back({"gpu_present", "node", Verdict::warn,
+                   "no NVIDIA GPU found (none in the PCI tree, NVML or nvidia-smi); --expect gpus: 0 for a node "
+                   "without GPUs"});
 }
 
 void check_ports(const NodeTopology& topology, const Expectation& expect, std::vector<Finding>& out) {

@@ -9,7 +9,8 @@
 #   NCCLTUNE_BIN         the binary that runs `env`, found on PATH below when not a path; by default
 #                        the lean nccltune-env when installed (it starts in a few ms, without the
 #                        MPI, hwloc and verbs libraries nccltune loads), else nccltune
-#   NCCLTUNE_CONFIG      read by nccltune itself (default /etc/nccltune/nccltune.yaml: the store)
+#   NCCLTUNE_CONFIG      read by nccltune itself (default: the config path compiled into it,
+#                        <sysconfdir>/nccltune/nccltune.yaml; `nccltune env --help` shows it)
 #   NCCLTUNE_NODE_STATE  the node state file nccltuned writes (nccltune's default when unset)
 #   NCCLTUNE_JOBS_DIR    where prolog.sh writes <jobid>.env and epilog.sh removes it
 #   NCCLTUNE_TIMEOUT     seconds `nccltune env` may take before the job starts without it (5;

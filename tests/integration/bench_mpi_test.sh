@@ -130,10 +130,12 @@ expect_busbw() {
   if [ "$(rows "$work/$1.out" | wc -l)" -gt 0 ] && [ -z "$bad" ]; then pass; else fail "$1: busbw != algbw x $2"; echo "$bad" | head -5; fi
 }
 
-# expect_no_wrong NAME: #wrong is 0 on every row.
+# expect_no_wrong NAME: #wrong is 0 on every row (alltoall's in-place column is N/A, as in
+# nccl-tests: its in-place run is timed but not checked).
 expect_no_wrong() {
-  local bad
-  bad=$(rows "$work/$1.out" | awk '$9 != "0" || (NF >= 13 && $13 != "0")')
+  local bad in_place=0
+  [ "$1" = alltoall ] && in_place=N/A
+  bad=$(rows "$work/$1.out" | awk -v in_place="$in_place" '$9 != "0" || (NF >= 13 && $13 != in_place)')
   if [ -z "$bad" ]; then pass; else fail "$1: rows with wrong data"; echo "$bad" | head -3; fi
 }
 
@@ -215,6 +217,8 @@ for op in all_gather reduce_scatter broadcast reduce alltoall; do
   if [ "$n" -eq 9 ]; then pass; else fail "$op: $n rows, expected 9 (16 B .. 1 MiB)"; fi
   expect_busbw "$op" "$(factor_of "$op")"
   expect_no_wrong "$op"
+  case $op in all_gather | broadcast | alltoall) redop=none ;; *) redop=sum ;; esac
+  if rows "$work/$op.out" | awk -v r="$redop" '$4 != r { bad = 1 } END { exit bad }'; then pass; else fail "$op: redop column is not $redop"; fi
   expect_model_times "$op" "$op" 1
   expect_json "$op" "$op"
   expect_clean "$op"
@@ -261,13 +265,22 @@ if [ "$bad" -gt 0 ]; then pass; else fail "corrupt: no row shows #wrong > 0"; fi
 if grep -Eq '"wrong": [1-9]' "$work/corrupt.json"; then pass; else fail "corrupt: JSON shows no wrong elements"; fi
 expect_clean corrupt
 
-# slow_rank: rank 1 runs at half speed and the time per op is the slowest rank's: 2 x the model.
+# slow_rank: rank 1 of 4 runs at half speed (2 x the model's time, the others 1 x). -a combines
+# the ranks' times as nccl-tests does: the default -a 1 is their mean, (1 + 2 + 1 + 1) / 4 = 1.25 x;
+# -a 0 is rank 0's (1 x), -a 2 the fastest (1 x), -a 3 the slowest (2 x).
 bench slow_rank NCCLTUNE_FAKE_MODEL="$models/fault-slow-rank.yaml" -- -b 8 -e 256K -f 4 -n 2 -w 1 --init-timeout 5 --size-timeout 5
 expect_rc slow_rank 0
-expect_model_times slow_rank all_reduce 2
+expect_model_times slow_rank all_reduce 1.25
 expect_busbw slow_rank 1.5
 expect_no_wrong slow_rank
 expect_clean slow_rank
+for rule_scale in 0:1 1:1.25 2:1 3:2; do
+  rule=${rule_scale%:*} scale=${rule_scale#*:}
+  bench "slow_rank_a$rule" NCCLTUNE_FAKE_MODEL="$models/fault-slow-rank.yaml" -- -b 8 -e 64K -f 8 -n 2 -w 1 -a "$rule" --init-timeout 5 --size-timeout 5
+  expect_rc "slow_rank_a$rule" 0
+  expect_model_times "slow_rank_a$rule" all_reduce "$scale"
+  expect_clean "slow_rank_a$rule"
+done
 
 # A library that is not there: init_error naming the path, no hang.
 bench missing_nccl NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 --init-timeout 5 --size-timeout 5 --nccl-lib "$work/no-such-dir/libnccl.so.2"

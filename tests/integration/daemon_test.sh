@@ -34,6 +34,10 @@ count_of() { grep -cF -- "$2" "$1" 2>/dev/null; }
 
 # --- set-up: a profile store, an admin's /etc/nccl.conf, a config, a snapshot link to flip ----------
 cp -r "$fixtures/store" "$work/store"
+# nccl.env holds this node's single-node profile: 1n.yaml (a 2-node profile never stands in).
+h100_key=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
+sed 's/nodes: 2, gpus_per_node: 8, ranks: 16/nodes: 1, gpus_per_node: 8, ranks: 8/' "$work/store/$h100_key/2n.yaml" \
+  >"$work/store/$h100_key/1n.yaml"
 chmod -R go-w "$work/store"  # the store's trust checks, as `nccltune env` applies them
 printf 'NCCL_DEBUG=WARN\n# the admin'"'"'s own line\n' >"$work/nccl.conf"
 chmod 0640 "$work/nccl.conf"  # the admin's mode, kept by each rewrite
@@ -71,8 +75,9 @@ expect_in "$node_yaml" "drift: []" "healthy node: no drift"
 expect_in "$metrics" 'nccltune_devices{kind="gpu"} 8' "metrics: GPU count"
 expect_in "$metrics" 'nccltune_check_verdicts{verdict="fail"} 0' "metrics: no failures"
 expect_in "$metrics" '# TYPE nccltune_drift gauge' "metrics: TYPE lines"
-expect_in "$work/run/nccl.env" "NCCL_MIN_NCHANNELS=16" "nccl.env from the nearest single-node profile (2n)"
-expect_in "$work/run/nccl.env" "# nccltuned: $work/store/h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28/2n.yaml" "nccl.env names its profile"
+expect_in "$work/run/nccl.env" "NCCL_MIN_NCHANNELS=16" "nccl.env from the single-node profile (1n)"
+expect_in "$work/run/nccl.env" "# nccltuned: $work/store/$h100_key/1n.yaml" "nccl.env names its profile"
+expect_in "$metrics" "nccltune_profile_info{key=\"$h100_key\",nodes=\"1\"" "metrics: the active profile"
 expect_in "$work/nccl.conf" "NCCL_DEBUG=WARN" "the admin's nccl.conf line kept"
 expect_in "$work/nccl.conf" "# BEGIN nccltuned" "nccl.conf block added"
 expect_in "$work/nccl.conf" "NCCL_MIN_NCHANNELS=16" "nccl.conf block holds the profile"
@@ -215,11 +220,25 @@ elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$code" -eq 143 ] && [ "$elapsed_ms" -lt 2000 ] && pass || fail "--once: SIGTERM gave exit $code after $elapsed_ms ms"
 
 # --- the installed unit ------------------------------------------------------------------------
-if cmake --install "$build_dir" --component daemon --prefix "$work/inst" >"$work/install.log" 2>&1; then pass; else fail "cmake --install"; cat "$work/install.log"; fi
-unit=$work/inst/lib/systemd/system/nccltuned.service
-[ -x "$work/inst/sbin/nccltuned" ] && pass || fail "nccltuned not installed to sbin"
-[ -f "$work/inst/etc/nccltune/nccltune.yaml" ] && pass || fail "config not installed"
-expect_in "$unit" "ExecStart=$work/inst/sbin/nccltuned --config $work/inst/etc/nccltune/nccltune.yaml" "unit names the installed binary and config"
+# As a package build does it: --prefix /usr into a staging DESTDIR. The config goes where the
+# binaries read it (the path compiled in, which `nccltuned --help` shows).
+config_path=$("$nccltuned" --help | sed -n 's/.*--config TEXT=\([^ ]*\).*/\1/p')
+check "nccltuned --help shows its config path ('$config_path')" test -n "$config_path"
+if DESTDIR="$work/dest" cmake --install "$build_dir" --component daemon --prefix /usr >"$work/install.log" 2>&1; then
+  pass
+else
+  fail "cmake --install"; cat "$work/install.log"
+fi
+unit=$work/dest/usr/lib/systemd/system/nccltuned.service
+[ -x "$work/dest/usr/sbin/nccltuned" ] && pass || fail "nccltuned not installed to sbin"
+[ -f "$work/dest$config_path" ] && pass || fail "config not installed where nccltuned reads it ($config_path)"
+expect_in "$unit" "ExecStart=/usr/sbin/nccltuned" "unit names the installed binary"
+"$build_dir/nccltune" env --help >"$work/env-help.txt" 2>&1
+expect_in "$work/env-help.txt" "$config_path" "nccltune env reads the same config as nccltuned"
+# The compiled-in path follows the prefix CMake is configured with: /usr gives /etc.
+source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")
+cmake -S "$source_dir" -B "$work/usr-build" -DCMAKE_INSTALL_PREFIX=/usr -DNCCLTUNE_BUILD_TESTS=OFF >"$work/configure.log" 2>&1
+expect_in "$work/configure.log" "config file /etc/nccltune/nccltune.yaml" "prefix /usr: the config path is /etc/nccltune/nccltune.yaml"
 for line in Type=notify WatchdogSec= ExecReload= ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
             RuntimeDirectory=nccltune StateDirectory=nccltune SystemCallFilter=~@clock \
             "ReadWritePaths=-/var/lib/prometheus/node-exporter -/var/lib/node_exporter/textfile_collector"; do
@@ -231,12 +250,15 @@ if grep -q '^ProtectClock=' "$unit"; then fail "ProtectClock= would deny /dev/nv
 if ! command -v systemd-analyze >/dev/null; then
   fail "systemd-analyze is not installed (run.sh test installs systemd)"
 else
+  # verify wants ExecStart= to exist: a copy of the unit points into the staging DESTDIR.
+  mkdir -p "$work/verify"
+  sed "s#=/usr/sbin/nccltuned#=$work/dest/usr/sbin/nccltuned#" "$unit" >"$work/verify/nccltuned.service"
   # The check itself works here: a unit with a typo is reported.
-  sed 's/^Type=notify/Tpye=notify/' "$unit" >"$work/inst/lib/systemd/system/broken-nccltuned.service"
-  systemd-analyze verify "$work/inst/lib/systemd/system/broken-nccltuned.service" >"$work/broken.log" 2>&1
+  sed 's/^Type=notify/Tpye=notify/' "$work/verify/nccltuned.service" >"$work/verify/broken-nccltuned.service"
+  systemd-analyze verify "$work/verify/broken-nccltuned.service" >"$work/broken.log" 2>&1
   expect_in "$work/broken.log" "Tpye" "systemd-analyze reports a broken unit"
   # Our unit: nothing reported about its own lines (the host's other units may warn).
-  systemd-analyze verify "$unit" >"$work/verify.log" 2>&1
+  systemd-analyze verify "$work/verify/nccltuned.service" >"$work/verify.log" 2>&1
   code=$?
   if [ "$code" -eq 0 ] && ! grep -q "nccltuned.service" "$work/verify.log"; then pass
   else fail "systemd-analyze verify (exit $code):"; sed 's/^/  | /' "$work/verify.log"; fi

@@ -21,10 +21,11 @@ chmod -R go-w "$store"
 shell_formats="sh slurm systemd nccl-conf"
 all_formats="$shell_formats json tuner-csv"
 
-# run ARGS...: `nccltune env` with the config $config and the node state $node_state (by default
-# neither exists); stdout in $work/out, stderr in $work/err, exit status in $rc. A FIFO or a slow
+# run ARGS...: `nccltune env` with the config $config (by default empty) and the node state
+# $node_state (by default none); stdout in $work/out, stderr in $work/err, exit status in $rc. A FIFO or a slow
 # read must not hang it: 20 s at most.
-config=$work/absent.yaml
+config=$work/empty-config.yaml  # named, so it must exist; empty: every default
+: >"$config"
 node_state=$work/absent-node.yaml
 run() {
   timeout 20 "${command[@]}" --config "$config" --node-state "$node_state" "$@" >"$work/out" 2>"$work/err"
@@ -48,11 +49,13 @@ sourced_value() {
 # ---- the profile that fits --------------------------------------------------------------------
 
 run --profiles "$store" --shape "$h100" --nodes 2 --gpus-per-node 8
-expect_output "sh, exact node count, NCCL 2.28 (scoped)" "export NCCL_ALGO='allreduce:NVLS,Tree'
+expect_output "sh, exact node count, NCCL 2.28 (scoped)" "# nccltune profile: $store/$h100/2n.yaml
+export NCCL_ALGO='allreduce:NVLS,Tree'
 export NCCL_MIN_NCHANNELS='16'
 export NCCL_NVLS_ENABLE='1'"
 run --profiles "$store" --shape "$h100" --nodes 2 --format slurm
-expect_output "slurm (TaskProlog protocol: no quotes)" "export NCCL_ALGO=allreduce:NVLS,Tree
+expect_output "slurm (TaskProlog protocol: no quotes)" "# nccltune profile: $store/$h100/2n.yaml
+export NCCL_ALGO=allreduce:NVLS,Tree
 export NCCL_MIN_NCHANNELS=16
 export NCCL_NVLS_ENABLE=1"
 for format in systemd nccl-conf; do
@@ -72,7 +75,8 @@ if [ "${#command[@]}" -eq 1 ]; then
   "${command[0]}" env --config "$config" --node-state "$node_state" --profiles "$store" --shape "$h100" --nodes 2 \
     --format slurm >"$work/out" 2>"$work/err"
   rc=$?
-  expect_output "nccltune-env env ..." "export NCCL_ALGO=allreduce:NVLS,Tree
+  expect_output "nccltune-env env ..." "# nccltune profile: $store/$h100/2n.yaml
+export NCCL_ALGO=allreduce:NVLS,Tree
 export NCCL_MIN_NCHANNELS=16
 export NCCL_NVLS_ENABLE=1"
 fi
@@ -88,7 +92,8 @@ done
 
 # Older NCCL: the global value. Job shape from Slurm's variables.
 SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=8 run --profiles "$store" --shape "$a100" --format slurm
-expect_output "NCCL 2.21 profile from SLURM_* (global values)" "export NCCL_ALGO=Ring
+expect_output "NCCL 2.21 profile from SLURM_* (global values)" "# nccltune profile: $store/$a100/4n.yaml
+export NCCL_ALGO=Ring
 export NCCL_PROTO=Simple"
 SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=8 run --profiles "$store" --shape "$a100" --format systemd
 expect_output "ranks per node from SLURM_NTASKS_PER_NODE" "NCCL_ALGO=Ring
@@ -102,8 +107,19 @@ NCCL_NVLS_ENABLE=1"
 run --profiles "$store" --shape "$h100" --nodes 6 --format systemd --prefer above
 expect_output "6 nodes, --prefer above: the 8-node profile" "NCCL_NET_GDR_LEVEL=SYS
 NCCL_PROTO=allreduce:^LL128"
+# One node and several never stand in for each other (NCCL's algorithms differ within a node).
 run --profiles "$store" --shape "$h100" --nodes 1 --format systemd
-expect_output "1 node: nothing below, so the 2-node profile" "NCCL_ALGO=allreduce:NVLS,Tree
+expect_output "1 node: only a 1-node profile fits, and there is none" ""
+run --profiles "$store" --shape "$a100" --nodes 1 --format systemd --prefer above
+expect_output "1 node, --prefer above: still not the 4-node profile" ""
+mkdir -p "$work/one-node/$h100"
+sed 's/nodes: 2, gpus_per_node: 8, ranks: 16/nodes: 1, gpus_per_node: 8, ranks: 8/' "$store/$h100/2n.yaml" \
+  >"$work/one-node/$h100/1n.yaml"
+chmod -R go-w "$work/one-node"
+run --profiles "$work/one-node" --shape "$h100" --nodes 3 --format systemd
+expect_output "3 nodes: never the 1-node profile" ""
+run --profiles "$work/one-node" --shape "$h100" --nodes 1 --format systemd
+expect_output "1 node: the 1-node profile" "NCCL_ALGO=allreduce:NVLS,Tree
 NCCL_MIN_NCHANNELS=16
 NCCL_NVLS_ENABLE=1"
 printf 'env:\n  store: %s\n  prefer: above\ndaemon:\n  interval: 5m\n' "$store" >"$work/nccltune.yaml"
@@ -116,7 +132,8 @@ NCCL_PROTO=allreduce:^LL128"
 # Node type from the daemon's node.yaml.
 printf 'schema: nccltune/node/v1\nhost: n1\nnode_type: {key: "%s", gpus: 8}\n' "$a100" >"$work/node.yaml"
 node_state=$work/node.yaml run --profiles "$store" --nodes 4 --format slurm
-expect_output "node type from node.yaml" "export NCCL_ALGO=Ring
+expect_output "node type from node.yaml" "# nccltune profile: $store/$a100/4n.yaml
+export NCCL_ALGO=Ring
 export NCCL_PROTO=Simple"
 
 # Neither --shape nor node.yaml: the node type is read from the machine (here a snapshot, and no
@@ -223,7 +240,7 @@ declare -A special_values=([NCCL_ALGO]="allreduce:^Ring,Tree" [NCCL_PROTO]="allr
   [NCCL_IB_HCA]="=mlx5_0:1,mlx5_1:1" [NCCL_SOCKET_IFNAME]="^lo,docker" [NCCL_X_ODD]="a+b-c.d_e=f")
 for format in sh slurm systemd; do
   run --profiles "$special" --shape "$special_key" --nodes 2 --format "$format"
-  if [ "$rc" -eq 0 ] && [ "$(wc -l <"$work/out")" -eq 5 ] && [ ! -s "$work/err" ]; then
+  if [ "$rc" -eq 0 ] && [ "$(grep -vc '^# nccltune profile: ' "$work/out")" -eq 5 ] && [ ! -s "$work/err" ]; then
     pass
   else
     fail "special values ($format): exit $rc, $(wc -l <"$work/out") lines"
@@ -359,7 +376,8 @@ else
 fi
 good "$work/trusted"
 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
-expect_output "the same profile, stored safely" "export NCCL_ALGO=allreduce:Ring"
+expect_output "the same profile, stored safely" "# nccltune profile: $work/trusted/$key/2n.yaml
+export NCCL_ALGO=allreduce:Ring"
 
 # Hostile input from the job, the command line and the config.
 SLURM_JOB_NUM_NODES="2; touch $canary" expect_refused "SLURM_JOB_NUM_NODES" --profiles "$work/trusted" --shape "$key"

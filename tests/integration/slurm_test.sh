@@ -8,7 +8,11 @@
 # by running them directly. Slurm and munge must be installed (./run.sh test installs slurm-wlm
 # and munge): a missing program is a failure, never a skip. The jobs run through the lean
 # nccltune-env (the scripts' default when installed), the direct checks through nccltune.
-# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES  (nccltune-env must lie beside NCCLTUNE)
+# Last, `nccltune tune` runs as a cluster operator starts it: `srun --mpi=pmix` (on the fake GPU
+# stack, two emulated nodes), plain srun (one line saying to use --mpi=pmix) and the batch
+# template configs/slurm/tune.sbatch under sbatch.
+# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES FAKECUDA FAKENCCL
+#        (nccltune-env and nccltune-worker must lie beside NCCLTUNE)
 set -u
 nccltune=$(readlink -f "$1")
 nccltune_env=$(dirname "$nccltune")/nccltune-env
@@ -18,6 +22,9 @@ if [ ! -x "$nccltune" ] || [ ! -x "$nccltune_env" ]; then
 fi
 scripts=$(readlink -f "$2")
 fixtures=$(readlink -f "$3")/slurm
+all_fixtures=$(readlink -f "$3")
+fakecuda=$(readlink -f "$4")
+fakenccl=$(readlink -f "$5")
 
 source "$(dirname "$0")/lib.sh"
 chmod 0755 "$work"  # munged and slurmd insist that every user can reach their sockets and spool
@@ -318,6 +325,43 @@ sed -i '$d' "$work/site.env"
 run_job --gpus-per-node=2
 expect_equal "$job_nccl" "$expected" "the repaired site gives jobs the profile again"
 wait_for 30 "every job's env file is removed after it" test -z "$(ls -A "$work/jobs")" && pass
+
+# ---- tune under Slurm: srun --mpi=pmix, plain srun, the batch template.
+# Four ranks on the test's two-CPU node (--overcommit), two emulated nodes of the fake GPU stack,
+# each node's topology from a DGX-H100 snapshot.
+tune_env=(NCCLTUNE_CUDA_LIB="$fakecuda" NCCLTUNE_NCCL_LIB="$fakenccl" NCCLTUNE_EMULATE_NODES=2
+          NCCLTUNE_FAKE_MODEL="$all_fixtures/models/tune-one-knob.yaml")
+tune_args=(--from "$all_fixtures/nodes/dgx-h100" --space "$all_fixtures/spaces/tune-small.yaml" --max-bytes 1M
+           --max-trials 24 --init-timeout 20 --size-timeout 20 --progress log)
+mkdir -m 0755 "$work/tuned"
+(cd "$work/job-cwd" && env "${tune_env[@]}" timeout 300 srun --mpi=pmix --overcommit --nodes=1 --ntasks=4 --time=5 \
+  "$nccltune" tune --out "$work/tuned/pmix" "${tune_args[@]}") >"$work/tune.out" 2>"$work/tune.err"
+status=$?
+expect_equal "$status" 0 "srun --mpi=pmix -n 4 nccltune tune exits 0"
+[ "$status" -eq 0 ] || { tail -n 5 "$work/tune.err"; tail -n 5 "$work/tune.out"; }
+tuned_profile=$(find "$work/tuned/pmix" -name 2n.yaml)
+check "srun --mpi=pmix: tune writes <store>/<key>/2n.yaml" test -n "$tuned_profile"
+check "srun --mpi=pmix: the profile reads back" "$nccltune" show "$tuned_profile"
+
+(cd "$work/job-cwd" && env "${tune_env[@]}" timeout 120 srun --overcommit --nodes=1 --ntasks=2 --time=2 \
+  "$nccltune" tune --out "$work/tuned/plain" "${tune_args[@]}") >"$work/plain.out" 2>"$work/plain.err"
+status=$?
+expect_equal "$status" 2 "plain srun: tune stops with exit 2"
+lines=$(grep -c '^nccltune tune:' "$work/plain.err")
+expect_equal "$lines" 1 "plain srun: one line from nccltune, not one per rank"
+[ "$lines" = 1 ] || sed 's/^/  | /' "$work/plain.err"
+check "plain srun: the line says srun --mpi=pmix" grep -q "srun --mpi=pmix" "$work/plain.err"
+
+# The template as written, with the node's size: one rank per GPU, two per node (sbatch refuses
+# --overcommit with --ntasks-per-node beyond the CPUs, and without it such a job never starts).
+(cd "$work/job-cwd" && env "${tune_env[@]}" NCCLTUNE_BIN="$nccltune" NCCLTUNE_STORE="$work/tuned/batch" \
+  NCCLTUNE_BUDGET=4m NCCLTUNE_TUNE_ARGS="${tune_args[*]}" timeout 300 sbatch --wait --nodes=1 \
+  --ntasks-per-node=2 --gpus-per-node=2 --time=5 --no-requeue --output="$work/batch.out" "$scripts/tune.sbatch") \
+  >"$work/sbatch.out" 2>&1
+status=$?
+expect_equal "$status" 0 "sbatch configs/slurm/tune.sbatch exits 0"
+[ "$status" -eq 0 ] || tail -n 8 "$work/batch.out" "$work/sbatch.out"
+check "sbatch tune.sbatch: the profile is in the store" test -n "$(find "$work/tuned/batch" -name 2n.yaml)"
 
 stop_daemons
 left=$(pgrep -f -- "$work" || true)

@@ -22,7 +22,8 @@ tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
 }
 
 # 1. One knob is the optimum: the profile's env is exactly that knob, per-size choices are there.
-tune tune-one-knob.yaml tune-small.yaml "$work/one"
+# Under umask 002, as many sites set it: the store must still be one that env accepts.
+(umask 002; tune tune-one-knob.yaml tune-small.yaml "$work/one")
 status=$?
 check_that "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/one" -name 2n.yaml)
@@ -32,6 +33,15 @@ check_that "[ \$(sed -n '/^env:/,/^per_size:/p' '$profile' | grep -c 'NCCL_') -e
 check_that "grep -q 'algo: \"Tree\", proto: \"LL\"' '$profile'" "per-size choice for small sizes"
 check_that "grep -q 'speedup' '$work/log' && grep -q 'baseline GB/s' '$work/log'" "summary table printed"
 check_that no_tagged_processes_left "no worker left after a finished tune"
+check_that "! grep -q 'env will refuse' '$work/log'" "no store warning under umask 002"
+check_that "[ -z \"\$(find '$work/one' -type d ! -perm 0755)\" ]" "store directories are 0755 under umask 002"
+check_that "[ -z \"\$(find '$work/one' -type f ! -perm 0644)\" ]" "store files are 0644 under umask 002"
+: >"$work/empty-config.yaml"
+key=$(basename "$(dirname "$profile")")
+"$nccltune" env --config "$work/empty-config.yaml" --node-state "$work/no-node.yaml" --profiles "$work/one" --shape "$key" \
+  --nodes 2 --gpus-per-node 2 --strict >"$work/env.out" 2>"$work/env.err"
+check_that "[ \"\$(. '$work/env.out' && echo \"\$NCCL_NET_GDR_LEVEL\")\" = SYS ]" "env gives the profile's variables from a umask-002 store" ||
+  show_log "$work/env.err"
 
 # 2. Hanging, crashing, corrupting and failing configs are skipped, reported, never chosen.
 tune tune-faults.yaml tune-faults.yaml "$work/faults"
@@ -78,5 +88,22 @@ check_that "grep -q 'not alike' '$work/log' && grep -q 'a100' '$work/log'" "mixe
 tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100" --allow-mixed --max-trials 12
 status=$?
 check_that "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
+
+# 5. Only what was measured. The model's defaults use Simple above 64K and LL128 wins up to 1M:
+# NCCL_PROTO=LL,LL128 would take Simple from every larger size, so it must not reach env.
+tune tune-drops-simple.yaml tune-small.yaml "$work/drops"
+status=$?
+check_that "[ $status -eq 0 ]" "drops-simple tune exits 0 (got $status)" || show_log "$work/log"
+profile=$(find "$work/drops" -name 2n.yaml)
+check_that "[ -n '$profile' ]" "drops-simple profile written"
+proto=$(sed -n '/^env:/,/^measured:/p' "$profile" | sed -n 's/.*NCCL_PROTO: "\([^"]*\)".*/\1/p')
+check_that "[ -z '$proto' ] || echo '$proto' | grep -q Simple" "no NCCL_PROTO list without Simple in env (got '$proto')"
+check_that "grep -qx 'measured: {min_bytes: 16, max_bytes: 1048576}' '$profile'" "profile records the measured range"
+last=$(sed -n '/^per_size:/,/^results:/p' "$profile" | grep -o 'max_bytes: [0-9]*' | tail -1)
+check_that "[ '$last' = 'max_bytes: 1048576' ]" "per_size ends at 1 MiB (got '$last')"
+check_that "grep -A3 '^notes:' '$profile' | grep -q 'NCCL_PROTO=LL,LL128 is not in env'" "the profile says why the list is not in env"
+"$nccltune" show "$profile" >"$work/show.txt" 2>&1
+check_that "grep -qE '^  above 1M +not measured' '$work/show.txt'" "show marks the range above 1M as not measured" ||
+  show_log "$work/show.txt"
 
 finish

@@ -129,6 +129,12 @@ TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRe
   sources.reserve(ranks.comms.size());
   for (const auto& comm : ranks.comms) sources.emplace_back(noise, comm.rank);
   for (std::uint64_t bytes : sizes) {
+    // NCCL's account of its own choice, as the fake prints it for rank 0 (TUNING).
+    if (!ranks.comms.empty()) {
+      const fake::AlgoProto chosen =
+          fake::choose_algo_proto(model, ranks.comms.front(), kOp, static_cast<double>(bytes));
+      m.nccl_choices.push_back(NcclChoice{chosen.algo, chosen.proto});
+    }
     double slowest = 0;
     for (std::size_t r = 0; r < ranks.comms.size(); ++r) {
       const double op = fake::op_time_us(model, ranks.comms[r], kOp, static_cast<double>(bytes));

@@ -43,7 +43,7 @@ std::map<std::string, std::string> samples(const std::string& text) {
 }  // namespace
 
 TEST(MetricsTextfile, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
-  const std::string text = render_metrics_textfile(sample(), 1795964168.5);
+  const std::string text = render_metrics_textfile(sample(), std::nullopt, 1795964168.5);
   const std::regex sample_line(
       R"(^(nccltune_[a-z_]+)(\{[a-z_]+="([^"\\]|\\.)*"(,[a-z_]+="([^"\\]|\\.)*")*\})? -?[0-9.e+]+$)");
   std::set<std::string> helped, typed;
@@ -67,7 +67,7 @@ TEST(MetricsTextfile, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
 }
 
 TEST(MetricsTextfile, ValuesFollowTheState) {
-  const auto s = samples(render_metrics_textfile(sample(), 1795964168.5));
+  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 1795964168.5));
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"pass\"}"), "1");
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"warn\"}"), "0");
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"fail\"}"), "2");
@@ -83,16 +83,44 @@ TEST(MetricsTextfile, ValuesFollowTheState) {
   EXPECT_EQ(s.at("nccltune_degraded"), "0");
 }
 
+TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
+  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  const std::string nic = "{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}";
+  EXPECT_EQ(s.at("nccltune_nic_rate_bits_per_second" + nic), "10000000000");  // 10 Gb/s
+  EXPECT_EQ(s.at("nccltune_pcie_link_speed_transfers_per_second" + nic), "32000000000");  // Gen5
+  EXPECT_EQ(s.at("nccltune_pcie_link_max_speed_transfers_per_second" + nic), "32000000000");
+  EXPECT_EQ(s.count("nccltune_nic_rate_gbps" + nic), 0u);
+}
+
+TEST(MetricsTextfile, EachCheckFindingByName) {
+  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  EXPECT_EQ(s.at("nccltune_check_status{check=\"a\",subject=\"GPU0\"}"), "0");
+  EXPECT_EQ(s.at("nccltune_check_status{check=\"b\",subject=\"GPU0\"}"), "2");
+  EXPECT_EQ(s.at("nccltune_check_status{check=\"c\",subject=\"NIC0\"}"), "2");
+}
+
+TEST(MetricsTextfile, TheActiveProfileAndItsAge) {
+  const ActiveProfile profile{"/shared/store/k/1n.yaml", "k", 1, "2026-11-29T12:00:00Z"};
+  const double two_days_later = 1795953600.0 + 2 * 86400;  // 2026-11-29T12:00:00Z is 1795953600
+  const auto s = samples(render_metrics_textfile(sample(), profile, two_days_later));
+  EXPECT_EQ(s.at("nccltune_profile_info{key=\"k\",nodes=\"1\",date=\"2026-11-29T12:00:00Z\",file=\"/shared/"
+                 "store/k/1n.yaml\"}"),
+            "1");
+  EXPECT_EQ(s.at("nccltune_profile_age_seconds"), "172800");
+  const auto none = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  EXPECT_EQ(none.count("nccltune_profile_age_seconds"), 0u);
+}
+
 TEST(MetricsTextfile, EveryDriftKindIsWrittenSoAnAlertSeesItClear) {
   NodeState clean = sample();
   clean.drift.clear();
-  const auto s = samples(render_metrics_textfile(clean, 0));
+  const auto s = samples(render_metrics_textfile(clean, std::nullopt, 0));
   for (const char* kind : kDriftKinds)
     EXPECT_EQ(s.at("nccltune_drift{kind=\"" + std::string(kind) + "\"}"), "0") << kind;
 }
 
 TEST(MetricsTextfile, LabelValuesAreEscaped) {
-  const std::string text = render_metrics_textfile(sample(), 0);
+  const std::string text = render_metrics_textfile(sample(), std::nullopt, 0);
   EXPECT_NE(text.find(R"(name="NVIDIA \"H100\"\\x\n")"), std::string::npos) << text;
   EXPECT_EQ(escape_label_value("a\"b\\c\nd"), R"(a\"b\\c\nd)");
 }

@@ -63,7 +63,19 @@ TEST_F(ProfileStore, NearestBelowPreferredByDefault) {
   EXPECT_EQ(pick(6), 2);
   EXPECT_EQ(pick(12), 8);
   EXPECT_EQ(pick(64), 16);
-  EXPECT_EQ(pick(1), 2);  // nothing below: the nearest above
+  EXPECT_EQ(pick(3), 2);  // nothing below 2 nodes but 1 node, which never stands in
+}
+
+TEST_F(ProfileStore, OneNodeAndSeveralNeverStandInForEachOther) {
+  add("2n.yaml");
+  EXPECT_EQ(pick(1), 0);  // a single-node job: only 1n.yaml
+  EXPECT_EQ(pick(1, false), 0);
+  add("1n.yaml");
+  EXPECT_EQ(pick(1), 1);
+  EXPECT_EQ(pick(4), 2);  // a multi-node job: the nearest multi-node count, never 1n.yaml
+  std::filesystem::remove(store_ / kKey / "2n.yaml");
+  EXPECT_EQ(pick(4), 0);
+  EXPECT_EQ(pick(4, false), 0);
 }
 
 TEST_F(ProfileStore, NearestAboveWhenPreferred) {
@@ -72,7 +84,6 @@ TEST_F(ProfileStore, NearestAboveWhenPreferred) {
   add("16n.yaml");
   EXPECT_EQ(pick(6, false), 8);
   EXPECT_EQ(pick(3, false), 8);
-  EXPECT_EQ(pick(1, false), 2);
   EXPECT_EQ(pick(64, false), 16);  // nothing above: the nearest below
 }
 
@@ -84,8 +95,8 @@ TEST_F(ProfileStore, OtherFilesAreNotProfiles) {
   add(".4n.yaml.tmp");
   std::filesystem::create_directories(store_ / kKey / "8n.yaml.d");
   EXPECT_EQ(pick(4), 0);
-  add("1n.yaml");
-  EXPECT_EQ(pick(4), 1);
+  add("2n.yaml");
+  EXPECT_EQ(pick(4), 2);
 }
 
 TEST_F(ProfileStore, OtherNodeTypesAreNotNeighbours) {

@@ -44,6 +44,9 @@ Profile sample_profile() {
   best[3].algo = best[4].algo = "NVLS";
   best[3].proto = best[4].proto = "Simple";
   p.per_size = size_ranges(p.results.sizes, best);
+  p.measured = {p.results.sizes.front(), p.results.sizes.back()};
+  p.notes = {"NCCL_PROTO=LL,Simple is not in env (it would apply to every size): it removes LL128, which "
+             "NCCL's defaults use at the largest measured size (1G); its per-size choices stay in per_size"};
   p.provenance.tool = "nccltune 0.3.0";
   p.provenance.date = "2026-11-29T12:00:00Z";
   p.provenance.trials = 57;
@@ -389,7 +392,7 @@ TEST(Profile, SizeRanges) {
   EXPECT_EQ(ranges[0].algo, "Tree");
   EXPECT_EQ(ranges[0].proto, "LL");
   EXPECT_EQ(ranges[1].min_bytes, 131072u);
-  EXPECT_EQ(ranges[1].max_bytes, 16 * GiB);
+  EXPECT_EQ(ranges[1].max_bytes, GiB);  // the largest measured size: NCCL's own choice above it
   EXPECT_EQ(ranges[1].algo, "NVLS");
 
   // Unsorted input, channels that differ, a size above 16 GiB.
@@ -406,7 +409,7 @@ TEST(Profile, SizeRanges) {
   const std::vector<SizeChoice> one = size_ranges({8, 16}, {choice("Ring", "LL")});  // extra sizes ignored
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].min_bytes, 0u);
-  EXPECT_EQ(one[0].max_bytes, 16 * GiB);
+  EXPECT_EQ(one[0].max_bytes, 8u);
 
   // The ranges are what a profile holds: they parse back.
   Profile profile = sample_profile();

@@ -177,8 +177,9 @@ class TunerPlugin : public ::testing::Test {
   void SetUp() override {
     g_log.clear();
     for (const char* name : kVariables) unsetenv(name);
-    // Nothing on this machine may leak in: no node config, no daemon state.
-    setenv("NCCLTUNE_CONFIG", (scratch() / "no-config.yaml").c_str(), 1);
+    // Nothing on this machine may leak in: an empty node config, no daemon state.
+    test_support::write_file(scratch() / "empty-config.yaml", "");
+    setenv("NCCLTUNE_CONFIG", (scratch() / "empty-config.yaml").c_str(), 1);
     setenv("NCCLTUNE_NODE_STATE", (scratch() / "no-node.yaml").c_str(), 1);
     library_ = dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(library_, nullptr) << dlerror();
@@ -386,6 +387,13 @@ TEST_F(TunerPlugin, WithoutAProfileChangesNothing) {
   expect_nccls_choices();
 }
 
+TEST_F(TunerPlugin, ANamedConfigThatDoesNotExistIsAWarning) {
+  setenv("NCCLTUNE_CONFIG", (scratch() / "no-config.yaml").c_str(), 1);
+  init_v5(16, 2);
+  EXPECT_TRUE(logged(NCCL_LOG_WARN, "no-config.yaml: no such file")) << all_log();
+  expect_nccls_choices();
+}
+
 TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
   // broken.yaml sets NCCL_ALGO to a shell command substitution: refused as a whole, ranges too.
   for (const auto& [bad, field] : {std::pair{fixture("plugin/broken.yaml"), std::string("env.NCCL_ALGO")},
@@ -438,10 +446,9 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
   for (const Case& c : {Case{16, 2, true, "2n.yaml for 2 nodes, 16 ranks"},
                         // No 4n.yaml: the nearest tuned node count below, 2, for 8 ranks per node.
                         Case{32, 4, true, "(nearest tuned node count, 2) for 4 nodes, 32 ranks"},
-                        // None below 1 node: the nearest above.
-                        Case{8, 1, true, "(nearest tuned node count, 2) for 1 node, 8 ranks"},
+                        // One node: only a one-node profile stands for it, and the store has none.
+                        Case{8, 1, false, "no profile for h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28 in "},
                         Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
-                        Case{4, 1, false, "this communicator has 1 node, 4 ranks"},
                         Case{2, 2, false, "this communicator has 2 nodes, 2 ranks"}}) {
     SCOPED_TRACE(c.note);
     g_log.clear();
@@ -454,7 +461,9 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
       EXPECT_EQ(channels, 24);
     } else {
       EXPECT_EQ(g_log.size(), 1u) << all_log();
-      EXPECT_TRUE(logged(NCCL_LOG_INFO, std::string("tuned for 8 GPUs per node, ") + c.note)) << all_log();
+      const std::string note = c.note;
+      EXPECT_TRUE(logged(NCCL_LOG_INFO, note.starts_with("no profile") ? note : "tuned for 8 GPUs per node, " + note))
+          << all_log();
       expect_nccls_choices();
     }
     finalize();

@@ -19,6 +19,7 @@
 #include "base/byte_size.h"
 #include "collectives/collective_spec.h"
 #include "cli/commands.h"
+#include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "collectives/nccl_library.h"
 #include "tune/trial_runner.h"
@@ -33,6 +34,8 @@ struct BenchOptions {
   std::string min_bytes = "32M", max_bytes = "32M", step_bytes = "1M";
   double step_factor = 1;
   int iterations = 20, warmup = 5, check = 1, root = 0;
+  int average = 1;           // -a: 0 rank 0, 1 mean over ranks (nccl-tests' default), 2 min, 3 max
+  int gpus = 1, threads = 1;  // -g, -t: nccl-tests' GPUs per thread and threads per process
   std::string type = "float", redop = "sum", collective = "all_reduce";
   std::string json_path;
   std::string cuda_lib, nccl_lib;
@@ -57,6 +60,13 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   c.nccl_lib = libraries.nccl_lib;
   c.collective = o.collective;
   if (!find_collective(o.collective)) return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
+  for (const auto& [flag, value] : {std::pair{"-g", o.gpus}, std::pair{"-t", o.threads}})
+    if (value != 1)
+      return Error{std::string(flag) + " " + std::to_string(value) +
+                   ": nccltune bench runs one rank (one process) per GPU; start one rank per GPU instead "
+                   "(mpirun -np <GPUs>, srun --mpi=pmix -n <GPUs>)"};
+  static constexpr TimeRule kRules[] = {TimeRule::rank0, TimeRule::average, TimeRule::min, TimeRule::max};
+  spec.time_rule = kRules[o.average];
   auto min = parse_byte_size(o.min_bytes);
   auto max = parse_byte_size(o.max_bytes);
   auto step = parse_byte_size(o.step_bytes);
@@ -90,7 +100,7 @@ BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const Tri
   result.ranks = mpi.size();
   result.nodes = mpi.layout().nodes;
   result.dtype = std::string(to_string(spec.config.sweep.type));
-  result.time_rule = "max";
+  result.time_rule = std::string(to_string(spec.time_rule));
   auto measurement = [&](size_t bytes, double time_us, std::optional<int64_t> wrong) {
     Measurement m;
     m.time_us = time_us;
@@ -106,7 +116,7 @@ BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const Tri
     row.bytes = static_cast<int64_t>(size.bytes);
     row.count = static_cast<int64_t>(size.count);
     row.type = result.dtype;
-    row.redop = o.redop;
+    row.redop = collective.reduces() ? o.redop : "none";
     row.root = collective.uses_root() ? o.root : -1;
     row.out_of_place = measurement(size.bytes, size.out_of_place_us, size.out_of_place_wrong);
     busbw_sum += row.out_of_place.busbw;
@@ -139,6 +149,7 @@ std::string header(const BenchOptions& o, const TrialSpec& spec, const std::vect
 }
 
 int run_bench(BenchOptions options, int* argc, char*** argv) {
+  if (!check_launcher("nccltune bench")) return 2;
   auto session = MpiSession::start(argc, argv);
   if (!session) {
     std::fprintf(stderr, "nccltune bench: %s\n", session.error().c_str());
@@ -201,20 +212,40 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
   auto* sub = app.add_subcommand("bench", "MPI-launched collective benchmark printing nccl-tests' table (mpirun -np N nccltune bench)");
   sub->add_option("-b,--minbytes", options->min_bytes, "Smallest size (8, 64K, 1M, 1G)")->capture_default_str();
   sub->add_option("-e,--maxbytes", options->max_bytes, "Largest size")->capture_default_str();
-  sub->add_option("-f,--stepfactor", options->step_factor, "Multiply the size by this each step (> 1)")->capture_default_str();
+  sub->add_option("-f,--stepfactor", options->step_factor, "Multiply the size by this each step (> 1)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_option("-i,--stepbytes", options->step_bytes, "Else add this to the size each step")->capture_default_str();
-  sub->add_option("-n,--iters", options->iterations, "Timed iterations per size")->capture_default_str();
-  sub->add_option("-w,--warmup_iters", options->warmup, "Warm-up iterations per size")->capture_default_str();
-  sub->add_option("-c,--check", options->check, "Check the data after timing (0 or 1)")->capture_default_str();
+  sub->add_option("-n,--iters", options->iterations, "Timed iterations per size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("-w,--warmup_iters", options->warmup, "Warm-up iterations per size")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("-c,--check", options->check, "Check the data after timing (0 or 1)")
+      ->check(CLI::Range(0, 1))
+      ->capture_default_str();
+  sub->add_option("-a,--average", options->average,
+                  "Time per op over ranks, as nccl-tests: 0 rank 0, 1 mean, 2 min, 3 max")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  sub->add_option("-g,--ngpus", options->gpus, "GPUs per rank: 1 (one rank per GPU)")->capture_default_str();
+  sub->add_option("-t,--nthreads", options->threads, "Threads per process: 1 (one rank per GPU)")->capture_default_str();
   sub->add_option("-d,--datatype", options->type, "float, half, bfloat16 or int32")->capture_default_str();
   sub->add_option("-o,--redop", options->redop, "Reduction operation")->capture_default_str();
-  sub->add_option("-r,--root", options->root, "Root rank of broadcast and reduce")->capture_default_str();
+  sub->add_option("-r,--root", options->root, "Root rank of broadcast and reduce")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_option("--op", options->collective, "all_reduce, all_gather, reduce_scatter, broadcast, reduce or alltoall")->capture_default_str();
   sub->add_option("--json", options->json_path, "Also write the results as nccltune/bench/v1 JSON to FILE");
   sub->add_option("--cuda-lib", options->cuda_lib, "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", options->nccl_lib, "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
-  sub->add_option("--init-timeout", options->init_timeout_s, "Seconds a worker may take to load and initialise NCCL")->capture_default_str();
-  sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")->capture_default_str();
+  sub->add_option("--init-timeout", options->init_timeout_s, "Seconds a worker may take to load and initialise NCCL")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   sub->add_option("--repeat", options->repeat, "Run the trial N times in this job and print each one's wall time")
       ->group("");  // hidden: for bench/trial_overhead.sh
   sub->callback([options, &command, argc, argv] { command.run = [options, argc, argv] { return run_bench(*options, argc, argv); }; });

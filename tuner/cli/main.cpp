@@ -3,12 +3,17 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/logging.h"
+#include "base/printable_text.h"
 #include "env/env_command.h"
+#include "tune/launcher.h"
 
 namespace {
 
@@ -47,10 +52,14 @@ int main(int argc, char** argv) {
     const std::vector<std::string> words(argv + 1, argv + argc);
     const std::string subcommand = subcommand_word(words);
     if (subcommand == "env") return nccltune::env_parse_failure(app, error, words);
-    const int status = app.exit(error);
-    // show, diff and report document exit 2 for bad input, a bad command line included.
-    const bool reads_profiles = subcommand == "show" || subcommand == "diff" || subcommand == "report";
-    return status != 0 && reads_profiles ? 2 : status;
+    if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --version
+    // A usage error: one line, exit 2, whatever CLI11's own code for it.
+    if (nccltune::is_first_rank([](const char* name) { return std::getenv(name); })) {
+      const std::string invoked = subcommand.empty() ? "nccltune" : "nccltune " + subcommand;
+      std::fprintf(stderr, "%s: %s (see %s --help)\n", invoked.c_str(),
+                   nccltune::printable_excerpt(error.what(), 500).c_str(), invoked.c_str());
+    }
+    return 2;
   }
   nccltune::setup_logging(verbosity);
   return command.run ? command.run() : 0;

@@ -6,6 +6,7 @@
 #include "base/byte_size.h"
 #include "base/duration.h"
 #include "cli/commands.h"
+#include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/tune_job.h"
 
@@ -17,11 +18,12 @@ struct TuneFlags {
   TuneOptions options;
   std::string budget = "30m";
   std::string objective = "balanced";
-  std::string min_bytes = "8", max_bytes = "64M", max_bytes_per_size = "1G";
+  std::string min_bytes = "8", max_bytes = "1G", max_bytes_per_size = "1G";
   std::string progress = "auto";
 };
 
 int run_tune(TuneFlags flags, int* argc, char*** argv) {
+  if (!check_launcher("nccltune tune")) return 2;
   auto session = MpiSession::start(argc, argv);
   if (!session) {
     std::fprintf(stderr, "nccltune tune: %s\n", session.error().c_str());
@@ -64,11 +66,15 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_option("--journal", o.journal, "Journal of finished trials, JSON lines (default: <out>/journal.jsonl)");
   sub->add_flag("--resume", o.resume, "Measure nothing again that the journal holds for this shape and NCCL version");
   sub->add_option("--budget", flags->budget, "Time budget, e.g. 30m, 1h30m, 90s")->capture_default_str();
-  sub->add_option("--max-trials", o.strategy.max_trials, "Stop after this many trials (0: no limit)")->capture_default_str();
+  sub->add_option("--max-trials", o.strategy.max_trials, "Stop after this many trials (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_option("--objective", flags->objective, "balanced, bandwidth or latency")->capture_default_str();
-  sub->add_option("--tolerance", o.strategy.tolerance, "Largest loss at any size the objective accepts")->capture_default_str();
+  sub->add_option("--tolerance", o.strategy.tolerance, "Largest loss at any size the objective accepts")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   sub->add_option("--min-bytes", flags->min_bytes, "Smallest all_reduce size measured")->capture_default_str();
-  sub->add_option("--max-bytes", flags->max_bytes, "Largest all_reduce size measured (raise to 1G-16G on real clusters)")->capture_default_str();
+  sub->add_option("--max-bytes", flags->max_bytes, "Largest all_reduce size measured; above it NCCL's own choices stand")->capture_default_str();
   sub->add_option("--max-bytes-per-size", flags->max_bytes_per_size, "Fewer iterations at large sizes: bytes per timed loop at most")->capture_default_str();
   sub->add_option("--from", o.from, "Read the nodes' topology from this source instead of the live machine (A,B,...: node i reads entry i)");
   sub->add_option("--progress", flags->progress, "auto, line (one live line) or log (a line per trial)")
@@ -77,8 +83,12 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
   sub->add_option("--cuda-lib", o.cuda_lib, "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", o.nccl_lib, "NCCL library (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
-  sub->add_option("--init-timeout", o.init_timeout_s, "Seconds a trial may take to start NCCL")->capture_default_str();
-  sub->add_option("--size-timeout", o.size_timeout_s, "Seconds one size may take")->capture_default_str();
+  sub->add_option("--init-timeout", o.init_timeout_s, "Seconds a trial may take to start NCCL")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--size-timeout", o.size_timeout_s, "Seconds one size may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   sub->callback([flags, &command, argc, argv] { command.run = [flags, argc, argv] { return run_tune(*flags, argc, argv); }; });
 }
 

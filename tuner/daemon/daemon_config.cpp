@@ -75,10 +75,13 @@ Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string
   return config;
 }
 
-Result<std::string> read_node_config_text(const std::filesystem::path& file) {
+Result<std::string> read_node_config_text(const std::filesystem::path& file, bool named) {
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
-  if (status.type() == std::filesystem::file_type::not_found) return std::string();
+  if (status.type() == std::filesystem::file_type::not_found) {
+    if (named) return Error{file.string() + ": no such file (named as the config, so it must exist)"};
+    return std::string();
+  }
   if (!std::filesystem::is_regular_file(status))
     return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
   return read_text_file(file);

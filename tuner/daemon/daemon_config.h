@@ -33,9 +33,9 @@ struct DaemonConfig {
 // Empty text, or text without a `daemon:` section, gives the defaults.
 Result<DaemonConfig> parse_daemon_config(std::string_view yaml_text, std::string_view origin);
 // The node config's text, read once for both sections (parse_daemon_config, parse_env_config):
-// a missing file is "" (every default); one that is not a regular file or cannot be read is an
-// error naming it.
-Result<std::string> read_node_config_text(const std::filesystem::path& file);
+// a missing file is "" (every default) unless it was named (`--config FILE`, $NCCLTUNE_CONFIG),
+// then an error; one that is not a regular file or cannot be read is an error naming it.
+Result<std::string> read_node_config_text(const std::filesystem::path& file, bool named = false);
 
 // "90s", "5m", "1h30m" (base/duration.h): 1 second to 1 day.
 Result<std::chrono::seconds> parse_interval(std::string_view text);

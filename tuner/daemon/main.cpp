@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   std::string config = options.config_file.string();
   std::string runtime_dir, state_dir, metrics_dir, interval;
   int verbosity = 0;
-  app.add_option("--config", config, "Node config file (daemon: and env: sections)")->capture_default_str();
+  CLI::Option* config_option =
+      app.add_option("--config", config, "Node config file (daemon: and env: sections); named, it must exist")
+          ->capture_default_str();
   app.add_option("--from", options.from,
                  "Replay a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE instead of reading this machine");
   app.add_option("--runtime-dir", runtime_dir,
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
 
   nccltune::setup_daemon_logging(verbosity);
   options.config_file = config;
+  options.config_named = config_option->count() > 0;
   if (!runtime_dir.empty()) options.runtime_dir = runtime_dir;
   if (!state_dir.empty()) options.state_dir = state_dir;
   if (!metrics_dir.empty()) options.metrics_dir = metrics_dir;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utc_time.h"
 #include "daemon/drift.h"
 
 namespace nccltune {
@@ -41,6 +42,13 @@ Labels device_labels(const DeviceState& device) {
   return {{"device", device.id}, {"name", device.name.value_or("")}, {"pci", device.pci.value_or("")}};
 }
 
+// The transfer rate of a PCIe generation's lanes, transfers per second (Gen1 2.5 GT/s ... Gen6 64).
+std::optional<double> pcie_transfers_per_second(std::optional<int> gen) {
+  static constexpr double kGigaTransfers[] = {0, 2.5, 5, 8, 16, 32, 64};
+  if (!gen || *gen < 1 || *gen > 6) return std::nullopt;
+  return kGigaTransfers[*gen] * 1e9;
+}
+
 void link_widths(TextfileWriter& out, const NodeState& state) {
   out.family("nccltune_pcie_link_width", "gauge", "PCIe link width (lanes) of a GPU or NIC, as trained now.");
   for (const auto* devices : {&state.gpus, &state.nics})
@@ -50,6 +58,18 @@ void link_widths(TextfileWriter& out, const NodeState& state) {
   for (const auto* devices : {&state.gpus, &state.nics})
     for (const DeviceState& d : *devices)
       if (d.pcie.max_width) out.sample("nccltune_pcie_link_max_width", device_labels(d), *d.pcie.max_width);
+  out.family("nccltune_pcie_link_speed_transfers_per_second", "gauge",
+             "PCIe link speed of a GPU or NIC per lane, as trained now (idle GPUs train down).");
+  for (const auto* devices : {&state.gpus, &state.nics})
+    for (const DeviceState& d : *devices)
+      if (const auto speed = pcie_transfers_per_second(d.pcie.gen))
+        out.sample("nccltune_pcie_link_speed_transfers_per_second", device_labels(d), *speed);
+  out.family("nccltune_pcie_link_max_speed_transfers_per_second", "gauge",
+             "Fastest PCIe link speed per lane a GPU or NIC supports.");
+  for (const auto* devices : {&state.gpus, &state.nics})
+    for (const DeviceState& d : *devices)
+      if (const auto speed = pcie_transfers_per_second(d.pcie.max_gen))
+        out.sample("nccltune_pcie_link_max_speed_transfers_per_second", device_labels(d), *speed);
 }
 
 void nic_ports(TextfileWriter& out, const NodeState& state) {
@@ -61,9 +81,36 @@ void nic_ports(TextfileWriter& out, const NodeState& state) {
     labels.emplace_back("state", *nic.port_state);
     out.sample("nccltune_nic_port_active", labels, *nic.port_state == "ACTIVE" ? 1 : 0);
   }
-  out.family("nccltune_nic_rate_gbps", "gauge", "The NIC port's rate in Gb/s.");
+  out.family("nccltune_nic_rate_bits_per_second", "gauge", "The NIC port's rate.");
   for (const DeviceState& nic : state.nics)
-    if (nic.rate_gbps) out.sample("nccltune_nic_rate_gbps", device_labels(nic), *nic.rate_gbps);
+    if (nic.rate_gbps) out.sample("nccltune_nic_rate_bits_per_second", device_labels(nic), *nic.rate_gbps * 1e9);
+}
+
+// One sample per finding: 0 pass, 1 warn, 2 fail (as `nccltune check` exits), so an alert names
+// the check and the device rather than a count.
+void check_findings(TextfileWriter& out, const NodeState& state) {
+  out.family("nccltune_check_status", "gauge",
+             "The last scan's finding per check and subject: 0 pass, 1 warn, 2 fail (see node.yaml).");
+  for (const CheckEntry& check : state.checks)
+    out.sample("nccltune_check_status", {{"check", check.id}, {"subject", check.subject}},
+               static_cast<int>(check.level));
+}
+
+void active_profile(TextfileWriter& out, const std::optional<ActiveProfile>& profile, double now_unix) {
+  out.family("nccltune_profile_info", "gauge",
+             "1 with the labels of the single-node profile nccl.env comes from; absent without one.");
+  if (!profile) return;
+  out.sample("nccltune_profile_info",
+             {{"key", profile->node_type_key},
+              {"nodes", std::to_string(profile->nodes)},
+              {"date", profile->date},
+              {"file", profile->file.string()}},
+             1);
+  const auto tuned = parse_rfc3339_utc(profile->date);
+  if (!tuned) return;
+  out.family("nccltune_profile_age_seconds", "gauge", "How long ago the active profile was tuned.");
+  out.sample("nccltune_profile_age_seconds", {},
+             now_unix - std::chrono::duration<double>(tuned->time_since_epoch()).count());
 }
 
 }  // namespace
@@ -83,7 +130,8 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-std::string render_metrics_textfile(const NodeState& state, double scanned_at_unix) {
+std::string render_metrics_textfile(const NodeState& state, const std::optional<ActiveProfile>& profile,
+                                    double scanned_at_unix) {
   TextfileWriter out;
   out.family("nccltune_node_info", "gauge",
              "Always 1; the labels name this node's type as nccltune keys profiles.");
@@ -109,6 +157,8 @@ std::string render_metrics_textfile(const NodeState& state, double scanned_at_un
   out.sample("nccltune_devices", {{"kind", "numa_node"}}, state.topology.numa_nodes);
   out.sample("nccltune_devices", {{"kind", "pci_bridge"}}, state.topology.pci_bridges);
 
+  check_findings(out, state);
+  active_profile(out, profile, scanned_at_unix);
   link_widths(out, state);
   nic_ports(out, state);
 

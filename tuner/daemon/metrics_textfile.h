@@ -4,15 +4,19 @@
 // so the temp file is never scraped).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "daemon/node_env.h"
 #include "node/node_state.h"
 
 namespace nccltune {
 
-// `scanned_at_unix`: the scan's time in seconds since the epoch (node.yaml's scanned_at).
-std::string render_metrics_textfile(const NodeState& state, double scanned_at_unix);
+// `scanned_at_unix`: the scan's time in seconds since the epoch (node.yaml's scanned_at), which
+// the active profile's age is measured from; `profile`: the single-node profile nccl.env holds.
+std::string render_metrics_textfile(const NodeState& state, const std::optional<ActiveProfile>& profile,
+                                    double scanned_at_unix);
 
 // Label value escaping of the text format: backslash, double quote and newline.
 std::string escape_label_value(std::string_view value);

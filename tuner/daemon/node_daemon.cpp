@@ -80,7 +80,7 @@ void block_daemon_signals() {
 
 Result<DaemonSettings> load_daemon_settings(const DaemonOptions& options) {
   DaemonSettings settings;
-  auto text = read_node_config_text(options.config_file);
+  auto text = read_node_config_text(options.config_file, options.config_named);
   if (!text) return Error{text.error()};
   auto daemon = parse_daemon_config(*text, options.config_file.string());
   if (!daemon) return Error{daemon.error()};
@@ -198,8 +198,8 @@ void NodeDaemon::scan_and_publish() {
     settings_.scan.versions = read_library_versions({settings_.daemon.nccl_lib, settings_.daemon.cuda_lib});
   ScanResult scan = scan_node(settings_.scan, std::chrono::system_clock::now());
   track_drift(scan.state, scan.facts_read);
-  publish(scan.state);
   publish_env(scan.state.node_type_key);
+  publish(scan.state);
   ping_watchdog();
   const NodeState& s = scan.state;
   status_ = fmt::format("{} GPUs, {} NICs: {} pass, {} warn, {} fail; {} drift{}", s.topology.gpus,
@@ -274,7 +274,8 @@ void NodeDaemon::publish(const NodeState& state) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   report_output(
       "metrics",
-      publish_file(settings_.daemon.metrics_dir / kMetricsFile, render_metrics_textfile(state, now)).error());
+      publish_file(settings_.daemon.metrics_dir / kMetricsFile, render_metrics_textfile(state, active_profile_, now))
+          .error());
 }
 
 void NodeDaemon::publish_env(const std::string& node_type_key) {
@@ -293,9 +294,10 @@ void NodeDaemon::publish_env(const std::string& node_type_key) {
     return;
   }
   report_output("profile", "");
+  active_profile_ = env->profile;
   if (env->environment_file != published_env_) {
     spdlog::info("environment: {}",
-                 env->profile ? env->profile->string() : "no profile for " + node_type_key);
+                 env->profile ? env->profile->file.string() : "no profile for " + node_type_key);
     for (const std::string& warning : env->warnings) spdlog::warn("profile: {}", warning);
   }
   const std::string error = publish_file(env_file, env->environment_file).error();

@@ -22,7 +22,8 @@ Result<NodeEnv> resolve_node_env(const EnvConfig& config, const std::string& nod
     return env;
   }
   const StoreProfile& found = *loaded->stored;
-  env.profile = found.match.file;
+  env.profile = ActiveProfile{found.match.file, found.profile.shape.node_type_key, found.profile.shape.nodes,
+                              found.profile.provenance.date};
   EnvEmission systemd = render_env(found.profile, EnvFormat::systemd, config.allow_names);
   EnvEmission nccl_conf = render_env(found.profile, EnvFormat::nccl_conf, config.allow_names);
   env.warnings = std::move(systemd.warnings);

@@ -12,8 +12,16 @@
 
 namespace nccltune {
 
+// The profile a node's env comes from, as the metrics name it.
+struct ActiveProfile {
+  std::filesystem::path file;
+  std::string node_type_key;
+  int nodes = 0;
+  std::string date;  // provenance.date, RFC 3339
+};
+
 struct NodeEnv {
-  std::optional<std::filesystem::path> profile;  // nullopt: the store has no profile for this key
+  std::optional<ActiveProfile> profile;  // nullopt: the store has no profile for this key
   std::string environment_file;                  // comment lines, then NAME=value lines
   std::string nccl_conf_body;                    // NAME=value lines only; empty without a profile
   std::vector<std::string> warnings;             // names or values render_env dropped

@@ -95,7 +95,7 @@ Result<std::string> node_type_key_for(const EnvOptions& options) {
 }
 
 // The profile for this job, or nullopt when the store has none that fits.
-Result<std::optional<Profile>> job_profile(const EnvOptions& options, const EnvConfig& config) {
+Result<std::optional<StoreProfile>> job_profile(const EnvOptions& options, const EnvConfig& config) {
   const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
   if (!job) return Error{job.error()};
   const Result<std::string> key = node_type_key_for(options);
@@ -107,17 +107,17 @@ Result<std::optional<Profile>> job_profile(const EnvOptions& options, const EnvC
   if (!found) return Error{found.error()};
   if (!found->stored) {
     note("no profile for " + *key + " in " + store.string());
-    return std::optional<Profile>();
+    return std::optional<StoreProfile>();
   }
   const StoreProfile& stored = *found->stored;
   const std::string where = stored.match.file.string();
   if (!found->fits) {
     note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) + " GPUs per node, the job has " +
          std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
-    return std::optional<Profile>();
+    return std::optional<StoreProfile>();
   }
   note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " + std::to_string(job->nodes) + " nodes");
-  return std::optional<Profile>(stored.profile);
+  return found->stored;
 }
 
 int run_env(const EnvOptions& options) {
@@ -136,21 +136,24 @@ int run_env(const EnvOptions& options) {
   std::string config_file = options.config;
   if (config_file.empty()) {
     const char* from_environment = std::getenv("NCCLTUNE_CONFIG");
-    config_file = from_environment && *from_environment ? from_environment : kDefaultConfigFile;
+    if (from_environment && *from_environment) config_file = from_environment;
   }
-  const Result<EnvConfig> config = read_env_config(config_file);
+  const bool named = !config_file.empty();
+  if (!named) config_file = kDefaultConfigFile;
+  const Result<EnvConfig> config = read_env_config(config_file, named);
   if (!config) {
     reporter.line(config.error());
     return failed;
   }
-  const Result<std::optional<Profile>> profile = job_profile(options, *config);
-  if (!profile) {
-    reporter.line(profile.error());
+  const Result<std::optional<StoreProfile>> found = job_profile(options, *config);
+  if (!found) {
+    reporter.line(found.error());
     return failed;
   }
-  if (!*profile) return 0;
+  if (!*found) return 0;
 
-  const EnvEmission emission = render_env(**profile, *format, config->allow_names);
+  const EnvEmission emission =
+      render_env((*found)->profile, *format, config->allow_names, (*found)->match.file.string());
   for (const std::string& warning : emission.warnings) reporter.line(warning);
   if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
       std::fflush(stdout) != 0) {

@@ -59,10 +59,13 @@ Result<EnvConfig> parse_env_config(std::string_view yaml_text, std::string_view 
   return config;
 }
 
-Result<EnvConfig> read_env_config(const std::filesystem::path& file) {
+Result<EnvConfig> read_env_config(const std::filesystem::path& file, bool named) {
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
-  if (status.type() == std::filesystem::file_type::not_found) return EnvConfig{};
+  if (status.type() == std::filesystem::file_type::not_found) {
+    if (named) return Error{file.string() + ": no such file (named as the config, so it must exist)"};
+    return EnvConfig{};
+  }
   if (!std::filesystem::is_regular_file(status))
     return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
   Result<std::string> text = read_text_file(file);

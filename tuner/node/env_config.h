@@ -23,7 +23,8 @@ struct EnvConfig {
 
 // Empty text, or text without an `env:` section, gives the defaults.
 Result<EnvConfig> parse_env_config(std::string_view yaml_text, std::string_view origin);
-// A missing file gives the defaults; an unreadable one is an error.
-Result<EnvConfig> read_env_config(const std::filesystem::path& file);
+// A missing file gives the defaults, unless it was named (`--config FILE`, $NCCLTUNE_CONFIG): then
+// it is an error; an unreadable one is always an error.
+Result<EnvConfig> read_env_config(const std::filesystem::path& file, bool named = false);
 
 }  // namespace nccltune

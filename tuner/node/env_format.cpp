@@ -158,8 +158,16 @@ std::string_view to_string(EnvFormat format) {
   return "?";
 }
 
-EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names) {
+EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
+                       std::string_view source) {
   EnvEmission emission;
+  if (!source.empty() && (format == EnvFormat::sh || format == EnvFormat::slurm)) {
+    std::string shown_source(source.substr(0, 4096));
+    for (char& c : shown_source)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:+-").find(c) == std::string_view::npos)
+        c = '?';
+    emission.text = "# nccltune profile: " + shown_source + "\n";
+  }
   if (format == EnvFormat::tuner_csv) {
     emission.text = tuner_csv(profile, emission.warnings);
     return emission;

@@ -44,7 +44,9 @@ struct EnvEmission {
 // (env_config.h: names that load code, change the loader or a shell, or name files); a value when it is 1..1024
 // characters of [A-Za-z0-9_,.:^=+-]. For a profile measured with NCCL 2.24 or newer, NCCL_ALGO
 // and NCCL_PROTO are emitted scoped to allreduce (the only collective the tuner measures).
-EnvEmission render_env(const Profile& profile, EnvFormat format,
-                       const std::vector<std::string>& allow_names);
+// `source`, when given, is the profile's file: sh and slurm output name it in a first comment line
+// ("# nccltune profile: /shared/...yaml"), with any character outside [A-Za-z0-9_./:+-] as '?'.
+EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
+                       std::string_view source = {});
 
 }  // namespace nccltune

@@ -4,8 +4,10 @@
 
 namespace nccltune {
 
-// The node config (env: and daemon: sections; configs/nccltune.yaml). $NCCLTUNE_CONFIG overrides it.
-inline constexpr const char* kDefaultConfigFile = "/etc/nccltune/nccltune.yaml";
+// The node config (env: and daemon: sections; configs/nccltune.yaml): <sysconfdir>/nccltune/
+// nccltune.yaml of the install prefix CMake was configured with (/etc for prefix /usr), the path
+// `cmake --install` puts it at. $NCCLTUNE_CONFIG or --config name another.
+inline constexpr const char* kDefaultConfigFile = NCCLTUNE_CONFIG_FILE;
 // The daemon's node state file (node_state.h), read for the node type key.
 inline constexpr const char* kDefaultNodeStateFile = "/run/nccltune/node.yaml";
 

@@ -66,7 +66,7 @@ void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::siz
 
 void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t ranks, std::size_t nodes,
                 uid_t caller_uid) {
-  Result<EnvConfig> config = read_env_config(locations.config);
+  Result<EnvConfig> config = read_env_config(locations.config, locations.config_named);
   if (!config) return lookup.warn(config.error());
   const std::filesystem::path store = locations.store.empty() ? config->store : locations.store;
 
@@ -124,6 +124,7 @@ ProfileLocations profile_locations_from_environment() {
   locations.profile_file = environment_path("NCCLTUNE_PROFILE", {});
   locations.store = environment_path("NCCLTUNE_PROFILES", {});
   locations.config = environment_path("NCCLTUNE_CONFIG", locations.config);
+  locations.config_named = locations.config != kDefaultConfigFile;
   locations.node_state = environment_path("NCCLTUNE_NODE_STATE", locations.node_state);
   return locations;
 }

@@ -32,6 +32,7 @@ struct ProfileLocations {
   std::filesystem::path profile_file;                 // NCCLTUNE_PROFILE; empty: look in the store
   std::filesystem::path store;                        // NCCLTUNE_PROFILES; empty: env.store of `config`
   std::filesystem::path config = kDefaultConfigFile;  // NCCLTUNE_CONFIG
+  bool config_named = false;                          // NCCLTUNE_CONFIG set: it must exist
   std::filesystem::path node_state = kDefaultNodeStateFile;  // NCCLTUNE_NODE_STATE
   auto operator<=>(const ProfileLocations&) const = default;
 };

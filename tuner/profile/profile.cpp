@@ -2,7 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -215,6 +219,19 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
   return ranges;
 }
 
+MeasuredRange parse_measured(const YAML::Node& node, int line) {
+  yaml_expect_map(node, "measured", line);
+  yaml_check_keys(node, "measured", {"min_bytes", "max_bytes"});
+  MeasuredRange range;
+  for (const char* key : {"min_bytes", "max_bytes"})
+    if (!node[key]) yaml_fail(yaml_line(node), yaml_child("measured", key), "missing");
+  range.min_bytes = byte_count(node["min_bytes"], "measured.min_bytes");
+  range.max_bytes = byte_count(node["max_bytes"], "measured.max_bytes");
+  if (range.max_bytes == 0 || range.max_bytes < range.min_bytes)
+    yaml_fail(yaml_line(node["max_bytes"]), "measured.max_bytes", "must be from 1 and at least min_bytes");
+  return range;
+}
+
 std::vector<double> numbers(const YAML::Node& node, int line, const std::string& field) {
   yaml_expect_list(node, field, line);
   std::vector<double> values;
@@ -311,7 +328,8 @@ Profile parse_document(const YAML::Node& root) {
     yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
               "the document must be a map (schema, shape, env, ...)");
   yaml_check_keys(root, "",
-                  {"schema", "shape", "env", "keep_defaults", "per_size", "results", "provenance", "failed"});
+                  {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results", "provenance", "failed",
+                   "notes"});
   const YAML::Node schema = root["schema"];
   if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
   if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
@@ -334,6 +352,11 @@ Profile parse_document(const YAML::Node& root) {
   if (const YAML::Node node = root["provenance"])
     profile.provenance = parse_provenance(node, yaml_line(node));
   if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, yaml_line(node));
+  if (const YAML::Node node = root["measured"]) profile.measured = parse_measured(node, yaml_line(node));
+  if (const YAML::Node node = root["notes"]) {
+    yaml_expect_list(node, "notes", yaml_line(node));
+    for (std::size_t i = 0; i < node.size(); ++i) profile.notes.push_back(yaml_text(node[i], yaml_item("notes", i)));
+  }
   return profile;
 }
 
@@ -394,6 +417,9 @@ std::string profile_to_yaml(const Profile& profile) {
     for (const auto& [name, value] : profile.env)
       out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
   }
+  if (profile.measured.known())
+    out << "measured: {min_bytes: " << profile.measured.min_bytes << ", max_bytes: " << profile.measured.max_bytes
+        << "}\n";
   if (profile.per_size.empty()) {
     out << "per_size: []\n";
   } else {
@@ -429,6 +455,10 @@ std::string profile_to_yaml(const Profile& profile) {
     for (const FailedTrial& trial : profile.failed)
       out << "  - {env: " << flow_env(trial.env) << ", outcome: " << yaml_quoted(std::string(to_string(trial.outcome)))
           << ", reason: " << yaml_quoted(cleaned_text(trial.reason)) << "}\n";
+  }
+  if (!profile.notes.empty()) {
+    out << "notes:\n";
+    for (const std::string& note : profile.notes) out << "  - " << yaml_quoted(cleaned_text(note)) << "\n";
   }
   return out.str();
 }
@@ -466,12 +496,27 @@ Status write_profile(const std::filesystem::path& out_dir, const Profile& profil
   Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.node_type_key));
   if (!check) return Error{"refusing to write a profile that would not read back: " + check.error()};
   const std::filesystem::path path = profile_path(out_dir, profile.shape);
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  if (error) return Error{path.parent_path().string() + ": cannot create the directory: " + error.message()};
-  Status stored = write_file_atomically(path, text);
-  if (!stored) return Error{stored.error()};
+  if (const Status made = make_store_directories(path.parent_path()); !made) return made;
+  if (const Status stored = write_file_atomically(path, text, FileAttributes{0644}); !stored) return stored;
   if (written) *written = path;
+  return Ok{};
+}
+
+Status make_store_directories(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> missing;
+  std::error_code error;
+  for (std::filesystem::path at = directory; !at.empty() && !std::filesystem::exists(at, error);
+       at = at.parent_path()) {
+    missing.push_back(at);
+    if (at == at.parent_path()) break;
+  }
+  for (auto at = missing.rbegin(); at != missing.rend(); ++at) {
+    if (::mkdir(at->c_str(), 0755) != 0 && errno != EEXIST)
+      return Error{at->string() + ": cannot create the directory: " + std::strerror(errno)};
+    // The mode env trusts, whatever this process's umask (002 makes 0775, which it refuses).
+    if (::chmod(at->c_str(), 0755) != 0)
+      return Error{at->string() + ": cannot make it mode 0755: " + std::strerror(errno)};
+  }
   return Ok{};
 }
 

@@ -63,6 +63,14 @@ struct SizeChoice {
   bool operator==(const SizeChoice&) const = default;
 };
 
+// The message sizes the tune measured, smallest and largest. Per-size choices and NCCL_ALGO /
+// NCCL_PROTO lists hold within it only: above max_bytes NCCL's own choice stands.
+struct MeasuredRange {
+  std::uint64_t min_bytes = 0, max_bytes = 0;  // 0, 0: unknown (a profile that does not say)
+  bool known() const { return max_bytes > 0; }
+  bool operator==(const MeasuredRange&) const = default;
+};
+
 struct ProfileResults {
   std::vector<std::uint64_t> sizes;     // ascending
   std::vector<double> baseline, tuned;  // busbw GB/s per size
@@ -92,10 +100,14 @@ struct Profile {
   ProfileShape shape;
   std::map<std::string, std::string> env;
   bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
+  MeasuredRange measured;  // unknown in profiles written before it was recorded
   std::vector<SizeChoice> per_size;
   ProfileResults results;
   ProfileProvenance provenance;
   std::vector<FailedTrial> failed;
+  // Why the profile is the way it is where that is not obvious: a restriction kept in per_size
+  // (for the tuner plugin) rather than in env, say. One line each.
+  std::vector<std::string> notes;
   bool operator==(const Profile&) const = default;
 };
 
@@ -112,9 +124,13 @@ Result<Profile> read_profile(const std::filesystem::path& file);
 
 // The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
-// Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), creating the
-// directories. Refuses a profile that would not parse back (bad key, env, ...).
+// Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), mode 0644, creating
+// the directories (make_store_directories). Refuses a profile that would not parse back.
 Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
                      std::filesystem::path* written = nullptr);
+
+// Creates the directories of `directory` that are missing, each mode 0755 whatever the umask
+// (`env` refuses a store that group or others may write); existing ones are left as they are.
+Status make_store_directories(const std::filesystem::path& directory);
 
 }  // namespace nccltune

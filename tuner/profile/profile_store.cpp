@@ -54,6 +54,9 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
   if (std::filesystem::exists(std::filesystem::symlink_status(exact, error)))
     return std::optional<ProfileMatch>(ProfileMatch{exact, nodes, true});
 
+  // One node and several never stand in for each other: NCCL runs another algorithm on one node
+  // (NVLS, Ring over NVLink) than across a network (NVLSTree, Ring over the NICs).
+  if (nodes == 1) return std::optional<ProfileMatch>();
   const auto directory_status = std::filesystem::status(directory, error);
   if (directory_status.type() == std::filesystem::file_type::not_found) return std::optional<ProfileMatch>();
   if (error) return Error{directory.string() + ": cannot be read: " + error.message()};
@@ -63,7 +66,7 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
   for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
        entry.increment(error)) {
     const std::optional<int> tuned = profile_file_nodes(entry->path().filename().native());
-    if (tuned && (!best || better_candidate(*tuned, *best, nodes, prefer_below))) best = tuned;
+    if (tuned && *tuned > 1 && (!best || better_candidate(*tuned, *best, nodes, prefer_below))) best = tuned;
   }
   if (error) return Error{directory.string() + ": cannot list: " + error.message()};
   if (!best) return std::optional<ProfileMatch>();

@@ -20,10 +20,11 @@ struct ProfileMatch {
   bool exact = false;   // tuned_nodes == the job's node count
 };
 
-// <store>/<node_type_key>/<nodes>n.yaml when it exists; else the nearest <k>n.yaml in the same key
-// directory, the closest below `nodes` preferred (closest above when !prefer_below), the other
-// side when the preferred one has none; nullopt when the key has no profile at all (no directory,
-// or no <k>n.yaml in it). Other files in the directory are ignored: only ^[0-9]+n\.yaml$ names
+// <store>/<node_type_key>/<nodes>n.yaml when it exists; else, for a job of several nodes, the
+// nearest multi-node <k>n.yaml (k >= 2) in the same key directory, the closest below `nodes`
+// preferred (closest above when !prefer_below), the other side when the preferred one has none;
+// a one-node job gets 1n.yaml or nothing, and a multi-node job never 1n.yaml (one node and a
+// network are different regimes). nullopt when nothing fits. Other files in the directory are ignored: only ^[0-9]+n\.yaml$ names
 // are profiles. Errors: a key that is not a valid node type key (is_valid_node_type_key),
 // nodes < 1, a key directory that exists but cannot be read.
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,

@@ -27,7 +27,7 @@ std::vector<SizeChoice> size_ranges(const std::vector<std::uint64_t>& sizes,
     range.channels = best.channels;
     ranges.push_back(std::move(range));
   }
-  if (!ranges.empty()) ranges.back().max_bytes = std::max(kLastRangeMaxBytes, points.back().first);
+  if (!ranges.empty()) ranges.back().max_bytes = points.back().first;
   return ranges;
 }
 

@@ -9,13 +9,11 @@
 
 namespace nccltune {
 
-inline constexpr std::uint64_t kLastRangeMaxBytes = std::uint64_t{16} << 30;
-
 // Merges adjacent sizes with the same (algo, proto, channels) into ranges. `sizes` and
 // `per_size_best` are parallel (the choices' own min/max_bytes are ignored; extra entries of the
 // longer one are ignored; pairs are taken in ascending size order). The first range starts at 0,
 // each range ends at the next range's first size - 1, and the last at
-// max(kLastRangeMaxBytes, largest size).
+// the largest size: above what was measured, NCCL's own choice stands.
 std::vector<SizeChoice> size_ranges(const std::vector<std::uint64_t>& sizes,
                                     const std::vector<SizeChoice>& per_size_best);
 

@@ -26,6 +26,10 @@ std::string describe_range(const SizeChoice& choice) {
   return format_byte_size(choice.min_bytes) + " .. " + end;
 }
 
+std::string describe_unmeasured(const Profile& profile) {
+  return profile.measured.known() ? "above " + format_byte_size(profile.measured.max_bytes) : "";
+}
+
 double value_at(const std::vector<double>& values, std::size_t i) {
   return i < values.size() ? values[i] : std::nan("");
 }
@@ -62,7 +66,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
                   s.cuda_driver.empty() ? "unknown" : s.cuda_driver);
 
   if (profile.keep_defaults) {
-    out += "env      keep NCCL's defaults: nothing beat them beyond noise\n";
+    out += "env      keep NCCL's defaults (why: the confirmation below)\n";
   } else if (profile.env.empty()) {
     out += "env      (empty)\n";
   } else {
@@ -73,11 +77,14 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     }
   }
 
-  if (!profile.per_size.empty()) {
+  const std::string unmeasured = describe_unmeasured(profile);
+  if (!profile.per_size.empty() || !unmeasured.empty()) {
     out += "per size (best measured algorithm/protocol per size range)\n";
     for (const SizeChoice& c : profile.per_size)
       out += fmt::format("  {:<18} {}\n", describe_range(c), describe_choice(c));
+    if (!unmeasured.empty()) out += fmt::format("  {:<18} {}\n", unmeasured, kUnmeasuredChoice);
   }
+  for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
 
   const ProfileResults& r = profile.results;
   if (!r.sizes.empty()) {

@@ -19,6 +19,11 @@ std::string describe_choice(const SizeChoice& choice);
 // A range as "0 .. <512K", "8M .. 16G": the exclusive end when it is a round size.
 std::string describe_range(const SizeChoice& choice);
 
+// The sizes above the measured range, as show and the report mark them: "above 1M"; "" when the
+// profile does not say what it measured.
+std::string describe_unmeasured(const Profile& profile);
+inline constexpr std::string_view kUnmeasuredChoice = "not measured: NCCL's own choice";
+
 // values[i], or NaN when the list is shorter (a result not recorded).
 double value_at(const std::vector<double>& values, std::size_t i);
 

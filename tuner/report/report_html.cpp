@@ -51,6 +51,7 @@ dt { color: #6b7280; } dd { margin: 0; }
 .warn { color: #92400e; background: #fffbeb; border-left: 3px solid #f59e0b; padding: 6px 10px; margin: 10px 0 0; }
 svg { max-width: 100%; height: auto; display: block; }
 .outcome { font-weight: 600; color: #b91c1c; }
+tr.unmeasured td { color: #6b7280; font-style: italic; }
 footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
 )";
 
@@ -107,10 +108,10 @@ std::string summary_cards(const Profile& p) {
 std::string settings_section(const Profile& p) {
   std::string env;
   if (p.keep_defaults) {
-    env =
-        "<p><strong>Keep NCCL's defaults.</strong> Nothing beat them beyond the noise floor, so the profile "
-        "sets no "
-        "variable.</p>\n";
+    env = "<p><strong>Keep NCCL's defaults.</strong> The profile sets no variable: " +
+          html_text(p.provenance.confirmation.empty() ? "nothing beat them beyond the noise floor"
+                                                      : p.provenance.confirmation) +
+          ".</p>\n";
   } else if (p.env.empty()) {
     env = "<p>No variables.</p>\n";
   } else {
@@ -121,11 +122,15 @@ std::string settings_section(const Profile& p) {
     env += "</table>\n";
   }
   std::string ranges = "<p>None recorded.</p>\n";
-  if (!p.per_size.empty()) {
+  const std::string unmeasured = describe_unmeasured(p);
+  if (!p.per_size.empty() || !unmeasured.empty()) {
     ranges = "<table><tr><th>message size</th><th>algorithm / protocol</th></tr>\n";
     for (const SizeChoice& c : p.per_size)
       ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n", html_text(describe_range(c)),
                             html_text(describe_choice(c)));
+    if (!unmeasured.empty())
+      ranges += fmt::format("<tr class=\"unmeasured\"><td class=\"mono\">{}</td><td>{}</td></tr>\n",
+                            html_text(unmeasured), html_text(kUnmeasuredChoice));
     ranges +=
         "</table>\n<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
         "at each size with the environment's other settings.</p>\n";
@@ -153,6 +158,7 @@ std::string why_section(const Profile& p) {
   out +=
       fmt::format("<dt>tuned</dt><dd>{} by {}</dd>\n", html_text(v.date.empty() ? "(date unknown)" : v.date),
                   html_text(v.tool.empty() ? "(tool unknown)" : v.tool));
+  for (const std::string& note : p.notes) out += fmt::format("<dt>note</dt><dd>{}</dd>\n", html_text(note));
   return out + "</dl></section>\n";
 }
 

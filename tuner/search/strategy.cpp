@@ -1,6 +1,7 @@
 #include "search/strategy.h"
 
 #include "profile/nccl_names.h"
+#include "search/shippable_env.h"
 
 #include <algorithm>
 #include <bit>
@@ -79,24 +80,8 @@ struct PairCurve {
   std::vector<double> time_us;
 };
 
-// Whether `env`'s value of NCCL_ALGO or NCCL_PROTO ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
-bool allows(const Env& env, const char* variable, const std::string& name) {
-  const auto it = env.find(variable);
-  if (it == env.end()) return true;
-  std::string_view list = it->second;
-  const bool excluded = !list.empty() && list.front() == '^';
-  if (excluded) list.remove_prefix(1);
-  bool listed = false;
-  for (std::size_t start = 0; start <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
-    start = comma + 1;
-  }
-  return listed != excluded;
-}
-
 bool allows(const Env& env, const AlgoProto& pair) {
-  return allows(env, kAlgo, pair.first) && allows(env, kProto, pair.second);
+  return env_allows(env, kAlgo, pair.first) && env_allows(env, kProto, pair.second);
 }
 
 // What the pairs of an env are measured under: the env less its NCCL_ALGO and NCCL_PROTO.
@@ -144,7 +129,12 @@ class Search {
     screen();
     cross_algo_proto();
     cross_knobs_that_matter();
-    auto finalists = halve();
+    const std::vector<Candidate> measured_best = halve();
+    auto finalists = shippable(measured_best);
+    if (finalists.empty() && !measured_best.empty())
+      rejected_ = describe_env(measured_best.front().env) +
+                  " is faster within the measured sizes but would restrict NCCL beyond them (see the notes); its "
+                  "choices stay in per_size";
     while (!finalists.empty() && !pairs_hold_under(finalists.front().env)) {
       rejected_ = describe_env(finalists.front().env) +
                   " makes an NCCL_ALGO x NCCL_PROTO pair fail that runs with NCCL's defaults (see the failed trials)";
@@ -169,6 +159,11 @@ class Search {
 
   TrialMeasurement run_trial(TrialRequest request) {
     TrialMeasurement m = execute_(request);
+    // NCCL's own choice at the largest size, when this trial ran the defaults and NCCL said.
+    if (request.env.empty() && m.outcome == TrialOutcome::ok && !m.sizes.empty() &&
+        m.sizes.back() == options_.final_grid.max_bytes && m.nccl_choices.size() == m.sizes.size() &&
+        m.nccl_choices.back())
+      default_at_largest_ = m.nccl_choices.back();
     ++result_.trials;
     if (m.cached) ++result_.cached_trials;
     else {
@@ -411,6 +406,25 @@ class Search {
     return true;
   }
 
+  // The finalists as they may ship (shippable_env.h): a list that would restrict NCCL beyond the
+  // measured sizes leaves the env, and the rest of that finalist is what the confirmation
+  // measures. Finalists that become alike are kept once; the notes say what the best finalist
+  // lost (its per-size choices stay in per_size).
+  std::vector<Candidate> shippable(const std::vector<Candidate>& finalists) {
+    ShipFacts facts;
+    facts.largest_measured = options_.final_grid.max_bytes;
+    facts.default_at_largest = default_at_largest_;
+    std::vector<Candidate> kept;
+    for (const Candidate& finalist : finalists) {
+      ShippableEnv shipped = shippable_env(finalist.env, facts);
+      if (&finalist == &finalists.front()) result_.notes = shipped.notes;
+      if (std::any_of(kept.begin(), kept.end(), [&](const Candidate& k) { return k.env == shipped.env; })) continue;
+      if (shipped.env.empty()) continue;  // nothing left that the defaults lack
+      kept.push_back({shipped.env, finalist.score});
+    }
+    return kept;
+  }
+
   // Successive halving on the final grid: the best candidates and the defaults, measured again
   // with more sizes and iterations each round; the better half goes on.
   std::vector<Candidate> halve() {
@@ -512,8 +526,9 @@ class Search {
   std::vector<Candidate> screened_;
   std::set<std::string> broken_;  // "NAME=value" settings that failed on their own
   Env derived_;
-  std::string rejected_;  // why the last finalist rejected before the confirmation could not ship
+  std::string rejected_;  // why the best finalist could not ship, when none could
   std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
+  std::optional<NcclChoice> default_at_largest_;        // NCCL's pick at the largest size, unset
   int planned_ = 0;
   int measured_ = 0;
   double measured_s_ = 0;

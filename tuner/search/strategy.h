@@ -56,6 +56,7 @@ struct StrategyResult {
   Score score;
   double noise = 0;
   std::string confirmation;
+  std::vector<std::string> notes;  // restrictions left out of env, and why (shippable_env.h)
   // The fastest measured (algo, proto) at each size of `sizes` that `env` allows, measured under
   // `env`'s other settings; empty when the budget ended those measurements early.
   std::vector<SizeChoice> per_size;

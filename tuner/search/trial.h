@@ -41,12 +41,20 @@ struct TrialRequest {
   int repeat = 0;  // distinguishes repeated measurements of one config (resume matches on it)
 };
 
+// The algorithm and protocol NCCL itself chose for one size, as its TUNING log lines say.
+struct NcclChoice {
+  std::string algo, proto;  // NCCL's spelling: "Ring", "Simple"
+  friend bool operator==(const NcclChoice&, const NcclChoice&) = default;
+};
+
 struct TrialMeasurement {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;
   std::vector<std::uint64_t> sizes;
   std::vector<double> time_us;  // per size, the slowest rank
   std::vector<double> busbw;    // per size, GB/s
+  // Per size, what NCCL chose; empty when NCCL's account was not read for this trial.
+  std::vector<std::optional<NcclChoice>> nccl_choices;
   double duration_s = 0;
   bool cached = false;  // taken from the journal, not measured now
 };

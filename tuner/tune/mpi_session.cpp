@@ -83,6 +83,14 @@ void MpiSession::max(std::vector<double>& values) {
   if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX);
 }
 
+void MpiSession::min(std::vector<double>& values) {
+  if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN);
+}
+
+void MpiSession::sum(std::vector<double>& values) {
+  if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM);
+}
+
 void MpiSession::sum(std::vector<int64_t>& values) {
   if (!values.empty()) allreduce(values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM);
 }

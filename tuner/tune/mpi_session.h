@@ -26,6 +26,8 @@ class MpiSession : public RankGroup {
   int max(int value) override;
   int min(int value) override;
   void max(std::vector<double>& values) override;
+  void min(std::vector<double>& values) override;
+  void sum(std::vector<double>& values) override;
   void sum(std::vector<int64_t>& values) override;
   std::vector<std::string> gather(const std::string& value) override;
   using RankGroup::broadcast;

@@ -18,6 +18,8 @@ class RankGroup {
   virtual int max(int value) = 0;
   virtual int min(int value) = 0;
   virtual void max(std::vector<double>& values) = 0;     // element-wise, in place
+  virtual void min(std::vector<double>& values) = 0;     // element-wise, in place
+  virtual void sum(std::vector<double>& values) = 0;     // element-wise, in place
   virtual void sum(std::vector<int64_t>& values) = 0;    // element-wise, in place
   virtual std::vector<std::string> gather(const std::string& value) = 0;  // to every rank
 
@@ -34,6 +36,8 @@ class SoloGroup : public RankGroup {
   int max(int value) override { return value; }
   int min(int value) override { return value; }
   void max(std::vector<double>&) override {}
+  void min(std::vector<double>&) override {}
+  void sum(std::vector<double>&) override {}
   void sum(std::vector<int64_t>&) override {}
   std::vector<std::string> gather(const std::string& value) override { return {value}; }
 };

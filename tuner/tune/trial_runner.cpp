@@ -69,6 +69,20 @@ std::optional<WorkerEvent> expect(WorkerProcess& worker, WorkerEvent::Kind kind,
   return std::nullopt;
 }
 
+// Every rank's times, combined in place as `rule` says (nccl-tests' -a: an MPI_Allreduce of the
+// time, divided by the ranks for the average; rank 0's broadcast for -a 0).
+void combine_times(RankGroup& group, std::vector<double>& times, TimeRule rule) {
+  switch (rule) {
+    case TimeRule::rank0: group.broadcast(times.data(), times.size() * sizeof(double), 0); break;
+    case TimeRule::average:
+      group.sum(times);
+      for (double& time : times) time /= group.size();
+      break;
+    case TimeRule::min: group.min(times); break;
+    case TimeRule::max: group.max(times); break;
+  }
+}
+
 void record_exit(const ChildExit& exit, RankRun& run) {
   if (run.worker_died)
     run.reason += " (" + exit.describe() + ")";
@@ -143,6 +157,16 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
 
 }  // namespace
 
+std::string_view to_string(TimeRule rule) {
+  switch (rule) {
+    case TimeRule::rank0: return "rank0";
+    case TimeRule::average: return "avg";
+    case TimeRule::min: return "min";
+    case TimeRule::max: return "max";
+  }
+  return "?";
+}
+
 TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
   RankRun run = run_rank(group, spec);
   TrialResult result;
@@ -175,7 +199,7 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
     wrong.push_back(s.out_of_place_wrong.value_or(0));
     wrong.push_back(s.in_place_wrong.value_or(0));
   }
-  group.max(times);
+  combine_times(group, times, spec.time_rule);
   group.sum(wrong);
   int64_t total_wrong = 0;
   result.sizes = run.sizes;

@@ -17,18 +17,25 @@
 
 namespace nccltune {
 
+// How the ranks' times of one size become the trial's time, as nccl-tests' -a chooses: rank 0's
+// own, the mean over ranks (nccl-tests' default), the fastest or the slowest rank's. tune scores
+// the slowest rank: a collective ends for everyone when its last rank is done.
+enum class TimeRule { rank0, average, min, max };
+std::string_view to_string(TimeRule rule);  // "rank0", "avg", "min", "max"
+
 struct TrialSpec {
   std::vector<std::string> worker_command = installed_worker_command();  // argv before the worker's own
   std::map<std::string, std::string> env;  // the trial's variables (NCCL_* and others)
   WorkerConfig config;  // rank, nranks and device are set per rank by run_trial's caller
   std::chrono::milliseconds init_timeout{120000};
   std::chrono::milliseconds size_timeout{60000};
+  TimeRule time_rule = TimeRule::max;
 };
 
 struct TrialResult {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;  // from the first rank whose own outcome is the agreed one
-  // Per size: the slowest rank's time, wrong elements summed over ranks.
+  // Per size: the ranks' times combined by the spec's time_rule, wrong elements summed over ranks.
   std::vector<SizeMeasurement> sizes;
   // This rank's worker's view.
   DeviceDescription device;

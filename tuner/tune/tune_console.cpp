@@ -57,7 +57,7 @@ std::string render_tune_summary(const StrategyResult& r) {
     out += fmt::format("{:>10}  {:>13.2f}  {:>13.2f}  {:>7.3f}x  {}\n", format_byte_size(r.sizes[i]), base, tuned,
                        base > 0 ? tuned / base : 1.0, choice);
   }
-  out += fmt::format("env: {}\n", r.keep_defaults ? "keep NCCL's defaults (nothing beat them beyond noise)" : describe_env(r.env));
+  out += fmt::format("env: {}\n", r.keep_defaults ? "keep NCCL's defaults" : describe_env(r.env));
   out += fmt::format("objective {:.3f}x over the defaults, worst size {:.3f}x; {}\n", r.score.value, r.score.worst_ratio,
                      r.confirmation);
   out += fmt::format("{} trials ({} from the journal), {} failed\n", r.trials, r.cached_trials, r.failed_trials);

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -15,6 +18,7 @@
 #include "collectives/nccl_library.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
+#include "profile/store_permissions.h"
 #include "search/default_search_space.h"
 #include "topology/sources/topology_reader.h"
 #include "tune/cluster_shape.h"
@@ -198,6 +202,7 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   std::vector<std::uint64_t> sizes;
   for (const auto& c : r.per_size) sizes.push_back(c.min_bytes);
   p.per_size = size_ranges(sizes, r.per_size);
+  if (!r.sizes.empty()) p.measured = {r.sizes.front(), r.sizes.back()};
   p.results.sizes = r.sizes;
   p.results.baseline = r.baseline_busbw;
   p.results.tuned = r.tuned_busbw;
@@ -213,18 +218,35 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.provenance.noise_floor = r.noise;
   p.provenance.confirmation = r.confirmation;
   p.failed = r.failed;
+  p.notes = r.notes;
   return p;
+}
+
+// The trust check `nccltune env` runs (store_permissions.h), on what was just written: a store
+// that env refuses gives jobs no variables at all, silently (env fails open). Root's prologs and
+// other users' jobs trust only what root owns, so a store owned by another user gets a warning.
+void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir, const std::filesystem::path& written) {
+  const uid_t self = ::geteuid();
+  if (const Result<TrustedFile> mine = read_trusted_file(out_dir, written, self, kMaxProfileBytes); !mine) {
+    console.message("nccltune tune: warning: nccltune env will refuse this profile: " + mine.error());
+    return;
+  }
+  if (self == 0) return;
+  if (const Result<TrustedFile> others = read_trusted_file(out_dir, written, 0, kMaxProfileBytes); !others)
+    console.message("nccltune tune: warning: only jobs of this user will use this profile (root's prologs and other "
+                    "users' jobs refuse it: " +
+                    others.error() + "); give the store to root (chown -R root)");
 }
 
 int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape, const SearchSpace& space,
          TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   const std::string journal_path = o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(journal_path).parent_path().empty()
-                                          ? std::filesystem::path(".")
-                                          : std::filesystem::path(journal_path).parent_path(),
-                                      ec);
+  // The journal usually lives in the store: its directories get the store's modes.
+  if (const Status made = make_store_directories(std::filesystem::path(journal_path).parent_path()); !made) {
+    console.message("nccltune tune: " + made.error());
+    return stop_followers(job, 2);
+  }
   std::map<std::string, JournalEntry> cache;
   if (o.resume && std::filesystem::exists(journal_path)) {
     auto entries = Journal::read(journal_path);
@@ -293,6 +315,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     console.message("nccltune tune: " + saved.error());
     return stop_followers(job, 1);
   }
+  warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_tune_summary(result));
   console.message(fmt::format("profile: {} ({} in {})", written.string(),
                               result.keep_defaults ? "keep defaults" : describe_env(result.env), format_duration(duration)));
@@ -305,6 +328,10 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   const Job job{group, layout, run};
   TuneConsole console(stdout, o.progress);
   const bool leader = group.rank() == 0;
+  if (group.size() < 2) {
+    std::fprintf(stderr, "nccltune tune: tune needs at least 2 ranks: one per GPU (mpirun -np N, srun --mpi=pmix)\n");
+    return 2;
+  }
   auto fail_all = [&](const std::string& message, int code) {
     if (leader) console.message("nccltune tune: " + message);
     return code;

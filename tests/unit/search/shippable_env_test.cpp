@@ -1,0 +1,111 @@
+// A profile's NCCL_ALGO / NCCL_PROTO lists apply to every size of every job: they ship only when
+// they keep what NCCL's defaults use at the largest measured size, and Simple unless 256 MiB or
+// more were measured (search/shippable_env.h). The strategy confirms and ships only what may ship.
+#include "search/shippable_env.h"
+
+#include <gtest/gtest.h>
+
+#include "dgx_shape.h"
+#include "fake_model.h"
+#include "model_executor.h"
+#include "search/default_search_space.h"
+#include "search/strategy.h"
+#include "test_files.h"
+
+using namespace nccltune;
+using namespace nccltune::test_support;
+
+namespace {
+
+constexpr std::uint64_t kOneMiB = std::uint64_t{1} << 20;
+
+ShipFacts at(std::uint64_t largest, const std::string& algo, const std::string& proto) {
+  return {largest, NcclChoice{algo, proto}};
+}
+
+}  // namespace
+
+TEST(ShippableEnv, KeepsListsThatKeepNcclsChoiceAndSimple) {
+  const Env env{{"NCCL_ALGO", "NVLS,Ring,Tree"}, {"NCCL_PROTO", "LL,LL128,Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
+  const ShippableEnv shipped = shippable_env(env, at(64 * kOneMiB, "Ring", "Simple"));
+  EXPECT_EQ(shipped.env, env);
+  EXPECT_TRUE(shipped.notes.empty());
+}
+
+TEST(ShippableEnv, ProtocolListWithoutSimpleStaysOutBelow256MiB) {
+  const Env env{{"NCCL_PROTO", "LL,LL128"}, {"NCCL_NET_GDR_LEVEL", "SYS"}};
+  const ShippableEnv shipped = shippable_env(env, at(kOneMiB, "Ring", "LL128"));
+  EXPECT_EQ(shipped.env, (Env{{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  ASSERT_EQ(shipped.notes.size(), 1u);
+  EXPECT_NE(shipped.notes[0].find("NCCL_PROTO=LL,LL128"), std::string::npos) << shipped.notes[0];
+  EXPECT_NE(shipped.notes[0].find("removes Simple"), std::string::npos) << shipped.notes[0];
+  EXPECT_NE(shipped.notes[0].find("per_size"), std::string::npos) << shipped.notes[0];
+  // Measured to 256 MiB and NCCL already off Simple there: the list may drop it.
+  EXPECT_EQ(shippable_env(env, at(256 * kOneMiB, "Ring", "LL128")).env, env);
+}
+
+TEST(ShippableEnv, AListThatDropsNcclsOwnChoiceAtTheLargestSizeStaysOut) {
+  const Env env{{"NCCL_ALGO", "Ring,Tree"}};
+  const ShippableEnv shipped = shippable_env(env, at(kOneMiB << 10, "NVLS", "Simple"));
+  EXPECT_TRUE(shipped.env.empty());
+  ASSERT_EQ(shipped.notes.size(), 1u);
+  EXPECT_NE(shipped.notes[0].find("removes NVLS"), std::string::npos) << shipped.notes[0];
+  // An exclusion is a list too.
+  EXPECT_TRUE(shippable_env({{"NCCL_ALGO", "^NVLS"}}, at(kOneMiB << 10, "NVLS", "Simple")).env.empty());
+  EXPECT_FALSE(shippable_env({{"NCCL_ALGO", "^PAT"}}, at(kOneMiB << 10, "NVLS", "Simple")).env.empty());
+}
+
+TEST(ShippableEnv, UnknownNcclChoiceShipsNoList) {
+  const Env env{{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "8388608"}};
+  const ShippableEnv shipped = shippable_env(env, ShipFacts{kOneMiB << 10, std::nullopt});
+  EXPECT_EQ(shipped.env, (Env{{"NCCL_BUFFSIZE", "8388608"}}));
+  EXPECT_EQ(shipped.notes.size(), 2u);
+}
+
+TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
+  // NCCL's defaults in this model go Ring/Simple above 64 KiB; up to 1 MiB the fastest pairs are
+  // Tree/LL and Ring/LL128, so the measured best list drops Simple.
+  Result<fake::FakeModel> model = fake::load_fake_model(fixture("models/tune-drops-simple.yaml").string());
+  ASSERT_TRUE(model) << model.error();
+  Result<SearchSpace> space = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
+  ASSERT_TRUE(space) << space.error();
+  ModelExecutor executor(*model, 16);
+  StrategyOptions options;
+  options.clock_s = executor.clock();
+  options.screen_grid = {8, kOneMiB, 8};
+  options.final_grid = {8, kOneMiB, 4};
+  const StrategyResult result = run_strategy(prune(*space, dgx_h100_facts(2)), options, executor.executor());
+  ASSERT_TRUE(result.error.empty()) << result.error;
+  ASSERT_FALSE(result.notes.empty());
+  EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
+  EXPECT_TRUE(env_allows(result.env, "NCCL_PROTO", "Simple")) << describe_env(result.env);
+  EXPECT_TRUE(env_allows(result.env, "NCCL_ALGO", "Ring")) << describe_env(result.env);
+  ASSERT_FALSE(result.per_size.empty());
+  EXPECT_LE(result.per_size.back().max_bytes, kOneMiB);
+  // The pairs that were fastest are still the profile's per-size choices.
+  EXPECT_EQ(result.per_size.front().algo, "Tree");
+  EXPECT_EQ(result.per_size.back().proto, "LL128");
+}
+
+TEST(ShippableEnv, WhenNothingFasterMayShipTheDefaultsStayAndTheConfirmationSaysWhy) {
+  // Only NCCL_PROTO to search: every faster value drops Simple, so none may ship in env. The
+  // profile keeps NCCL's defaults and says it is not because nothing was faster.
+  Result<fake::FakeModel> model = fake::load_fake_model(fixture("models/tune-drops-simple.yaml").string());
+  ASSERT_TRUE(model) << model.error();
+  Result<SearchSpace> space = parse_search_space(
+      "schema: nccltune/search-space/v1\nknobs:\n  - {name: NCCL_PROTO, values: [LL, LL128, Simple], scope: comm}\n",
+      "space.yaml");
+  ASSERT_TRUE(space) << space.error();
+  ModelExecutor executor(*model, 16);
+  StrategyOptions options;
+  options.clock_s = executor.clock();
+  options.screen_grid = {8, kOneMiB, 8};
+  options.final_grid = {8, kOneMiB, 4};
+  const StrategyResult result = run_strategy(*space, options, executor.executor());
+  ASSERT_TRUE(result.error.empty()) << result.error;
+  EXPECT_TRUE(result.keep_defaults) << describe_env(result.env);
+  EXPECT_TRUE(result.env.empty()) << describe_env(result.env);
+  EXPECT_NE(result.confirmation.find("would restrict NCCL beyond them"), std::string::npos) << result.confirmation;
+  ASSERT_FALSE(result.notes.empty());
+  EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
+}

@@ -1,0 +1,58 @@
+#include "search/shippable_env.h"
+
+#include "base/byte_size.h"
+#include "profile/nccl_names.h"
+
+namespace nccltune {
+
+namespace {
+
+constexpr const char* kAlgo = "NCCL_ALGO";
+constexpr const char* kProto = "NCCL_PROTO";
+
+// Why `variable`'s value in `env` may not ship, or "" when it may.
+std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
+  const std::string largest = format_byte_size(facts.largest_measured);
+  if (!facts.default_at_largest)
+    return "NCCL's own choice at the largest measured size (" + largest + ") is unknown, so it cannot be shown to keep it";
+  const std::string& used = variable == kAlgo ? facts.default_at_largest->algo : facts.default_at_largest->proto;
+  if (!env_allows(env, variable, used))
+    return "it removes " + used + ", which NCCL's defaults use at the largest measured size (" + largest + ")";
+  if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes && !env_allows(env, kProto, "Simple"))
+    return "it removes Simple, and no size of at least " + format_byte_size(kSimpleProvenFromBytes) +
+           " was measured (the largest was " + largest + ")";
+  return "";
+}
+
+}  // namespace
+
+bool env_allows(const Env& env, const std::string& variable, const std::string& name) {
+  const auto it = env.find(variable);
+  if (it == env.end()) return true;
+  std::string_view list = it->second;
+  const bool excluded = !list.empty() && list.front() == '^';
+  if (excluded) list.remove_prefix(1);
+  bool listed = false;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
+    start = comma + 1;
+  }
+  return listed != excluded;
+}
+
+ShippableEnv shippable_env(const Env& env, const ShipFacts& facts) {
+  ShippableEnv result{env, {}};
+  for (const std::string variable : {kAlgo, kProto}) {
+    const auto it = env.find(variable);
+    if (it == env.end()) continue;
+    const std::string why = why_not_shippable(env, variable, facts);
+    if (why.empty()) continue;
+    result.env.erase(variable);
+    result.notes.push_back(variable + "=" + it->second + " is not in env (it would apply to every size): " + why +
+                           "; its per-size choices stay in per_size, for the tuner plugin");
+  }
+  return result;
+}
+
+}  // namespace nccltune

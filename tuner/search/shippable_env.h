@@ -1,0 +1,40 @@
+// Which NCCL_ALGO / NCCL_PROTO restrictions a profile may ship in its env. Those variables apply
+// to every message size of every job, but the tune measured only up to its largest size: a list
+// that drops what NCCL uses above it (Simple for multi-GiB all_reduce, say) would make those
+// sizes slower where nothing was measured. So a list ships only when it keeps:
+//   - the algorithm and the protocol NCCL's defaults used at the largest measured size (when
+//     NCCL's own account of that size is unknown, nothing can be shown to be kept: no list ships);
+//   - Simple, unless sizes of at least 256 MiB were measured.
+// A restriction that does not ship stays in the profile's per_size, which the tuner plugin
+// applies within the measured range only; the notes say why.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/profile.h"
+#include "search/trial.h"
+
+namespace nccltune {
+
+// Simple carries every large message; below this largest measured size it is never excluded.
+inline constexpr std::uint64_t kSimpleProvenFromBytes = std::uint64_t{256} << 20;
+
+struct ShipFacts {
+  std::uint64_t largest_measured = 0;
+  std::optional<NcclChoice> default_at_largest;  // NCCL's own pick there, with nothing set
+};
+
+struct ShippableEnv {
+  Env env;                         // `env` less the restrictions that may not ship
+  std::vector<std::string> notes;  // one line per restriction left out, saying why
+};
+
+ShippableEnv shippable_env(const Env& env, const ShipFacts& facts);
+
+// Whether NCCL_ALGO or NCCL_PROTO's value ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
+bool env_allows(const Env& env, const std::string& variable, const std::string& name);
+
+}  // namespace nccltune
