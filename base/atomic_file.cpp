@@ -12,7 +12,9 @@
 namespace nccltune {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 bool write_all(int fd, std::string_view content) {
   while (!content.empty()) {
@@ -29,7 +31,7 @@ bool write_all(int fd, std::string_view content) {
 }  // namespace
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content,
-                                   const FileAttributes& attributes) {
+                             const FileAttributes& attributes) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string temp = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);  // not inherited by a child spawned meanwhile

@@ -20,7 +20,7 @@ struct FileAttributes {
 };
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content,
-                                   const FileAttributes& attributes = {});
+                             const FileAttributes& attributes = {});
 
 // Reads a whole file; the error names the file.
 Result<std::string> read_text_file(const std::filesystem::path& path);

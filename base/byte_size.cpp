@@ -10,7 +10,8 @@ Result<std::size_t> parse_byte_size(std::string_view text) {
   std::size_t value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr == text.data()) return Error{"'" + std::string(text) + "': not a size (e.g. 8, 64K, 1M, 16G)"};
+  if (ec != std::errc() || ptr == text.data())
+    return Error{"'" + std::string(text) + "': not a size (e.g. 8, 64K, 1M, 16G)"};
   std::size_t scale = 1;
   if (ptr != end) {
     switch (std::toupper(static_cast<unsigned char>(*ptr))) {
@@ -24,7 +25,8 @@ Result<std::size_t> parse_byte_size(std::string_view text) {
     if (ptr != end && (*ptr == 'B' || *ptr == 'b')) ++ptr;
     if (ptr != end) return Error{"'" + std::string(text) + "': not a size (e.g. 8, 64K, 1M, 16G)"};
   }
-  if (value > std::numeric_limits<std::size_t>::max() / scale) return Error{"'" + std::string(text) + "': too large"};
+  if (value > std::numeric_limits<std::size_t>::max() / scale)
+    return Error{"'" + std::string(text) + "': too large"};
   return value * scale;
 }
 

@@ -65,8 +65,8 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv, c
   posix_spawn_file_actions_init(&actions);
   for (const auto& [child_fd, parent_fd] : options.fds) {
     if (parent_fd < 0)
-      posix_spawn_file_actions_addopen(&actions, child_fd, "/dev/null", child_fd == STDIN_FILENO ? O_RDONLY : O_WRONLY,
-                                       0);
+      posix_spawn_file_actions_addopen(&actions, child_fd, "/dev/null",
+                                       child_fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0);
     else
       posix_spawn_file_actions_adddup2(&actions, parent_fd, child_fd);  // dup2 clears O_CLOEXEC
   }
@@ -76,16 +76,20 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv, c
   args.push_back(nullptr);
   pid_t pid = -1;
   char* const* environment = const_cast<char* const*>(envp);
-  const int spawned = options.search_path
-                          ? ::posix_spawnp(&pid, argv[0].c_str(), &actions, attributes.get(), args.data(), environment)
-                          : ::posix_spawn(&pid, argv[0].c_str(), &actions, attributes.get(), args.data(), environment);
+  const int spawned =
+      options.search_path
+          ? ::posix_spawnp(&pid, argv[0].c_str(), &actions, attributes.get(), args.data(), environment)
+          : ::posix_spawn(&pid, argv[0].c_str(), &actions, attributes.get(), args.data(), environment);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return Error{argv[0] + ": cannot start it: " + std::strerror(spawned)};
   return ChildProcess(pid, options.own_process_group);
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(other.pid_), group_(other.group_), reaped_(other.reaped_), killed_(other.killed_),
+    : pid_(other.pid_),
+      group_(other.group_),
+      reaped_(other.reaped_),
+      killed_(other.killed_),
       status_(other.status_) {
   other.pid_ = -1;
   other.reaped_ = true;
@@ -120,7 +124,7 @@ ChildExit ChildProcess::terminate(std::chrono::milliseconds grace, std::chrono::
         Abandoned& children = abandoned();
         const std::lock_guard lock(children.mutex);
         children.pids.push_back(pid_);
-        reaped_ = true;  // not ours to wait for any more
+        reaped_ = true;     // not ours to wait for any more
         status_ = SIGKILL;  // as WIFSIGNALED reads it: killed
       }
     }
@@ -128,7 +132,9 @@ ChildExit ChildProcess::terminate(std::chrono::milliseconds grace, std::chrono::
   return exit();
 }
 
-ChildExit ChildProcess::exit() const { return exit_of(status_, killed_); }
+ChildExit ChildProcess::exit() const {
+  return exit_of(status_, killed_);
+}
 
 Result<CommandOutput> run_command(const std::vector<std::string>& argv, const char* const* envp,
                                   const CommandOptions& options) {

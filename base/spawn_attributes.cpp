@@ -19,6 +19,8 @@ SpawnAttributes::SpawnAttributes(bool own_process_group) {
   posix_spawnattr_setsigdefault(&attributes_, &all);
 }
 
-SpawnAttributes::~SpawnAttributes() { posix_spawnattr_destroy(&attributes_); }
+SpawnAttributes::~SpawnAttributes() {
+  posix_spawnattr_destroy(&attributes_);
+}
 
 }  // namespace nccltune

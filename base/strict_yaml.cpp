@@ -210,8 +210,8 @@ Status parse_strict_yaml(std::string_view text, std::string_view origin,
   }
 }
 
-Status read_strict_yaml(const std::filesystem::path& file, const std::function<void(const YAML::Node& root)>& read,
-                        std::size_t max_bytes) {
+Status read_strict_yaml(const std::filesystem::path& file,
+                        const std::function<void(const YAML::Node& root)>& read, std::size_t max_bytes) {
   const Result<std::string> text = read_text_file(file);
   if (!text) return Error{text.error()};
   return parse_strict_yaml(*text, file.string(), read, max_bytes);

@@ -63,7 +63,8 @@ Status parse_strict_yaml(std::string_view text, std::string_view origin,
                          const std::function<void(const YAML::Node& root)>& read,
                          std::size_t max_bytes = kMaxYamlBytes);
 // The same for a file: read whole (base/atomic_file.h's read_text_file), origin its path.
-Status read_strict_yaml(const std::filesystem::path& file, const std::function<void(const YAML::Node& root)>& read,
+Status read_strict_yaml(const std::filesystem::path& file,
+                        const std::function<void(const YAML::Node& root)>& read,
                         std::size_t max_bytes = kMaxYamlBytes);
 
 }  // namespace nccltune

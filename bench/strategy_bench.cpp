@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "search/default_search_space.h"
-#include "model_executor.h"
-#include "test_files.h"
 #include "dgx_shape.h"
+#include "model_executor.h"
+#include "search/default_search_space.h"
 #include "search/search_space.h"
 #include "search/strategy.h"
+#include "test_files.h"
 
 #ifndef NCCLTUNE_FIXTURES
 #define NCCLTUNE_FIXTURES "tests/fixtures"
@@ -38,7 +38,6 @@ using namespace nccltune;
 using namespace nccltune::test_support;
 
 constexpr int kRanks = 16;
-
 
 struct Row {
   std::string model;
@@ -156,8 +155,9 @@ int main(int argc, char** argv) {
       ProgressCallback progress;
       if (trace)
         progress = [](const StrategyProgress& p, const TrialRequest& request, const TrialMeasurement& m) {
-          std::printf("  %3d %-8s %7.2fs %-10s %s\n", p.trial, std::string(to_string(p.phase)).c_str(), p.elapsed_s,
-                      std::string(to_string(m.outcome)).c_str(), describe_env(request.env).c_str());
+          std::printf("  %3d %-8s %7.2fs %-10s %s\n", p.trial, std::string(to_string(p.phase)).c_str(),
+                      p.elapsed_s, std::string(to_string(m.outcome)).c_str(),
+                      describe_env(request.env).c_str());
         };
       const auto start = std::chrono::steady_clock::now();
       const StrategyResult result = run_strategy(pruned, options, executor.executor(), progress);

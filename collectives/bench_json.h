@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "collectives/bench_result.h"
 #include "base/result.h"
+#include "collectives/bench_result.h"
 
 namespace nccltune {
 

@@ -11,9 +11,9 @@
 namespace nccltune {
 
 struct Measurement {
-  double time_us = 0;  // per op, combined across ranks (see BenchResult::time_rule)
-  double algbw = 0;    // GB/s
-  double busbw = 0;    // GB/s
+  double time_us = 0;            // per op, combined across ranks (see BenchResult::time_rule)
+  double algbw = 0;              // GB/s
+  double busbw = 0;              // GB/s
   std::optional<int64_t> wrong;  // wrong elements summed over ranks; nullopt for "N/A"
 };
 

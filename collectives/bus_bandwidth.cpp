@@ -18,7 +18,8 @@ double bus_bandwidth_factor(std::string_view collective, int ranks) {
 }
 
 double bus_bandwidth_gbps(std::string_view collective, int ranks, std::uint64_t bytes, double time_us) {
-  return algorithm_bandwidth_gbps(static_cast<double>(bytes), time_us) * bus_bandwidth_factor(collective, ranks);
+  return algorithm_bandwidth_gbps(static_cast<double>(bytes), time_us) *
+         bus_bandwidth_factor(collective, ranks);
 }
 
 }  // namespace nccltune

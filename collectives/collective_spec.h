@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "collectives/nccl_declarations.h"
 #include "collectives/nccl_library.h"
-#include "base/status.h"
 
 namespace nccltune {
 

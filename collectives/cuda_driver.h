@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "collectives/cuda_declarations.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "collectives/cuda_declarations.h"
 
 namespace nccltune {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collectives/nccl_declarations.h"
 #include "base/result.h"
+#include "collectives/nccl_declarations.h"
 
 namespace nccltune {
 

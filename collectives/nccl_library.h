@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "collectives/nccl_declarations.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "collectives/nccl_declarations.h"
 
 namespace nccltune {
 

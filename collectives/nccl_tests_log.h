@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectives/bench_result.h"
 #include "base/result.h"
+#include "collectives/bench_result.h"
 
 namespace nccltune {
 

@@ -1,10 +1,9 @@
 #include "collectives/size_sweep.h"
 
-#include "base/size_steps.h"
-
 #include <algorithm>
 #include <string>
 
+#include "base/size_steps.h"
 #include "collectives/data_check.h"
 #include "collectives/data_pattern.h"
 

@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
+#include "base/status.h"
 #include "collectives/collective_spec.h"
 #include "collectives/cuda_driver.h"
 #include "collectives/data_type.h"
 #include "collectives/nccl_library.h"
-#include "base/result.h"
-#include "base/status.h"
 
 namespace nccltune {
 

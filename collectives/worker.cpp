@@ -59,7 +59,8 @@ Result<nlohmann::json> read_command(int fd, const char* expected) {
   if (!line) return Error{std::string("the parent closed the command pipe before '") + expected + "'"};
   try {
     auto json = nlohmann::json::parse(*line);
-    if (json.value("cmd", "") != expected) return Error{std::string("expected the '") + expected + "' command"};
+    if (json.value("cmd", "") != expected)
+      return Error{std::string("expected the '") + expected + "' command"};
     return json;
   } catch (const nlohmann::json::exception& e) {
     return Error{std::string("malformed command: ") + e.what()};
@@ -75,7 +76,9 @@ int run_worker(int command_fd, int event_fd) {
   auto config = worker_config_from_json(*start);
   if (!config) return events.fail("load", config.error());
   const CollectiveSpec* spec = find_collective(config->collective);
-  if (!spec) return events.fail("load", "unknown collective '" + config->collective + "' (known: " + collective_names() + ")");
+  if (!spec)
+    return events.fail("load",
+                       "unknown collective '" + config->collective + "' (known: " + collective_names() + ")");
 
   auto cuda = CudaDriver::load(config->cuda_lib);
   if (!cuda) return events.fail("load", cuda.error());

@@ -41,7 +41,8 @@ std::vector<std::string> installed_worker_command() {
   return {self.string(), "worker"};
 }
 
-Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
+                                           const std::vector<std::string>& env) {
   // A worker that dies leaves a broken command pipe; its parent must see EPIPE, not die of SIGPIPE.
   static const bool sigpipe_ignored = std::signal(SIGPIPE, SIG_IGN) != SIG_ERR;
   (void)sigpipe_ignored;
@@ -72,12 +73,16 @@ Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
 }
 
 WorkerProcess::WorkerProcess(WorkerProcess&& other) noexcept
-    : child_(std::move(other.child_)), command_fd_(other.command_fd_), event_fd_(other.event_fd_),
+    : child_(std::move(other.child_)),
+      command_fd_(other.command_fd_),
+      event_fd_(other.event_fd_),
       buffer_(std::move(other.buffer_)) {
   other.command_fd_ = other.event_fd_ = -1;
 }
 
-WorkerProcess::~WorkerProcess() { close_fds(); }
+WorkerProcess::~WorkerProcess() {
+  close_fds();
+}
 
 void WorkerProcess::close_fds() {
   if (command_fd_ >= 0) ::close(command_fd_);

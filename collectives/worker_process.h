@@ -7,10 +7,9 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/child_process.h"
 #include "base/result.h"
@@ -31,7 +30,8 @@ std::vector<std::string> installed_worker_command();
 class WorkerProcess {
  public:
   // Starts `argv` (argv[0] is the executable path) with `env`.
-  static Result<WorkerProcess> spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+  static Result<WorkerProcess> spawn(const std::vector<std::string>& argv,
+                                     const std::vector<std::string>& env);
 
   WorkerProcess(WorkerProcess&& other) noexcept;
   WorkerProcess& operator=(WorkerProcess&&) = delete;

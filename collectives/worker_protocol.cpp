@@ -76,7 +76,9 @@ std::string encode_event(const WorkerEvent& e) {
   json j;
   switch (e.kind) {
     case WorkerEvent::Kind::loaded:
-      j = {{"event", "loaded"}, {"nccl_version", e.nccl_version}, {"cuda_driver", e.cuda_driver},
+      j = {{"event", "loaded"},
+           {"nccl_version", e.nccl_version},
+           {"cuda_driver", e.cuda_driver},
            {"device", {{"name", e.device.name}, {"pci", e.device.pci}, {"sm", e.device.sm}}}};
       break;
     case WorkerEvent::Kind::unique_id: j = {{"event", "unique_id"}, {"id", e.id_hex}}; break;
@@ -91,7 +93,9 @@ std::string encode_event(const WorkerEvent& e) {
            {"ip_wrong", optional_json(e.size.in_place_wrong)}};
       break;
     case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
-    case WorkerEvent::Kind::error: j = {{"event", "error"}, {"stage", e.stage}, {"message", e.message}}; break;
+    case WorkerEvent::Kind::error:
+      j = {{"event", "error"}, {"stage", e.stage}, {"message", e.message}};
+      break;
   }
   return j.dump();
 }

@@ -7,14 +7,13 @@
 //   worker -> parent  {"event":"unique_id","id":"<256 hex digits>"}        (rank 0 only)
 //   parent -> worker  {"cmd":"init","id":"<hex>"}                           (every rank)
 //   worker -> parent  {"event":"ready"}
-//   worker -> parent  {"event":"size","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
-//   worker -> parent  {"event":"done"}
-//   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
+//   worker -> parent
+//   {"event":"size","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..} worker ->
+//   parent  {"event":"done"} worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,7 +60,7 @@ struct WorkerEvent {
 nlohmann::json worker_config_to_json(const WorkerConfig& config);
 Result<WorkerConfig> worker_config_from_json(const nlohmann::json& json);
 
-std::string encode_event(const WorkerEvent& event);      // one line, no newline
+std::string encode_event(const WorkerEvent& event);  // one line, no newline
 Result<WorkerEvent> decode_event(const std::string& line);
 
 std::string bytes_to_hex(const void* data, std::size_t size);

@@ -16,9 +16,9 @@ std::vector<NicAssignment> assign_nearest_nics(const NodeTopology& topology) {
       const LinkKind kind = link->type.kind;
       const bool through_switch = kind <= LinkKind::pxb;
       const bool same_numa = gpu.numa && nic.numa && *gpu.numa == *nic.numa;
-      const auto key = std::make_tuple(through_switch ? static_cast<int>(kind) : static_cast<int>(LinkKind::phb),
-                                       same_numa ? 0 : 1, static_cast<int>(kind),
-                                       load[static_cast<size_t>(nic.index)], nic.index);
+      const auto key = std::make_tuple(
+          through_switch ? static_cast<int>(kind) : static_cast<int>(LinkKind::phb), same_numa ? 0 : 1,
+          static_cast<int>(kind), load[static_cast<size_t>(nic.index)], nic.index);
       if (!best.nic || key < best_key) {
         best_key = key;
         best.nic = nic.index;

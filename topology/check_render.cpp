@@ -5,7 +5,8 @@
 namespace nccltune {
 
 std::string render_check_text(const NodeTopology& topology, const CheckReport& report) {
-  std::string out = fmt::format("{}: {} GPUs, {} NICs\n", topology.host, topology.gpus.size(), topology.nics.size());
+  std::string out =
+      fmt::format("{}: {} GPUs, {} NICs\n", topology.host, topology.gpus.size(), topology.nics.size());
   if (topology.gpus.empty()) out += "No NVIDIA GPU found on this node: GPU checks skipped.\n";
   for (const auto& f : report.findings)
     out += fmt::format("{}  {:<17} {:<20} {}\n", to_string(f.verdict), f.check, f.subject, f.message);
@@ -29,11 +30,14 @@ nlohmann::ordered_json check_to_json(const NodeTopology& topology, const CheckRe
                    {"fail", report.count(Verdict::fail)}};
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   for (const auto& f : report.findings)
-    findings.push_back({{"check", f.check}, {"subject", f.subject},
-                        {"verdict", std::string(to_string(f.verdict))}, {"message", f.message}});
+    findings.push_back({{"check", f.check},
+                        {"subject", f.subject},
+                        {"verdict", std::string(to_string(f.verdict))},
+                        {"message", f.message}});
   doc["findings"] = findings;
   nlohmann::ordered_json recommendations = nlohmann::ordered_json::object();
-  for (const auto& r : report.recommendations) recommendations[r.name] = {{"value", r.value}, {"reason", r.reason}};
+  for (const auto& r : report.recommendations)
+    recommendations[r.name] = {{"value", r.value}, {"reason", r.reason}};
   doc["recommendations"] = recommendations;
   doc["notes"] = topology.notes;
   return doc;

@@ -2,12 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "base/strict_yaml.h"
-
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
+
+#include "base/strict_yaml.h"
 
 namespace nccltune {
 
@@ -26,7 +26,9 @@ Verdict CheckReport::overall() const {
   return worst;
 }
 
-int CheckReport::exit_code() const { return static_cast<int>(overall()); }
+int CheckReport::exit_code() const {
+  return static_cast<int>(overall());
+}
 
 int CheckReport::count(Verdict verdict) const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(),
@@ -38,8 +40,10 @@ Result<Expectation> read_expectation(const std::filesystem::path& file) {
   const Status read = read_strict_yaml(file, [&](const YAML::Node& root) {
     if (root.IsNull()) return;  // an empty file expects nothing
     yaml_check_keys(root, "", {"gpus", "nics", "nic_rate_gbps", "max_gpu_nic_link"});
-    if (const YAML::Node gpus = root["gpus"]) expectation.gpus = static_cast<int>(yaml_integer(gpus, "gpus", 0, 4096));
-    if (const YAML::Node nics = root["nics"]) expectation.nics = static_cast<int>(yaml_integer(nics, "nics", 0, 4096));
+    if (const YAML::Node gpus = root["gpus"])
+      expectation.gpus = static_cast<int>(yaml_integer(gpus, "gpus", 0, 4096));
+    if (const YAML::Node nics = root["nics"])
+      expectation.nics = static_cast<int>(yaml_integer(nics, "nics", 0, 4096));
     if (const YAML::Node rate = root["nic_rate_gbps"]) {
       expectation.nic_rate_gbps = yaml_number(rate, "nic_rate_gbps");
       if (*expectation.nic_rate_gbps < 0) yaml_fail(yaml_line(rate), "nic_rate_gbps", "must be >= 0");
@@ -47,7 +51,8 @@ Result<Expectation> read_expectation(const std::filesystem::path& file) {
     if (const YAML::Node link = root["max_gpu_nic_link"]) {
       const std::string text = yaml_text(link, "max_gpu_nic_link");
       expectation.gpu_nic_link_c2c = text == "C2C";
-      const auto kind = expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
+      const auto kind =
+          expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
       if (!kind) yaml_fail(yaml_line(link), "max_gpu_nic_link", "expected PIX, PXB, C2C, PHB, NODE or SYS");
       expectation.max_gpu_nic_link = kind;
     }
@@ -112,16 +117,18 @@ void check_counts(const NodeTopology& topology, const Expectation& expect, std::
   auto count = [&](const char* what, size_t have, std::optional<int> want) {
     if (!want) return;
     const bool ok = static_cast<int>(have) == *want;
-    out.push_back({"device_count", "node", ok ? Verdict::pass : Verdict::fail,
-                   std::to_string(have) + " " + what + (ok ? ", as expected" : ", expected " + std::to_string(*want))});
+    out.push_back(
+        {"device_count", "node", ok ? Verdict::pass : Verdict::fail,
+         std::to_string(have) + " " + what + (ok ? ", as expected" : ", expected " + std::to_string(*want))});
   };
   count("GPUs", topology.gpus.size(), expect.gpus);
   count("NICs", topology.nics.size(), expect.nics);
   // A node whose GPUs fell off the bus must not pass a health check that expects none of this.
   if (topology.gpus.empty() && !expect.gpus)
-    out.push_back({"gpu_present", "node", Verdict::warn,
-                   "no NVIDIA GPU found (none in the PCI tree, NVML or nvidia-smi); --expect gpus: 0 for a node "
-                   "without GPUs"});
+    out.push_back(
+        {"gpu_present", "node", Verdict::warn,
+         "no NVIDIA GPU found (none in the PCI tree, NVML or nvidia-smi); --expect gpus: 0 for a node "
+         "without GPUs"});
 }
 
 void check_ports(const NodeTopology& topology, const Expectation& expect, std::vector<Finding>& out) {
@@ -141,9 +148,12 @@ void check_ports(const NodeTopology& topology, const Expectation& expect, std::v
       continue;
     }
     if (nic.state)
-      out.push_back({"nic_port", subject, Verdict::pass,
-                     "ACTIVE" + (nic.rate_gbps ? ", " + std::to_string(static_cast<int>(std::lround(*nic.rate_gbps))) + " Gb/s" : std::string()) +
-                         (nic.link_layer ? ", " + *nic.link_layer : std::string())});
+      out.push_back(
+          {"nic_port", subject, Verdict::pass,
+           "ACTIVE" +
+               (nic.rate_gbps ? ", " + std::to_string(static_cast<int>(std::lround(*nic.rate_gbps))) + " Gb/s"
+                              : std::string()) +
+               (nic.link_layer ? ", " + *nic.link_layer : std::string())});
   }
 }
 
@@ -156,11 +166,12 @@ void check_affinity(const NodeTopology& topology, const CheckReport& report, con
     const Nic& nic = topology.nics[static_cast<size_t>(*a.nic)];
     const std::string where = nic_label(nic) + " at " + to_string(*a.link);
     const bool other_numa = gpu.numa && nic.numa && *gpu.numa != *nic.numa;
-    const bool own_numa_has_nics = gpu.numa && std::any_of(topology.nics.begin(), topology.nics.end(), [&](const Nic& n) {
-      return n.numa && *n.numa == *gpu.numa;
-    });
+    const bool own_numa_has_nics =
+        gpu.numa && std::any_of(topology.nics.begin(), topology.nics.end(),
+                                [&](const Nic& n) { return n.numa && *n.numa == *gpu.numa; });
     const bool c2c = reaches_nic_through_c2c(gpu, nic);
-    if (expect.max_gpu_nic_link && a.link->kind > *expect.max_gpu_nic_link && !(expect.gpu_nic_link_c2c && c2c)) {
+    if (expect.max_gpu_nic_link && a.link->kind > *expect.max_gpu_nic_link &&
+        !(expect.gpu_nic_link_c2c && c2c)) {
       out.push_back({"gpu_nic_affinity", subject, Verdict::fail,
                      "nearest NIC " + where + ", farther than the expected " +
                          (expect.gpu_nic_link_c2c ? std::string("C2C")
@@ -215,7 +226,8 @@ void check_crowding(const NodeTopology& topology, const CheckReport& report, std
 void check_acs(const NodeTopology& topology, std::vector<Finding>& out) {
   for (const auto& bridge : topology.bridges) {
     if (!bridge.acs_redirect || !*bridge.acs_redirect) continue;
-    const bool has_gpu = std::any_of(bridge.below.begin(), bridge.below.end(), [](const std::string& id) { return id.rfind("GPU", 0) == 0; });
+    const bool has_gpu = std::any_of(bridge.below.begin(), bridge.below.end(),
+                                     [](const std::string& id) { return id.rfind("GPU", 0) == 0; });
     if (!has_gpu) continue;
     std::string below;
     for (const auto& id : bridge.below) below += (below.empty() ? "" : ",") + id;
@@ -241,9 +253,10 @@ void recommend(const NodeTopology& topology, CheckReport& report) {
     hcas += (hcas.empty() ? "=" : ",") + *nic.name;
   }
   if (!hcas.empty())
-    report.recommendations.push_back({"NCCL_IB_HCA", hcas,
-                                      "the NICs nearest to the GPUs, exact names" +
-                                          (skipped.empty() ? std::string() : "; left out (port not ACTIVE): " + skipped)});
+    report.recommendations.push_back(
+        {"NCCL_IB_HCA", hcas,
+         "the NICs nearest to the GPUs, exact names" +
+             (skipped.empty() ? std::string() : "; left out (port not ACTIVE): " + skipped)});
   std::string ifnames;
   for (const auto& net : topology.interfaces) {
     if (!net.pci || net.rdma || net.operstate != "up") continue;
@@ -252,12 +265,15 @@ void recommend(const NodeTopology& topology, CheckReport& report) {
   std::string rdma_ifnames;
   if (ifnames.empty()) {
     for (const auto& net : topology.interfaces)
-      if (net.pci && net.rdma && net.operstate == "up") rdma_ifnames += (rdma_ifnames.empty() ? "=" : ",") + net.name;
+      if (net.pci && net.rdma && net.operstate == "up")
+        rdma_ifnames += (rdma_ifnames.empty() ? "=" : ",") + net.name;
   }
   if (!ifnames.empty())
-    report.recommendations.push_back({"NCCL_SOCKET_IFNAME", ifnames, "the node's up Ethernet interfaces, for NCCL's bootstrap"});
+    report.recommendations.push_back(
+        {"NCCL_SOCKET_IFNAME", ifnames, "the node's up Ethernet interfaces, for NCCL's bootstrap"});
   else if (!rdma_ifnames.empty())
-    report.recommendations.push_back({"NCCL_SOCKET_IFNAME", rdma_ifnames, "no plain Ethernet interface is up; the RDMA NICs' netdevs"});
+    report.recommendations.push_back(
+        {"NCCL_SOCKET_IFNAME", rdma_ifnames, "no plain Ethernet interface is up; the RDMA NICs' netdevs"});
 }
 
 }  // namespace

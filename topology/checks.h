@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "topology/affinity.h"
 #include "topology/link_type.h"
 #include "topology/node_topology.h"
-#include "base/result.h"
 
 namespace nccltune {
 

@@ -41,8 +41,8 @@
 #include <utility>
 #include <vector>
 
-#include "topology/pci_path.h"
 #include "base/utf8.h"
+#include "topology/pci_path.h"
 
 namespace nccltune {
 

@@ -21,8 +21,12 @@ bool reaches_nic_through_c2c(const Gpu& gpu, const Nic& nic) {
   return gpu.c2c.value_or(false) && gpu.numa && nic.numa && *gpu.numa == *nic.numa;
 }
 
-std::string gpu_id(int index) { return "GPU" + std::to_string(index); }
-std::string nic_id(int index) { return "NIC" + std::to_string(index); }
+std::string gpu_id(int index) {
+  return "GPU" + std::to_string(index);
+}
+std::string nic_id(int index) {
+  return "NIC" + std::to_string(index);
+}
 
 const DeviceLink* NodeTopology::find_link(std::string_view a, std::string_view b) const {
   for (const auto& link : links) {
@@ -31,8 +35,7 @@ const DeviceLink* NodeTopology::find_link(std::string_view a, std::string_view b
   return nullptr;
 }
 
-void NodeTopology::set_link(const std::string& a, const std::string& b, LinkType type,
-                            FactSource source) {
+void NodeTopology::set_link(const std::string& a, const std::string& b, LinkType type, FactSource source) {
   for (auto& link : links) {
     if ((link.a == a && link.b == b) || (link.a == b && link.b == a)) {
       link.type = type;

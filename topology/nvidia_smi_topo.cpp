@@ -37,7 +37,9 @@ struct MatrixRow {
   std::optional<int> numa;
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Parses a non-negative decimal number that fills all of `digits`.
 std::optional<int> parse_index(std::string_view digits) {
@@ -80,7 +82,9 @@ std::string strip_ansi(std::string_view line) {
   return out;
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 Words split_words(std::string_view line) {
   Words words;
@@ -105,13 +109,14 @@ std::vector<std::string> clean_lines(std::string_view text) {
   return lines;
 }
 
-bool is_comment(const Words& words) { return !words.empty() && words.front().front() == '#'; }
+bool is_comment(const Words& words) {
+  return !words.empty() && words.front().front() == '#';
+}
 
 // The header's column names after the device labels. The names nvidia-smi prints have several
 // words ("GPU NUMA ID"); any other word counts as a column of its own.
 std::vector<std::string> split_column_names(std::span<const std::string_view> words) {
-  constexpr std::array<std::string_view, 3> known_names = {"CPU Affinity", "NUMA Affinity",
-                                                           "GPU NUMA ID"};
+  constexpr std::array<std::string_view, 3> known_names = {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"};
   std::vector<std::string> names;
   std::size_t pos = 0;
   while (pos < words.size()) {
@@ -138,12 +143,13 @@ Error error_at(std::string_view origin, int line, const std::string& what) {
 
 // Link cells start with a letter ("X", "NV18", "SYS"); the trailing values start with a digit
 // ("0-23", "0,2-17") or are "N/A".
-bool looks_like_link_cell(std::string_view word) { return word != "N/A" && !is_digit(word[0]); }
+bool looks_like_link_cell(std::string_view word) {
+  return word != "N/A" && !is_digit(word[0]);
+}
 
 Result<MatrixRow> parse_row(const Words& words, std::size_t row_device,
-                            const std::vector<DeviceLabel>& devices,
-                            const std::vector<std::string>& columns, std::string_view origin,
-                            int line) {
+                            const std::vector<DeviceLabel>& devices, const std::vector<std::string>& columns,
+                            std::string_view origin, int line) {
   const std::string row_id = devices[row_device].id();
   std::size_t link_cells = 0;
   while (1 + link_cells < words.size() && looks_like_link_cell(words[1 + link_cells])) {
@@ -151,9 +157,8 @@ Result<MatrixRow> parse_row(const Words& words, std::size_t row_device,
   }
   if (link_cells != devices.size()) {
     return error_at(origin, line,
-                    "row " + row_id + " has " + std::to_string(link_cells) +
-                        " link cells, the header has " + std::to_string(devices.size()) +
-                        " devices");
+                    "row " + row_id + " has " + std::to_string(link_cells) + " link cells, the header has " +
+                        std::to_string(devices.size()) + " devices");
   }
   MatrixRow row;
   row.line = line;
@@ -190,9 +195,9 @@ Result<MatrixRow> parse_row(const Words& words, std::size_t row_device,
       while (digits < list.size() && is_digit(list[digits])) ++digits;
       row.numa = parse_index(list.substr(0, digits));
       if (!row.numa) {
-        return error_at(origin, line,
-                        "row " + row_id + ": NUMA Affinity '" + std::string(list) +
-                            "' is not a list of NUMA nodes");
+        return error_at(
+            origin, line,
+            "row " + row_id + ": NUMA Affinity '" + std::string(list) + "' is not a list of NUMA nodes");
       }
     }
   }
@@ -234,8 +239,7 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
     }
     devices.push_back(*label);
   }
-  const std::vector<std::string> columns =
-      split_column_names(std::span(header_words).subspan(labels_end));
+  const std::vector<std::string> columns = split_column_names(std::span(header_words).subspan(labels_end));
 
   // Rows follow the header up to the first line that is blank or not a row (the Legend).
   std::vector<std::optional<MatrixRow>> rows(devices.size());
@@ -273,10 +277,9 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
       LinkType b_to_a = rows[b]->cells[a];
       if (a_to_b == b_to_a) continue;
       return error_at(origin, std::max(rows[a]->line, rows[b]->line),
-                      "the matrix is not symmetric: " + devices[a].id() + "->" +
-                          devices[b].id() + " is " + to_string(a_to_b) + " (line " +
-                          std::to_string(rows[a]->line) + ") but " + devices[b].id() + "->" +
-                          devices[a].id() + " is " + to_string(b_to_a) + " (line " +
+                      "the matrix is not symmetric: " + devices[a].id() + "->" + devices[b].id() + " is " +
+                          to_string(a_to_b) + " (line " + std::to_string(rows[a]->line) + ") but " +
+                          devices[b].id() + "->" + devices[a].id() + " is " + to_string(b_to_a) + " (line " +
                           std::to_string(rows[b]->line) + ")");
     }
   }
@@ -292,9 +295,8 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
 
   std::vector<std::size_t> order(devices.size());
   for (std::size_t d = 0; d < order.size(); ++d) order[d] = d;
-  std::sort(order.begin(), order.end(), [&devices](std::size_t x, std::size_t y) {
-    return ordered_before(devices[x], devices[y]);
-  });
+  std::sort(order.begin(), order.end(),
+            [&devices](std::size_t x, std::size_t y) { return ordered_before(devices[x], devices[y]); });
 
   NodeTopology topology;
   for (std::size_t d : order) {
@@ -321,8 +323,8 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
   }
   for (std::size_t x = 0; x < order.size(); ++x) {
     for (std::size_t y = x + 1; y < order.size(); ++y) {
-      topology.set_link(devices[order[x]].id(), devices[order[y]].id(),
-                        rows[order[x]]->cells[order[y]], FactSource::nvidia_smi);
+      topology.set_link(devices[order[x]].id(), devices[order[y]].id(), rows[order[x]]->cells[order[y]],
+                        FactSource::nvidia_smi);
     }
   }
   topology.nvswitch = std::nullopt;

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "topology/node_topology.h"
 #include "base/result.h"
+#include "topology/node_topology.h"
 
 namespace nccltune {
 

@@ -58,7 +58,8 @@ NvlinkPeer read_peer(const YAML::Node& node, const std::string& field) {
 NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t position) {
   yaml_check_keys(node, field, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c"});
   NvmlGpu gpu;
-  gpu.index = node["index"] ? whole_number(node["index"], yaml_child(field, "index")) : static_cast<int>(position);
+  gpu.index =
+      node["index"] ? whole_number(node["index"], yaml_child(field, "index")) : static_cast<int>(position);
   if (const YAML::Node name = node["name"]) gpu.name = yaml_text(name, yaml_child(field, "name"));
   if (!node["pci"]) yaml_fail(yaml_line(node), yaml_child(field, "pci"), "missing");
   gpu.pci = pci_address(node["pci"], yaml_child(field, "pci"));
@@ -70,7 +71,8 @@ NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t p
     yaml_check_keys(c2c, c2c_field, {"links", "bw_mbps"});
     if (!c2c["links"]) yaml_fail(yaml_line(c2c), yaml_child(c2c_field, "links"), "missing");
     gpu.c2c_links = whole_number(c2c["links"], yaml_child(c2c_field, "links"));
-    if (const YAML::Node bw = c2c["bw_mbps"]) gpu.c2c_bw_mbps = whole_number(bw, yaml_child(c2c_field, "bw_mbps"));
+    if (const YAML::Node bw = c2c["bw_mbps"])
+      gpu.c2c_bw_mbps = whole_number(bw, yaml_child(c2c_field, "bw_mbps"));
   }
   if (const YAML::Node peers = node["nvlink_peers"]; peers && !peers.IsNull()) {
     yaml_expect_list(peers, yaml_child(field, "nvlink_peers"));
@@ -86,12 +88,14 @@ Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
   NvmlFacts facts;
   const Status read = read_strict_yaml(file, [&](const YAML::Node& root) {
     yaml_check_keys(root, "", {"driver_version", "cuda_driver_version", "gpus"});
-    if (const YAML::Node driver = root["driver_version"]) facts.driver_version = yaml_text(driver, "driver_version");
+    if (const YAML::Node driver = root["driver_version"])
+      facts.driver_version = yaml_text(driver, "driver_version");
     if (const YAML::Node cuda = root["cuda_driver_version"])
       facts.cuda_driver_version = whole_number(cuda, "cuda_driver_version");
     if (const YAML::Node gpus = root["gpus"]; gpus && !gpus.IsNull()) {
       yaml_expect_list(gpus, "gpus");
-      for (std::size_t i = 0; i < gpus.size(); ++i) facts.gpus.push_back(read_gpu(gpus[i], yaml_item("gpus", i), i));
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        facts.gpus.push_back(read_gpu(gpus[i], yaml_item("gpus", i), i));
     }
   });
   if (!read) return Error{read.error()};
@@ -101,15 +105,18 @@ Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
 std::string nvml_yaml(const NvmlFacts& facts) {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  if (facts.driver_version) out << YAML::Key << "driver_version" << YAML::Value << YAML::DoubleQuoted << *facts.driver_version;
-  if (facts.cuda_driver_version) out << YAML::Key << "cuda_driver_version" << YAML::Value << *facts.cuda_driver_version;
+  if (facts.driver_version)
+    out << YAML::Key << "driver_version" << YAML::Value << YAML::DoubleQuoted << *facts.driver_version;
+  if (facts.cuda_driver_version)
+    out << YAML::Key << "cuda_driver_version" << YAML::Value << *facts.cuda_driver_version;
   out << YAML::Key << "gpus" << YAML::Value << YAML::BeginSeq;
   for (const auto& gpu : facts.gpus) {
     out << YAML::BeginMap << YAML::Key << "index" << YAML::Value << gpu.index;
     out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << gpu.name;
     out << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted << gpu.pci;
     if (gpu.sm) out << YAML::Key << "sm" << YAML::Value << *gpu.sm;
-    if (gpu.cpu_affinity) out << YAML::Key << "cpu_affinity" << YAML::Value << YAML::DoubleQuoted << *gpu.cpu_affinity;
+    if (gpu.cpu_affinity)
+      out << YAML::Key << "cpu_affinity" << YAML::Value << YAML::DoubleQuoted << *gpu.cpu_affinity;
     if (gpu.c2c_links) {
       out << YAML::Key << "c2c" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "links"
           << YAML::Value << *gpu.c2c_links;
@@ -118,9 +125,9 @@ std::string nvml_yaml(const NvmlFacts& facts) {
     }
     out << YAML::Key << "nvlink_peers" << YAML::Value << YAML::BeginSeq;
     for (const auto& peer : gpu.nvlink_peers) {
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted << peer.pci
-          << YAML::Key << "kind" << YAML::Value << peer.kind << YAML::Key << "links" << YAML::Value
-          << peer.links << YAML::EndMap;
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted
+          << peer.pci << YAML::Key << "kind" << YAML::Value << peer.kind << YAML::Key << "links"
+          << YAML::Value << peer.links << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap;
   }

@@ -12,9 +12,9 @@
 namespace nccltune {
 
 struct NvlinkPeer {
-  std::string pci;            // remote end's PCI address
-  std::string kind = "gpu";   // "gpu" or "nvswitch"
-  int links = 0;              // active links to that peer
+  std::string pci;           // remote end's PCI address
+  std::string kind = "gpu";  // "gpu" or "nvswitch"
+  int links = 0;             // active links to that peer
 };
 
 struct NvmlGpu {

@@ -66,7 +66,9 @@ ordered_json topology_to_json(const NodeTopology& topology) {
   doc["nics"] = nics;
   ordered_json links = ordered_json::array();
   for (const auto& link : topology.links)
-    links.push_back({{"a", link.a}, {"b", link.b}, {"type", to_string(link.type)},
+    links.push_back({{"a", link.a},
+                     {"b", link.b},
+                     {"type", to_string(link.type)},
                      {"source", std::string(to_string(link.source))}});
   doc["links"] = links;
   doc["nvswitch"] = optional_json(topology.nvswitch);
@@ -75,13 +77,17 @@ ordered_json topology_to_json(const NodeTopology& topology) {
   doc["nearest_nic"] = nearest;
   ordered_json bridges = ordered_json::array();
   for (const auto& bridge : topology.bridges)
-    bridges.push_back({{"pci", bridge.pci}, {"pcie", pcie_json(bridge.pcie)},
-                       {"acs_redirect", optional_json(bridge.acs_redirect)}, {"below", bridge.below}});
+    bridges.push_back({{"pci", bridge.pci},
+                       {"pcie", pcie_json(bridge.pcie)},
+                       {"acs_redirect", optional_json(bridge.acs_redirect)},
+                       {"below", bridge.below}});
   doc["bridges"] = bridges;
   ordered_json interfaces = ordered_json::array();
   for (const auto& net : topology.interfaces)
-    interfaces.push_back({{"name", net.name}, {"pci", optional_json(net.pci)},
-                          {"operstate", optional_json(net.operstate)}, {"rdma", net.rdma}});
+    interfaces.push_back({{"name", net.name},
+                          {"pci", optional_json(net.pci)},
+                          {"operstate", optional_json(net.operstate)},
+                          {"rdma", net.rdma}});
   doc["interfaces"] = interfaces;
   doc["driver_version"] = optional_json(topology.driver_version);
   ordered_json sources = ordered_json::array();
@@ -96,7 +102,10 @@ namespace {
 void emit(YAML::Emitter& out, const ordered_json& value) {
   switch (value.type()) {
     case ordered_json::value_t::object:
-      if (value.empty()) { out << YAML::Flow << YAML::BeginMap << YAML::EndMap; return; }
+      if (value.empty()) {
+        out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+        return;
+      }
       out << YAML::BeginMap;
       for (const auto& [key, item] : value.items()) {
         out << YAML::Key << key << YAML::Value;
@@ -105,7 +114,8 @@ void emit(YAML::Emitter& out, const ordered_json& value) {
       out << YAML::EndMap;
       return;
     case ordered_json::value_t::array: {
-      const bool scalars = std::all_of(value.begin(), value.end(), [](const ordered_json& v) { return v.is_primitive(); });
+      const bool scalars =
+          std::all_of(value.begin(), value.end(), [](const ordered_json& v) { return v.is_primitive(); });
       if (scalars) out << YAML::Flow;
       out << YAML::BeginSeq;
       for (const auto& item : value) emit(out, item);

@@ -44,7 +44,8 @@ std::string render_topology_table(const NodeTopology& topology) {
 
   if (!ids.empty()) {
     size_t affinity_width = std::string("CPU Affinity").size();
-    for (const auto& gpu : topology.gpus) affinity_width = std::max(affinity_width, gpu.cpu_affinity.value_or("N/A").size());
+    for (const auto& gpu : topology.gpus)
+      affinity_width = std::max(affinity_width, gpu.cpu_affinity.value_or("N/A").size());
     out += "\n" + fmt::format("{:<8}", "");
     for (const auto& id : ids) out += fmt::format("{:<8}", id);
     out += fmt::format("{:<{}}  {}\n", "CPU Affinity", affinity_width, "NUMA Affinity");
@@ -76,13 +77,15 @@ std::string render_topology_table(const NodeTopology& topology) {
     if (a.nic) {
       const Nic& nic = topology.nics[static_cast<size_t>(*a.nic)];
       std::string how = a.numa_decided ? ", by NUMA" : "";
-      if (a.link && a.link->kind >= LinkKind::phb && reaches_nic_through_c2c(gpu, nic)) how = ", via NVLink-C2C";
+      if (a.link && a.link->kind >= LinkKind::phb && reaches_nic_through_c2c(gpu, nic))
+        how = ", via NVLink-C2C";
       details += fmt::format("; nearest NIC{} ({}, {}{})", *a.nic, nic.name.value_or("?"),
                              a.link ? to_string(*a.link) : "?", how);
     } else if (!topology.nics.empty()) {
       details += "; nearest NIC unknown";
     }
-    out += fmt::format("{:<8}{:<14}{:<28}{}\n", gpu_id(gpu.index), gpu.pci.value_or("-"), pcie_link_text(gpu.pcie), details);
+    out += fmt::format("{:<8}{:<14}{:<28}{}\n", gpu_id(gpu.index), gpu.pci.value_or("-"),
+                       pcie_link_text(gpu.pcie), details);
   }
   for (const auto& nic : topology.nics) {
     std::string details = nic.name.value_or("(name unknown)");
@@ -91,15 +94,19 @@ std::string render_topology_table(const NodeTopology& topology) {
     if (nic.rate_gbps) details += fmt::format(" {:g} Gb/s", *nic.rate_gbps);
     if (nic.netdev) details += " " + *nic.netdev;
     if (nic.numa) details += fmt::format(" NUMA {}", *nic.numa);
-    out += fmt::format("{:<8}{:<14}{:<28}{}\n", nic_id(nic.index), nic.pci.value_or("-"), pcie_link_text(nic.pcie), details);
+    out += fmt::format("{:<8}{:<14}{:<28}{}\n", nic_id(nic.index), nic.pci.value_or("-"),
+                       pcie_link_text(nic.pcie), details);
   }
   const bool any_degraded =
-      std::any_of(topology.gpus.begin(), topology.gpus.end(), [](const Gpu& g) { return g.pcie.width_degraded() || g.pcie.speed_degraded(); }) ||
-      std::any_of(topology.nics.begin(), topology.nics.end(), [](const Nic& n) { return n.pcie.width_degraded() || n.pcie.speed_degraded(); });
+      std::any_of(topology.gpus.begin(), topology.gpus.end(),
+                  [](const Gpu& g) { return g.pcie.width_degraded() || g.pcie.speed_degraded(); }) ||
+      std::any_of(topology.nics.begin(), topology.nics.end(),
+                  [](const Nic& n) { return n.pcie.width_degraded() || n.pcie.speed_degraded(); });
   if (any_degraded) out += "  * current PCIe link below its maximum\n";
 
-  out += "\nLegend: X self, NV# bonded NVLinks, PIX one PCIe switch, PXB several switches, "
-         "PHB through the host bridge, NODE across host bridges in a NUMA node, SYS across NUMA nodes\n";
+  out +=
+      "\nLegend: X self, NV# bonded NVLinks, PIX one PCIe switch, PXB several switches, "
+      "PHB through the host bridge, NODE across host bridges in a NUMA node, SYS across NUMA nodes\n";
   for (const auto& note : topology.notes) out += "Note: " + note + "\n";
   return out;
 }

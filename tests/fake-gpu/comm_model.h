@@ -1,5 +1,6 @@
 // CommModel: how one fake communicator behaves, decided once at ncclCommInitRank from the model
-// and the NCCL_* environment of that moment; and the time of one op, by the model's formula (tests/fake-gpu/README.md):
+// and the NCCL_* environment of that moment; and the time of one op, by the model's formula
+// (tests/fake-gpu/README.md):
 //   time = lat_us * lat_scale + bytes / algbw,
 //   algbw = busbw_gbps * channel scale * effects / busbw_factor(op, nranks)   (GB/s = 1e9 B/s)
 #pragma once
@@ -9,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "fake_model.h"
 #include "nccl_env.h"
-#include "base/result.h"
 
 namespace nccltune::fake {
 

@@ -107,7 +107,8 @@ std::map<std::string, AlgoModel> parse_algos(const YAML::Node& node, const std::
       if (!proto) fail(proto_entry.first, algo_path, "unknown key '" + key + "'");
       yaml_check_keys(proto_entry.second, key_path, {"lat_us", "busbw_gbps"});
       ProtoCost cost;
-      cost.lat_us = non_negative(required(proto_entry.second, key_path, "lat_us"), yaml_child(key_path, "lat_us"));
+      cost.lat_us =
+          non_negative(required(proto_entry.second, key_path, "lat_us"), yaml_child(key_path, "lat_us"));
       cost.busbw_gbps =
           positive(required(proto_entry.second, key_path, "busbw_gbps"), yaml_child(key_path, "busbw_gbps"));
       model.protos[*proto] = cost;
@@ -202,17 +203,19 @@ Noise parse_noise(const YAML::Node& node, const std::string& path) {
   yaml_check_keys(node, path, {"cv", "seed"});
   Noise noise;
   if (node["cv"]) noise.cv = non_negative(node["cv"], yaml_child(path, "cv"));
-  if (node["seed"]) noise.seed = static_cast<uint64_t>(yaml_integer(node["seed"], yaml_child(path, "seed"), 0, INT64_MAX));
+  if (node["seed"])
+    noise.seed = static_cast<uint64_t>(yaml_integer(node["seed"], yaml_child(path, "seed"), 0, INT64_MAX));
   return noise;
 }
 
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
-             {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos", "effects",
-              "faults", "noise"});
+                  {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
+                   "effects", "faults", "noise"});
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
-  if (schema != kModelSchema) fail(root["schema"], "schema", "'" + schema + "' is not " + std::string(kModelSchema));
+  if (schema != kModelSchema)
+    fail(root["schema"], "schema", "'" + schema + "' is not " + std::string(kModelSchema));
   if (root["devices"]) model.devices = parse_devices(root["devices"], "devices");
   model.device_count = std::max(model.device_count, static_cast<int>(model.devices.size()));
   if (root["device_count"]) model.device_count = small_integer(root["device_count"], "device_count", 1);

@@ -1,6 +1,7 @@
-// FakeModel: the fake GPU stack's model file, schema nccltune/fake-model/v1 (tests/fake-gpu/README.md): devices, NCCL's default algorithm/protocol per size, channel scaling, per-algorithm
-// latency and bandwidth, effects of NCCL_* variables, injected faults and timing noise.
-// Parsing is strict: an unknown key anywhere is an error naming the file and the key path.
+// FakeModel: the fake GPU stack's model file, schema nccltune/fake-model/v1 (tests/fake-gpu/README.md):
+// devices, NCCL's default algorithm/protocol per size, channel scaling, per-algorithm latency and bandwidth,
+// effects of NCCL_* variables, injected faults and timing noise. Parsing is strict: an unknown key anywhere
+// is an error naming the file and the key path.
 #pragma once
 
 #include <cstdint>

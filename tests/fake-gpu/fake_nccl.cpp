@@ -20,11 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/nccl_declarations.h"
 #include "comm_model.h"
 #include "element_ops.h"
 #include "fake_model.h"
 #include "fakecuda_hooks.h"
-#include "collectives/nccl_declarations.h"
 #include "nccl_env.h"
 #include "shared_comm.h"
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "collectives/nccl_declarations.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "collectives/nccl_declarations.h"
 
 namespace nccltune::fake {
 

@@ -13,8 +13,8 @@ typedef void (*logger_t)(int level, unsigned long flags, const char* file, int l
 typedef struct {
   const char* name;
   int (*init)(size_t ranks, size_t nodes, logger_t log, void** context);
-  int (*get_coll_info)(void* context, int collective, size_t bytes, int pipe_ops, float** cost_table, int algos,
-                       int protos, int registered, int* channels);
+  int (*get_coll_info)(void* context, int collective, size_t bytes, int pipe_ops, float** cost_table,
+                       int algos, int protos, int registered, int* channels);
   int (*destroy)(void* context);
 } tuner_v4_t;
 
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   for (int a = 0; a < 7; ++a)
     for (int p = 0; p < 3; ++p) costs[a][p] = 100.0f;
   int channels = 0;
-  if (tuner->get_coll_info(context, 4 /* all_reduce */, 1024, 1, (float**)costs, 7, 3, 0, &channels) != 0) return 1;
+  if (tuner->get_coll_info(context, 4 /* all_reduce */, 1024, 1, (float**)costs, 7, 3, 0, &channels) != 0)
+    return 1;
   for (int a = 0; a < 7; ++a)
     for (int p = 0; p < 3; ++p)
       if (costs[a][p] == 0.0f) printf("cell %d %d\n", a, p);

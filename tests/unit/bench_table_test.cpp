@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "golden.h"
 #include "collectives/nccl_tests_log.h"
+#include "golden.h"
 #include "test_files.h"
 
 using namespace nccltune;

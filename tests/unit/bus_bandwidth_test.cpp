@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "collectives/bus_bandwidth.h"
+
+#include <gtest/gtest.h>
 
 using namespace nccltune;
 

@@ -1,3 +1,5 @@
+#include "topology/checks.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -5,7 +7,6 @@
 
 #include "test_files.h"
 #include "topology/affinity.h"
-#include "topology/checks.h"
 
 using namespace nccltune;
 using nccltune::test_support::TempDir;
@@ -162,8 +163,9 @@ TEST(Checks, UnknownOrAbsentC2cStillWarnsAboutGpuDirect) {
 TEST(Checks, C2cDoesNotReachANicOnTheOtherGrace) {
   auto t = grace_node(true);
   t.nics.pop_back();  // GPU1's Grace has no NIC: its nearest is NIC0, on GPU0's Grace, at SYS
-  t.links.erase(std::remove_if(t.links.begin(), t.links.end(), [](const DeviceLink& l) { return l.b == "NIC1"; }),
-                t.links.end());
+  t.links.erase(
+      std::remove_if(t.links.begin(), t.links.end(), [](const DeviceLink& l) { return l.b == "NIC1"; }),
+      t.links.end());
   auto report = check_node(t, {});
   ASSERT_EQ(report.assignments[1].nic, 0);
   EXPECT_EQ(find(report, "gpu_nic_affinity", "GPU0")->verdict, Verdict::pass);

@@ -82,7 +82,8 @@ TEST(ChildProcess, EndlessOutputIsCutAtTheCap) {
 TEST(ChildProcess, AMissingProgramIsAnError) {
   const Result<CommandOutput> missing = run_command({"/nonexistent/program"}, environ, {});
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().find("/nonexistent/program: cannot start it"), std::string::npos) << missing.error();
+  EXPECT_NE(missing.error().find("/nonexistent/program: cannot start it"), std::string::npos)
+      << missing.error();
 }
 
 TEST(ChildProcess, TerminateEndsTheWholeProcessGroup) {

@@ -116,7 +116,8 @@ TEST(CollectiveSpec, ExpectedElementsNameTheirSource) {
   EXPECT_EQ(spec("reduce").expected(5, same, 1, 4, 2).kind, Kind::unchecked);
   EXPECT_FALSE(spec("alltoall").checks_in_place());
   EXPECT_TRUE(spec("all_gather").checks_in_place());
-  for (const char* name : {"all_reduce", "reduce_scatter", "reduce"}) EXPECT_TRUE(spec(name).reduces()) << name;
+  for (const char* name : {"all_reduce", "reduce_scatter", "reduce"})
+    EXPECT_TRUE(spec(name).reduces()) << name;
   for (const char* name : {"all_gather", "broadcast", "alltoall"}) EXPECT_FALSE(spec(name).reduces()) << name;
   EXPECT_TRUE(spec("broadcast").uses_root());
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "topology/checks.h"
 #include "daemon/node_scan.h"
 #include "test_files.h"
+#include "topology/checks.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
@@ -108,9 +108,10 @@ NodeState typed(int gpus, const std::string& nccl, std::optional<int> nics = 2) 
 TEST(Drift, ChangedNodeTypeHardware) {
   const auto drift = compare_with_last_good(typed(4, "2.28.9"), typed(3, "2.28.9"));
   EXPECT_EQ(kinds(drift), std::vector<std::string>{"node_type_changed node"});
-  EXPECT_EQ(drift[0].message,
-            "node type is h100-80gb-hbm3.3gpu.2xib400.pix.nccl2.28, was h100-80gb-hbm3.4gpu.2xib400.pix.nccl2.28 "
-            "(gpus 3, was 4)");
+  EXPECT_EQ(
+      drift[0].message,
+      "node type is h100-80gb-hbm3.3gpu.2xib400.pix.nccl2.28, was h100-80gb-hbm3.4gpu.2xib400.pix.nccl2.28 "
+      "(gpus 3, was 4)");
 }
 
 TEST(Drift, ANewNcclOrCudaDriverIsNotDrift) {
@@ -143,9 +144,10 @@ TEST(Drift, NodeTypeFieldsUnknownOnEitherSideAreSkipped) {
   now.node_type.nic_rate_gbps = 200;
   const auto drift = compare_with_last_good(typed(4, "2.28.9"), now);
   ASSERT_EQ(kinds(drift), std::vector<std::string>{"node_type_changed node"});
-  EXPECT_NE(drift[0].message.find("(nics 1, was 2; nic 'mlx5 Ethernet 200 Gb/s', was 'mlx5 InfiniBand 400 Gb/s'; "
-                                  "nic_rate_gbps 200, was 400)"),
-            std::string::npos)
+  EXPECT_NE(
+      drift[0].message.find("(nics 1, was 2; nic 'mlx5 Ethernet 200 Gb/s', was 'mlx5 InfiniBand 400 Gb/s'; "
+                            "nic_rate_gbps 200, was 400)"),
+      std::string::npos)
       << drift[0].message;
 }
 

@@ -62,8 +62,10 @@ TEST(EnvConfig, ErrorsNameLineAndField) {
 TEST(EnvConfig, DeniedNamesCannotBeAllowed) {
   const std::string error = rejection("env:\n  allow_names: [UCX_TLS, LD_PRELOAD]\n");
   EXPECT_NE(error.find(":2: env.allow_names[1]: 'LD_PRELOAD' loads code"), std::string::npos) << error;
-  EXPECT_NE(rejection("env:\n  allow_names: [NCCL_NET_PLUGIN]\n").find("env.allow_names[0]"), std::string::npos);
-  EXPECT_NE(rejection("env:\n  allow_names: [GLIBC_TUNABLES]\n").find("env.allow_names[0]"), std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: [NCCL_NET_PLUGIN]\n").find("env.allow_names[0]"),
+            std::string::npos);
+  EXPECT_NE(rejection("env:\n  allow_names: [GLIBC_TUNABLES]\n").find("env.allow_names[0]"),
+            std::string::npos);
 }
 
 TEST(EnvConfig, TheShippedExampleParses) {

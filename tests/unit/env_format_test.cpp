@@ -3,6 +3,7 @@
 #include "node/env_format.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 using namespace nccltune;
@@ -52,7 +53,8 @@ TEST(EnvFormat, EachFormatScopedToAllreduceFromNccl224) {
             "export NCCL_ALGO=allreduce:NVLS,Tree\n"
             "export NCCL_NVLS_ENABLE=1\n"
             "export NCCL_PROTO=allreduce:^LL128\n");
-  const std::string plain = "NCCL_ALGO=allreduce:NVLS,Tree\nNCCL_NVLS_ENABLE=1\nNCCL_PROTO=allreduce:^LL128\n";
+  const std::string plain =
+      "NCCL_ALGO=allreduce:NVLS,Tree\nNCCL_NVLS_ENABLE=1\nNCCL_PROTO=allreduce:^LL128\n";
   EXPECT_EQ(rendered(profile, EnvFormat::systemd), plain);
   EXPECT_EQ(rendered(profile, EnvFormat::nccl_conf), plain);
   const auto json = nlohmann::json::parse(rendered(profile, EnvFormat::json));
@@ -99,12 +101,14 @@ TEST(EnvFormat, UnsafeNamesAndValuesAreDroppedWithAWarning) {
                  {"NCCL_LONG", std::string(1025, 'a')},
                  {"NCCL_SPACE", "a b"},
                  {"NCCL_HIGH", "\xc3\xa9"}};
-  for (EnvFormat format : {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
+  for (EnvFormat format :
+       {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
     const EnvEmission emission = render_env(profile, format, {});
     EXPECT_EQ(emission.warnings.size(), 11u) << to_string(format);
     EXPECT_EQ(emission.text.find("touch"), std::string::npos) << emission.text;
     EXPECT_EQ(emission.text.find("LD_PRELOAD"), std::string::npos) << emission.text;
-    for (const std::string& warning : emission.warnings) EXPECT_EQ(warning.find('\n'), std::string::npos) << warning;
+    for (const std::string& warning : emission.warnings)
+      EXPECT_EQ(warning.find('\n'), std::string::npos) << warning;
   }
   EXPECT_EQ(render_env(profile, EnvFormat::sh, {}).text, "export NCCL_OK='1'\n");
 }
@@ -116,7 +120,8 @@ TEST(EnvFormat, AdminAllowedNames) {
   EXPECT_EQ(without.text, "export NCCL_DEBUG=WARN\n");
   ASSERT_EQ(without.warnings.size(), 1u);
   EXPECT_NE(without.warnings[0].find("UCX_TLS"), std::string::npos);
-  EXPECT_EQ(rendered(profile, EnvFormat::slurm, {"UCX_TLS"}), "export NCCL_DEBUG=WARN\nexport UCX_TLS=rc,sm\n");
+  EXPECT_EQ(rendered(profile, EnvFormat::slurm, {"UCX_TLS"}),
+            "export NCCL_DEBUG=WARN\nexport UCX_TLS=rc,sm\n");
   // An allowed name must still be a plain upper-case name, and have a safe value.
   profile.env = {{"UCX_NET_DEVICES", "mlx5_0:1"}, {"bad name", "1"}};
   EXPECT_EQ(render_env(profile, EnvFormat::slurm, {"UCX_NET_DEVICES", "bad name"}).text,
@@ -127,15 +132,18 @@ TEST(EnvFormat, AdminAllowedNames) {
 
 TEST(EnvFormat, DeniedNamesAreNeverEmittedEvenWhenAllowed) {
   Profile profile = sample("2.22");
-  const std::vector<std::string> denied = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_DEBUG_FILE", "NCCL_TOPO_FILE",
-                                           "NCCL_GRAPH_DUMP_FILE", "NCCL_GIN_PLUGIN", "NCCL_CONF_FILE", "LD_PRELOAD",
-                                           "PATH", "BASH_ENV", "GLIBC_TUNABLES", "IFS"};
+  const std::vector<std::string> denied = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN",    "NCCL_DEBUG_FILE",
+                                           "NCCL_TOPO_FILE",  "NCCL_GRAPH_DUMP_FILE", "NCCL_GIN_PLUGIN",
+                                           "NCCL_CONF_FILE",  "LD_PRELOAD",           "PATH",
+                                           "BASH_ENV",        "GLIBC_TUNABLES",       "IFS"};
   profile.env = {{"NCCL_OK", "1"}};
   for (const std::string& name : denied) profile.env[name] = "x";
-  for (EnvFormat format : {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
+  for (EnvFormat format :
+       {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
     const EnvEmission emission = render_env(profile, format, denied);
     EXPECT_EQ(emission.warnings.size(), denied.size()) << to_string(format);
-    for (const std::string& name : denied) EXPECT_EQ(emission.text.find(name), std::string::npos) << emission.text;
+    for (const std::string& name : denied)
+      EXPECT_EQ(emission.text.find(name), std::string::npos) << emission.text;
     EXPECT_NE(emission.text.find("NCCL_OK"), std::string::npos) << emission.text;
   }
   const EnvEmission sh = render_env(profile, EnvFormat::sh, denied);
@@ -148,7 +156,8 @@ TEST(EnvFormat, TunerCsvWarnsOnceAboutTheExamplePluginsOneChannel) {
     const EnvEmission emission = render_env(profile, EnvFormat::tuner_csv, {});
     ASSERT_EQ(emission.warnings.size(), 1u);
     EXPECT_NE(emission.warnings[0].find("on 1 channel"), std::string::npos) << emission.warnings[0];
-    EXPECT_NE(emission.warnings[0].find("libnccl-tuner-nccltune.so"), std::string::npos) << emission.warnings[0];
+    EXPECT_NE(emission.warnings[0].find("libnccl-tuner-nccltune.so"), std::string::npos)
+        << emission.warnings[0];
   }
   EXPECT_TRUE(render_env(sample(), EnvFormat::sh, {}).warnings.empty());
 }
@@ -171,7 +180,7 @@ TEST(EnvFormat, TunerCsvFollowsTheExamplePlugin) {
 
 TEST(EnvFormat, TunerCsvSkipsWhatThePluginCannotSay) {
   Profile profile = sample();
-  profile.per_size = {{0, 1023, "", "", 0},                // NCCL's own choice: no line, no warning
+  profile.per_size = {{0, 1023, "", "", 0},  // NCCL's own choice: no line, no warning
                       {1024, 65535, "NVLSTree", "Simple", 0},
                       {65536, 1048575, "Ring,Tree", "LL", 0},  // a list: the plugin takes one name
                       {1048576, 2097151, "Ring", "", 0},
@@ -179,7 +188,8 @@ TEST(EnvFormat, TunerCsvSkipsWhatThePluginCannotSay) {
   const EnvEmission emission = render_env(profile, EnvFormat::tuner_csv, {});
   EXPECT_EQ(emission.warnings.size(), 3u);  // two ranges, and the one-channel warning
   EXPECT_NE(emission.text.find("allreduce,1024,65535,nvls_tree,simple,-1,-1,-1\n"), std::string::npos);
-  EXPECT_NE(emission.text.find("allreduce,2097152,4194303,collnet_direct,simple,-1,-1,-1\n"), std::string::npos);
+  EXPECT_NE(emission.text.find("allreduce,2097152,4194303,collnet_direct,simple,-1,-1,-1\n"),
+            std::string::npos);
   EXPECT_EQ(emission.text.find("allreduce,0,"), std::string::npos);
   EXPECT_EQ(emission.text.find("65536"), std::string::npos);
   EXPECT_EQ(emission.text.find("1048576"), std::string::npos);

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "collectives/collective_spec.h"
-#include "comm_model.h"
 #include "collectives/cuda_driver.h"
-#include "fake_model.h"
-#include "nccl_env.h"
 #include "collectives/nccl_library.h"
 #include "collectives/size_sweep.h"
+#include "comm_model.h"
+#include "fake_model.h"
+#include "nccl_env.h"
 #include "test_files.h"
 
 using namespace nccltune;
@@ -177,7 +177,8 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(parse_error(""), "model.yaml:1: the model is empty");
   Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), "cannot read fake model: /nonexistent/model.yaml: cannot open: No such file or directory");
+  EXPECT_EQ(missing.error(),
+            "cannot read fake model: /nonexistent/model.yaml: cannot open: No such file or directory");
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {

@@ -1,15 +1,16 @@
 // Golden files for the renderers. Regenerate with NCCLTUNE_UPDATE_GOLDEN=1 and review the diff.
+#include "golden.h"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <filesystem>
 
+#include "test_files.h"
 #include "topology/check_render.h"
 #include "topology/checks.h"
-#include "golden.h"
-#include "test_files.h"
-#include "topology/topology_json.h"
 #include "topology/sources/topology_reader.h"
+#include "topology/topology_json.h"
 #include "topology/topology_table.h"
 
 using namespace nccltune;

@@ -27,8 +27,10 @@ TEST(JobShape, FromSlurm) {
   EXPECT_EQ(shape_of({}, {{"SLURM_JOB_NUM_NODES", "4"}, {"SLURM_GPUS_ON_NODE", "8"}}), (JobShape{4, 8}));
   // Without GPUs in the allocation, tasks per node stand for ranks per node.
   EXPECT_EQ(shape_of({}, {{"SLURM_JOB_NUM_NODES", "2"}, {"SLURM_NTASKS_PER_NODE", "4"}}), (JobShape{2, 4}));
-  EXPECT_EQ(shape_of({}, {{"SLURM_JOB_NUM_NODES", "2"}, {"SLURM_GPUS_ON_NODE", "8"}, {"SLURM_NTASKS_PER_NODE", "1"}}),
-            (JobShape{2, 8}));
+  EXPECT_EQ(
+      shape_of({},
+               {{"SLURM_JOB_NUM_NODES", "2"}, {"SLURM_GPUS_ON_NODE", "8"}, {"SLURM_NTASKS_PER_NODE", "1"}}),
+      (JobShape{2, 8}));
   EXPECT_EQ(shape_of({}, {{"SLURM_JOB_NUM_NODES", "16"}}), (JobShape{16, std::nullopt}));
   EXPECT_EQ(shape_of({}, {{"SLURM_JOB_NUM_NODES", "1"}, {"SLURM_GPUS_ON_NODE", "0"}}), (JobShape{1, 0}));
 }

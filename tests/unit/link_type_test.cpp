@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "topology/link_type.h"
+
+#include <gtest/gtest.h>
 
 using namespace nccltune;
 

@@ -86,7 +86,7 @@ TEST(MetricsTextfile, ValuesFollowTheState) {
 TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
   const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0));
   const std::string nic = "{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}";
-  EXPECT_EQ(s.at("nccltune_nic_rate_bits_per_second" + nic), "10000000000");  // 10 Gb/s
+  EXPECT_EQ(s.at("nccltune_nic_rate_bits_per_second" + nic), "10000000000");              // 10 Gb/s
   EXPECT_EQ(s.at("nccltune_pcie_link_speed_transfers_per_second" + nic), "32000000000");  // Gen5
   EXPECT_EQ(s.at("nccltune_pcie_link_max_speed_transfers_per_second" + nic), "32000000000");
   EXPECT_EQ(s.count("nccltune_nic_rate_gbps" + nic), 0u);

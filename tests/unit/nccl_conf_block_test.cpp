@@ -115,8 +115,9 @@ TEST(NcclConfFile, ASymbolicLinkIsRefusedAndLeftAlone) {
   std::filesystem::create_symlink(target, conf);
   const auto written = write_nccl_conf(conf, "NCCL_ALGO=Tree\n");
   ASSERT_FALSE(written);
-  EXPECT_EQ(written.error(), conf.string() + ": is a symbolic link; nccltuned manages a regular file only "
-                                             "(point daemon.nccl_conf.path at the file itself)");
+  EXPECT_EQ(written.error(), conf.string() +
+                                 ": is a symbolic link; nccltuned manages a regular file only "
+                                 "(point daemon.nccl_conf.path at the file itself)");
   EXPECT_TRUE(std::filesystem::is_symlink(conf));
   EXPECT_EQ(read_file(target), "NCCL_DEBUG=INFO\n");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 2);  // no temp file left

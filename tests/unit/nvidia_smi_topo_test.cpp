@@ -76,8 +76,8 @@ TEST(NvidiaSmiTopo, DgxH100EightIbNicsPixToOneGpuEach) {
   ASSERT_EQ(topology->gpus.size(), 8u);
   ASSERT_EQ(topology->nics.size(), 10u);
   EXPECT_EQ(nic_names(*topology),
-            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5",
-                                      "mlx5_6", "mlx5_7", "mlx5_eth0", "mlx5_eth1"}));
+            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6",
+                                      "mlx5_7", "mlx5_eth0", "mlx5_eth1"}));
   expect_full_symmetric_matrix(*topology);
   EXPECT_EQ(link(*topology, "GPU0", "GPU7"), "NV18");
   EXPECT_EQ(link(*topology, "GPU0", "NIC0"), "PIX");
@@ -96,8 +96,8 @@ TEST(NvidiaSmiTopo, DgxH100EightIbNicsPixToOneGpuEach) {
   EXPECT_EQ(gpu0.numa, 0);
   EXPECT_FALSE(gpu0.name.has_value());
   EXPECT_FALSE(gpu0.pci.has_value());
-  EXPECT_EQ(gpu0.sources, (Provenance{{"cpu_affinity", FactSource::nvidia_smi},
-                                      {"numa", FactSource::nvidia_smi}}));
+  EXPECT_EQ(gpu0.sources,
+            (Provenance{{"cpu_affinity", FactSource::nvidia_smi}, {"numa", FactSource::nvidia_smi}}));
   EXPECT_EQ(topology->gpus[7].index, 7);
   EXPECT_EQ(topology->gpus[7].cpu_affinity, "56-111,168-223");
   EXPECT_EQ(topology->gpus[7].numa, 1);
@@ -112,9 +112,8 @@ TEST(NvidiaSmiTopo, DgxA100TabsPaddedSelfCellsAndEmptyNicCells) {
   ASSERT_TRUE(topology.ok()) << topology.error();
   ASSERT_EQ(topology->gpus.size(), 8u);
   ASSERT_EQ(topology->nics.size(), 8u);
-  EXPECT_EQ(nic_names(*topology), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3",
-                                                            "mlx5_4", "mlx5_5", "mlx5_6",
-                                                            "mlx5_7"}));
+  EXPECT_EQ(nic_names(*topology), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4",
+                                                            "mlx5_5", "mlx5_6", "mlx5_7"}));
   expect_full_symmetric_matrix(*topology);
   EXPECT_EQ(link(*topology, "GPU4", "GPU5"), "NV12");
   EXPECT_EQ(link(*topology, "GPU0", "NIC0"), "PXB");
@@ -170,8 +169,8 @@ TEST(NvidiaSmiTopo, GraceBlackwellTrayAllSysWithAnsiHeader) {
   ASSERT_TRUE(topology.ok()) << topology.error();
   ASSERT_EQ(topology->gpus.size(), 4u);
   ASSERT_EQ(topology->nics.size(), 6u);
-  EXPECT_EQ(nic_names(*topology), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3",
-                                                            "mlx5_4", "mlx5_5"}));
+  EXPECT_EQ(nic_names(*topology),
+            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"}));
   expect_full_symmetric_matrix(*topology);
   for (const auto& gpu : topology->gpus) {
     for (const auto& nic : topology->nics) {
@@ -207,8 +206,7 @@ TEST(NvidiaSmiTopo, HgxValuesSplitBySingleSpaceAndAnsiRemnants) {
   ASSERT_TRUE(topology.ok()) << topology.error();
   ASSERT_EQ(topology->gpus.size(), 8u);
   ASSERT_EQ(topology->nics.size(), 4u);
-  EXPECT_EQ(nic_names(*topology),
-            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
+  EXPECT_EQ(nic_names(*topology), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
   expect_full_symmetric_matrix(*topology);
   EXPECT_EQ(link(*topology, "GPU0", "NIC0"), "PXB");
   EXPECT_EQ(link(*topology, "NIC1", "GPU2"), "PXB");
@@ -267,8 +265,7 @@ TEST(NvidiaSmiTopo, SkipsLinesBeforeTheHeader) {
 }
 
 TEST(NvidiaSmiTopo, ErrorWithoutHeaderRow) {
-  expect_error(parse_nvidia_smi_topo("", "topo.txt"),
-               "topo.txt:1: no header row of GPUn/NICn labels");
+  expect_error(parse_nvidia_smi_topo("", "topo.txt"), "topo.txt:1: no header row of GPUn/NICn labels");
   expect_error(parse_nvidia_smi_topo("# source: nowhere\nLegend:\n\n  X    = Self\n", "topo.txt"),
                "topo.txt:1: no header row of GPUn/NICn labels");
   expect_error(parse_nvidia_smi_topo("# source: nowhere\n"

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "topology/pci_path.h"
+
+#include <gtest/gtest.h>
 
 using namespace nccltune;
 

@@ -1,13 +1,13 @@
 // Profiles: round trip, golden file (regenerate with NCCLTUNE_UPDATE_GOLDEN=1 and review the diff),
 // hostile documents, the store layout and size ranges.
 #include "profile/profile.h"
-#include "profile/size_ranges.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "golden.h"
+#include "profile/size_ranges.h"
 #include "test_files.h"
 
 using namespace nccltune;
@@ -45,8 +45,9 @@ Profile sample_profile() {
   best[3].proto = best[4].proto = "Simple";
   p.per_size = size_ranges(p.results.sizes, best);
   p.measured = {p.results.sizes.front(), p.results.sizes.back()};
-  p.notes = {"NCCL_PROTO=LL,Simple is not in env (it would apply to every size): it removes LL128, which "
-             "NCCL's defaults use at the largest measured size (1G); its per-size choices stay in per_size"};
+  p.notes = {
+      "NCCL_PROTO=LL,Simple is not in env (it would apply to every size): it removes LL128, which "
+      "NCCL's defaults use at the largest measured size (1G); its per-size choices stay in per_size"};
   p.provenance.tool = "nccltune 0.3.0";
   p.provenance.date = "2026-11-29T12:00:00Z";
   p.provenance.trials = 57;
@@ -56,8 +57,9 @@ Profile sample_profile() {
   p.provenance.hosts = 2;
   p.provenance.noise_floor = 0.012;
   p.provenance.confirmation = "A/B 4 rounds: +17.9% (noise 1.2%)";
-  p.failed.push_back(
-      {{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data, "rank 3: 1024 wrong elements"});
+  p.failed.push_back({{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}},
+                      TrialOutcome::wrong_data,
+                      "rank 3: 1024 wrong elements"});
   p.failed.push_back({{{"NCCL_ALGO", "NVLS"}, {"NCCL_NVLS_ENABLE", "0"}},
                       TrialOutcome::init_error,
                       "ncclCommInitRank: \"invalid usage\" \\ NVLS"});
@@ -222,7 +224,8 @@ TEST(Profile, HostileDocumentsAreRejected) {
   EXPECT_EQ(rejection(kHead + "env: {}\n---\n" + kHead + "env: {NCCL_ALGO: Ring}\n"),
             "hostile.yaml:1: more than one YAML document");
   EXPECT_EQ(rejection(kHead + "env: !!binary aGVsbG8=\n"),
-            "hostile.yaml:3: explicit tags (tag:yaml.org,2002:binary) are not allowed; text that starts with ! goes in quotes");
+            "hostile.yaml:3: explicit tags (tag:yaml.org,2002:binary) are not allowed; text that starts with "
+            "! goes in quotes");
   EXPECT_EQ(rejection(std::string(3000, '[')), "hostile.yaml:1: invalid YAML: nested too deeply");
   EXPECT_NE(rejection(kHead + "env: {NCCL_ALGO: Ring\n").find("invalid YAML"), std::string::npos);
   EXPECT_EQ(rejection(""), "hostile.yaml:1: the document must be a map (schema, shape, env, ...)");
@@ -248,9 +251,11 @@ TEST(Profile, StrictSchema) {
             "hostile.yaml:3: shape.nodes: 99999999999 is outside 1..2147483647");
   EXPECT_EQ(shape("key: k, nodes: 2, gpus_per_node: 8, ranks: 8"),
             "hostile.yaml:3: shape.ranks: 8 is not nodes x gpus_per_node (2 x 8)");
-  EXPECT_TRUE(parse_profile("schema: nccltune/profile/v1\nenv: {}\nshape: {key: k, nodes: 2, gpus_per_node: 8, ranks: 16}\n",
-                            "ok.yaml")
-                  .ok());
+  EXPECT_TRUE(
+      parse_profile(
+          "schema: nccltune/profile/v1\nenv: {}\nshape: {key: k, nodes: 2, gpus_per_node: 8, ranks: 16}\n",
+          "ok.yaml")
+          .ok());
   EXPECT_EQ(shape("key: k, nodes: 1, nvswitch: yes"),
             "hostile.yaml:3: shape.nvswitch: must be true or false");
   EXPECT_EQ(shape("key: k, nodes: 1, nvswitch: \"true\""),

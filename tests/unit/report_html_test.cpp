@@ -10,8 +10,8 @@
 
 #include "report/candidate_curves.h"
 #include "test_files.h"
-#include "tune/journal.h"
 #include "topology/sources/topology_reader.h"
+#include "tune/journal.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "comm_model.h"
 #include "collectives/cuda_driver.h"
-#include "fake_model.h"
 #include "collectives/nccl_library.h"
+#include "comm_model.h"
+#include "fake_model.h"
 #include "test_files.h"
 
 using namespace nccltune;

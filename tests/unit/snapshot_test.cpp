@@ -1,4 +1,6 @@
 // Replays the node snapshots in tests/fixtures/nodes through the same code path as a live read.
+#include "topology/sources/snapshot.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include "topology/affinity.h"
 #include "topology/checks.h"
 #include "topology/nvml_facts.h"
-#include "topology/sources/snapshot.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
@@ -35,7 +36,8 @@ std::string link(const NodeTopology& t, const std::string& a, const std::string&
 
 bool has_finding(const CheckReport& r, Verdict v, const std::string& subject, const std::string& text) {
   return std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) {
-    return f.verdict == v && f.subject.find(subject) != std::string::npos && f.message.find(text) != std::string::npos;
+    return f.verdict == v && f.subject.find(subject) != std::string::npos &&
+           f.message.find(text) != std::string::npos;
   });
 }
 
@@ -143,7 +145,8 @@ TEST(Snapshot, GraceTrayPicksTheNicOnEachGpusNumaNode) {
   ASSERT_EQ(t.nics.size(), 4u);
   for (const auto& a : assign_nearest_nics(t)) {
     ASSERT_TRUE(a.nic);
-    EXPECT_EQ(t.nics[static_cast<size_t>(*a.nic)].numa, t.gpus[static_cast<size_t>(a.gpu)].numa) << gpu_id(a.gpu);
+    EXPECT_EQ(t.nics[static_cast<size_t>(*a.nic)].numa, t.gpus[static_cast<size_t>(a.gpu)].numa)
+        << gpu_id(a.gpu);
   }
 }
 
@@ -211,7 +214,8 @@ TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
   auto live = read_node_topology({}, {});
   ASSERT_TRUE(live) << live.error();
   EXPECT_FALSE(live->host.empty());
-  EXPECT_NE(std::find(live->sources_used.begin(), live->sources_used.end(), FactSource::hwloc), live->sources_used.end());
+  EXPECT_NE(std::find(live->sources_used.begin(), live->sources_used.end(), FactSource::hwloc),
+            live->sources_used.end());
 
   const TempDir scratch("nccltune-capture");
   const auto dir = scratch / "capture";  // capture_snapshot makes it

@@ -162,7 +162,8 @@ class StoreAncestors : public ::testing::Test {
   void SetUp() override {
     store_ = above_ / "mid" / "store";
     std::filesystem::create_directories(store_ / "key");
-    for (const auto& directory : {above_, above_ / "mid", store_, store_ / "key"}) ::chmod(directory.c_str(), 0755);
+    for (const auto& directory : {above_, above_ / "mid", store_, store_ / "key"})
+      ::chmod(directory.c_str(), 0755);
     profile_ = store_ / "key" / "2n.yaml";
     write_file(profile_, "schema: nccltune/profile/v1\n");
     ::chmod(profile_.c_str(), 0644);

@@ -50,15 +50,25 @@ std::vector<Reader> readers(const TempDir& dir) {
       {"profile", "schema: nccltune/profile/v1\nshape: {key: k, nodes: 1}\nenv: {}\n",
        [](const std::string& text, const std::string& origin) { return error(parse_profile(text, origin)); }},
       {"node state", render_node_state(state),
-       [](const std::string& text, const std::string& origin) { return error(parse_node_state(text, origin)); }},
+       [](const std::string& text, const std::string& origin) {
+         return error(parse_node_state(text, origin));
+       }},
       {"env config", "env:\n  store: /shared/profiles\n",
-       [](const std::string& text, const std::string& origin) { return error(parse_env_config(text, origin)); }},
+       [](const std::string& text, const std::string& origin) {
+         return error(parse_env_config(text, origin));
+       }},
       {"daemon config", "daemon:\n  interval: 5m\n",
-       [](const std::string& text, const std::string& origin) { return error(parse_daemon_config(text, origin)); }},
+       [](const std::string& text, const std::string& origin) {
+         return error(parse_daemon_config(text, origin));
+       }},
       {"search space", "schema: nccltune/search-space/v1\nknobs: [{name: NCCL_ALGO, values: [Ring]}]\n",
-       [](const std::string& text, const std::string& origin) { return error(parse_search_space(text, origin)); }},
+       [](const std::string& text, const std::string& origin) {
+         return error(parse_search_space(text, origin));
+       }},
       {"fake model", "schema: nccltune/fake-model/v1\nalgos: {Ring: {Simple: {lat_us: 1, busbw_gbps: 1}}}\n",
-       [](const std::string& text, const std::string& origin) { return error(fake::parse_fake_model(text, origin)); }},
+       [](const std::string& text, const std::string& origin) {
+         return error(fake::parse_fake_model(text, origin));
+       }},
       {"check --expect", "gpus: 8\n",
        [&dir](const std::string& text, const std::string&) {
          return error(read_expectation(written(dir / "expect.yaml", text)));
@@ -80,8 +90,9 @@ std::vector<Reader> readers(const TempDir& dir) {
 
 TEST(StrictReaders, RefuseAliasBombsSecondDocumentsTagsAndUnknownKeys) {
   TempDir dir("strict-readers");
-  const std::string bomb = "lol1: &a [x, x, x, x, x, x, x, x, x]\nlol2: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
-                           "lol3: [*b, *b, *b, *b, *b, *b, *b, *b]\n";
+  const std::string bomb =
+      "lol1: &a [x, x, x, x, x, x, x, x, x]\nlol2: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+      "lol3: [*b, *b, *b, *b, *b, *b, *b, *b]\n";
   for (const Reader& reader : readers(dir)) {
     SCOPED_TRACE(reader.name);
     ASSERT_EQ(reader.error_of(reader.valid, "file.yaml"), "") << "the valid document";
@@ -89,7 +100,8 @@ TEST(StrictReaders, RefuseAliasBombsSecondDocumentsTagsAndUnknownKeys) {
     const struct {
       std::string what, text, expected;
     } cases[] = {
-        {"alias bomb", reader.valid + bomb, ":" + std::to_string(next_line) + ": anchors (&name) are not allowed"},
+        {"alias bomb", reader.valid + bomb,
+         ":" + std::to_string(next_line) + ": anchors (&name) are not allowed"},
         {"second document", reader.valid + "---\n" + reader.valid, ": more than one YAML document"},
         {"tag", reader.valid + "binary: !!binary aGVsbG8=\n",
          ":" + std::to_string(next_line) + ": explicit tags (tag:yaml.org,2002:binary) are not allowed"},
@@ -106,20 +118,24 @@ TEST(StrictReaders, RefuseAliasBombsSecondDocumentsTagsAndUnknownKeys) {
 
 TEST(StrictReaders, OneBooleanGrammar) {
   for (const char* yes : {"true", "True", "TRUE"}) {
-    Result<DaemonConfig> config = parse_daemon_config(std::string("daemon:\n  nccl_conf: {manage: ") + yes + "}\n", "c");
+    Result<DaemonConfig> config =
+        parse_daemon_config(std::string("daemon:\n  nccl_conf: {manage: ") + yes + "}\n", "c");
     ASSERT_TRUE(config) << config.error();
     EXPECT_TRUE(config->manage_nccl_conf) << yes;
-    const std::string profile = std::string("schema: nccltune/profile/v1\nshape: {key: k, nodes: 1, nvswitch: ") +
-                                yes + "}\nenv: {}\n";
+    const std::string profile =
+        std::string("schema: nccltune/profile/v1\nshape: {key: k, nodes: 1, nvswitch: ") + yes +
+        "}\nenv: {}\n";
     ASSERT_TRUE(parse_profile(profile, "p")) << yes;
     EXPECT_TRUE(parse_profile(profile, "p")->shape.nvswitch) << yes;
   }
   for (const char* not_a_boolean : {"yes", "on", "1", "\"true\""}) {
-    EXPECT_FALSE(parse_daemon_config(std::string("daemon:\n  nccl_conf: {manage: ") + not_a_boolean + "}\n", "c"))
+    EXPECT_FALSE(
+        parse_daemon_config(std::string("daemon:\n  nccl_conf: {manage: ") + not_a_boolean + "}\n", "c"))
         << not_a_boolean;
-    EXPECT_FALSE(parse_profile(std::string("schema: nccltune/profile/v1\nshape: {key: k, nodes: 1, nvswitch: ") +
-                                   not_a_boolean + "}\nenv: {}\n",
-                               "p"))
+    EXPECT_FALSE(
+        parse_profile(std::string("schema: nccltune/profile/v1\nshape: {key: k, nodes: 1, nvswitch: ") +
+                          not_a_boolean + "}\nenv: {}\n",
+                      "p"))
         << not_a_boolean;
   }
 }

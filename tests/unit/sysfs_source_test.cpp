@@ -1,7 +1,8 @@
+#include "topology/sources/sysfs_source.h"
+
 #include <gtest/gtest.h>
 
 #include "topology/sources/ibverbs_source.h"
-#include "topology/sources/sysfs_source.h"
 
 using namespace nccltune;
 

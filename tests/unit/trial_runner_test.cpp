@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "tune/rank_group.h"
 #include "collectives/worker_process.h"
 #include "test_files.h"
+#include "tune/rank_group.h"
 
 using namespace nccltune;
 using namespace std::chrono_literals;

@@ -443,13 +443,14 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
     bool used;
     const char* note;
   };
-  for (const Case& c : {Case{16, 2, true, "2n.yaml for 2 nodes, 16 ranks"},
-                        // No 4n.yaml: the nearest tuned node count below, 2, for 8 ranks per node.
-                        Case{32, 4, true, "(nearest tuned node count, 2) for 4 nodes, 32 ranks"},
-                        // One node: only a one-node profile stands for it, and the store has none.
-                        Case{8, 1, false, "no profile for h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28 in "},
-                        Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
-                        Case{2, 2, false, "this communicator has 2 nodes, 2 ranks"}}) {
+  for (const Case& c :
+       {Case{16, 2, true, "2n.yaml for 2 nodes, 16 ranks"},
+        // No 4n.yaml: the nearest tuned node count below, 2, for 8 ranks per node.
+        Case{32, 4, true, "(nearest tuned node count, 2) for 4 nodes, 32 ranks"},
+        // One node: only a one-node profile stands for it, and the store has none.
+        Case{8, 1, false, "no profile for h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28 in "},
+        Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
+        Case{2, 2, false, "this communicator has 2 nodes, 2 ranks"}}) {
     SCOPED_TRACE(c.note);
     g_log.clear();
     init_v5(c.ranks, c.nodes);
@@ -462,7 +463,8 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
     } else {
       EXPECT_EQ(g_log.size(), 1u) << all_log();
       const std::string note = c.note;
-      EXPECT_TRUE(logged(NCCL_LOG_INFO, note.starts_with("no profile") ? note : "tuned for 8 GPUs per node, " + note))
+      EXPECT_TRUE(
+          logged(NCCL_LOG_INFO, note.starts_with("no profile") ? note : "tuned for 8 GPUs per node, " + note))
           << all_log();
       expect_nccls_choices();
     }

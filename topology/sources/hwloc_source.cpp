@@ -1,13 +1,13 @@
 #include "topology/sources/hwloc_source.h"
 
-#include "topology/node_topology.h"
-
 #include <hwloc.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+
+#include "topology/node_topology.h"
 
 namespace nccltune {
 namespace {
@@ -107,10 +107,14 @@ PciInventory inventory_of(hwloc_topology_t topology) {
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topology, nullptr); obj;
        obj = hwloc_get_next_pcidev(topology, obj)) {
     PciDeviceInfo info = describe(topology, obj);
-    if (is_nvidia_gpu(info)) inventory.gpus.push_back(std::move(info));
-    else if (is_nvswitch(info)) inventory.nvswitches.push_back(std::move(info));
-    else if (!info.openfabrics.empty()) inventory.nics.push_back(std::move(info));
-    else if (!info.network.empty()) inventory.interfaces.push_back(std::move(info));
+    if (is_nvidia_gpu(info))
+      inventory.gpus.push_back(std::move(info));
+    else if (is_nvswitch(info))
+      inventory.nvswitches.push_back(std::move(info));
+    else if (!info.openfabrics.empty())
+      inventory.nics.push_back(std::move(info));
+    else if (!info.network.empty())
+      inventory.interfaces.push_back(std::move(info));
   }
   auto by_pci = [](const PciDeviceInfo& a, const PciDeviceInfo& b) { return a.pci < b.pci; };
   std::sort(inventory.gpus.begin(), inventory.gpus.end(), by_pci);

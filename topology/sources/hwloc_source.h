@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "topology/pci_path.h"
 #include "base/status.h"
+#include "topology/pci_path.h"
 
 namespace nccltune {
 
@@ -24,10 +24,10 @@ struct PciDeviceInfo {
 };
 
 struct PciInventory {
-  std::vector<PciDeviceInfo> gpus;         // NVIDIA 3D/VGA controllers, by PCI address
-  std::vector<PciDeviceInfo> nics;         // devices with an OpenFabrics (verbs) OS device
-  std::vector<PciDeviceInfo> nvswitches;   // NVIDIA bridge-class devices ("NVSwitch")
-  std::vector<PciDeviceInfo> interfaces;   // other PCI devices with a network OS device
+  std::vector<PciDeviceInfo> gpus;        // NVIDIA 3D/VGA controllers, by PCI address
+  std::vector<PciDeviceInfo> nics;        // devices with an OpenFabrics (verbs) OS device
+  std::vector<PciDeviceInfo> nvswitches;  // NVIDIA bridge-class devices ("NVSwitch")
+  std::vector<PciDeviceInfo> interfaces;  // other PCI devices with a network OS device
   std::string hwloc_version;
 };
 

@@ -9,14 +9,15 @@ namespace nccltune {
 double ib_rate_from_verbs(int active_speed, int active_width) {
   double lane_gbps = 0;
   switch (active_speed) {
-    case 1: lane_gbps = 2.5; break;   // SDR
-    case 2: lane_gbps = 5; break;     // DDR
-    case 4: case 8: lane_gbps = 10; break;  // QDR, FDR10
-    case 16: lane_gbps = 14; break;   // FDR
-    case 32: lane_gbps = 25; break;   // EDR
-    case 64: lane_gbps = 50; break;   // HDR
-    case 128: lane_gbps = 100; break; // NDR
-    case 256: lane_gbps = 200; break; // XDR
+    case 1: lane_gbps = 2.5; break;  // SDR
+    case 2: lane_gbps = 5; break;    // DDR
+    case 4:
+    case 8: lane_gbps = 10; break;     // QDR, FDR10
+    case 16: lane_gbps = 14; break;    // FDR
+    case 32: lane_gbps = 25; break;    // EDR
+    case 64: lane_gbps = 50; break;    // HDR
+    case 128: lane_gbps = 100; break;  // NDR
+    case 256: lane_gbps = 200; break;  // XDR
     default: return 0;
   }
   int lanes = 0;

@@ -65,12 +65,12 @@ struct NvmlApi {
   nvmlReturn_t (*device_by_index)(unsigned, nvmlDevice_t*);
   nvmlReturn_t (*device_name)(nvmlDevice_t, char*, unsigned);
   nvmlReturn_t (*device_pci)(nvmlDevice_t, nvmlPciInfo_t*);
-  nvmlReturn_t (*compute_capability)(nvmlDevice_t, int*, int*);           // optional
-  nvmlReturn_t (*cpu_affinity)(nvmlDevice_t, unsigned, unsigned long*);   // optional
-  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*);             // optional
+  nvmlReturn_t (*compute_capability)(nvmlDevice_t, int*, int*);               // optional
+  nvmlReturn_t (*cpu_affinity)(nvmlDevice_t, unsigned, unsigned long*);       // optional
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*);                 // optional
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*);  // optional
-  nvmlReturn_t (*nvlink_remote_type)(nvmlDevice_t, unsigned, int*);       // optional
-  nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);     // optional
+  nvmlReturn_t (*nvlink_remote_type)(nvmlDevice_t, unsigned, int*);           // optional
+  nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);         // optional
 };
 
 struct LibraryCloser {
@@ -88,10 +88,14 @@ std::string cpulist(const std::vector<unsigned long>& mask) {
   const int bits = static_cast<int>(mask.size() * sizeof(unsigned long) * CHAR_BIT);
   auto is_set = [&](int cpu) {
     return (mask[static_cast<size_t>(cpu) / (sizeof(unsigned long) * CHAR_BIT)] >>
-            (static_cast<size_t>(cpu) % (sizeof(unsigned long) * CHAR_BIT))) & 1UL;
+            (static_cast<size_t>(cpu) % (sizeof(unsigned long) * CHAR_BIT))) &
+           1UL;
   };
   for (int cpu = 0; cpu < bits;) {
-    if (!is_set(cpu)) { ++cpu; continue; }
+    if (!is_set(cpu)) {
+      ++cpu;
+      continue;
+    }
     int last = cpu;
     while (last + 1 < bits && is_set(last + 1)) ++last;
     if (!out.empty()) out += ",";
@@ -181,12 +185,11 @@ Result<NvmlFacts> read_nvml_live(const std::string& library) {
   if (!handle) return Error{library + ": not loaded (" + std::string(dlerror()) + ")"};
   NvmlApi api{};
   void* h = handle.get();
-  const bool required = bind(h, "nvmlInit_v2", api.init) && bind(h, "nvmlShutdown", api.shutdown) &&
-                        bind(h, "nvmlErrorString", api.error_string) &&
-                        bind(h, "nvmlDeviceGetCount_v2", api.device_count) &&
-                        bind(h, "nvmlDeviceGetHandleByIndex_v2", api.device_by_index) &&
-                        bind(h, "nvmlDeviceGetName", api.device_name) &&
-                        bind(h, "nvmlDeviceGetPciInfo_v3", api.device_pci);
+  const bool required =
+      bind(h, "nvmlInit_v2", api.init) && bind(h, "nvmlShutdown", api.shutdown) &&
+      bind(h, "nvmlErrorString", api.error_string) && bind(h, "nvmlDeviceGetCount_v2", api.device_count) &&
+      bind(h, "nvmlDeviceGetHandleByIndex_v2", api.device_by_index) &&
+      bind(h, "nvmlDeviceGetName", api.device_name) && bind(h, "nvmlDeviceGetPciInfo_v3", api.device_pci);
   if (!required) return Error{library + ": a required NVML symbol is missing (driver too old?)"};
   bind(h, "nvmlSystemGetDriverVersion", api.driver_version);
   bind(h, "nvmlSystemGetCudaDriverVersion_v2", api.cuda_driver_version);

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "topology/nvml_facts.h"
 #include "base/result.h"
+#include "topology/nvml_facts.h"
 
 namespace nccltune {
 

@@ -7,18 +7,24 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/utc_time.h"
 #include "topology/sources/hwloc_source.h"
 #include "topology/sources/nvml_source.h"
 #include "topology/sources/topology_reader.h"
-#include "base/utc_time.h"
 
 namespace nccltune {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array kPciFiles{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
-                               "numa_node",          "class",              "vendor",         "device"};
+constexpr std::array kPciFiles{"current_link_speed",
+                               "current_link_width",
+                               "max_link_speed",
+                               "max_link_width",
+                               "numa_node",
+                               "class",
+                               "vendor",
+                               "device"};
 
 // Copies one file from the live sysfs into the snapshot; absent files are skipped.
 void copy_sysfs_file(const fs::path& from, const fs::path& to) {
@@ -46,9 +52,11 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
     }
   }
   for (const auto& pci : devices)
-    for (const char* file : kPciFiles) copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+    for (const char* file : kPciFiles)
+      copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
   for (const auto& pci : bridges) {
-    for (const char* file : kPciFiles) copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+    for (const char* file : kPciFiles)
+      copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
     copy_sysfs_file(sys / "bus/pci/devices" / pci / "config", out / "bus/pci/devices" / pci / "config");
   }
   SysfsSource live(sys);
@@ -57,14 +65,16 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
     for (const auto& port : rdma.ports)
       for (const char* file : {"state", "rate", "link_layer"})
         copy_sysfs_file(sys / "class/infiniband" / rdma.name / "ports" / std::to_string(port.port) / file,
-                  base / "ports" / std::to_string(port.port) / file);
+                        base / "ports" / std::to_string(port.port) / file);
     if (!rdma.pci) continue;
     link_to_pci(base / "device", *rdma.pci, 3);
     for (const auto& netdev : rdma.netdevs)
-      copy_sysfs_file(sys / "class/net" / netdev / "operstate", out / "bus/pci/devices" / *rdma.pci / "net" / netdev / "operstate");
+      copy_sysfs_file(sys / "class/net" / netdev / "operstate",
+                      out / "bus/pci/devices" / *rdma.pci / "net" / netdev / "operstate");
   }
   for (const auto& net : live.net_interfaces()) {
-    for (const char* file : {"operstate", "type"}) copy_sysfs_file(sys / "class/net" / net.name / file, out / "class/net" / net.name / file);
+    for (const char* file : {"operstate", "type"})
+      copy_sysfs_file(sys / "class/net" / net.name / file, out / "class/net" / net.name / file);
     if (net.pci) link_to_pci(out / "class/net" / net.name / "device", *net.pci, 3);
   }
 }

@@ -13,6 +13,6 @@ namespace nccltune {
 // Captures the live node into `dir`, which must not exist or be empty. The snapshot is built in
 // a temporary sibling and renamed into place, so `dir` is either whole or absent.
 Status capture_snapshot(const std::filesystem::path& dir, const ReadOptions& options,
-                              const std::string& tool_version);
+                        const std::string& tool_version);
 
 }  // namespace nccltune

@@ -16,8 +16,7 @@ std::optional<std::string> read_line(const fs::path& file) {
   if (!in) return std::nullopt;
   std::string line;
   std::getline(in, line);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r'))
-    line.pop_back();
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r')) line.pop_back();
   return line;
 }
 
@@ -84,7 +83,9 @@ std::optional<std::string> ib_port_state(std::string_view text) {
   return std::string(state);
 }
 
-fs::path SysfsSource::pci_dir(const std::string& pci) const { return root_ / "bus/pci/devices" / pci; }
+fs::path SysfsSource::pci_dir(const std::string& pci) const {
+  return root_ / "bus/pci/devices" / pci;
+}
 
 PcieLink SysfsSource::pcie_link(const std::string& pci) const {
   const fs::path dir = pci_dir(pci);

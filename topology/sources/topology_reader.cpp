@@ -11,11 +11,11 @@
 #include <map>
 
 #include "base/atomic_file.h"
-#include "base/strict_yaml.h"
-#include "topology/sources/ibverbs_source.h"
-#include "topology/nvidia_smi_topo.h"
-#include "topology/sources/nvml_source.h"
 #include "base/child_process.h"
+#include "base/strict_yaml.h"
+#include "topology/nvidia_smi_topo.h"
+#include "topology/sources/ibverbs_source.h"
+#include "topology/sources/nvml_source.h"
 
 extern char** environ;
 
@@ -102,7 +102,8 @@ void add_gpus(NodeTopology& topology, const TopologyInputs& in) {
     for (size_t i = 0; i < topology.gpus.size(); ++i) {
       const Gpu& smi = in.nvidia_smi->gpus[i];
       Gpu& gpu = topology.gpus[i];
-      if (!gpu.cpu_affinity) set_fact(gpu, gpu.cpu_affinity, smi.cpu_affinity, "cpu_affinity", FactSource::nvidia_smi);
+      if (!gpu.cpu_affinity)
+        set_fact(gpu, gpu.cpu_affinity, smi.cpu_affinity, "cpu_affinity", FactSource::nvidia_smi);
       if (!gpu.numa) set_fact(gpu, gpu.numa, smi.numa, "numa", FactSource::nvidia_smi);
     }
   }
@@ -168,7 +169,8 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
     if (!device.pci) return;
     device.pcie = in.sysfs->pcie_link(*device.pci);
     if (device.pcie.known()) device.sources["pcie"] = FactSource::sysfs;
-    if (!device.numa) set_fact(device, device.numa, in.sysfs->numa_node(*device.pci), "numa", FactSource::sysfs);
+    if (!device.numa)
+      set_fact(device, device.numa, in.sysfs->numa_node(*device.pci), "numa", FactSource::sysfs);
   };
   for (auto& gpu : topology.gpus) read_device(gpu);
   for (auto& nic : topology.nics) read_device(nic);
@@ -178,7 +180,8 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
   auto add_bridges = [&](const std::string& id, const std::vector<std::string>& bridges) {
     for (const auto& pci : bridges) {
       auto [it, inserted] = bridge_at.try_emplace(pci, topology.bridges.size());
-      if (inserted) topology.bridges.push_back({pci, in.sysfs->pcie_link(pci), in.sysfs->acs_redirect(pci), {}});
+      if (inserted)
+        topology.bridges.push_back({pci, in.sysfs->pcie_link(pci), in.sysfs->acs_redirect(pci), {}});
       topology.bridges[it->second].below.push_back(id);
     }
   };
@@ -195,7 +198,8 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
     add_bridges(nic_id(nic.index), bridges_of(nic.pci, in.hwloc ? &in.hwloc->nics : nullptr));
 }
 
-const PciPlacement* placement_of(const std::vector<PciDeviceInfo>& devices, const std::optional<std::string>& pci) {
+const PciPlacement* placement_of(const std::vector<PciDeviceInfo>& devices,
+                                 const std::optional<std::string>& pci) {
   if (!pci) return nullptr;
   for (const auto& dev : devices)
     if (dev.pci == *pci) return &dev.placement;
@@ -317,15 +321,19 @@ namespace {
 Result<NodeTopology> read_live(const ReadOptions& options) {
   TopologyInputs in;
   in.host = local_hostname();
-  if (auto hwloc = read_hwloc_live()) in.hwloc = std::move(hwloc.value());
-  else in.notes.push_back("hwloc: " + hwloc.error() + "; PCIe link types unknown");
+  if (auto hwloc = read_hwloc_live())
+    in.hwloc = std::move(hwloc.value());
+  else
+    in.notes.push_back("hwloc: " + hwloc.error() + "; PCIe link types unknown");
   if (auto nvml = read_nvml_live(options.nvml_library)) {
     in.nvml = std::move(nvml.value());
   } else {
     in.notes.push_back("NVML: " + nvml.error() + "; GPU names and NVLinks unknown");
     if (auto text = run_nvidia_smi(options.nvidia_smi, in.notes)) {
-      if (auto smi = parse_nvidia_smi_topo(*text, "nvidia-smi topo -m")) in.nvidia_smi = std::move(smi.value());
-      else in.notes.push_back(smi.error());
+      if (auto smi = parse_nvidia_smi_topo(*text, "nvidia-smi topo -m"))
+        in.nvidia_smi = std::move(smi.value());
+      else
+        in.notes.push_back(smi.error());
     }
   }
   SysfsSource sysfs(options.sys_root);

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/sources/hwloc_source.h"
+#include "base/result.h"
 #include "topology/node_topology.h"
 #include "topology/nvml_facts.h"
-#include "base/result.h"
+#include "topology/sources/hwloc_source.h"
 #include "topology/sources/sysfs_source.h"
 
 namespace nccltune {

@@ -12,16 +12,16 @@
 #include <memory>
 
 #include "base/atomic_file.h"
+#include "base/byte_size.h"
+#include "cli/commands.h"
 #include "collectives/bench_json.h"
 #include "collectives/bench_table.h"
 #include "collectives/bus_bandwidth.h"
-#include "collectives/library_versions.h"
-#include "base/byte_size.h"
 #include "collectives/collective_spec.h"
-#include "cli/commands.h"
+#include "collectives/library_versions.h"
+#include "collectives/nccl_library.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
-#include "collectives/nccl_library.h"
 #include "tune/trial_runner.h"
 
 extern char** environ;
@@ -34,7 +34,7 @@ struct BenchOptions {
   std::string min_bytes = "32M", max_bytes = "32M", step_bytes = "1M";
   double step_factor = 1;
   int iterations = 20, warmup = 5, check = 1, root = 0;
-  int average = 1;           // -a: 0 rank 0, 1 mean over ranks (nccl-tests' default), 2 min, 3 max
+  int average = 1;            // -a: 0 rank 0, 1 mean over ranks (nccl-tests' default), 2 min, 3 max
   int gpus = 1, threads = 1;  // -g, -t: nccl-tests' GPUs per thread and threads per process
   std::string type = "float", redop = "sum", collective = "all_reduce";
   std::string json_path;
@@ -59,7 +59,8 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   c.cuda_lib = libraries.cuda_lib;
   c.nccl_lib = libraries.nccl_lib;
   c.collective = o.collective;
-  if (!find_collective(o.collective)) return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
+  if (!find_collective(o.collective))
+    return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
   for (const auto& [flag, value] : {std::pair{"-g", o.gpus}, std::pair{"-t", o.threads}})
     if (value != 1)
       return Error{std::string(flag) + " " + std::to_string(value) +
@@ -93,7 +94,8 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   return spec;
 }
 
-BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const TrialResult& trial, const MpiSession& mpi) {
+BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const TrialResult& trial,
+                         const MpiSession& mpi) {
   const CollectiveSpec& collective = *find_collective(o.collective);
   BenchResult result;
   result.op = o.collective;
@@ -139,10 +141,14 @@ BenchResult bench_result(const BenchOptions& o, const TrialSpec& spec, const Tri
 
 std::string header(const BenchOptions& o, const TrialSpec& spec, const std::vector<std::string>& devices) {
   const auto& s = spec.config.sweep;
-  std::string out = fmt::format("# nccltune bench: {} ({} ranks, worker process per rank)\n", o.collective, devices.size());
-  out += fmt::format("# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 validation: {} graph: 0\n",
-                     s.min_bytes, s.max_bytes, s.step_factor > 1 ? fmt::format("{:g}", s.step_factor) : std::to_string(s.step_bytes),
-                     s.step_factor > 1 ? "factor" : "bytes", s.warmup, s.iterations, s.check ? 1 : 0);
+  std::string out =
+      fmt::format("# nccltune bench: {} ({} ranks, worker process per rank)\n", o.collective, devices.size());
+  out += fmt::format(
+      "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 "
+      "validation: {} graph: 0\n",
+      s.min_bytes, s.max_bytes,
+      s.step_factor > 1 ? fmt::format("{:g}", s.step_factor) : std::to_string(s.step_bytes),
+      s.step_factor > 1 ? "factor" : "bytes", s.warmup, s.iterations, s.check ? 1 : 0);
   out += "#\n# Using devices\n";
   for (const auto& line : devices) out += line;
   return out;
@@ -166,28 +172,34 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
   for (int i = 0; i < std::max(1, options.repeat); ++i) {
     const auto start = std::chrono::steady_clock::now();
     trial = run_trial(mpi, *spec);
-    trial_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    trial_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (trial.outcome != TrialOutcome::ok) break;
   }
-  std::string pci = trial.device.pci.size() > 10 ? trial.device.pci.substr(0, 10) : trial.device.pci;  // [0000:18:00]
-  const auto devices = mpi.gather(fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [{}] {}\n", mpi.rank(),
-                                              getpid(), mpi.layout().hosts[static_cast<size_t>(mpi.layout().node)],
-                                              spec->config.device, pci, trial.device.name));
+  std::string pci =
+      trial.device.pci.size() > 10 ? trial.device.pci.substr(0, 10) : trial.device.pci;  // [0000:18:00]
+  const auto devices =
+      mpi.gather(fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [{}] {}\n", mpi.rank(),
+                             getpid(), mpi.layout().hosts[static_cast<size_t>(mpi.layout().node)],
+                             spec->config.device, pci, trial.device.name));
   if (mpi.rank() != 0) return trial.outcome == TrialOutcome::ok ? 0 : 1;
 
   std::cout << header(options, *spec, devices);
   if (trial.nccl_version > 0) std::cout << "NCCL version " << nccl_version_string(trial.nccl_version) << "\n";
   if (trial.outcome != TrialOutcome::ok && trial.outcome != TrialOutcome::wrong_data) {
-    std::fprintf(stderr, "nccltune bench: trial %s: %s\n", std::string(to_string(trial.outcome)).c_str(), trial.reason.c_str());
+    std::fprintf(stderr, "nccltune bench: trial %s: %s\n", std::string(to_string(trial.outcome)).c_str(),
+                 trial.reason.c_str());
     return 1;
   }
   const BenchResult result = bench_result(options, *spec, trial, mpi);
   std::cout << render_bench_table(result) << std::flush;
   if (options.repeat > 1) {
-    for (size_t i = 0; i < trial_ms.size(); ++i) std::cout << fmt::format("# Trial {:4d} wall time : {:.2f} ms\n", i + 1, trial_ms[i]);
+    for (size_t i = 0; i < trial_ms.size(); ++i)
+      std::cout << fmt::format("# Trial {:4d} wall time : {:.2f} ms\n", i + 1, trial_ms[i]);
     std::sort(trial_ms.begin(), trial_ms.end());
-    std::cout << fmt::format("# Trial wall time      : {} trials, min {:.2f} ms, median {:.2f} ms, max {:.2f} ms\n", trial_ms.size(),
-                             trial_ms.front(), trial_ms[trial_ms.size() / 2], trial_ms.back())
+    std::cout << fmt::format(
+                     "# Trial wall time      : {} trials, min {:.2f} ms, median {:.2f} ms, max {:.2f} ms\n",
+                     trial_ms.size(), trial_ms.front(), trial_ms[trial_ms.size() / 2], trial_ms.back())
               << std::flush;
   }
   if (!options.json_path.empty()) {
@@ -209,13 +221,16 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv) {
   auto options = std::make_shared<BenchOptions>();
   for (int i = 0; i < *argc; ++i) options->argv.emplace_back((*argv)[i]);
-  auto* sub = app.add_subcommand("bench", "MPI-launched collective benchmark printing nccl-tests' table (mpirun -np N nccltune bench)");
-  sub->add_option("-b,--minbytes", options->min_bytes, "Smallest size (8, 64K, 1M, 1G)")->capture_default_str();
+  auto* sub = app.add_subcommand(
+      "bench", "MPI-launched collective benchmark printing nccl-tests' table (mpirun -np N nccltune bench)");
+  sub->add_option("-b,--minbytes", options->min_bytes, "Smallest size (8, 64K, 1M, 1G)")
+      ->capture_default_str();
   sub->add_option("-e,--maxbytes", options->max_bytes, "Largest size")->capture_default_str();
   sub->add_option("-f,--stepfactor", options->step_factor, "Multiply the size by this each step (> 1)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_option("-i,--stepbytes", options->step_bytes, "Else add this to the size each step")->capture_default_str();
+  sub->add_option("-i,--stepbytes", options->step_bytes, "Else add this to the size each step")
+      ->capture_default_str();
   sub->add_option("-n,--iters", options->iterations, "Timed iterations per size")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -230,25 +245,34 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
   sub->add_option("-g,--ngpus", options->gpus, "GPUs per rank: 1 (one rank per GPU)")->capture_default_str();
-  sub->add_option("-t,--nthreads", options->threads, "Threads per process: 1 (one rank per GPU)")->capture_default_str();
+  sub->add_option("-t,--nthreads", options->threads, "Threads per process: 1 (one rank per GPU)")
+      ->capture_default_str();
   sub->add_option("-d,--datatype", options->type, "float, half, bfloat16 or int32")->capture_default_str();
   sub->add_option("-o,--redop", options->redop, "Reduction operation")->capture_default_str();
   sub->add_option("-r,--root", options->root, "Root rank of broadcast and reduce")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_option("--op", options->collective, "all_reduce, all_gather, reduce_scatter, broadcast, reduce or alltoall")->capture_default_str();
+  sub->add_option("--op", options->collective,
+                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce or alltoall")
+      ->capture_default_str();
   sub->add_option("--json", options->json_path, "Also write the results as nccltune/bench/v1 JSON to FILE");
-  sub->add_option("--cuda-lib", options->cuda_lib, "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
-  sub->add_option("--nccl-lib", options->nccl_lib, "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
-  sub->add_option("--init-timeout", options->init_timeout_s, "Seconds a worker may take to load and initialise NCCL")
+  sub->add_option("--cuda-lib", options->cuda_lib,
+                  "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
+  sub->add_option("--nccl-lib", options->nccl_lib,
+                  "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
+  sub->add_option("--init-timeout", options->init_timeout_s,
+                  "Seconds a worker may take to load and initialise NCCL")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--repeat", options->repeat, "Run the trial N times in this job and print each one's wall time")
+  sub->add_option("--repeat", options->repeat,
+                  "Run the trial N times in this job and print each one's wall time")
       ->group("");  // hidden: for bench/trial_overhead.sh
-  sub->callback([options, &command, argc, argv] { command.run = [options, argc, argv] { return run_bench(*options, argc, argv); }; });
+  sub->callback([options, &command, argc, argv] {
+    command.run = [options, argc, argv] { return run_bench(*options, argc, argv); };
+  });
 }
 
 }  // namespace nccltune::cli

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
-#include "topology/check_render.h"
-#include "topology/checks.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
+#include "topology/check_render.h"
+#include "topology/checks.h"
 
 namespace nccltune::cli {
 
@@ -34,8 +34,10 @@ int run_check(const CheckOptions& options) {
   auto topology = options.input.read();
   if (!topology) return kInputError;
   const CheckReport report = check_node(*topology, expectation);
-  if (options.format == "json") std::cout << check_to_json(*topology, report).dump(2) << "\n";
-  else std::cout << render_check_text(*topology, report);
+  if (options.format == "json")
+    std::cout << check_to_json(*topology, report).dump(2) << "\n";
+  else
+    std::cout << render_check_text(*topology, report);
   return report.exit_code();
 }
 
@@ -43,9 +45,11 @@ int run_check(const CheckOptions& options) {
 
 void add_check_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<CheckOptions>();
-  auto* sub = app.add_subcommand("check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
+  auto* sub = app.add_subcommand(
+      "check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
   options->input.add_options(*sub);
-  sub->add_option("--expect", options->expect, "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against");
+  sub->add_option("--expect", options->expect,
+                  "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against");
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

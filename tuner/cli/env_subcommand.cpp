@@ -16,15 +16,17 @@ Result<std::string> local_node_type_key(const LocalReadOptions& options) {
   read_options.nvml_library = options.nvml_lib;
   const Result<NodeTopology> topology = read_node_topology(*source, read_options);
   if (!topology) return Error{topology.error()};
-  const LibraryVersions versions = read_library_versions(choose_libraries(options.cuda_lib, options.nccl_lib));
+  const LibraryVersions versions =
+      read_library_versions(choose_libraries(options.cuda_lib, options.nccl_lib));
   return node_type_key(local_node_type(*topology, versions.nccl, versions.cuda_driver));
 }
 
 namespace cli {
 
 void add_env_command(CLI::App& app, Command& command) {
-  add_env_options(*app.add_subcommand("env", "Print the NCCL environment of the profile that fits this job (fail-open)"),
-                  command.run);
+  add_env_options(
+      *app.add_subcommand("env", "Print the NCCL environment of the profile that fits this job (fail-open)"),
+      command.run);
 }
 
 }  // namespace cli

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "base/atomic_file.h"
-#include "collectives/bench_json.h"
 #include "cli/commands.h"
+#include "collectives/bench_json.h"
 #include "collectives/nccl_tests_log.h"
 
 namespace nccltune::cli {

@@ -1,17 +1,16 @@
 // nccltune: the command-line front end. Each subcommand lives in its own *_command.cpp and
 // registers itself in commands.h; parsing picks one, then it runs after logging is set up.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "cli/logging.h"
-#include "base/printable_text.h"
 #include "env/env_command.h"
 #include "tune/launcher.h"
 

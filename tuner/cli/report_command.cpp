@@ -12,11 +12,11 @@
 #include <string>
 
 #include "base/atomic_file.h"
-#include "report/candidate_curves.h"
 #include "cli/commands.h"
-#include "tune/journal.h"
+#include "report/candidate_curves.h"
 #include "report/report_html.h"
 #include "topology/sources/topology_reader.h"
+#include "tune/journal.h"
 
 namespace nccltune::cli {
 

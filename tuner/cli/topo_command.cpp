@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/topology_input.h"
 #include "topology/nccl_topo_xml.h"
 #include "topology/sources/snapshot.h"
-#include "cli/topology_input.h"
 #include "topology/topology_json.h"
 #include "topology/topology_table.h"
 
@@ -26,7 +26,8 @@ int run_topo(const TopoOptions& options) {
       std::fprintf(stderr, "nccltune: --capture reads the live machine; it cannot be combined with --from\n");
       return 2;
     }
-    auto captured = capture_snapshot(options.capture, options.input.options, std::string("nccltune ") + NCCLTUNE_VERSION);
+    auto captured =
+        capture_snapshot(options.capture, options.input.options, std::string("nccltune ") + NCCLTUNE_VERSION);
     if (!captured) {
       std::fprintf(stderr, "nccltune: %s\n", captured.error().c_str());
       return 1;
@@ -35,10 +36,14 @@ int run_topo(const TopoOptions& options) {
   }
   auto topology = options.input.read();
   if (!topology) return 1;
-  if (options.format == "json") std::cout << topology_to_json(*topology).dump(2) << "\n";
-  else if (options.format == "yaml") std::cout << json_to_yaml(topology_to_json(*topology));
-  else if (options.format == "nccl-xml") std::cout << nccl_topo_xml(*topology);
-  else std::cout << render_topology_table(*topology);
+  if (options.format == "json")
+    std::cout << topology_to_json(*topology).dump(2) << "\n";
+  else if (options.format == "yaml")
+    std::cout << json_to_yaml(topology_to_json(*topology));
+  else if (options.format == "nccl-xml")
+    std::cout << nccl_topo_xml(*topology);
+  else
+    std::cout << render_topology_table(*topology);
   return 0;
 }
 
@@ -52,7 +57,8 @@ void add_topo_command(CLI::App& app, Command& command) {
                   "Output format (nccl-xml: an NCCL topology file for NCCL_TOPO_FILE)")
       ->check(CLI::IsMember({"table", "json", "yaml", "nccl-xml"}))
       ->capture_default_str();
-  sub->add_option("--capture", options->capture, "Also write a node snapshot of this machine to DIR (new or empty)");
+  sub->add_option("--capture", options->capture,
+                  "Also write a node snapshot of this machine to DIR (new or empty)");
   sub->callback([options, &command] { command.run = [options] { return run_topo(*options); }; });
 }
 

@@ -51,7 +51,9 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   o.strategy.screen_grid = {*min, *max, 8};
   o.strategy.final_grid = {*min, *max, 4};
   o.max_bytes_per_size = *cap;
-  o.progress = flags.progress == "line" ? ProgressStyle::line : flags.progress == "log" ? ProgressStyle::log : ProgressStyle::automatic;
+  o.progress = flags.progress == "line"  ? ProgressStyle::line
+               : flags.progress == "log" ? ProgressStyle::log
+                                         : ProgressStyle::automatic;
   return run_tune_job(mpi, mpi.layout(), o);
 }
 
@@ -60,11 +62,16 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) {
   auto flags = std::make_shared<TuneFlags>();
   TuneOptions& o = flags->options;
-  auto* sub = app.add_subcommand("tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
-  sub->add_option("--space", o.space_file, "Search space YAML (default: the built-in configs/search-space.yaml)");
-  sub->add_option("--out", o.out_dir, "Profile store: writes <out>/<shape key>/<nodes>n.yaml")->capture_default_str();
-  sub->add_option("--journal", o.journal, "Journal of finished trials, JSON lines (default: <out>/journal.jsonl)");
-  sub->add_flag("--resume", o.resume, "Measure nothing again that the journal holds for this shape and NCCL version");
+  auto* sub = app.add_subcommand(
+      "tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
+  sub->add_option("--space", o.space_file,
+                  "Search space YAML (default: the built-in configs/search-space.yaml)");
+  sub->add_option("--out", o.out_dir, "Profile store: writes <out>/<shape key>/<nodes>n.yaml")
+      ->capture_default_str();
+  sub->add_option("--journal", o.journal,
+                  "Journal of finished trials, JSON lines (default: <out>/journal.jsonl)");
+  sub->add_flag("--resume", o.resume,
+                "Measure nothing again that the journal holds for this shape and NCCL version");
   sub->add_option("--budget", flags->budget, "Time budget, e.g. 30m, 1h30m, 90s")->capture_default_str();
   sub->add_option("--max-trials", o.strategy.max_trials, "Stop after this many trials (0: no limit)")
       ->check(CLI::NonNegativeNumber)
@@ -73,15 +80,23 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_option("--tolerance", o.strategy.tolerance, "Largest loss at any size the objective accepts")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  sub->add_option("--min-bytes", flags->min_bytes, "Smallest all_reduce size measured")->capture_default_str();
-  sub->add_option("--max-bytes", flags->max_bytes, "Largest all_reduce size measured; above it NCCL's own choices stand")->capture_default_str();
-  sub->add_option("--max-bytes-per-size", flags->max_bytes_per_size, "Fewer iterations at large sizes: bytes per timed loop at most")->capture_default_str();
-  sub->add_option("--from", o.from, "Read the nodes' topology from this source instead of the live machine (A,B,...: node i reads entry i)");
+  sub->add_option("--min-bytes", flags->min_bytes, "Smallest all_reduce size measured")
+      ->capture_default_str();
+  sub->add_option("--max-bytes", flags->max_bytes,
+                  "Largest all_reduce size measured; above it NCCL's own choices stand")
+      ->capture_default_str();
+  sub->add_option("--max-bytes-per-size", flags->max_bytes_per_size,
+                  "Fewer iterations at large sizes: bytes per timed loop at most")
+      ->capture_default_str();
+  sub->add_option("--from", o.from,
+                  "Read the nodes' topology from this source instead of the live machine (A,B,...: node i "
+                  "reads entry i)");
   sub->add_option("--progress", flags->progress, "auto, line (one live line) or log (a line per trial)")
       ->check(CLI::IsMember({"auto", "line", "log"}))
       ->capture_default_str();
   sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
-  sub->add_option("--cuda-lib", o.cuda_lib, "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
+  sub->add_option("--cuda-lib", o.cuda_lib,
+                  "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", o.nccl_lib, "NCCL library (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
   sub->add_option("--init-timeout", o.init_timeout_s, "Seconds a trial may take to start NCCL")
       ->check(CLI::PositiveNumber)
@@ -89,7 +104,9 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_option("--size-timeout", o.size_timeout_s, "Seconds one size may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->callback([flags, &command, argc, argv] { command.run = [flags, argc, argv] { return run_tune(*flags, argc, argv); }; });
+  sub->callback([flags, &command, argc, argv] {
+    command.run = [flags, argc, argv] { return run_tune(*flags, argc, argv); };
+  });
 }
 
 }  // namespace nccltune::cli

@@ -83,7 +83,8 @@ Result<std::string> read_node_config_text(const std::filesystem::path& file, boo
     return std::string();
   }
   if (!std::filesystem::is_regular_file(status))
-    return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
+    return Error{file.string() + ": " +
+                 (error ? "cannot be read: " + error.message() : "not a regular file")};
   return read_text_file(file);
 }
 

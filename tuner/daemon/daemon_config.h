@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "node/node_paths.h"
 #include "base/result.h"
+#include "node/node_paths.h"
 
 namespace nccltune {
 

@@ -92,8 +92,8 @@ std::vector<DriftEntry> compare_with_last_good(const NodeState& last_good, const
   }
   if (const auto changes = changed_hardware(last_good.node_type, current.node_type); !changes.empty())
     drift.push_back({"node_type_changed", "node",
-                     fmt::format("node type is {}, was {} ({})", current.node_type_key, last_good.node_type_key,
-                                 fmt::join(changes, "; "))});
+                     fmt::format("node type is {}, was {} ({})", current.node_type_key,
+                                 last_good.node_type_key, fmt::join(changes, "; "))});
   return drift;
 }
 

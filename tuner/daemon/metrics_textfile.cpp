@@ -83,7 +83,8 @@ void nic_ports(TextfileWriter& out, const NodeState& state) {
   }
   out.family("nccltune_nic_rate_bits_per_second", "gauge", "The NIC port's rate.");
   for (const DeviceState& nic : state.nics)
-    if (nic.rate_gbps) out.sample("nccltune_nic_rate_bits_per_second", device_labels(nic), *nic.rate_gbps * 1e9);
+    if (nic.rate_gbps)
+      out.sample("nccltune_nic_rate_bits_per_second", device_labels(nic), *nic.rate_gbps * 1e9);
 }
 
 // One sample per finding: 0 pass, 1 warn, 2 fail (as `nccltune check` exits), so an alert names

@@ -78,7 +78,8 @@ Result<std::string> update_nccl_conf_block(std::string_view existing, std::strin
 
 std::string nccl_conf_symlink_refused(const std::filesystem::path& file) {
   return file.string() +
-         ": is a symbolic link; nccltuned manages a regular file only (point daemon.nccl_conf.path at the file itself)";
+         ": is a symbolic link; nccltuned manages a regular file only (point daemon.nccl_conf.path at the "
+         "file itself)";
 }
 
 Status write_nccl_conf(const std::filesystem::path& file, std::string_view content) {

@@ -261,8 +261,9 @@ void NodeDaemon::accept_new_versions(const NodeState& state) {
   }
   if (!changed) return;
   last_good_->node_type_key = node_type_key(was);
-  report_output("last good state",
-                publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(*last_good_)).error());
+  report_output(
+      "last good state",
+      publish_file(settings_.daemon.state_dir / kLastGoodFile, render_node_state(*last_good_)).error());
 }
 
 void NodeDaemon::publish(const NodeState& state) {
@@ -272,10 +273,9 @@ void NodeDaemon::publish(const NodeState& state) {
   if (settings_.daemon.metrics_dir.empty()) return;
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  report_output(
-      "metrics",
-      publish_file(settings_.daemon.metrics_dir / kMetricsFile, render_metrics_textfile(state, active_profile_, now))
-          .error());
+  report_output("metrics", publish_file(settings_.daemon.metrics_dir / kMetricsFile,
+                                        render_metrics_textfile(state, active_profile_, now))
+                               .error());
 }
 
 void NodeDaemon::publish_env(const std::string& node_type_key) {

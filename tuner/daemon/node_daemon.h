@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "daemon/daemon_config.h"
-#include "node/env_config.h"
-#include "node/node_paths.h"
 #include "daemon/node_env.h"
 #include "daemon/node_scan.h"
-#include "base/result.h"
+#include "node/env_config.h"
+#include "node/node_paths.h"
 
 namespace nccltune {
 
@@ -24,7 +24,7 @@ namespace nccltune {
 struct DaemonOptions {
   std::filesystem::path config_file = kDefaultConfigFile;
   bool config_named = false;  // --config given: a missing file is an error, not the defaults
-  std::string from;  // replay a snapshot instead of reading this machine
+  std::string from;           // replay a snapshot instead of reading this machine
   std::optional<std::filesystem::path> runtime_dir, state_dir, metrics_dir;
   std::optional<std::string> interval;
   bool once = false;  // one scan, publish, exit; signals are left as they are (Ctrl-C works)
@@ -71,7 +71,7 @@ class NodeDaemon {
   std::optional<NodeState> last_good_;
   std::vector<DriftEntry> reported_drift_;
   std::map<std::string, std::string> output_errors_;
-  std::string published_env_;  // nccl.env as last written, to log a change once
+  std::string published_env_;                    // nccl.env as last written, to log a change once
   std::optional<ActiveProfile> active_profile_;  // what nccl.env comes from, for the metrics
   bool config_error_ = false;  // the last reload's config was invalid (the old one is in use)
   std::string status_;

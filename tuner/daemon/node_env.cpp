@@ -9,8 +9,8 @@ namespace nccltune {
 
 Result<NodeEnv> resolve_node_env(const EnvConfig& config, const std::string& node_type_key) {
   // As `nccltune env`: whoever could write the store would otherwise set NCCL_* for every job here.
-  auto loaded = find_profile_for_job(config.store, node_type_key, JobShape{1, std::nullopt}, config.prefer_below,
-                                     ::geteuid());
+  auto loaded = find_profile_for_job(config.store, node_type_key, JobShape{1, std::nullopt},
+                                     config.prefer_below, ::geteuid());
   if (!loaded) return Error{loaded.error()};
   NodeEnv env;
   // Comments carry only the key (validated [A-Za-z0-9._-]) and store paths the admin configured;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "node/env_config.h"
 #include "base/result.h"
+#include "node/env_config.h"
 
 namespace nccltune {
 
@@ -22,9 +22,9 @@ struct ActiveProfile {
 
 struct NodeEnv {
   std::optional<ActiveProfile> profile;  // nullopt: the store has no profile for this key
-  std::string environment_file;                  // comment lines, then NAME=value lines
-  std::string nccl_conf_body;                    // NAME=value lines only; empty without a profile
-  std::vector<std::string> warnings;             // names or values render_env dropped
+  std::string environment_file;          // comment lines, then NAME=value lines
+  std::string nccl_conf_body;            // NAME=value lines only; empty without a profile
+  std::vector<std::string> warnings;     // names or values render_env dropped
 };
 
 // Errors: the store or the profile cannot be read (the caller keeps what it wrote before, since a

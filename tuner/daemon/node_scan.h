@@ -7,10 +7,10 @@
 #include <chrono>
 #include <string>
 
-#include "topology/checks.h"
 #include "collectives/library_versions.h"
-#include "node/node_type.h"
 #include "node/node_state.h"
+#include "node/node_type.h"
+#include "topology/checks.h"
 #include "topology/sources/topology_reader.h"
 
 namespace nccltune {

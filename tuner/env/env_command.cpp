@@ -6,6 +6,8 @@
 // Fail-open: a prolog must never fail a job because of a profile store, so on any error nothing
 // goes to stdout, one line goes to stderr (and syslog, from a Slurm script or with --syslog), and
 // the exit status is 0; --strict makes it 2. No profile for the job is not an error: no output.
+#include "env/env_command.h"
+
 #include <syslog.h>
 #include <unistd.h>
 
@@ -20,7 +22,6 @@
 #include <system_error>
 
 #include "base/printable_text.h"
-#include "env/env_command.h"
 #include "node/env_config.h"
 #include "node/env_format.h"
 #include "node/job_shape.h"
@@ -42,7 +43,9 @@ struct EnvOptions {
   LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
 };
 
-bool in_slurm_script() { return std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr; }
+bool in_slurm_script() {
+  return std::getenv("SLURM_SCRIPT_CONTEXT") != nullptr;
+}
 
 // Which profile was chosen, and why, on stderr when NCCLTUNE_LOG_LEVEL asks for info (as the full
 // nccltune's logger prints it); a prolog's stderr stays quiet otherwise.
@@ -86,7 +89,8 @@ std::map<std::string, std::string> slurm_environment() {
 Result<std::string> node_type_key_for(const EnvOptions& options) {
   if (!options.shape.empty()) {
     if (!is_valid_node_type_key(options.shape))
-      return Error{"--shape: '" + printable_excerpt(options.shape, 80) + "' is not a name from [A-Za-z0-9._-]"};
+      return Error{"--shape: '" + printable_excerpt(options.shape, 80) +
+                   "' is not a name from [A-Za-z0-9._-]"};
     return options.shape;
   }
   std::error_code error;
@@ -100,7 +104,8 @@ Result<std::optional<StoreProfile>> job_profile(const EnvOptions& options, const
   if (!job) return Error{job.error()};
   const Result<std::string> key = node_type_key_for(options);
   if (!key) return Error{key.error()};
-  const std::filesystem::path store = options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
+  const std::filesystem::path store =
+      options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
   const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
 
   Result<ProfileForJob> found = find_profile_for_job(store, *key, *job, prefer_below, ::geteuid());
@@ -112,11 +117,12 @@ Result<std::optional<StoreProfile>> job_profile(const EnvOptions& options, const
   const StoreProfile& stored = *found->stored;
   const std::string where = stored.match.file.string();
   if (!found->fits) {
-    note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) + " GPUs per node, the job has " +
-         std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
+    note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) +
+         " GPUs per node, the job has " + std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
     return std::optional<StoreProfile>();
   }
-  note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " + std::to_string(job->nodes) + " nodes");
+  note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " +
+       std::to_string(job->nodes) + " nodes");
   return found->stored;
 }
 
@@ -126,7 +132,8 @@ int run_env(const EnvOptions& options) {
 
   const std::optional<EnvFormat> format = parse_env_format(options.format);
   if (!format) {
-    reporter.line("--format: '" + options.format + "' is not sh, slurm, systemd, nccl-conf, json or tuner-csv");
+    reporter.line("--format: '" + options.format +
+                  "' is not sh, slurm, systemd, nccl-conf, json or tuner-csv");
     return failed;
   }
   if (!options.prefer.empty() && options.prefer != "below" && options.prefer != "above") {
@@ -175,9 +182,12 @@ int run_env_failing_open(const EnvOptions& options) {
 
 }  // namespace
 
-int env_parse_failure(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& words) {
+int env_parse_failure(const CLI::App& app, const CLI::ParseError& error,
+                      const std::vector<std::string>& words) {
   if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --help-all, --version
-  const auto has = [&words](std::string_view word) { return std::find(words.begin(), words.end(), word) != words.end(); };
+  const auto has = [&words](std::string_view word) {
+    return std::find(words.begin(), words.end(), word) != words.end();
+  };
   Reporter(has("--syslog") || in_slurm_script()).line(error.what());
   return has("--strict") ? kStrictFailure : 0;
 }
@@ -186,31 +196,35 @@ void add_env_options(CLI::App& sub, std::function<int()>& run) {
   auto options = std::make_shared<EnvOptions>();
   sub.add_option("--profiles", options->profiles, "Profile store root (default: env.store of the config)")
       ->type_name("DIR");
-  sub.add_option("--nodes", options->nodes, "The job's node count (default: SLURM_JOB_NUM_NODES)")->type_name("N");
+  sub.add_option("--nodes", options->nodes, "The job's node count (default: SLURM_JOB_NUM_NODES)")
+      ->type_name("N");
   sub.add_option("--gpus-per-node", options->gpus_per_node,
-                  "The job's GPUs (ranks) per node (default: SLURM_GPUS_ON_NODE, else SLURM_NTASKS_PER_NODE)")
+                 "The job's GPUs (ranks) per node (default: SLURM_GPUS_ON_NODE, else SLURM_NTASKS_PER_NODE)")
       ->type_name("G");
   sub.add_option("--shape", options->shape, "Node type key, instead of node.yaml or reading this node")
       ->type_name("KEY");
   sub.add_option("--format", options->format, "sh, slurm, systemd, nccl-conf, json or tuner-csv")
       ->capture_default_str();
   sub.add_option("--config", options->config,
-                  std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfigFile + ")")
+                 std::string("Node config (default: $NCCLTUNE_CONFIG, else ") + kDefaultConfigFile + ")")
       ->type_name("FILE");
   sub.add_option("--node-state", options->node_state, "The daemon's node state file")->capture_default_str();
   sub.add_option("--prefer", options->prefer,
-                  "Without an exact node count: the nearest tuned count below or above (default: env.prefer)")
+                 "Without an exact node count: the nearest tuned count below or above (default: env.prefer)")
       ->type_name("below|above");
   sub.add_flag("--strict", options->strict, "Exit 2 on errors instead of 0");
-  sub.add_flag("--syslog", options->syslog, "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
+  sub.add_flag("--syslog", options->syslog,
+               "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
   sub.add_option("--from", options->local.from,
-                  "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE")
+                 "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE")
       ->type_name("SRC");
-  sub.add_option("--nvml-lib", options->local.nvml_lib, "Local read: NVML library to dlopen")->capture_default_str();
-  sub.add_option("--nccl-lib", options->local.nccl_lib, "Local read: NCCL library (default: $NCCLTUNE_NCCL_LIB, else libnccl.so.2)")
+  sub.add_option("--nvml-lib", options->local.nvml_lib, "Local read: NVML library to dlopen")
+      ->capture_default_str();
+  sub.add_option("--nccl-lib", options->local.nccl_lib,
+                 "Local read: NCCL library (default: $NCCLTUNE_NCCL_LIB, else libnccl.so.2)")
       ->type_name("PATH");
   sub.add_option("--cuda-lib", options->local.cuda_lib,
-                  "Local read: CUDA driver library (default: $NCCLTUNE_CUDA_LIB, else libcuda.so.1)")
+                 "Local read: CUDA driver library (default: $NCCLTUNE_CUDA_LIB, else libcuda.so.1)")
       ->type_name("PATH");
   sub.callback([options, &run] { run = [options] { return run_env_failing_open(*options); }; });
 }

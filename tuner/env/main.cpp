@@ -5,10 +5,9 @@
 // a child: its stdout is passed on only when it exits 0, so a full binary that cannot load or
 // crashes still fails open.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,8 +17,8 @@
 #include <vector>
 
 #include "base/child_process.h"
-#include "env/env_command.h"
 #include "base/printable_text.h"
+#include "env/env_command.h"
 
 extern char** environ;
 
@@ -45,14 +44,16 @@ int fail_open(const std::string& message) {
 int hand_over(const std::string& full) {
   std::vector<std::string> words{full, "env"};
   words.insert(words.end(), arguments.begin(), arguments.end());
-  const std::string why = " (nccltune-env reads this node's type through it; or pass --shape, or run nccltuned)";
+  const std::string why =
+      " (nccltune-env reads this node's type through it; or pass --shape, or run nccltuned)";
   nccltune::CommandOptions options;
   options.timeout = kHandOverTimeout;
   options.keep_stdin = options.keep_stderr = true;
   const nccltune::Result<nccltune::CommandOutput> run = nccltune::run_command(words, environ, options);
   if (!run) return fail_open(run.error() + why);
   if (run->timed_out)
-    return fail_open(full + ": no answer within " + std::to_string(kHandOverTimeout.count() / 1000) + " s" + why);
+    return fail_open(full + ": no answer within " + std::to_string(kHandOverTimeout.count() / 1000) + " s" +
+                     why);
   if (!run->exit.exited_cleanly()) return fail_open(full + ": " + run->exit.describe() + why);
   if (std::fwrite(run->out.data(), 1, run->out.size(), stdout) != run->out.size() || std::fflush(stdout) != 0)
     return fail_open("cannot write to stdout");
@@ -66,7 +67,8 @@ namespace nccltune {
 Result<std::string> local_node_type_key(const LocalReadOptions&) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return Error{"cannot find nccltune to read this node's type: /proc/self/exe: " + error.message()};
+  if (error)
+    return Error{"cannot find nccltune to read this node's type: /proc/self/exe: " + error.message()};
   throw HandedOver{hand_over((self.parent_path() / "nccltune").string())};
 }
 
@@ -81,8 +83,9 @@ int main(int argc, char** argv) {
     ++argv;
   }
   arguments.assign(argv + 1, argv + argc);
-  CLI::App app{"nccltune-env: print the NCCL environment of the profile that fits this job (fail-open); "
-               "the same options as `nccltune env`"};
+  CLI::App app{
+      "nccltune-env: print the NCCL environment of the profile that fits this job (fail-open); "
+      "the same options as `nccltune env`"};
   app.set_version_flag("--version", std::string("nccltune-env ") + NCCLTUNE_VERSION);
   std::function<int()> run;
   nccltune::add_env_options(app, run);

@@ -20,13 +20,15 @@ void read_env_section(const YAML::Node& section, EnvConfig& config) {
   if (const YAML::Node store = section["store"]) {
     const std::string path = yaml_text(store, "env.store");
     if (path.empty() || path.front() != '/')
-      yaml_fail(yaml_line(store), "env.store", "'" + printable_excerpt(path, 80) + "' is not an absolute path");
+      yaml_fail(yaml_line(store), "env.store",
+                "'" + printable_excerpt(path, 80) + "' is not an absolute path");
     config.store = path;
   }
   if (const YAML::Node prefer = section["prefer"]) {
     const std::string side = yaml_text(prefer, "env.prefer");
     if (side != "below" && side != "above")
-      yaml_fail(yaml_line(prefer), "env.prefer", "'" + printable_excerpt(side, 40) + "' is not below or above");
+      yaml_fail(yaml_line(prefer), "env.prefer",
+                "'" + printable_excerpt(side, 40) + "' is not below or above");
     config.prefer_below = side == "below";
   }
   if (const YAML::Node names = section["allow_names"]) {
@@ -37,8 +39,9 @@ void read_env_section(const YAML::Node& section, EnvConfig& config) {
       if (!is_allowable_env_name(name))
         yaml_fail(yaml_line(names[i]), at,
                   "'" + printable_excerpt(name, 40) +
-                      (is_denied_env_name(name) ? "' loads code, changes the loader or a shell, or names a file: never emitted"
-                                                : "' does not match ^[A-Z][A-Z0-9_]*$"));
+                      (is_denied_env_name(name)
+                           ? "' loads code, changes the loader or a shell, or names a file: never emitted"
+                           : "' does not match ^[A-Z][A-Z0-9_]*$"));
       if (std::find(config.allow_names.begin(), config.allow_names.end(), name) == config.allow_names.end())
         config.allow_names.push_back(name);
     }
@@ -67,7 +70,8 @@ Result<EnvConfig> read_env_config(const std::filesystem::path& file, bool named)
     return EnvConfig{};
   }
   if (!std::filesystem::is_regular_file(status))
-    return Error{file.string() + ": " + (error ? "cannot be read: " + error.message() : "not a regular file")};
+    return Error{file.string() + ": " +
+                 (error ? "cannot be read: " + error.message() : "not a regular file")};
   Result<std::string> text = read_text_file(file);
   if (!text) return Error{text.error()};
   return parse_env_config(*text, file.string());

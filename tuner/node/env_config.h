@@ -17,7 +17,7 @@ inline constexpr std::string_view kDefaultProfileStore = "/shared/nccltune/profi
 
 struct EnvConfig {
   std::filesystem::path store = std::string(kDefaultProfileStore);  // profile store root
-  bool prefer_below = true;  // nearest tuned node count when no exact match: below, else above
+  bool prefer_below = true;              // nearest tuned node count when no exact match: below, else above
   std::vector<std::string> allow_names;  // extra env names to emit, each ^[A-Z][A-Z0-9_]*$
 };
 

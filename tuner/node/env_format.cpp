@@ -1,14 +1,13 @@
 #include "node/env_format.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <utility>
 
-#include "node/env_config.h"
 #include "base/printable_text.h"
+#include "node/env_config.h"
 #include "profile/env_names.h"
 #include "profile/nccl_names.h"
 
@@ -32,14 +31,18 @@ constexpr std::array<std::pair<std::string_view, EnvFormat>, 6> kFormats = {{
 constexpr int kScopedSyntaxVersion = 22400;
 constexpr std::string_view kScopedCollective = "allreduce";
 
-bool is_collective_scoped(std::string_view name) { return name == "NCCL_ALGO" || name == "NCCL_PROTO"; }
+bool is_collective_scoped(std::string_view name) {
+  return name == "NCCL_ALGO" || name == "NCCL_PROTO";
+}
 
 bool uses_scoped_syntax(const ProfileShape& shape) {
   const Result<int> version = parse_nccl_version(shape.nccl_version);
   return version && *version >= kScopedSyntaxVersion;
 }
 
-std::string shown(std::string_view text) { return printable_excerpt(text, 40); }
+std::string shown(std::string_view text) {
+  return printable_excerpt(text, 40);
+}
 
 struct Variable {
   std::string name, value;
@@ -53,17 +56,20 @@ std::vector<Variable> checked_variables(const Profile& profile, const std::vecto
   std::vector<Variable> variables;
   for (const auto& [name, value] : profile.env) {
     if (is_denied_env_name(name)) {
-      warnings.push_back("dropped '" + shown(name) + "': it loads code, changes the loader or a shell, or names a file");
+      warnings.push_back("dropped '" + shown(name) +
+                         "': it loads code, changes the loader or a shell, or names a file");
       continue;
     }
     const bool allowed = is_allowable_env_name(name) &&
                          std::find(allow_names.begin(), allow_names.end(), name) != allow_names.end();
     if (!is_safe_env_name(name) && !allowed) {
-      warnings.push_back("dropped '" + shown(name) + "': not a name matching ^NCCL_[A-Z0-9_]+$ nor in env.allow_names");
+      warnings.push_back("dropped '" + shown(name) +
+                         "': not a name matching ^NCCL_[A-Z0-9_]+$ nor in env.allow_names");
       continue;
     }
     if (!is_safe_env_value(value)) {
-      warnings.push_back("dropped " + name + ": its value '" + shown(value) + "' is empty, longer than 1024 or has characters outside " +
+      warnings.push_back("dropped " + name + ": its value '" + shown(value) +
+                         "' is empty, longer than 1024 or has characters outside " +
                          std::string(kSafeValueCharacters));
       continue;
     }
@@ -123,7 +129,8 @@ constexpr std::string_view kTunerCsvChannelWarning =
 std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
   warnings.emplace_back(kTunerCsvChannelWarning);
   std::string out = "# nccltune profile " + shown(profile.shape.node_type_key) + ", tuned at " +
-                    std::to_string(profile.shape.nodes) + " nodes x " + std::to_string(profile.shape.gpus_per_node) +
+                    std::to_string(profile.shape.nodes) + " nodes x " +
+                    std::to_string(profile.shape.gpus_per_node) +
                     " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +
                     "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
   for (const SizeChoice& choice : profile.per_size) {
@@ -132,14 +139,15 @@ std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings
     const std::optional<std::string> algorithm = csv_algorithm(choice.algo);
     const std::optional<std::string> protocol = csv_protocol(choice.proto);
     if (!algorithm || !protocol) {
-      warnings.push_back("tuner-csv: range " + range + " skipped: the plugin's format needs one algorithm and one protocol, not '" +
+      warnings.push_back("tuner-csv: range " + range +
+                         " skipped: the plugin's format needs one algorithm and one protocol, not '" +
                          shown(choice.algo) + "' / '" + shown(choice.proto) + "'");
       continue;
     }
     const int channels = choice.channels > 0 ? choice.channels : -1;
     out += std::string(kScopedCollective) + "," + std::to_string(choice.min_bytes) + "," +
-           std::to_string(choice.max_bytes) + "," + *algorithm + "," + *protocol + "," + std::to_string(channels) +
-           ",-1,-1\n";
+           std::to_string(choice.max_bytes) + "," + *algorithm + "," + *protocol + "," +
+           std::to_string(channels) + ",-1,-1\n";
   }
   return out;
 }
@@ -164,7 +172,8 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
   if (!source.empty() && (format == EnvFormat::sh || format == EnvFormat::slurm)) {
     std::string shown_source(source.substr(0, 4096));
     for (char& c : shown_source)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./:+-").find(c) == std::string_view::npos)
+      if (!std::isalnum(static_cast<unsigned char>(c)) &&
+          std::string_view("_./:+-").find(c) == std::string_view::npos)
         c = '?';
     emission.text = "# nccltune profile: " + shown_source + "\n";
   }
@@ -184,19 +193,12 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
   // systemd's EnvironmentFile and nccl.conf would keep quotes as part of the value.
   for (const Variable& variable : variables) {
     switch (format) {
-      case EnvFormat::sh:
-        emission.text += "export " + variable.name + "='" + variable.value + "'\n";
-        break;
-      case EnvFormat::slurm:
-        emission.text += "export " + variable.name + "=" + variable.value + "\n";
-        break;
+      case EnvFormat::sh: emission.text += "export " + variable.name + "='" + variable.value + "'\n"; break;
+      case EnvFormat::slurm: emission.text += "export " + variable.name + "=" + variable.value + "\n"; break;
       case EnvFormat::systemd:
-      case EnvFormat::nccl_conf:
-        emission.text += variable.name + "=" + variable.value + "\n";
-        break;
+      case EnvFormat::nccl_conf: emission.text += variable.name + "=" + variable.value + "\n"; break;
       case EnvFormat::json:
-      case EnvFormat::tuner_csv:
-        break;  // handled above
+      case EnvFormat::tuner_csv: break;  // handled above
     }
   }
   return emission;

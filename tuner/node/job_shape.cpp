@@ -16,8 +16,10 @@ Result<int> count(const std::string& text, const std::string& what, int min) {
   int value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const bool digits_only = !text.empty() && text.front() != '-' && text.front() != '+';
-  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min || value > kMaxCount)
-    return Error{what + ": '" + printable_excerpt(text, 40) + "' is not a whole number from " + std::to_string(min)};
+  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min ||
+      value > kMaxCount)
+    return Error{what + ": '" + printable_excerpt(text, 40) + "' is not a whole number from " +
+                 std::to_string(min)};
   return value;
 }
 
@@ -28,7 +30,8 @@ const std::string* variable(const std::map<std::string, std::string>& environmen
 
 }  // namespace
 
-Result<JobShape> job_shape(const JobShapeFlags& flags, const std::map<std::string, std::string>& environment) {
+Result<JobShape> job_shape(const JobShapeFlags& flags,
+                           const std::map<std::string, std::string>& environment) {
   JobShape job;
   if (flags.nodes) {
     const Result<int> nodes = count(*flags.nodes, "--nodes", 1);

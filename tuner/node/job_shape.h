@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "profile/profile.h"
 #include "base/result.h"
+#include "profile/profile.h"
 
 namespace nccltune {
 

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/checks.h"
+#include "base/result.h"
 #include "node/node_type.h"
 #include "profile/profile.h"  // is_valid_node_type_key
+#include "topology/checks.h"
 #include "topology/node_topology.h"
-#include "base/result.h"
 
 namespace nccltune {
 

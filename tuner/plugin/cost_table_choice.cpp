@@ -5,7 +5,8 @@
 
 namespace nccltune {
 
-static_assert(kNcclAlgorithms.size() == nccl_abi::kNumAlgorithms && kNcclProtocols.size() == nccl_abi::kNumProtocols,
+static_assert(kNcclAlgorithms.size() == nccl_abi::kNumAlgorithms &&
+                  kNcclProtocols.size() == nccl_abi::kNumProtocols,
               "NCCL's names and its cost table's shape agree");
 
 CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>& per_size,

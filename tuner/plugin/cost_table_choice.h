@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "plugin/nccl_tuner_common.h"
-#include "profile/profile.h"
 #include "profile/nccl_names.h"  // nccl_algorithm_index, kNcclAlgorithms
+#include "profile/profile.h"
 
 namespace nccltune {
 

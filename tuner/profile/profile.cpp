@@ -1,14 +1,13 @@
 #include "profile/profile.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <sys/stat.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -24,7 +23,9 @@
 namespace nccltune {
 namespace {
 
-std::string shown(std::string_view text) { return printable_excerpt(text, 40); }
+std::string shown(std::string_view text) {
+  return printable_excerpt(text, 40);
+}
 
 // ---- writing ----------------------------------------------------------------------------------
 
@@ -294,7 +295,8 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
   if (node["hosts"]) provenance.hosts = small_integer(node["hosts"], "provenance.hosts", 0);
   if (node["noise_floor"])
     provenance.noise_floor = non_negative(node["noise_floor"], "provenance.noise_floor");
-  if (node["confirmation"]) provenance.confirmation = yaml_text(node["confirmation"], "provenance.confirmation");
+  if (node["confirmation"])
+    provenance.confirmation = yaml_text(node["confirmation"], "provenance.confirmation");
   return provenance;
 }
 
@@ -328,8 +330,8 @@ Profile parse_document(const YAML::Node& root) {
     yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
               "the document must be a map (schema, shape, env, ...)");
   yaml_check_keys(root, "",
-                  {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results", "provenance", "failed",
-                   "notes"});
+                  {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results", "provenance",
+                   "failed", "notes"});
   const YAML::Node schema = root["schema"];
   if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
   if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
@@ -355,7 +357,8 @@ Profile parse_document(const YAML::Node& root) {
   if (const YAML::Node node = root["measured"]) profile.measured = parse_measured(node, yaml_line(node));
   if (const YAML::Node node = root["notes"]) {
     yaml_expect_list(node, "notes", yaml_line(node));
-    for (std::size_t i = 0; i < node.size(); ++i) profile.notes.push_back(yaml_text(node[i], yaml_item("notes", i)));
+    for (std::size_t i = 0; i < node.size(); ++i)
+      profile.notes.push_back(yaml_text(node[i], yaml_item("notes", i)));
   }
   return profile;
 }
@@ -372,8 +375,8 @@ std::string describe_env(const Env& env) {
 bool is_valid_node_type_key(std::string_view key) {
   if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   });
 }
 
@@ -418,8 +421,8 @@ std::string profile_to_yaml(const Profile& profile) {
       out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
   }
   if (profile.measured.known())
-    out << "measured: {min_bytes: " << profile.measured.min_bytes << ", max_bytes: " << profile.measured.max_bytes
-        << "}\n";
+    out << "measured: {min_bytes: " << profile.measured.min_bytes
+        << ", max_bytes: " << profile.measured.max_bytes << "}\n";
   if (profile.per_size.empty()) {
     out << "per_size: []\n";
   } else {
@@ -453,7 +456,8 @@ std::string profile_to_yaml(const Profile& profile) {
   } else {
     out << "failed:\n";
     for (const FailedTrial& trial : profile.failed)
-      out << "  - {env: " << flow_env(trial.env) << ", outcome: " << yaml_quoted(std::string(to_string(trial.outcome)))
+      out << "  - {env: " << flow_env(trial.env)
+          << ", outcome: " << yaml_quoted(std::string(to_string(trial.outcome)))
           << ", reason: " << yaml_quoted(cleaned_text(trial.reason)) << "}\n";
   }
   if (!profile.notes.empty()) {
@@ -465,8 +469,8 @@ std::string profile_to_yaml(const Profile& profile) {
 
 Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
   Profile profile;
-  const Status parsed =
-      parse_strict_yaml(text, origin, [&](const YAML::Node& root) { profile = parse_document(root); }, kMaxProfileBytes);
+  const Status parsed = parse_strict_yaml(
+      text, origin, [&](const YAML::Node& root) { profile = parse_document(root); }, kMaxProfileBytes);
   if (!parsed) return Error{parsed.error()};
   return profile;
 }

@@ -41,7 +41,8 @@ Result<Objective> parse_objective(std::string_view name);  // "balanced", "bandw
 std::string_view to_string(Objective objective);
 
 struct ProfileShape {
-  std::string node_type_key;  // the file's shape.node_type_key; a directory name in the store (is_valid_node_type_key)
+  std::string node_type_key;  // the file's shape.node_type_key; a directory name in the store
+                              // (is_valid_node_type_key)
   int nodes = 1, gpus_per_node = 1, ranks = 1;
   std::string gpu;
   bool nvswitch = false;
@@ -100,7 +101,7 @@ struct Profile {
   ProfileShape shape;
   std::map<std::string, std::string> env;
   bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
-  MeasuredRange measured;  // unknown in profiles written before it was recorded
+  MeasuredRange measured;      // unknown in profiles written before it was recorded
   std::vector<SizeChoice> per_size;
   ProfileResults results;
   ProfileProvenance provenance;

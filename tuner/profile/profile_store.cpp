@@ -12,7 +12,9 @@ namespace nccltune {
 
 namespace {
 
-std::string file_name_for(int nodes) { return std::to_string(nodes) + "n.yaml"; }
+std::string file_name_for(int nodes) {
+  return std::to_string(nodes) + "n.yaml";
+}
 
 // Of two tuned counts on the same side of the job, the nearer; across sides, the preferred side.
 bool better_candidate(int candidate, int current, int nodes, bool prefer_below) {
@@ -27,7 +29,8 @@ std::optional<int> profile_file_nodes(std::string_view file_name) {
   constexpr std::string_view kSuffix = "n.yaml";
   if (file_name.size() <= kSuffix.size() || !file_name.ends_with(kSuffix)) return std::nullopt;
   const std::string_view digits = file_name.substr(0, file_name.size() - kSuffix.size());
-  if (digits.front() < '1' || digits.front() > '9') return std::nullopt;  // no sign; "02n.yaml" is not "2n.yaml"
+  if (digits.front() < '1' || digits.front() > '9')
+    return std::nullopt;  // no sign; "02n.yaml" is not "2n.yaml"
   int nodes = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), nodes);
   if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
@@ -38,7 +41,8 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
                                                  std::string_view node_type_key, int nodes,
                                                  bool prefer_below) {
   if (!is_valid_node_type_key(node_type_key))
-    return Error{"node type key '" + printable_excerpt(node_type_key, 80) + "' is not a name from [A-Za-z0-9._-]"};
+    return Error{"node type key '" + printable_excerpt(node_type_key, 80) +
+                 "' is not a name from [A-Za-z0-9._-]"};
   if (nodes < 1) return Error{"node count " + std::to_string(nodes) + " is not a whole number from 1"};
 
   std::error_code error;
@@ -60,7 +64,8 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
   const auto directory_status = std::filesystem::status(directory, error);
   if (directory_status.type() == std::filesystem::file_type::not_found) return std::optional<ProfileMatch>();
   if (error) return Error{directory.string() + ": cannot be read: " + error.message()};
-  if (!std::filesystem::is_directory(directory_status)) return Error{directory.string() + ": not a directory"};
+  if (!std::filesystem::is_directory(directory_status))
+    return Error{directory.string() + ": not a directory"};
 
   std::optional<int> best;
   for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
@@ -73,8 +78,9 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
   return std::optional<ProfileMatch>(ProfileMatch{directory / file_name_for(*best), *best, false});
 }
 
-Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store, std::string_view key,
-                                                       int nodes, bool prefer_below, uid_t uid) {
+Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store,
+                                                       std::string_view key, int nodes, bool prefer_below,
+                                                       uid_t uid) {
   Result<std::optional<ProfileMatch>> match = find_profile(store, key, nodes, prefer_below);
   if (!match) return Error{match.error()};
   if (!*match) return std::optional<StoreProfile>();
@@ -90,7 +96,8 @@ Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::pa
     return Error{where + ": shape.key '" + printable_excerpt(profile->shape.node_type_key, 80) +
                  "' does not match its directory '" + std::string(key) + "'"};
   if (profile->shape.nodes != found.tuned_nodes)
-    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) + " does not match its file name"};
+    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) +
+                 " does not match its file name"};
   return std::optional<StoreProfile>(StoreProfile{std::move(*profile), std::move(found)});
 }
 

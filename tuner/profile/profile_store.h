@@ -9,8 +9,8 @@
 #include <optional>
 #include <string_view>
 
-#include "profile/profile.h"
 #include "base/result.h"
+#include "profile/profile.h"
 
 namespace nccltune {
 
@@ -24,9 +24,9 @@ struct ProfileMatch {
 // nearest multi-node <k>n.yaml (k >= 2) in the same key directory, the closest below `nodes`
 // preferred (closest above when !prefer_below), the other side when the preferred one has none;
 // a one-node job gets 1n.yaml or nothing, and a multi-node job never 1n.yaml (one node and a
-// network are different regimes). nullopt when nothing fits. Other files in the directory are ignored: only ^[0-9]+n\.yaml$ names
-// are profiles. Errors: a key that is not a valid node type key (is_valid_node_type_key),
-// nodes < 1, a key directory that exists but cannot be read.
+// network are different regimes). nullopt when nothing fits. Other files in the directory are ignored: only
+// ^[0-9]+n\.yaml$ names are profiles. Errors: a key that is not a valid node type key
+// (is_valid_node_type_key), nodes < 1, a key directory that exists but cannot be read.
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
                                                  std::string_view node_type_key, int nodes,
                                                  bool prefer_below);
@@ -43,8 +43,9 @@ struct StoreProfile {
 // tune jobs it was not measured for). nullopt when the key has no profile; any other problem is an
 // error of one line naming the file. Whether the profile fits a job's GPUs per node is left to the
 // caller (profile_fits_job, job_shape.h).
-Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store, std::string_view key,
-                                                       int nodes, bool prefer_below, uid_t uid);
+Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store,
+                                                       std::string_view key, int nodes, bool prefer_below,
+                                                       uid_t uid);
 
 // The node count a store file name stands for: "16n.yaml" -> 16; nullopt for any other name
 // (^[0-9]+n\.yaml$ only, no leading zeros, at most INT_MAX).

@@ -24,9 +24,13 @@ std::string mode_text(mode_t mode) {
   return text;
 }
 
-std::string shown(const std::filesystem::path& path) { return printable_excerpt(path.native(), 200); }
+std::string shown(const std::filesystem::path& path) {
+  return printable_excerpt(path.native(), 200);
+}
 
-bool trusted_owner(uid_t owner, uid_t caller_uid) { return owner == 0 || owner == caller_uid; }
+bool trusted_owner(uid_t owner, uid_t caller_uid) {
+  return owner == 0 || owner == caller_uid;
+}
 
 Result<struct stat> directory_stat(const std::filesystem::path& directory) {
   struct stat info {};
@@ -52,7 +56,8 @@ Status check_ancestors(const std::filesystem::path& root, uid_t caller_uid) {
     const Result<struct stat> info = directory_stat(directory);
     if (!info) return Error{info.error()};
     if (const auto problem = ancestor_problem(*info, *child, caller_uid))
-      return Error{shown(directory) + ": directory above the profile store " + *problem + "; refusing its profiles"};
+      return Error{shown(directory) + ": directory above the profile store " + *problem +
+                   "; refusing its profiles"};
     child = info;
   }
   return Ok{};
@@ -97,8 +102,9 @@ std::optional<std::string> ancestor_problem(const struct stat& info, const struc
   if ((info.st_mode & S_ISVTX) == 0)
     return "is writable by group or others without the sticky bit (mode " + mode_text(info.st_mode) + ")";
   if (!trusted_owner(child_info.st_uid, caller_uid))
-    return "is writable by group or others (mode " + mode_text(info.st_mode) + ") and the directory in it is owned by uid " +
-           std::to_string(child_info.st_uid) + ", not by root or the caller (uid " + std::to_string(caller_uid) + ")";
+    return "is writable by group or others (mode " + mode_text(info.st_mode) +
+           ") and the directory in it is owned by uid " + std::to_string(child_info.st_uid) +
+           ", not by root or the caller (uid " + std::to_string(caller_uid) + ")";
   return std::nullopt;
 }
 
@@ -114,9 +120,11 @@ Result<TrustedFile> read_trusted_file(const std::filesystem::path& store, const 
 
   // The directory holding the name (a symlink's, when `file` is one), every directory from the
   // real file up to the store root, then every directory above it.
-  if (Status held_by = check_store_directory(file.parent_path(), caller_uid); !held_by) return Error{held_by.error()};
+  if (Status held_by = check_store_directory(file.parent_path(), caller_uid); !held_by)
+    return Error{held_by.error()};
   for (std::filesystem::path directory = real.parent_path();; directory = directory.parent_path()) {
-    if (Status checked = check_store_directory(directory, caller_uid); !checked) return Error{checked.error()};
+    if (Status checked = check_store_directory(directory, caller_uid); !checked)
+      return Error{checked.error()};
     if (directory == root) break;
   }
   if (Status above = check_ancestors(root, caller_uid); !above) return Error{above.error()};
@@ -136,14 +144,16 @@ Result<TrustedFile> read_trusted_file(const std::filesystem::path& store, const 
   TrustedFile trusted{real, std::string(static_cast<std::size_t>(info.st_size), '\0')};
   std::size_t length = 0;
   while (true) {  // up to one byte past max_bytes, in case it grew since fstat
-    if (length == trusted.text.size()) trusted.text.resize(std::min(trusted.text.size() * 2 + 4096, max_bytes + 1));
+    if (length == trusted.text.size())
+      trusted.text.resize(std::min(trusted.text.size() * 2 + 4096, max_bytes + 1));
     const ssize_t got = ::read(fd.get(), trusted.text.data() + length, trusted.text.size() - length);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return Error{shown(file) + ": cannot read: " + std::strerror(errno)};
     if (got == 0) break;
     length += static_cast<std::size_t>(got);
     if (length > max_bytes)
-      return Error{shown(file) + ": more than the " + std::to_string(max_bytes) + " bytes a profile may have"};
+      return Error{shown(file) + ": more than the " + std::to_string(max_bytes) +
+                   " bytes a profile may have"};
   }
   trusted.text.resize(length);
   return trusted;

@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "tune/journal.h"
 #include "profile/profile.h"
+#include "tune/journal.h"
 
 namespace nccltune {
 
 struct CandidateCurve {
   std::map<std::string, std::string> env;
   TrialPhase phase = TrialPhase::screen;  // the phase of the entries averaged (halving, cross, ...)
-  int iterations = 0;         // their iterations per size
-  int measurements = 0;       // how many entries were averaged
-  std::vector<double> busbw;  // per size of profile.results.sizes
-  double score = 0;           // the profile's objective against profile.results.baseline
+  int iterations = 0;                     // their iterations per size
+  int measurements = 0;                   // how many entries were averaged
+  std::vector<double> busbw;              // per size of profile.results.sizes
+  double score = 0;                       // the profile's objective against profile.results.baseline
 };
 
 // Entries qualify when they belong to the profile (same shape key; same NCCL version when both

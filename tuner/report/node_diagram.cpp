@@ -10,8 +10,8 @@
 #include <set>
 #include <vector>
 
-#include "topology/affinity.h"
 #include "report/html_text.h"
+#include "topology/affinity.h"
 
 namespace nccltune {
 

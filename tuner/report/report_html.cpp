@@ -6,11 +6,11 @@
 #include <cmath>
 
 #include "base/byte_size.h"
+#include "base/duration.h"
 #include "report/html_text.h"
 #include "report/node_diagram.h"
 #include "report/profile_summary.h"
 #include "report/svg_chart.h"
-#include "base/duration.h"
 
 namespace nccltune {
 
@@ -175,10 +175,10 @@ std::string curves_section(const ReportInput& in) {
   chart.series.push_back({"defaults", "NCCL defaults", kDefaultsColor, false, r.sizes, r.baseline});
   for (std::size_t i = 0; i < in.candidates.size(); ++i) {
     const CandidateCurve& c = in.candidates[i];
-    chart.series.push_back(
-        {"candidate-" + std::to_string(i + 1),
-         fmt::format("candidate {}: {} ({:.3f}x, {} phase)", i + 1, describe_env(c.env), c.score, to_string(c.phase)),
-         kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
+    chart.series.push_back({"candidate-" + std::to_string(i + 1),
+                            fmt::format("candidate {}: {} ({:.3f}x, {} phase)", i + 1, describe_env(c.env),
+                                        c.score, to_string(c.phase)),
+                            kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
   }
   std::string out = "<section id=\"busbw\"><h2>Bus bandwidth</h2>\n" + render_line_chart(chart);
   if (!in.journal_note.empty()) out += "<p class=\"note\">" + html_text(in.journal_note) + "</p>\n";
@@ -264,9 +264,9 @@ std::string render_report_html(const ReportInput& in) {
   out += "<title>nccltune report: " + html_text(p.shape.node_type_key) + "</title>\n";
   out += std::string("<style>") + kStyle + "</style>\n</head>\n<body>\n<main>\n";
   out += "<header><h1>NCCL tuning report</h1>\n";
-  out +=
-      fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n", html_text(p.shape.node_type_key),
-                  p.shape.nodes, p.shape.nodes == 1 ? "" : "s", html_text(in.profile_source));
+  out += fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n",
+                     html_text(p.shape.node_type_key), p.shape.nodes, p.shape.nodes == 1 ? "" : "s",
+                     html_text(in.profile_source));
   if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
   out += "</header>\n";
   out += summary_cards(p);

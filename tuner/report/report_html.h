@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "profile/profile.h"
 #include "report/candidate_curves.h"
 #include "topology/node_topology.h"
-#include "profile/profile.h"
 
 namespace nccltune {
 

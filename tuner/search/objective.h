@@ -11,7 +11,6 @@
 
 namespace nccltune {
 
-
 inline constexpr std::size_t kBandwidthMinBytes = std::size_t{1} << 20;  // bandwidth: sizes >= 1 MiB
 inline constexpr std::size_t kLatencyMaxBytes = std::size_t{64} << 10;   // latency: sizes <= 64 KiB
 

@@ -28,7 +28,9 @@ bool same_value(std::string_view knob, std::string_view a, std::string_view b) {
 
 // ---- YAML reading -----------------------------------------------------------------------------
 
-std::string shown(std::string_view text) { return printable_excerpt(text, 60); }
+std::string shown(std::string_view text) {
+  return printable_excerpt(text, 60);
+}
 
 std::string scalar(const YAML::Node& node, int fallback_line, const std::string& field) {
   if (!node.IsScalar())
@@ -120,8 +122,8 @@ Knob parse_knob(const YAML::Node& node, const std::string& field) {
 
   if (const YAML::Node when = node["when"]) knob.when = parse_when(when, field + ".when");
 
-  const bool comm_by_default =
-      std::find(std::begin(kCommScopedKnobs), std::end(kCommScopedKnobs), knob.name) != std::end(kCommScopedKnobs);
+  const bool comm_by_default = std::find(std::begin(kCommScopedKnobs), std::end(kCommScopedKnobs),
+                                         knob.name) != std::end(kCommScopedKnobs);
   knob.scope = comm_by_default ? KnobScope::comm : KnobScope::process;
   if (const YAML::Node scope = node["scope"]; scope && !scope.IsNull()) {
     const std::string text = scalar(scope, knob.line, field + ".scope");

@@ -2,9 +2,9 @@
 // shapes they apply to, read from configs/search-space.yaml (schema nccltune/search-space/v1,
 // every key documented in configs/README.md). Users add knobs without recompiling.
 //
-// Parsing is strict (base/strict_yaml.h): unknown keys, duplicate knobs or values, bad names, values outside the safe
-// character set and impossible values for the knobs NCCL documents are errors, each one line
-// naming the file, the line and the field ("space.yaml:12: knobs[3].values: empty").
+// Parsing is strict (base/strict_yaml.h): unknown keys, duplicate knobs or values, bad names, values outside
+// the safe character set and impossible values for the knobs NCCL documents are errors, each one line naming
+// the file, the line and the field ("space.yaml:12: knobs[3].values: empty").
 #pragma once
 
 #include <map>

@@ -14,11 +14,15 @@ constexpr const char* kProto = "NCCL_PROTO";
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
   const std::string largest = format_byte_size(facts.largest_measured);
   if (!facts.default_at_largest)
-    return "NCCL's own choice at the largest measured size (" + largest + ") is unknown, so it cannot be shown to keep it";
-  const std::string& used = variable == kAlgo ? facts.default_at_largest->algo : facts.default_at_largest->proto;
+    return "NCCL's own choice at the largest measured size (" + largest +
+           ") is unknown, so it cannot be shown to keep it";
+  const std::string& used =
+      variable == kAlgo ? facts.default_at_largest->algo : facts.default_at_largest->proto;
   if (!env_allows(env, variable, used))
-    return "it removes " + used + ", which NCCL's defaults use at the largest measured size (" + largest + ")";
-  if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes && !env_allows(env, kProto, "Simple"))
+    return "it removes " + used + ", which NCCL's defaults use at the largest measured size (" + largest +
+           ")";
+  if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes &&
+      !env_allows(env, kProto, "Simple"))
     return "it removes Simple, and no size of at least " + format_byte_size(kSimpleProvenFromBytes) +
            " was measured (the largest was " + largest + ")";
   return "";
@@ -49,8 +53,8 @@ ShippableEnv shippable_env(const Env& env, const ShipFacts& facts) {
     const std::string why = why_not_shippable(env, variable, facts);
     if (why.empty()) continue;
     result.env.erase(variable);
-    result.notes.push_back(variable + "=" + it->second + " is not in env (it would apply to every size): " + why +
-                           "; its per-size choices stay in per_size, for the tuner plugin");
+    result.notes.push_back(variable + "=" + it->second + " is not in env (it would apply to every size): " +
+                           why + "; its per-size choices stay in per_size, for the tuner plugin");
   }
   return result;
 }

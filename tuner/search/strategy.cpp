@@ -1,8 +1,5 @@
 #include "search/strategy.h"
 
-#include "profile/nccl_names.h"
-#include "search/shippable_env.h"
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,6 +8,9 @@
 #include <optional>
 #include <set>
 #include <string_view>
+
+#include "profile/nccl_names.h"
+#include "search/shippable_env.h"
 
 namespace nccltune {
 
@@ -28,7 +28,8 @@ std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
   if (curves.empty()) return {};
   std::vector<double> mean(curves.front().size(), 0.0);
   for (const auto& c : curves)
-    for (size_t i = 0; i < mean.size() && i < c.size(); ++i) mean[i] += c[i] / static_cast<double>(curves.size());
+    for (size_t i = 0; i < mean.size() && i < c.size(); ++i)
+      mean[i] += c[i] / static_cast<double>(curves.size());
   return mean;
 }
 
@@ -119,7 +120,9 @@ class Search {
       clock_ = options_.clock_s;
     } else {
       const auto start = std::chrono::steady_clock::now();
-      clock_ = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+      clock_ = [start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      };
     }
     start_s_ = clock_();
   }
@@ -132,12 +135,14 @@ class Search {
     const std::vector<Candidate> measured_best = halve();
     auto finalists = shippable(measured_best);
     if (finalists.empty() && !measured_best.empty())
-      rejected_ = describe_env(measured_best.front().env) +
-                  " is faster within the measured sizes but would restrict NCCL beyond them (see the notes); its "
-                  "choices stay in per_size";
+      rejected_ =
+          describe_env(measured_best.front().env) +
+          " is faster within the measured sizes but would restrict NCCL beyond them (see the notes); its "
+          "choices stay in per_size";
     while (!finalists.empty() && !pairs_hold_under(finalists.front().env)) {
-      rejected_ = describe_env(finalists.front().env) +
-                  " makes an NCCL_ALGO x NCCL_PROTO pair fail that runs with NCCL's defaults (see the failed trials)";
+      rejected_ =
+          describe_env(finalists.front().env) +
+          " makes an NCCL_ALGO x NCCL_PROTO pair fail that runs with NCCL's defaults (see the failed trials)";
       finalists.erase(finalists.begin());
     }
     confirm(finalists);
@@ -152,8 +157,10 @@ class Search {
   int reserve_trials() const { return 2 * options_.confirm_rounds; }
   double reserve_seconds() const { return reserve_trials() * final_trial_s_; }
   bool budget_left(int trials_needed = 1) const {
-    if (options_.max_trials > 0 && result_.trials + trials_needed + reserve_trials() > options_.max_trials) return false;
-    return elapsed() + trials_needed * mean_trial_s() + reserve_seconds() < static_cast<double>(options_.budget.count());
+    if (options_.max_trials > 0 && result_.trials + trials_needed + reserve_trials() > options_.max_trials)
+      return false;
+    return elapsed() + trials_needed * mean_trial_s() + reserve_seconds() <
+           static_cast<double>(options_.budget.count());
   }
   double mean_trial_s() const { return measured_ > 0 ? measured_s_ / measured_ : 0.0; }
 
@@ -165,7 +172,8 @@ class Search {
         m.nccl_choices.back())
       default_at_largest_ = m.nccl_choices.back();
     ++result_.trials;
-    if (m.cached) ++result_.cached_trials;
+    if (m.cached)
+      ++result_.cached_trials;
     else {
       ++measured_;
       measured_s_ += m.duration_s;
@@ -173,7 +181,8 @@ class Search {
     if (m.outcome != TrialOutcome::ok) {
       ++result_.failed_trials;
       result_.failed.push_back({request.env, m.outcome, m.reason});
-      if (request.env.size() == 1) broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
+      if (request.env.size() == 1)
+        broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
     }
     if (progress_) {
       StrategyProgress p;
@@ -232,7 +241,8 @@ class Search {
     // mean over all sizes, and hide every small but real gain.
     result_.noise = 0.005;
     for (const auto& repeat : repeats)
-      result_.noise = std::max(result_.noise, std::abs(score_against(screen_baseline_, repeat, screen_sizes_).value - 1));
+      result_.noise =
+          std::max(result_.noise, std::abs(score_against(screen_baseline_, repeat, screen_sizes_).value - 1));
     return true;
   }
 
@@ -303,7 +313,8 @@ class Search {
       return out;
     };
     derived_ = Env{{kAlgo, join(algos)}, {kProto, join(protos)}};
-    if (budget_left() && !involves_broken(derived_)) note(derived_, run_trial(screen_request(derived_, TrialPhase::cross)));
+    if (budget_left() && !involves_broken(derived_))
+      note(derived_, run_trial(screen_request(derived_, TrialPhase::cross)));
   }
 
   // The profile's per-size choices must hold under the env it ships with, and any other setting
@@ -323,7 +334,7 @@ class Search {
       if (allows(finalist, c.pair)) pairs.push_back(c.pair);
     planned_ += static_cast<int>(pairs.size());
     auto curves = cross_pairs(base, pairs, TrialPhase::per_size);
-    if (!curves) return true;  // cut short by the budget: per_size stays empty
+    if (!curves) return true;                         // cut short by the budget: per_size stays empty
     if (curves->size() < pairs.size()) return false;  // the failures are in result_.failed
     pair_curves_[base] = std::move(*curves);
     return true;
@@ -366,8 +377,10 @@ class Search {
     for (const auto& [name, values] : helpful) factors.push_back(values.front());
     for (const auto& c : screened_)
       if (c.env == derived_ && !derived_.empty() && c.score.value > 1 + result_.noise) factors.push_back(c);
-    std::sort(factors.begin(), factors.end(), [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
-    if (factors.size() > static_cast<size_t>(options_.cross_knobs)) factors.resize(static_cast<size_t>(options_.cross_knobs));
+    std::sort(factors.begin(), factors.end(),
+              [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
+    if (factors.size() > static_cast<size_t>(options_.cross_knobs))
+      factors.resize(static_cast<size_t>(options_.cross_knobs));
     // Factors that set the same variable cannot be combined (the derived pair vs a single ALGO).
     const size_t n = factors.size();
     std::vector<Env> failed;
@@ -388,7 +401,8 @@ class Search {
     // pairs, and the derived list is no screened value.
     for (const auto& env : failed)
       for (const auto& setting : env)
-        if (setting.first != kAlgo && setting.first != kProto && !cross_next_values(env, setting.first, helpful))
+        if (setting.first != kAlgo && setting.first != kProto &&
+            !cross_next_values(env, setting.first, helpful))
           return;
   }
 
@@ -418,7 +432,8 @@ class Search {
     for (const Candidate& finalist : finalists) {
       ShippableEnv shipped = shippable_env(finalist.env, facts);
       if (&finalist == &finalists.front()) result_.notes = shipped.notes;
-      if (std::any_of(kept.begin(), kept.end(), [&](const Candidate& k) { return k.env == shipped.env; })) continue;
+      if (std::any_of(kept.begin(), kept.end(), [&](const Candidate& k) { return k.env == shipped.env; }))
+        continue;
       if (shipped.env.empty()) continue;  // nothing left that the defaults lack
       kept.push_back({shipped.env, finalist.score});
     }
@@ -431,23 +446,29 @@ class Search {
     std::vector<Candidate> field;
     for (const auto& c : screened_)
       if (c.score.value > 1 + result_.noise) field.push_back(c);
-    std::sort(field.begin(), field.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+    std::sort(field.begin(), field.end(),
+              [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
     std::vector<Candidate> unique;
     for (const auto& c : field)
-      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.env == c.env; })) unique.push_back(c);
-    if (unique.size() > static_cast<size_t>(options_.halving_candidates)) unique.resize(static_cast<size_t>(options_.halving_candidates));
+      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.env == c.env; }))
+        unique.push_back(c);
+    if (unique.size() > static_cast<size_t>(options_.halving_candidates))
+      unique.resize(static_cast<size_t>(options_.halving_candidates));
     int iterations = std::max(options_.screen_iterations, options_.final_iterations / 2);
     int round = 0;
     while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
-      TrialMeasurement baseline = run_trial({{}, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
+      TrialMeasurement baseline =
+          run_trial({{}, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
       if (baseline.outcome != TrialOutcome::ok) break;
       std::vector<Candidate> measured;
       for (const auto& c : unique) {
-        TrialMeasurement m = run_trial({c.env, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
+        TrialMeasurement m =
+            run_trial({c.env, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
         if (m.outcome != TrialOutcome::ok) continue;
         measured.push_back({c.env, score_against(baseline.busbw, m.busbw, m.sizes)});
       }
-      std::sort(measured.begin(), measured.end(), [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+      std::sort(measured.begin(), measured.end(),
+                [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
       measured.resize((measured.size() + 1) / 2);
       unique = measured;
       iterations = options_.final_iterations;
@@ -461,13 +482,15 @@ class Search {
     std::vector<std::vector<double>> a_runs, b_runs;
     const Env winner = finalists.empty() ? Env{} : finalists.front().env;
     for (int round = 0; round < std::max(1, options_.confirm_rounds); ++round) {
-      TrialMeasurement a = run_trial({{}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
+      TrialMeasurement a = run_trial(
+          {{}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
       if (a.outcome == TrialOutcome::ok) {
         a_runs.push_back(a.busbw);
         result_.sizes = a.sizes;
       }
       if (winner.empty()) continue;
-      TrialMeasurement b = run_trial({winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
+      TrialMeasurement b = run_trial({winner, TrialPhase::confirm, options_.final_grid,
+                                      options_.final_iterations, options_.warmup, round});
       if (b.outcome == TrialOutcome::ok) b_runs.push_back(b.busbw);
     }
     result_.baseline_busbw = mean_curve(a_runs);
@@ -489,9 +512,9 @@ class Search {
     }
     const std::vector<double> tuned = mean_curve(b_runs);
     const Score s = score_against(result_.baseline_busbw, tuned, result_.sizes);
-    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) + " " +
-                                signed_percent(s.value - 1) + " (worst size " + signed_percent(s.worst_ratio - 1) +
-                                ", noise " + percent(result_.noise) + ")";
+    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) +
+                                " " + signed_percent(s.value - 1) + " (worst size " +
+                                signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) + ")";
     if (s.acceptable && s.value > 1 + result_.noise) {
       result_.env = winner;
       result_.keep_defaults = false;
@@ -528,7 +551,7 @@ class Search {
   Env derived_;
   std::string rejected_;  // why the best finalist could not ship, when none could
   std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
-  std::optional<NcclChoice> default_at_largest_;        // NCCL's pick at the largest size, unset
+  std::optional<NcclChoice> default_at_largest_;       // NCCL's pick at the largest size, unset
   int planned_ = 0;
   int measured_ = 0;
   double measured_s_ = 0;
@@ -538,8 +561,8 @@ class Search {
 
 }  // namespace
 
-StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
-                            const ProgressCallback& progress) {
+StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options,
+                            const TrialExecutor& execute, const ProgressCallback& progress) {
   return Search(space, options, execute, progress).run();
 }
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "search/objective.h"
 #include "profile/profile.h"
+#include "search/objective.h"
 #include "search/search_space.h"
 #include "search/trial.h"
 
@@ -33,9 +33,9 @@ struct StrategyOptions {
   int confirm_rounds = 3;
   int halving_candidates = 6;
   int cross_knobs = 5;
-  int max_trials = 0;                       // 0: no limit
+  int max_trials = 0;  // 0: no limit
   std::chrono::seconds budget{30 * 60};
-  std::function<double()> clock_s;          // seconds since some start; steady clock if empty
+  std::function<double()> clock_s;  // seconds since some start; steady clock if empty
 };
 
 struct StrategyProgress {
@@ -46,7 +46,8 @@ struct StrategyProgress {
   double eta_s = 0;
   double best_gain = 0;  // best score so far over the defaults, 1.0 = same
 };
-using ProgressCallback = std::function<void(const StrategyProgress&, const TrialRequest&, const TrialMeasurement&)>;
+using ProgressCallback =
+    std::function<void(const StrategyProgress&, const TrialRequest&, const TrialMeasurement&)>;
 
 struct StrategyResult {
   Env env;  // empty when the defaults are kept
@@ -65,7 +66,7 @@ struct StrategyResult {
   std::string error;  // set when even NCCL's defaults cannot run; nothing else is valid then
 };
 
-StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options, const TrialExecutor& execute,
-                            const ProgressCallback& progress = {});
+StrategyResult run_strategy(const SearchSpace& space, const StrategyOptions& options,
+                            const TrialExecutor& execute, const ProgressCallback& progress = {});
 
 }  // namespace nccltune

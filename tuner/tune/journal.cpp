@@ -84,8 +84,8 @@ std::string journal_key(const JournalEntry& entry) {
     key += (first ? "" : " ") + name + "=" + value;
     first = false;
   }
-  key +=
-      "|" + std::string(to_string(entry.phase)) + "|" + std::to_string(entry.iterations) + "|" + std::to_string(entry.warmup) + "|";
+  key += "|" + std::string(to_string(entry.phase)) + "|" + std::to_string(entry.iterations) + "|" +
+         std::to_string(entry.warmup) + "|";
   for (std::size_t i = 0; i < entry.sizes.size(); ++i) key += (i ? "," : "") + std::to_string(entry.sizes[i]);
   key += "|" + std::to_string(entry.repeat);
   return key;

@@ -14,7 +14,8 @@ std::optional<std::string> launcher_problem(const std::function<const char*(cons
   const bool open_mpi_launched = set("OMPI_COMM_WORLD_SIZE");  // mpirun (also inside an allocation)
   const bool pmix = set("PMIX_RANK");                          // srun --mpi=pmix
   if (!srun_step || open_mpi_launched || pmix) return std::nullopt;
-  return std::string("srun started this rank without PMIx, which Open MPI needs: run it as `srun --mpi=pmix ...` ") +
+  return std::string(
+             "srun started this rank without PMIx, which Open MPI needs: run it as `srun --mpi=pmix ...` ") +
          (set("PMI_RANK") ? "(not --mpi=pmi2) " : "") + "or under mpirun";
 }
 

@@ -32,7 +32,8 @@ Result<std::unique_ptr<MpiSession>> MpiSession::start(int* argc, char*** argv) {
   int emulate = 0;
   if (const char* text = std::getenv("NCCLTUNE_EMULATE_NODES")) {
     emulate = std::atoi(text);
-    if (emulate <= 0) return Error{std::string("NCCLTUNE_EMULATE_NODES=") + text + ": expected a positive number"};
+    if (emulate <= 0)
+      return Error{std::string("NCCLTUNE_EMULATE_NODES=") + text + ": expected a positive number"};
   }
   auto layout = node_layout(session->gather(host.data()), session->rank_, emulate);
   if (!layout) return Error{layout.error()};
@@ -40,7 +41,9 @@ Result<std::unique_ptr<MpiSession>> MpiSession::start(int* argc, char*** argv) {
   return session;
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+}
 
 namespace {
 
@@ -106,10 +109,12 @@ std::vector<std::string> MpiSession::gather(const std::string& value) {
     total += lengths[static_cast<size_t>(r)];
   }
   std::string all(static_cast<size_t>(total), '\0');
-  MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                 MPI_COMM_WORLD);
   std::vector<std::string> result;
   for (int r = 0; r < size_; ++r)
-    result.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(r)]), static_cast<size_t>(lengths[static_cast<size_t>(r)])));
+    result.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(r)]),
+                                static_cast<size_t>(lengths[static_cast<size_t>(r)])));
   return result;
 }
 

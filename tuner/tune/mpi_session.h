@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "tune/node_layout.h"
 #include "tune/rank_group.h"
-#include "base/result.h"
 
 namespace nccltune {
 

@@ -17,10 +17,10 @@ class RankGroup {
   virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
   virtual int max(int value) = 0;
   virtual int min(int value) = 0;
-  virtual void max(std::vector<double>& values) = 0;     // element-wise, in place
-  virtual void min(std::vector<double>& values) = 0;     // element-wise, in place
-  virtual void sum(std::vector<double>& values) = 0;     // element-wise, in place
-  virtual void sum(std::vector<int64_t>& values) = 0;    // element-wise, in place
+  virtual void max(std::vector<double>& values) = 0;                      // element-wise, in place
+  virtual void min(std::vector<double>& values) = 0;                      // element-wise, in place
+  virtual void sum(std::vector<double>& values) = 0;                      // element-wise, in place
+  virtual void sum(std::vector<int64_t>& values) = 0;                     // element-wise, in place
   virtual std::vector<std::string> gather(const std::string& value) = 0;  // to every rank
 
   // Broadcasts a string from `root`.

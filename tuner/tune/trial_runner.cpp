@@ -14,7 +14,13 @@ using std::chrono::milliseconds;
 constexpr milliseconds kExitGrace{1000};
 
 // What this rank saw, before the ranks agree. `peer_failed` ranks below every real cause.
-enum LocalOutcome : int { local_ok = 0, local_peer_failed = 1, local_timeout = 2, local_init_error = 3, local_crash = 4 };
+enum LocalOutcome : int {
+  local_ok = 0,
+  local_peer_failed = 1,
+  local_timeout = 2,
+  local_init_error = 3,
+  local_crash = 4
+};
 
 TrialOutcome agreed_outcome(int worst) {
   switch (worst) {
@@ -56,11 +62,10 @@ std::optional<WorkerEvent> expect(WorkerProcess& worker, WorkerEvent::Kind kind,
       }
       return std::nullopt;
     case WorkerProcess::Next::Kind::timeout:
-      run.fail(local_timeout, std::string("no answer within ") + std::to_string(timeout.count()) + " ms while " + waiting_for);
+      run.fail(local_timeout, std::string("no answer within ") + std::to_string(timeout.count()) +
+                                  " ms while " + waiting_for);
       return std::nullopt;
-    case WorkerProcess::Next::Kind::malformed:
-      run.fail(local_crash, next.error);
-      return std::nullopt;
+    case WorkerProcess::Next::Kind::malformed: run.fail(local_crash, next.error); return std::nullopt;
     case WorkerProcess::Next::Kind::closed:
       run.fail(local_crash, std::string("worker died while ") + waiting_for);
       run.worker_died = true;
@@ -97,12 +102,14 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
   std::optional<WorkerProcess> process;
   if (worker) {
     process.emplace(std::move(*worker));
-    if (auto sent = process->send(worker_config_to_json(spec.config)); !sent) run.fail(local_crash, sent.error());
+    if (auto sent = process->send(worker_config_to_json(spec.config)); !sent)
+      run.fail(local_crash, sent.error());
   } else {
     run.fail(local_init_error, worker.error());
   }
   if (process && run.outcome == local_ok) {
-    if (auto loaded = expect(*process, WorkerEvent::Kind::loaded, spec.init_timeout, "loading CUDA and NCCL", run)) {
+    if (auto loaded =
+            expect(*process, WorkerEvent::Kind::loaded, spec.init_timeout, "loading CUDA and NCCL", run)) {
       run.device = loaded->device;
       run.nccl_version = loaded->nccl_version;
       run.cuda_driver = loaded->cuda_driver;
@@ -116,7 +123,8 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     char id[sizeof(nccl_abi::ncclUniqueId) * 2 + 1] = {};
   } shared;
   if (rank == 0 && process && run.outcome == local_ok) {
-    if (auto unique = expect(*process, WorkerEvent::Kind::unique_id, spec.init_timeout, "making the unique id", run)) {
+    if (auto unique =
+            expect(*process, WorkerEvent::Kind::unique_id, spec.init_timeout, "making the unique id", run)) {
       shared.ok = 1;
       std::copy_n(unique->id_hex.begin(), std::min(unique->id_hex.size(), sizeof shared.id - 1), shared.id);
     }
@@ -125,7 +133,8 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
   if (!shared.ok) run.fail(local_peer_failed, "rank 0 could not make the NCCL unique id");
 
   if (process && run.outcome == local_ok) {
-    if (auto sent = process->send({{"cmd", "init"}, {"id", std::string(shared.id)}}); !sent) run.fail(local_crash, sent.error());
+    if (auto sent = process->send({{"cmd", "init"}, {"id", std::string(shared.id)}}); !sent)
+      run.fail(local_crash, sent.error());
   }
   if (process && run.outcome == local_ok)
     expect(*process, WorkerEvent::Kind::ready, spec.init_timeout, "initialising the communicator", run);
@@ -137,8 +146,8 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     }
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
     if (next.kind == WorkerProcess::Next::Kind::timeout) {
-      run.fail(local_timeout, "a size took longer than " + std::to_string(spec.size_timeout.count()) + " ms (after " +
-                                  std::to_string(run.sizes.size()) + " sizes)");
+      run.fail(local_timeout, "a size took longer than " + std::to_string(spec.size_timeout.count()) +
+                                  " ms (after " + std::to_string(run.sizes.size()) + " sizes)");
     } else if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::error) {
       run.fail(local_crash, next.event.message);
     } else if (next.kind == WorkerProcess::Next::Kind::closed) {
@@ -149,7 +158,8 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     }
   }
   if (process) {
-    const ChildExit exit = run.outcome == local_ok ? process->finish(kExitGrace) : process->terminate(kExitGrace);
+    const ChildExit exit =
+        run.outcome == local_ok ? process->finish(kExitGrace) : process->terminate(kExitGrace);
     record_exit(exit, run);
   }
   return run;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tune/rank_group.h"
 #include "collectives/worker_process.h"
 #include "collectives/worker_protocol.h"
 #include "profile/trial_outcome.h"
+#include "tune/rank_group.h"
 
 namespace nccltune {
 
@@ -26,7 +26,7 @@ std::string_view to_string(TimeRule rule);  // "rank0", "avg", "min", "max"
 struct TrialSpec {
   std::vector<std::string> worker_command = installed_worker_command();  // argv before the worker's own
   std::map<std::string, std::string> env;  // the trial's variables (NCCL_* and others)
-  WorkerConfig config;  // rank, nranks and device are set per rank by run_trial's caller
+  WorkerConfig config;                     // rank, nranks and device are set per rank by run_trial's caller
   std::chrono::milliseconds init_timeout{120000};
   std::chrono::milliseconds size_timeout{60000};
   TimeRule time_rule = TimeRule::max;

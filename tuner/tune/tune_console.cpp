@@ -21,15 +21,15 @@ void TuneConsole::trial(const StrategyProgress& p, const TrialRequest& request, 
   const std::string outcome = m.cached ? "from journal" : std::string(to_string(m.outcome));
   const std::string best = p.best_gain > 1 ? fmt::format("{:+.1f}%", 100 * (p.best_gain - 1)) : "none yet";
   if (tty_) {
-    std::string line = fmt::format("trial {}/~{} {:<8} elapsed {} eta {} best {} | {} {}", p.trial, p.planned, to_string(p.phase),
-                                   format_duration(p.elapsed_s), format_duration(p.eta_s), best,
-                                   describe_env(request.env), outcome);
+    std::string line = fmt::format("trial {}/~{} {:<8} elapsed {} eta {} best {} | {} {}", p.trial, p.planned,
+                                   to_string(p.phase), format_duration(p.elapsed_s), format_duration(p.eta_s),
+                                   best, describe_env(request.env), outcome);
     if (line.size() > 150) line = line.substr(0, 147) + "...";
     std::fprintf(out_, "\r\033[K%s", line.c_str());
     line_open_ = true;
   } else {
-    std::fprintf(out_, "nccltune tune: trial %d %s %s: %s%s (%.2fs)\n", p.trial, std::string(to_string(p.phase)).c_str(),
-                 describe_env(request.env).c_str(), outcome.c_str(),
+    std::fprintf(out_, "nccltune tune: trial %d %s %s: %s%s (%.2fs)\n", p.trial,
+                 std::string(to_string(p.phase)).c_str(), describe_env(request.env).c_str(), outcome.c_str(),
                  m.outcome == TrialOutcome::ok ? "" : (": " + m.reason).c_str(), m.duration_s);
   }
   std::fflush(out_);
@@ -47,21 +47,23 @@ void TuneConsole::message(const std::string& line) {
 }
 
 std::string render_tune_summary(const StrategyResult& r) {
-  std::string out = fmt::format("{:>10}  {:>13}  {:>13}  {:>8}  {}\n", "size", "baseline GB/s", "tuned GB/s", "speedup",
-                                "best measured algo/proto");
+  std::string out = fmt::format("{:>10}  {:>13}  {:>13}  {:>8}  {}\n", "size", "baseline GB/s", "tuned GB/s",
+                                "speedup", "best measured algo/proto");
   for (size_t i = 0; i < r.sizes.size(); ++i) {
     const double base = i < r.baseline_busbw.size() ? r.baseline_busbw[i] : 0;
     const double tuned = i < r.tuned_busbw.size() ? r.tuned_busbw[i] : 0;
     const SizeChoice* best = choice_for_size(r.per_size, r.sizes[i]);
     const std::string choice = best ? best->algo + "/" + best->proto : "-";
-    out += fmt::format("{:>10}  {:>13.2f}  {:>13.2f}  {:>7.3f}x  {}\n", format_byte_size(r.sizes[i]), base, tuned,
-                       base > 0 ? tuned / base : 1.0, choice);
+    out += fmt::format("{:>10}  {:>13.2f}  {:>13.2f}  {:>7.3f}x  {}\n", format_byte_size(r.sizes[i]), base,
+                       tuned, base > 0 ? tuned / base : 1.0, choice);
   }
   out += fmt::format("env: {}\n", r.keep_defaults ? "keep NCCL's defaults" : describe_env(r.env));
-  out += fmt::format("objective {:.3f}x over the defaults, worst size {:.3f}x; {}\n", r.score.value, r.score.worst_ratio,
-                     r.confirmation);
-  out += fmt::format("{} trials ({} from the journal), {} failed\n", r.trials, r.cached_trials, r.failed_trials);
-  for (const auto& f : r.failed) out += fmt::format("  failed: {}: {}: {}\n", describe_env(f.env), to_string(f.outcome), f.reason);
+  out += fmt::format("objective {:.3f}x over the defaults, worst size {:.3f}x; {}\n", r.score.value,
+                     r.score.worst_ratio, r.confirmation);
+  out +=
+      fmt::format("{} trials ({} from the journal), {} failed\n", r.trials, r.cached_trials, r.failed_trials);
+  for (const auto& f : r.failed)
+    out += fmt::format("  failed: {}: {}: {}\n", describe_env(f.env), to_string(f.outcome), f.reason);
   return out;
 }
 

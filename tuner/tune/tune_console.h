@@ -16,7 +16,8 @@ class TuneConsole {
   // automatic: one live line on a terminal, log lines otherwise. Open MPI gives every rank a
   // pseudo-terminal even when mpirun's own output is a file, so under Open MPI automatic means log.
   TuneConsole(std::FILE* out, ProgressStyle style);
-  void trial(const StrategyProgress& progress, const TrialRequest& request, const TrialMeasurement& measurement);
+  void trial(const StrategyProgress& progress, const TrialRequest& request,
+             const TrialMeasurement& measurement);
   void message(const std::string& line);
   void finish_line();
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -55,8 +54,14 @@ TrialSpec base_spec(const TuneOptions& o, const Job& job) {
 }
 
 json request_to_json(const TrialRequest& r) {
-  return {{"env", r.env}, {"phase", to_string(r.phase)}, {"min", r.grid.min_bytes}, {"max", r.grid.max_bytes},
-          {"factor", r.grid.factor}, {"iterations", r.iterations}, {"warmup", r.warmup}, {"repeat", r.repeat}};
+  return {{"env", r.env},
+          {"phase", to_string(r.phase)},
+          {"min", r.grid.min_bytes},
+          {"max", r.grid.max_bytes},
+          {"factor", r.grid.factor},
+          {"iterations", r.iterations},
+          {"warmup", r.warmup},
+          {"repeat", r.repeat}};
 }
 
 TrialRequest request_from_json(const json& j) {
@@ -130,23 +135,32 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
     auto source = parse_topology_source(topology_source_for_node(o.from, layout.node));
     if (source) {
       auto read = read_node_topology(*source, {});
-      if (read) topology = std::move(read.value());
-      else error = read.error();
+      if (read)
+        topology = std::move(read.value());
+      else
+        error = read.error();
     } else {
       error = source.error();
     }
     // The live machine only: a snapshot (--from) or emulated nodes stand for other GPUs.
-    if (const auto problem = rank_per_gpu_problem(layout.hosts.at(static_cast<std::size_t>(layout.node)),
-                                                  static_cast<int>(topology.gpus.size()), layout.local_size,
-                                                  layout.nodes);
+    if (const auto problem =
+            rank_per_gpu_problem(layout.hosts.at(static_cast<std::size_t>(layout.node)),
+                                 static_cast<int>(topology.gpus.size()), layout.local_size, layout.nodes);
         problem && error.empty() && o.from.empty() && !layout.emulated)
       error = *problem;
-    const NodeType type = node_type(topology, {probe.device.name, probe.device.sm}, layout.local_size,
-                                    nccl_version_string(probe.nccl_version),
-                                    cuda_driver_version_string(probe.cuda_driver));
-    json j = {{"gpu", type.gpu}, {"gpus", type.gpus}, {"sm", type.gpu_sm}, {"nvlinks", type.nvlinks},
-              {"nic", type.nic}, {"nic_ethernet", type.nic_ethernet}, {"nic_rate", type.nic_rate_gbps},
-              {"affinity", type.gpu_nic_affinity}, {"nccl", type.nccl_version}, {"cuda", type.cuda_driver},
+    const NodeType type =
+        node_type(topology, {probe.device.name, probe.device.sm}, layout.local_size,
+                  nccl_version_string(probe.nccl_version), cuda_driver_version_string(probe.cuda_driver));
+    json j = {{"gpu", type.gpu},
+              {"gpus", type.gpus},
+              {"sm", type.gpu_sm},
+              {"nvlinks", type.nvlinks},
+              {"nic", type.nic},
+              {"nic_ethernet", type.nic_ethernet},
+              {"nic_rate", type.nic_rate_gbps},
+              {"affinity", type.gpu_nic_affinity},
+              {"nccl", type.nccl_version},
+              {"cuda", type.cuda_driver},
               {"error", error}};
     j["nvswitch"] = type.nvswitch ? json(*type.nvswitch) : json(nullptr);
     j["nics"] = type.nics ? json(*type.nics) : json(nullptr);
@@ -184,7 +198,8 @@ Result<SearchSpace> load_space(const TuneOptions& o) {
   return parse_search_space(default_search_space_yaml(), "configs/search-space.yaml (built in)");
 }
 
-Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o, double duration_s) {
+Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o,
+                     double duration_s) {
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
   p.shape.nodes = shape.nodes;
@@ -225,7 +240,8 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
 // The trust check `nccltune env` runs (store_permissions.h), on what was just written: a store
 // that env refuses gives jobs no variables at all, silently (env fails open). Root's prologs and
 // other users' jobs trust only what root owns, so a store owned by another user gets a warning.
-void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir, const std::filesystem::path& written) {
+void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir,
+                         const std::filesystem::path& written) {
   const uid_t self = ::geteuid();
   if (const Result<TrustedFile> mine = read_trusted_file(out_dir, written, self, kMaxProfileBytes); !mine) {
     console.message("nccltune tune: warning: nccltune env will refuse this profile: " + mine.error());
@@ -233,15 +249,17 @@ void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir, const
   }
   if (self == 0) return;
   if (const Result<TrustedFile> others = read_trusted_file(out_dir, written, 0, kMaxProfileBytes); !others)
-    console.message("nccltune tune: warning: only jobs of this user will use this profile (root's prologs and other "
-                    "users' jobs refuse it: " +
-                    others.error() + "); give the store to root (chown -R root)");
+    console.message(
+        "nccltune tune: warning: only jobs of this user will use this profile (root's prologs and other "
+        "users' jobs refuse it: " +
+        others.error() + "); give the store to root (chown -R root)");
 }
 
-int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape, const SearchSpace& space,
-         TuneConsole& console) {
+int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
+         const SearchSpace& space, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
-  const std::string journal_path = o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
+  const std::string journal_path =
+      o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
   // The journal usually lives in the store: its directories get the store's modes.
   if (const Status made = make_store_directories(std::filesystem::path(journal_path).parent_path()); !made) {
     console.message("nccltune tune: " + made.error());
@@ -255,8 +273,10 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       return stop_followers(job, 2);
     }
     for (const auto& e : *entries)
-      if (e.node_type_key == shape.node_type_key && e.nccl_version == shape.node.nccl_version) cache[journal_key(e)] = e;
-    console.message(fmt::format("nccltune tune: resuming: {} finished trials in {}", cache.size(), journal_path));
+      if (e.node_type_key == shape.node_type_key && e.nccl_version == shape.node.nccl_version)
+        cache[journal_key(e)] = e;
+    console.message(
+        fmt::format("nccltune tune: resuming: {} finished trials in {}", cache.size(), journal_path));
   }
   auto journal = Journal::open(journal_path);
   if (!journal) {
@@ -299,9 +319,8 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     if (auto appended = journal->append(e); !appended) spdlog::warn("journal: {}", appended.error());
     return m;
   };
-  ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r, const TrialMeasurement& m) {
-    console.trial(p, r, m);
-  };
+  ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r,
+                                  const TrialMeasurement& m) { console.trial(p, r, m); };
   const StrategyResult result = run_strategy(space, o.strategy, execute, progress);
   console.finish_line();
   if (!result.error.empty()) {
@@ -318,7 +337,8 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
   warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_tune_summary(result));
   console.message(fmt::format("profile: {} ({} in {})", written.string(),
-                              result.keep_defaults ? "keep defaults" : describe_env(result.env), format_duration(duration)));
+                              result.keep_defaults ? "keep defaults" : describe_env(result.env),
+                              format_duration(duration)));
   return stop_followers(job, 0);
 }
 
@@ -329,7 +349,8 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   TuneConsole console(stdout, o.progress);
   const bool leader = group.rank() == 0;
   if (group.size() < 2) {
-    std::fprintf(stderr, "nccltune tune: tune needs at least 2 ranks: one per GPU (mpirun -np N, srun --mpi=pmix)\n");
+    std::fprintf(stderr,
+                 "nccltune tune: tune needs at least 2 ranks: one per GPU (mpirun -np N, srun --mpi=pmix)\n");
     return 2;
   }
   auto fail_all = [&](const std::string& message, int code) {
@@ -347,7 +368,9 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   probe_spec.config.sweep.warmup = 0;
   const TrialResult probe = run(group, probe_spec);
   if (probe.outcome != TrialOutcome::ok)
-    return fail_all("NCCL's defaults cannot run here (" + std::string(to_string(probe.outcome)) + "): " + probe.reason, 1);
+    return fail_all(
+        "NCCL's defaults cannot run here (" + std::string(to_string(probe.outcome)) + "): " + probe.reason,
+        1);
 
   std::string topology_error;
   const auto types = gather_node_types(job, o, probe, topology_error);
@@ -356,8 +379,9 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   if (!shape) return fail_all(shape.error(), 2);
   const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
   if (leader) {
-    console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", shape->nodes, shape->node.gpus,
-                                shape->node_type_key, layout.emulated ? " (emulated nodes)" : ""));
+    console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", shape->nodes,
+                                shape->node.gpus, shape->node_type_key,
+                                layout.emulated ? " (emulated nodes)" : ""));
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));

@@ -17,11 +17,11 @@
 namespace nccltune {
 
 struct TuneOptions {
-  std::string space_file;      // empty: the built-in configs/search-space.yaml
+  std::string space_file;  // empty: the built-in configs/search-space.yaml
   std::string out_dir = "profiles";
-  std::string journal;         // empty: <out>/journal.jsonl
+  std::string journal;  // empty: <out>/journal.jsonl
   bool resume = false;
-  std::string from;            // topology source for every node (snapshot, nvidia-smi:, hwloc:)
+  std::string from;  // topology source for every node (snapshot, nvidia-smi:, hwloc:)
   bool allow_mixed = false;
   std::string cuda_lib, nccl_lib;
   StrategyOptions strategy;

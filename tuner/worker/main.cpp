@@ -2,4 +2,6 @@
 // once per rank per trial by `nccltune bench` and `nccltune tune`. See collectives/worker.h.
 #include "collectives/worker.h"
 
-int main() { return nccltune::run_worker_process(); }
+int main() {
+  return nccltune::run_worker_process();
+}

@@ -39,7 +39,6 @@ bool has(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-
 // The error for a one-knob space whose knob is `knob_yaml` (lines from 3 on).
 std::string error_of(const std::string& knobs_yaml) {
   const std::string text = "schema: nccltune/search-space/v1\nknobs:\n" + knobs_yaml;
@@ -256,8 +255,9 @@ TEST(SearchSpace, ErrorsNameFileLineAndField) {
             "space.yaml:5: knobs[0].values[0].when[0]: 'nvlink': unknown fact 'nvlink' (nodes, "
             "gpus_per_node, ranks, "
             "nics, nccl, gpu_sm, nvswitch)");
-  EXPECT_EQ(error_of("  - name: NCCL_NVLS_ENABLE\n    values: [\"1\"]\n    when: [!nvswitch]\n"),
-            "space.yaml:5: explicit tags (!nvswitch) are not allowed; text that starts with ! goes in quotes");
+  EXPECT_EQ(
+      error_of("  - name: NCCL_NVLS_ENABLE\n    values: [\"1\"]\n    when: [!nvswitch]\n"),
+      "space.yaml:5: explicit tags (!nvswitch) are not allowed; text that starts with ! goes in quotes");
   EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values:\n      - {valeu: NVLS}\n"),
             "space.yaml:5: knobs[0].values[0]: unknown key 'valeu'");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    scope: global\n"),

@@ -26,7 +26,8 @@ ShipFacts at(std::uint64_t largest, const std::string& algo, const std::string& 
 }  // namespace
 
 TEST(ShippableEnv, KeepsListsThatKeepNcclsChoiceAndSimple) {
-  const Env env{{"NCCL_ALGO", "NVLS,Ring,Tree"}, {"NCCL_PROTO", "LL,LL128,Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
+  const Env env{
+      {"NCCL_ALGO", "NVLS,Ring,Tree"}, {"NCCL_PROTO", "LL,LL128,Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
   const ShippableEnv shipped = shippable_env(env, at(64 * kOneMiB, "Ring", "Simple"));
   EXPECT_EQ(shipped.env, env);
   EXPECT_TRUE(shipped.notes.empty());
@@ -93,7 +94,8 @@ TEST(ShippableEnv, WhenNothingFasterMayShipTheDefaultsStayAndTheConfirmationSays
   Result<fake::FakeModel> model = fake::load_fake_model(fixture("models/tune-drops-simple.yaml").string());
   ASSERT_TRUE(model) << model.error();
   Result<SearchSpace> space = parse_search_space(
-      "schema: nccltune/search-space/v1\nknobs:\n  - {name: NCCL_PROTO, values: [LL, LL128, Simple], scope: comm}\n",
+      "schema: nccltune/search-space/v1\nknobs:\n  - {name: NCCL_PROTO, values: [LL, LL128, Simple], scope: "
+      "comm}\n",
       "space.yaml");
   ASSERT_TRUE(space) << space.error();
   ModelExecutor executor(*model, 16);
@@ -105,7 +107,8 @@ TEST(ShippableEnv, WhenNothingFasterMayShipTheDefaultsStayAndTheConfirmationSays
   ASSERT_TRUE(result.error.empty()) << result.error;
   EXPECT_TRUE(result.keep_defaults) << describe_env(result.env);
   EXPECT_TRUE(result.env.empty()) << describe_env(result.env);
-  EXPECT_NE(result.confirmation.find("would restrict NCCL beyond them"), std::string::npos) << result.confirmation;
+  EXPECT_NE(result.confirmation.find("would restrict NCCL beyond them"), std::string::npos)
+      << result.confirmation;
   ASSERT_FALSE(result.notes.empty());
   EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
 }

@@ -4,7 +4,6 @@
 // that advances by each trial's synthetic duration. Each model's result is compared with the
 // best of the exhaustive grid (model_executor.h explains why its reduced cross has the same best).
 #include "search/strategy.h"
-#include "profile/size_ranges.h"
 
 #include <gtest/gtest.h>
 
@@ -13,10 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "search/default_search_space.h"
-#include "model_executor.h"
 #include "dgx_shape.h"
+#include "model_executor.h"
 #include "profile/profile.h"
+#include "profile/size_ranges.h"
+#include "search/default_search_space.h"
 #include "search/search_space.h"
 
 namespace nccltune {
@@ -41,7 +41,6 @@ fake::FakeModel load_model(const std::string& name) {
   EXPECT_TRUE(model.ok()) << model.error();
   return model.ok() ? std::move(model).value() : fake::FakeModel{};
 }
-
 
 const SearchSpace& default_space() {
   static const SearchSpace space = [] {
@@ -372,7 +371,8 @@ TEST(StrategyModels, FaultsAreSkippedReportedAndNeverChosen) {
   EXPECT_TRUE(has_failure(r, {{"NCCL_NTHREADS", "128"}}, TrialOutcome::wrong_data));
   EXPECT_TRUE(has_failure(r, {{"NCCL_MIN_NCHANNELS", "32"}}, TrialOutcome::init_error));
   EXPECT_TRUE(has_failure(r, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data));
-  EXPECT_TRUE(has_failure(r, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_PXN_DISABLE", "1"}}, TrialOutcome::timeout))
+  EXPECT_TRUE(
+      has_failure(r, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_PXN_DISABLE", "1"}}, TrialOutcome::timeout))
       << "the two helpful knobs were not crossed";
   EXPECT_EQ(r.failed_trials, static_cast<int>(r.failed.size()));
   for (const auto& failed : r.failed) {
@@ -474,8 +474,8 @@ TEST(StrategyModels, SecondBestValueTriedWhenTheBestValueFailsInTheCross) {
                    std::nullopt,
                    2}});
   const ModelRun run = run_model(model);
-  EXPECT_TRUE(
-      has_failure(run.result, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "8"}}, TrialOutcome::crash));
+  EXPECT_TRUE(has_failure(run.result, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "8"}},
+                          TrialOutcome::crash));
   EXPECT_EQ(run.result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}}));
   expect_near_grid_best(model, run);
 }
@@ -514,12 +514,12 @@ TEST(StrategyModels, AFinalistUnderWhichAPairCorruptsDataIsNotShipped) {
   // GDR=SYS scales bus bandwidth x2.5, but with it Tree/LL128, fine with nothing set, corrupts
   // data. A job with NCCL_NET_GDR_LEVEL=SYS and no NCCL_ALGO/NCCL_PROTO could have NCCL pick
   // Tree/LL128 at some size: the strategy keeps the defaults and says why.
-  const fake::FakeModel model =
-      variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)},
-              {fake::Fault{{{"NCCL_NET_GDR_LEVEL", {"SYS"}}, {"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}},
-                           fake::FaultKind::corrupt,
-                           std::nullopt,
-                           2}});
+  const fake::FakeModel model = variant(
+      {effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)},
+      {fake::Fault{{{"NCCL_NET_GDR_LEVEL", {"SYS"}}, {"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}},
+                   fake::FaultKind::corrupt,
+                   std::nullopt,
+                   2}});
   const ModelRun run = run_model(model);
   EXPECT_TRUE(has_failure(run.result,
                           {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}},
