@@ -4,10 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace nccltune {
 namespace {
@@ -28,10 +27,29 @@ bool write_all(int fd, std::string_view content) {
   return true;
 }
 
+std::string mebibytes(std::size_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
+
 }  // namespace
+
+std::string describe_file_type(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symlink";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content,
                              const FileAttributes& attributes) {
+  struct stat existing;
+  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    return Error{path.string() + ": is " + describe_file_type(existing.st_mode) +
+                 ", not a regular file: refusing to replace it"};
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string temp = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);  // not inherited by a child spawned meanwhile
@@ -58,13 +76,45 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   return Ok{};
 }
 
-Result<std::string> read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path.string() + ": cannot open: " + errno_text()};
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return Error{path.string() + ": read failed"};
-  return content.str();
+Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO with no writer must not wait; a regular file ignores the flag.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT) return Error{path.string() + ": no such file"};
+    return Error{path.string() + ": cannot open: " + errno_text()};
+  }
+  struct stat info;
+  std::string content;
+  std::string problem;
+  if (::fstat(fd, &info) != 0) {
+    problem = "cannot stat: " + errno_text();
+  } else if (!S_ISREG(info.st_mode)) {
+    problem = "is " + describe_file_type(info.st_mode) + ", not a regular file";
+  } else if (static_cast<std::size_t>(info.st_size) > max_bytes) {
+    problem = "larger than " + mebibytes(max_bytes);
+  } else {
+    // Read to the cap plus one byte: a file that grows while read is still refused.
+    content.resize(static_cast<std::size_t>(info.st_size) + 1);
+    std::size_t used = 0;
+    while (problem.empty()) {
+      if (used == content.size()) {
+        if (content.size() > max_bytes) {
+          problem = "larger than " + mebibytes(max_bytes);
+          break;
+        }
+        content.resize(std::min(max_bytes + 1, content.size() * 2 + 4096));
+      }
+      const ssize_t got = ::read(fd, content.data() + used, content.size() - used);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) problem = "read failed: " + errno_text();
+      if (got <= 0) break;
+      used += static_cast<std::size_t>(got);
+    }
+    content.resize(used);
+  }
+  ::close(fd);
+  if (!problem.empty()) return Error{path.string() + ": " + problem};
+  return content;
 }
 
 }  // namespace nccltune

@@ -1,5 +1,7 @@
 #include "base/printable_text.h"
 
+#include <cstdio>
+
 namespace nccltune {
 
 std::string printable_excerpt(std::string_view text, std::size_t limit) {
@@ -17,6 +19,11 @@ std::string printable_excerpt(std::string_view text, std::size_t limit) {
   }
   if (text.size() > limit) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
+}
+
+void print_error_line(std::string_view prefix, std::string_view message) {
+  const std::string line = std::string(prefix) + ": " + printable_excerpt(message, 2000) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 }  // namespace nccltune

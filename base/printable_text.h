@@ -10,4 +10,8 @@ namespace nccltune {
 // The first `limit` bytes, other bytes as \xNN, and "... (N bytes)" when cut.
 std::string printable_excerpt(std::string_view text, std::size_t limit);
 
+// Writes "<prefix>: <message>" and a newline to stderr as one line: a NUL, a newline or any other
+// byte that is not printable ASCII in the message shown as \xNN, at most 2000 bytes of it.
+void print_error_line(std::string_view prefix, std::string_view message);
+
 }  // namespace nccltune

@@ -212,7 +212,7 @@ Status parse_strict_yaml(std::string_view text, std::string_view origin,
 
 Status read_strict_yaml(const std::filesystem::path& file,
                         const std::function<void(const YAML::Node& root)>& read, std::size_t max_bytes) {
-  const Result<std::string> text = read_text_file(file);
+  const Result<std::string> text = read_text_file(file, max_bytes);
   if (!text) return Error{text.error()};
   return parse_strict_yaml(*text, file.string(), read, max_bytes);
 }

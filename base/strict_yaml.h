@@ -19,11 +19,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/atomic_file.h"
 #include "base/status.h"
 
 namespace nccltune {
-
-inline constexpr std::size_t kMaxYamlBytes = std::size_t{1} << 20;
 
 struct YamlFieldError {
   int line = 0;
@@ -61,10 +60,10 @@ bool yaml_boolean(const YAML::Node& node, const std::string& field);
 // gives a null root.
 Status parse_strict_yaml(std::string_view text, std::string_view origin,
                          const std::function<void(const YAML::Node& root)>& read,
-                         std::size_t max_bytes = kMaxYamlBytes);
+                         std::size_t max_bytes = kMaxConfigBytes);
 // The same for a file: read whole (base/atomic_file.h's read_text_file), origin its path.
 Status read_strict_yaml(const std::filesystem::path& file,
                         const std::function<void(const YAML::Node& root)>& read,
-                        std::size_t max_bytes = kMaxYamlBytes);
+                        std::size_t max_bytes = kMaxConfigBytes);
 
 }  // namespace nccltune

@@ -36,4 +36,19 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+std::string repaired_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t at = 0; at < text.size();) {
+    const auto decoded = decode_utf8(text, at);
+    const std::size_t step = decoded ? decoded->second : 1;
+    if (decoded)
+      out.append(text.substr(at, step));
+    else
+      out += '?';
+    at += step;
+  }
+  return out;
+}
+
 }  // namespace nccltune

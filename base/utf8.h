@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -14,5 +15,9 @@ std::optional<std::pair<char32_t, std::size_t>> decode_utf8(std::string_view tex
 
 // Whether the whole of text is valid UTF-8.
 bool is_valid_utf8(std::string_view text);
+
+// `text` with every byte that is not part of valid UTF-8 replaced by '?', for readers of tool
+// output that is ASCII when sane (nvidia-smi, sysfs): what they keep can be written as JSON.
+std::string repaired_utf8(std::string_view text);
 
 }  // namespace nccltune

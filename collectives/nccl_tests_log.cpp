@@ -6,10 +6,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <utility>
 
+#include "base/printable_text.h"
+#include "base/utf8.h"
 #include "collectives/bus_bandwidth.h"
 
 namespace nccltune {
@@ -79,6 +82,12 @@ std::optional<int64_t> to_int(std::string_view word) {
   const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
   if (error != std::errc() || end != word.data() + word.size()) return std::nullopt;
   return value;
+}
+
+// A table row's first word: digits, or a sign and digits (a negative size, dropped with a note).
+bool starts_like_number(std::string_view word) {
+  if (!word.empty() && (word[0] == '-' || word[0] == '+')) word.remove_prefix(1);
+  return !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]));
 }
 
 std::string_view after_last_slash(std::string_view word) {
@@ -205,12 +214,23 @@ std::optional<Measurement> read_measurement(const std::vector<std::string_view>&
   return measurement;
 }
 
-std::optional<BenchRow> read_table_row(std::string_view line, const TableLayout& layout) {
+// The largest size a row may name: nccl-tests' sizes are per-rank buffers, and 1 PiB is beyond
+// any GPU's memory by far.
+constexpr int64_t kMaxRowBytes = int64_t{1} << 50;
+
+// A row of the table, or why the line is not one.
+Result<BenchRow> read_table_row(std::string_view line, const TableLayout& layout) {
   const std::vector<std::string_view> words = split_words(line);
-  if (words.size() < layout.columns) return std::nullopt;
+  if (words.size() < layout.columns)
+    return Error{fmt::format("{} columns, the header has {}", words.size(), layout.columns)};
   const auto bytes = to_int(words[layout.bytes]);
   const auto count = to_int(words[layout.count]);
-  if (!bytes || !count) return std::nullopt;
+  if (!bytes || *bytes < 0 || *bytes > kMaxRowBytes)
+    return Error{fmt::format("size '{}' is not a whole number of bytes from 0 to 1 PiB",
+                             printable_excerpt(words[layout.bytes], 40))};
+  if (!count || *count < 0 || *count > *bytes)
+    return Error{fmt::format("count '{}' is not a whole number from 0 to the size",
+                             printable_excerpt(words[layout.count], 40))};
   BenchRow row;
   row.bytes = *bytes;
   row.count = *count;
@@ -218,15 +238,15 @@ std::optional<BenchRow> read_table_row(std::string_view line, const TableLayout&
   row.redop = layout.redop ? std::string(words[*layout.redop]) : "none";
   if (layout.root) {
     const auto root = to_int(words[*layout.root]);
-    if (!root) return std::nullopt;
+    if (!root || *root < -1 || *root > INT32_MAX) return Error{"the root is not a rank"};
     row.root = static_cast<int>(*root);
   }
   const auto out_of_place = read_measurement(words, layout.measurements[0], layout);
-  if (!out_of_place) return std::nullopt;
+  if (!out_of_place) return Error{"the out-of-place time, algbw or busbw is not a number"};
   row.out_of_place = *out_of_place;
   if (layout.measurements.size() > 1) {
     row.in_place = read_measurement(words, layout.measurements[1], layout);
-    if (!row.in_place) return std::nullopt;
+    if (!row.in_place) return Error{"the in-place time, algbw or busbw is not a number"};
   }
   return row;
 }
@@ -483,7 +503,7 @@ struct ScannedLog {
   std::optional<int64_t> out_of_bounds;
   bool out_of_bounds_failed = false;
   int tables = 0;
-  int skipped_lines = 0;  // inside the table, starting with a number, but not a row
+  std::vector<std::string> dropped_rows;  // inside the table, starting like a row, but not one: why
   std::optional<std::string> program_from_banner;
   std::optional<std::pair<int64_t, int64_t>> threads_and_gpus;
   std::vector<RankLine> rank_lines;
@@ -494,7 +514,8 @@ struct ScannedLog {
 ScannedLog scan_lines(const std::vector<std::string_view>& lines) {
   ScannedLog scan;
   bool table_done = false;
-  for (const std::string_view line : lines) {
+  for (std::size_t number = 1; number <= lines.size(); ++number) {
+    const std::string_view line = lines[number - 1];
     const std::vector<std::string_view> words = comment_words(line);
     // Lines with or without the '#' (2017 builds printed none before nThread and the footer).
     const std::vector<std::string_view> plain = words.empty() ? split_words(line) : words;
@@ -545,11 +566,11 @@ ScannedLog scan_lines(const std::vector<std::string_view>& lines) {
     }
     if (scan.layout && !table_done && !is_comment(line)) {
       const std::vector<std::string_view> row_words = split_words(line);
-      if (row_words.empty() || !to_int(row_words[0])) continue;
-      if (auto row = read_table_row(line, *scan.layout))
+      if (row_words.empty() || !starts_like_number(row_words[0])) continue;
+      if (Result<BenchRow> row = read_table_row(line, *scan.layout))
         scan.rows.push_back(std::move(*row));
       else
-        ++scan.skipped_lines;
+        scan.dropped_rows.push_back(fmt::format("line {}: {}", number, row.error()));
     }
   }
   return scan;
@@ -559,12 +580,20 @@ ScannedLog scan_lines(const std::vector<std::string_view>& lines) {
 
 // ---- the parser --------------------------------------------------------------------------------
 
-Result<NcclTestsLog> read_nccl_tests_log(std::string_view text, std::string_view origin) {
+Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_view origin) {
+  // A log is ASCII when sane, and what the result keeps of it (hosts, versions, argv, env, data
+  // types) is written as JSON: bytes that are not UTF-8 become '?' first, so it always can be.
+  const bool valid = is_valid_utf8(input);
+  const std::string repaired = valid ? std::string() : repaired_utf8(input);
+  const std::string_view text = valid ? input : std::string_view(repaired);
   const std::vector<std::string_view> lines = split_lines(text);
   ScannedLog scan = scan_lines(lines);
   if (!scan.layout)
     return Error{fmt::format("{}: no nccl-tests table (no '#  size  count ...' header line)", origin)};
-  if (scan.rows.empty()) return Error{fmt::format("{}: the nccl-tests table has no rows", origin)};
+  if (scan.rows.empty())
+    return Error{
+        fmt::format("{}: the nccl-tests table has no rows{}", origin,
+                    scan.dropped_rows.empty() ? "" : " (dropped the row on " + scan.dropped_rows[0] + ")")};
   const TableLayout& layout = *scan.layout;
 
   NcclTestsLog log;
@@ -659,9 +688,11 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view text, std::string_view
   if (scan.out_of_bounds && *scan.out_of_bounds > 0)
     log.notes.push_back(fmt::format("nccl-tests reported {} out-of-bounds values{}", *scan.out_of_bounds,
                                     scan.out_of_bounds_failed ? " (FAILED)" : ""));
-  if (scan.skipped_lines > 0)
-    log.notes.push_back(
-        fmt::format("{} line(s) inside the table were not rows and were skipped", scan.skipped_lines));
+  constexpr std::size_t kDroppedRowsNamed = 20;  // a damaged file may have thousands
+  for (std::size_t i = 0; i < scan.dropped_rows.size() && i < kDroppedRowsNamed; ++i)
+    log.notes.push_back("dropped the row on " + scan.dropped_rows[i]);
+  if (scan.dropped_rows.size() > kDroppedRowsNamed)
+    log.notes.push_back(fmt::format("dropped {} more rows", scan.dropped_rows.size() - kDroppedRowsNamed));
   if (scan.tables > 1)
     log.notes.push_back(fmt::format("the file holds {} tables; only the first was imported", scan.tables));
   if (std::any_of(bench.rows.begin(), bench.rows.end(),

@@ -27,6 +27,7 @@ struct NcclTestsLog {
 };
 
 // Errors (one line, naming `origin`): no nccl-tests table in the text, or a table without rows.
+// Bytes that are not valid UTF-8 are read as '?', so every string of the result can be JSON.
 Result<NcclTestsLog> read_nccl_tests_log(std::string_view text, std::string_view origin);
 
 // The same, without the notes.

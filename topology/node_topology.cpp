@@ -28,21 +28,41 @@ std::string nic_id(int index) {
   return "NIC" + std::to_string(index);
 }
 
+namespace {
+
+// One key for the unordered pair {a, b}.
+std::string link_key(std::string_view a, std::string_view b) {
+  if (b < a) std::swap(a, b);
+  std::string key(a);
+  key += '\0';
+  key += b;
+  return key;
+}
+
+bool joins(const DeviceLink& link, std::string_view a, std::string_view b) {
+  return (link.a == a && link.b == b) || (link.a == b && link.b == a);
+}
+
+}  // namespace
+
 const DeviceLink* NodeTopology::find_link(std::string_view a, std::string_view b) const {
-  for (const auto& link : links) {
-    if ((link.a == a && link.b == b) || (link.a == b && link.b == a)) return &link;
+  if (link_at_.size() == links.size()) {
+    const auto at = link_at_.find(link_key(a, b));
+    return at == link_at_.end() ? nullptr : &links[at->second];
   }
+  for (const auto& link : links)
+    if (joins(link, a, b)) return &link;
   return nullptr;
 }
 
 void NodeTopology::set_link(const std::string& a, const std::string& b, LinkType type, FactSource source) {
-  for (auto& link : links) {
-    if ((link.a == a && link.b == b) || (link.a == b && link.b == a)) {
-      link.type = type;
-      link.source = source;
-      return;
-    }
+  if (const DeviceLink* found = find_link(a, b)) {
+    DeviceLink& link = links[static_cast<std::size_t>(found - links.data())];
+    link.type = type;
+    link.source = source;
+    return;
   }
+  if (link_at_.size() == links.size()) link_at_.emplace(link_key(a, b), links.size());
   links.push_back({a, b, type, source});
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "topology/link_type.h"
@@ -93,9 +94,19 @@ struct NodeTopology {
   std::vector<FactSource> sources_used;
   std::vector<std::string> notes;  // degraded sources and other things a reader should know
 
+  // Constant time through an index that set_link keeps; links pushed directly (tests) are found
+  // by a scan. A 256-device matrix has 32,640 links, and the readers and renderers visit each pair.
   const DeviceLink* find_link(std::string_view a, std::string_view b) const;
   void set_link(const std::string& a, const std::string& b, LinkType type, FactSource source);
+
+ private:
+  std::unordered_map<std::string, std::size_t> link_at_;  // pair key -> index in links
 };
+
+// The most GPUs, and the most NICs, one node's sources may name; readers refuse more with a clear
+// error. The largest nodes have 16 GPUs and 20 NIC ports: 256 keeps every real machine and the
+// emulated ones, and keeps a damaged or hostile input (a 10,000-row matrix) from costing minutes.
+inline constexpr std::size_t kMaxDevicesPerKind = 256;
 
 // Whether the GPU reaches this NIC through its NVLink-C2C link to its own CPU rather than over
 // PCIe: the GPU has an active C2C link and the NIC hangs off that CPU (the GPU's NUMA node; both

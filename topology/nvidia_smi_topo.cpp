@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.h"
+
 namespace nccltune {
 namespace {
 
@@ -98,12 +100,13 @@ Words split_words(std::string_view line) {
   return words;
 }
 
-// The text split at '\n', each line without ANSI escapes.
+// The lines without ANSI colour codes, and with any byte that is not UTF-8 as '?', so that a
+// damaged capture still parses and what it names can be written as JSON.
 std::vector<std::string> clean_lines(std::string_view text) {
   std::vector<std::string> lines;
   while (!text.empty()) {
     std::size_t end = text.find('\n');
-    lines.push_back(strip_ansi(text.substr(0, end)));
+    lines.push_back(repaired_utf8(strip_ansi(text.substr(0, end))));
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
   }
   return lines;
@@ -234,10 +237,24 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
   for (; labels_end < header_words.size(); ++labels_end) {
     auto label = parse_device_label(header_words[labels_end]);
     if (!label) break;
+    if (devices.size() == 2 * kMaxDevicesPerKind) {  // before the duplicate search grows quadratic
+      return error_at(origin, line_number(header),
+                      "header names more than " + std::to_string(2 * kMaxDevicesPerKind) +
+                          " devices; a node may have at most " + std::to_string(kMaxDevicesPerKind) +
+                          " GPUs and " + std::to_string(kMaxDevicesPerKind) + " NICs");
+    }
     if (std::find(devices.begin(), devices.end(), *label) != devices.end()) {
       return error_at(origin, line_number(header), "header names " + label->id() + " twice");
     }
     devices.push_back(*label);
+  }
+  const auto nics = static_cast<std::size_t>(
+      std::count_if(devices.begin(), devices.end(), [](const DeviceLabel& d) { return d.is_nic; }));
+  if (std::max(nics, devices.size() - nics) > kMaxDevicesPerKind) {
+    return error_at(origin, line_number(header),
+                    "header names " + std::to_string(devices.size() - nics) + " GPUs and " +
+                        std::to_string(nics) + " NICs; a node may have at most " +
+                        std::to_string(kMaxDevicesPerKind) + " of each");
   }
   const std::vector<std::string> columns = split_column_names(std::span(header_words).subspan(labels_end));
 

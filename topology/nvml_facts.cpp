@@ -94,6 +94,10 @@ Result<NvmlFacts> read_nvml_yaml(const std::filesystem::path& file) {
       facts.cuda_driver_version = whole_number(cuda, "cuda_driver_version");
     if (const YAML::Node gpus = root["gpus"]; gpus && !gpus.IsNull()) {
       yaml_expect_list(gpus, "gpus");
+      if (gpus.size() > kMaxDevicesPerKind)
+        throw YamlFieldError{yaml_line(gpus), "gpus: " + std::to_string(gpus.size()) +
+                                                  " GPUs, more than the " +
+                                                  std::to_string(kMaxDevicesPerKind) + " a node may have"};
       for (std::size_t i = 0; i < gpus.size(); ++i)
         facts.gpus.push_back(read_gpu(gpus[i], yaml_item("gpus", i), i));
     }

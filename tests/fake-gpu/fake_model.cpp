@@ -262,7 +262,7 @@ Result<FakeModel> parse_fake_model(const std::string& text, const std::string& f
 }
 
 Result<FakeModel> load_fake_model(const std::string& path) {
-  Result<std::string> text = read_text_file(path);
+  Result<std::string> text = read_text_file(path, kMaxConfigBytes);
   if (!text) return Error{"cannot read fake model: " + text.error()};
   return parse_fake_model(*text, path);
 }

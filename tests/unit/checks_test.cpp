@@ -178,7 +178,8 @@ TEST(Checks, C2cDoesNotReachANicOnTheOtherGrace) {
 TEST(Checks, C2cNeedsBothNumaNodesKnown) {
   auto t = grace_node(true);
   t.nics[0].numa.reset();
-  const Finding* f = find(check_node(t, {}), "gpu_nic_affinity", "GPU0");
+  auto report = check_node(t, {});  // named: the finding points into it
+  const Finding* f = find(report, "gpu_nic_affinity", "GPU0");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->verdict, Verdict::warn) << f->message;
 }

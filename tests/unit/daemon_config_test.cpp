@@ -32,7 +32,7 @@ TEST(DaemonConfig, AConfigThatIsNotAFileIsAnErrorNamingIt) {
   const std::string not_a_file = fixture("nodes").string();
   const auto directory = read_node_config_text(not_a_file);
   ASSERT_FALSE(directory);
-  EXPECT_EQ(directory.error(), not_a_file + ": not a regular file");
+  EXPECT_EQ(directory.error(), not_a_file + ": is a directory, not a regular file");
 }
 
 TEST(DaemonConfig, ReadsEveryKey) {

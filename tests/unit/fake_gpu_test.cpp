@@ -178,7 +178,7 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
   Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error(),
-            "cannot read fake model: /nonexistent/model.yaml: cannot open: No such file or directory");
+            "cannot read fake model: /nonexistent/model.yaml: no such file");
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {

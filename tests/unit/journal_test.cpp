@@ -1,6 +1,7 @@
 #include "tune/journal.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -223,4 +224,37 @@ TEST(Journal, CorruptMiddleLineIsAnError) {
   Result<std::vector<JournalEntry>> read = Journal::read(dir / "journal.jsonl");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error(), (dir / "journal.jsonl").string() + ":2: invalid journal entry: not valid JSON");
+}
+
+TEST(Journal, OpenRefusesWhatIsNotAJournalAndLeavesItAsItWas) {
+  const TempDir dir("nccltune-journal-foreign");
+  const std::string notes = "# my notes\nline two\nno newline at the end";
+  write_file(dir / "notes.txt", notes);
+  Result<Journal> journal = Journal::open(dir / "notes.txt");
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.error(), (dir / "notes.txt").string() +
+                                 ":1: invalid journal entry: not valid JSON (tune appends only to a nccltune "
+                                 "journal, or creates one)");
+  EXPECT_EQ(read_file(dir / "notes.txt"), notes);
+
+  // One good entry followed by a foreign last line: the last line is not cut.
+  const std::string mixed = journal_line(sample_entry()) + "\nhello\n";
+  write_file(dir / "mixed.jsonl", mixed);
+  EXPECT_FALSE(Journal::open(dir / "mixed.jsonl").ok());
+  EXPECT_EQ(read_file(dir / "mixed.jsonl"), mixed);
+  // Reading it is refused the same way, where a truncated entry would only be dropped.
+  const Result<std::vector<JournalEntry>> read = Journal::read(dir / "mixed.jsonl");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error(), (dir / "mixed.jsonl").string() + ":2: invalid journal entry: not valid JSON");
+
+  write_file(dir / "real.jsonl", journal_line(sample_entry()) + "\n");
+  std::filesystem::create_symlink(dir / "real.jsonl", dir / "link.jsonl");
+  journal = Journal::open(dir / "link.jsonl");
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.error(), (dir / "link.jsonl").string() + ": is a symlink; name the journal file itself");
+
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  journal = Journal::open(dir / "fifo");  // returns at once: no writer is waited for
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.error(), (dir / "fifo").string() + ": is a FIFO, not a journal file");
 }

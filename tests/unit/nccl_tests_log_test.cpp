@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "collectives/bench_json.h"
 #include "test_files.h"
 
 using namespace nccltune;
@@ -196,6 +197,20 @@ TEST(NcclTestsLog, WindowsLineEndingsReadTheSame) {
   EXPECT_EQ(windows_result->rows.size(), unix_result->rows.size());
   EXPECT_EQ(windows_result->ranks, unix_result->ranks);
   EXPECT_EQ(windows_result->context.hosts, unix_result->context.hosts);
+}
+
+// fuzz_nccl_tests_log found `nccltune import` aborting on a host name that is not UTF-8: the JSON
+// writer throws on it. Such bytes are read as '?'.
+TEST(NcclTestsLog, InvalidUtf8IsReadAsQuestionMarks) {
+  std::string text = read_fixture("all-reduce-2.19-check-off.txt");
+  const std::size_t host = text.find("gpu-node-01");
+  ASSERT_NE(host, std::string::npos);
+  text.replace(host, 3, "g\xff\xc0");
+  const Result<BenchResult> result = parse_nccl_tests_log(text, "bad.log");
+  ASSERT_TRUE(result.ok()) << result.error();
+  ASSERT_FALSE(result->context.hosts.empty());
+  EXPECT_EQ(result->context.hosts[0], "g?\?-node-01");
+  EXPECT_NO_THROW((void)bench_result_to_json(*result).dump());
 }
 
 TEST(NcclTestsLog, RankCountFromLauncherLineWhenThereAreNoRankLines) {

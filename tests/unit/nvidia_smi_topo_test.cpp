@@ -6,6 +6,7 @@
 #include <string>
 
 #include "test_files.h"
+#include "topology/topology_json.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
@@ -360,4 +361,48 @@ TEST(NvidiaSmiTopo, ErrorOnNumaAffinityThatIsNotANodeList) {
                                      "GPU0     X      0-7             node0\n",
                                      "smi/topo.txt"),
                "smi/topo.txt:2: row GPU0: NUMA Affinity 'node0' is not a list of NUMA nodes");
+}
+
+namespace {
+
+// An `nvidia-smi topo -m` text of `gpus` GPUs, NV18 between every pair.
+std::string all_nvlink_matrix(int gpus) {
+  std::string text;
+  for (int i = 0; i < gpus; ++i) text += "\tGPU" + std::to_string(i);
+  text += "\tCPU Affinity\tNUMA Affinity\n";
+  for (int i = 0; i < gpus; ++i) {
+    text += "GPU" + std::to_string(i);
+    for (int j = 0; j < gpus; ++j) text += i == j ? "\t X " : "\tNV18";
+    text += "\t0-47\t0\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST(NvidiaSmiTopo, InvalidUtf8IsReadAsQuestionMarksAndWritesAsJson) {
+  // A damaged capture: \xff in the CPU affinity column (it made the JSON writer abort).
+  std::string text = all_nvlink_matrix(2);
+  text.replace(text.find("0-47"), 4, "0-47\xff");
+  const Result<NodeTopology> topology = parse_nvidia_smi_topo(text, "damaged.txt");
+  ASSERT_TRUE(topology) << topology.error();
+  EXPECT_EQ(topology->gpus[0].cpu_affinity, "0-47?");
+  EXPECT_NO_THROW((void)topology_to_json(*topology).dump());
+}
+
+TEST(NvidiaSmiTopo, TwoHundredGpusReadWithEveryPairAndMoreThanTheCapAreRefused) {
+  const Result<NodeTopology> big = parse_nvidia_smi_topo(all_nvlink_matrix(200), "200.txt");
+  ASSERT_TRUE(big) << big.error();
+  EXPECT_EQ(big->gpus.size(), 200u);
+  EXPECT_EQ(big->links.size(), 200u * 199 / 2);
+  EXPECT_EQ(link(*big, "GPU199", "GPU0"), "NV18");
+
+  const Result<NodeTopology> too_big = parse_nvidia_smi_topo(all_nvlink_matrix(400), "400.txt");
+  ASSERT_FALSE(too_big);
+  EXPECT_EQ(too_big.error(),
+            "400.txt:1: header names 400 GPUs and 0 NICs; a node may have at most 256 of each");
+  const Result<NodeTopology> huge = parse_nvidia_smi_topo(all_nvlink_matrix(600), "600.txt");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error(),
+            "600.txt:1: header names more than 512 devices; a node may have at most 256 GPUs and 256 NICs");
 }

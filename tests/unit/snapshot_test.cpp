@@ -206,7 +206,12 @@ TEST(Snapshot, NotASnapshotIsAClearError) {
   ASSERT_FALSE(topology);
   EXPECT_NE(topology.error().find("not a node snapshot"), std::string::npos);
   EXPECT_FALSE(parse_topology_source("/nonexistent/dir"));
-  EXPECT_FALSE(parse_topology_source("nvidia-smi:/nonexistent.txt"));
+  // A single file is checked when it is read, which says what is wrong with it.
+  source = parse_topology_source("nvidia-smi:/nonexistent.txt");
+  ASSERT_TRUE(source);
+  topology = read_node_topology(*source, {});
+  ASSERT_FALSE(topology);
+  EXPECT_EQ(topology.error(), "/nonexistent.txt: no such file");
   EXPECT_FALSE(parse_topology_source("hwloc:"));
 }
 

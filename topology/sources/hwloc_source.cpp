@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "topology/node_topology.h"
@@ -33,16 +34,26 @@ std::string bitmap_list(hwloc_const_bitmap_t bitmap) {
   return result;
 }
 
-// Loads a topology with every PCI device, bridge and OS device kept.
-Result<TopologyHandle> load(const std::filesystem::path* xml) {
+// The value of an enum field as stored: an XML import can hold a number hwloc's enum does not
+// define, and reading that as the enum type is undefined behaviour.
+template <class Enum>
+unsigned raw_value(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(unsigned));
+  unsigned value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+// Loads a topology with every PCI device, bridge and OS device kept: the live machine, or the
+// XML in `xml` (a NUL-terminated string, as hwloc takes it).
+Result<TopologyHandle> load(const std::string* xml) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise a topology"};
   TopologyHandle topology(raw);
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (xml && hwloc_topology_set_xml(raw, xml->c_str()) != 0)
-    return Error{xml->string() + ": hwloc cannot read this XML file"};
-  if (hwloc_topology_load(raw) != 0)
-    return Error{(xml ? xml->string() + ": " : std::string()) + "hwloc failed to load the topology"};
+  if (xml && hwloc_topology_set_xmlbuffer(raw, xml->c_str(), static_cast<int>(xml->size() + 1)) != 0)
+    return Error{"hwloc cannot read this XML"};
+  if (hwloc_topology_load(raw) != 0) return Error{"hwloc failed to load the topology"};
   return topology;
 }
 
@@ -51,7 +62,7 @@ PciPlacement placement_of(hwloc_topology_t topology, hwloc_obj_t device) {
   hwloc_obj_t obj = device->parent;
   for (; obj && obj->type == HWLOC_OBJ_BRIDGE; obj = obj->parent) {
     const auto& bridge = obj->attr->bridge;
-    if (bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+    if (raw_value(bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST) {
       placement.host_bridge = "hostbridge#" + std::to_string(obj->gp_index);
       break;
     }
@@ -82,7 +93,7 @@ PciDeviceInfo describe(hwloc_topology_t topology, hwloc_obj_t obj) {
   }
   for (hwloc_obj_t child = obj->io_first_child; child; child = child->next_sibling) {
     if (child->type != HWLOC_OBJ_OS_DEVICE || !child->name) continue;
-    switch (child->attr->osdev.type) {
+    switch (raw_value(child->attr->osdev.type)) {
       case HWLOC_OBJ_OSDEV_OPENFABRICS: info.openfabrics.emplace_back(child->name); break;
       case HWLOC_OBJ_OSDEV_NETWORK: info.network.emplace_back(child->name); break;
       case HWLOC_OBJ_OSDEV_GPU:
@@ -135,9 +146,8 @@ Result<PciInventory> read_hwloc_live() {
   return inventory_of(topology->get());
 }
 
-Result<PciInventory> read_hwloc_xml(const std::filesystem::path& xml) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(xml, ec)) return Error{xml.string() + ": no such file"};
+Result<PciInventory> read_hwloc_xml_in_process(const std::string& xml) {
+  if (xml.size() >= static_cast<std::size_t>(INT32_MAX)) return Error{"hwloc: XML too large"};
   auto topology = load(&xml);
   if (!topology) return Error{topology.error()};
   return inventory_of(topology->get());

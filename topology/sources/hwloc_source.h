@@ -33,8 +33,13 @@ struct PciInventory {
 
 // Reads the live machine through hwloc's Linux backend (it honours HWLOC_FSROOT).
 Result<PciInventory> read_hwloc_live();
-// Reads an hwloc XML export (`lstopo foo.xml`, or a snapshot's hwloc.xml).
+// Reads an hwloc XML export (`lstopo foo.xml`, or a snapshot's hwloc.xml): a regular file of at
+// most 16 MiB, loaded by the nccltune-hwloc-xml helper in a child process with limits, because a
+// damaged XML can crash libhwloc itself. A crash, a hang (killed after 30 s) or an error becomes
+// one message naming the file. Implemented in hwloc_xml_child.cpp.
 Result<PciInventory> read_hwloc_xml(const std::filesystem::path& xml);
+// What the helper runs: hwloc's XML import of `xml` in this process.
+Result<PciInventory> read_hwloc_xml_in_process(const std::string& xml);
 // Exports the live machine as XML, with PCI and OS devices, for a snapshot.
 Status export_hwloc_xml(const std::filesystem::path& xml);
 

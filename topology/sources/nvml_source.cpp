@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/clean_text.h"
 #include "topology/node_topology.h"
 
 namespace nccltune {
@@ -142,7 +143,7 @@ NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
   NvmlGpu gpu;
   gpu.index = index;
   char name[96] = {};
-  if (api.device_name(device, name, sizeof name) == NVML_SUCCESS) gpu.name = name;
+  if (api.device_name(device, name, sizeof name) == NVML_SUCCESS) gpu.name = cleaned_text(name);
   nvmlPciInfo_t pci{};
   if (api.device_pci(device, &pci) == NVML_SUCCESS)
     gpu.pci = normalize_pci_address(pci.busId).value_or(pci.busId);

@@ -3,21 +3,26 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <sstream>
+
+#include "base/atomic_file.h"
+#include "base/utf8.h"
 
 namespace nccltune {
 namespace fs = std::filesystem;
 
 namespace {
 
+// A sysfs attribute is at most a page, PCI config space 4 KiB; a snapshot's copy that is larger,
+// or a FIFO or device in its place, reads as absent.
+constexpr std::size_t kMaxSysfsFileBytes = 64 << 10;
+
 std::optional<std::string> read_line(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return std::nullopt;
-  std::string line;
-  std::getline(in, line);
+  Result<std::string> text = read_text_file(file, kMaxSysfsFileBytes);
+  if (!text) return std::nullopt;
+  std::string line = text->substr(0, text->find('\n'));
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r')) line.pop_back();
-  return line;
+  return repaired_utf8(line);  // a snapshot's copy may be damaged; what is kept is written as JSON
 }
 
 std::optional<int> read_int(const fs::path& file) {
@@ -36,7 +41,8 @@ std::optional<int> read_int(const fs::path& file) {
 std::vector<std::string> list_dir(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename());
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    names.push_back(repaired_utf8(entry.path().filename().string()));
   std::sort(names.begin(), names.end(), natural_less);
   return names;
 }
@@ -106,9 +112,9 @@ std::optional<int> SysfsSource::numa_node(const std::string& pci) const {
 }
 
 std::optional<bool> SysfsSource::acs_redirect(const std::string& pci) const {
-  std::ifstream in(pci_dir(pci) / "config", std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<unsigned char> config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Result<std::string> bytes = read_text_file(pci_dir(pci) / "config", kMaxSysfsFileBytes);
+  if (!bytes) return std::nullopt;
+  const std::vector<unsigned char> config(bytes->begin(), bytes->end());
   if (config.size() <= 0x100) return std::nullopt;  // extended space is readable by root only
   auto read16 = [&](size_t at) { return static_cast<uint16_t>(config[at] | (config[at + 1] << 8)); };
   auto read32 = [&](size_t at) {

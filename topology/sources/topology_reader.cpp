@@ -41,9 +41,7 @@ Result<TopologySource> parse_topology_source(std::string_view from) {
   if (source.kind == TopologySource::Kind::snapshot && !fs::is_directory(source.path, ec))
     return Error{"--from " + source.path.string() +
                  ": not a snapshot directory (use nvidia-smi:FILE or hwloc:FILE for single files)"};
-  if (source.kind != TopologySource::Kind::snapshot && !fs::is_regular_file(source.path, ec))
-    return Error{"--from " + std::string(from) + ": no such file"};
-  return source;
+  return source;  // a single file is checked when read: regular, and within its size cap
 }
 
 namespace {
@@ -230,11 +228,15 @@ void add_links(NodeTopology& topology, const TopologyInputs& in) {
     }
   }
   // NVLink between GPUs: NVML when present, else nvidia-smi's NV<n> cells.
-  for (const auto& a : topology.gpus) {
-    for (const auto& b : topology.gpus) {
-      if (a.index >= b.index) continue;
-      const NvmlGpu* na = in.nvml && a.pci ? nvml_gpu_at(*in.nvml, *a.pci) : nullptr;
-      const NvmlGpu* nb = in.nvml && b.pci ? nvml_gpu_at(*in.nvml, *b.pci) : nullptr;
+  std::vector<const NvmlGpu*> nvml_of;  // by position in topology.gpus, looked up once
+  for (const auto& gpu : topology.gpus)
+    nvml_of.push_back(in.nvml && gpu.pci ? nvml_gpu_at(*in.nvml, *gpu.pci) : nullptr);
+  for (size_t i = 0; i < topology.gpus.size(); ++i) {
+    for (size_t j = i + 1; j < topology.gpus.size(); ++j) {
+      const Gpu& a = topology.gpus[i];
+      const Gpu& b = topology.gpus[j];
+      const NvmlGpu* na = nvml_of[i];
+      const NvmlGpu* nb = nvml_of[j];
       if (na && nb) {
         if (int links = nvlinks_between(*na, *nb); links > 0)
           topology.set_link(gpu_id(a.index), gpu_id(b.index), {LinkKind::nvlink, links}, FactSource::nvml);
@@ -365,7 +367,7 @@ Result<NodeTopology> read_snapshot(const fs::path& dir) {
     in.nvml = std::move(nvml.value());
   }
   if (fs::exists(dir / "nvidia-smi-topo.txt", ec)) {
-    auto text = read_text_file(dir / "nvidia-smi-topo.txt");
+    auto text = read_text_file(dir / "nvidia-smi-topo.txt", kMaxSnapshotBytes);
     if (!text) return Error{text.error()};
     auto smi = parse_nvidia_smi_topo(*text, (dir / "nvidia-smi-topo.txt").string());
     if (!smi) return Error{smi.error()};
@@ -385,7 +387,7 @@ Result<NodeTopology> read_node_topology(const TopologySource& source, const Read
     case TopologySource::Kind::live: return read_live(options);
     case TopologySource::Kind::snapshot: return read_snapshot(source.path);
     case TopologySource::Kind::nvidia_smi: {
-      auto text = read_text_file(source.path);
+      auto text = read_text_file(source.path, kMaxSnapshotBytes);
       if (!text) return Error{text.error()};
       auto smi = parse_nvidia_smi_topo(*text, source.path.string());
       if (!smi) return Error{smi.error()};

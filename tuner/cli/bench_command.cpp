@@ -13,6 +13,7 @@
 
 #include "base/atomic_file.h"
 #include "base/byte_size.h"
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "collectives/bench_json.h"
 #include "collectives/bench_table.h"
@@ -158,13 +159,13 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
   if (!check_launcher("nccltune bench")) return 2;
   auto session = MpiSession::start(argc, argv);
   if (!session) {
-    std::fprintf(stderr, "nccltune bench: %s\n", session.error().c_str());
+    print_error_line("nccltune bench", session.error());
     return 1;
   }
   MpiSession& mpi = **session;
   auto spec = trial_spec(options, mpi);
   if (!spec) {
-    if (mpi.rank() == 0) std::fprintf(stderr, "nccltune bench: %s\n", spec.error().c_str());
+    if (mpi.rank() == 0) print_error_line("nccltune bench", spec.error());
     return 2;
   }
   TrialResult trial;
@@ -203,9 +204,11 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
               << std::flush;
   }
   if (!options.json_path.empty()) {
-    auto written = write_file_atomically(options.json_path, bench_result_to_json(result).dump(2) + "\n");
+    auto written = write_file_atomically(
+        options.json_path,
+        bench_result_to_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (!written) {
-      std::fprintf(stderr, "nccltune bench: %s\n", written.error().c_str());
+      print_error_line("nccltune bench", written.error());
       return 1;
     }
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "topology/check_render.h"
@@ -26,7 +27,7 @@ int run_check(const CheckOptions& options) {
   if (!options.expect.empty()) {
     auto loaded = read_expectation(options.expect);
     if (!loaded) {
-      std::fprintf(stderr, "nccltune: %s\n", loaded.error().c_str());
+      print_error_line("nccltune", loaded.error());
       return kInputError;
     }
     expectation = *loaded;
@@ -35,7 +36,9 @@ int run_check(const CheckOptions& options) {
   if (!topology) return kInputError;
   const CheckReport report = check_node(*topology, expectation);
   if (options.format == "json")
-    std::cout << check_to_json(*topology, report).dump(2) << "\n";
+    std::cout
+        << check_to_json(*topology, report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
   else
     std::cout << render_check_text(*topology, report);
   return report.exit_code();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "profile/profile.h"
 #include "report/profile_diff.h"
@@ -25,7 +26,7 @@ int run_diff(const DiffOptions& options) {
   auto b = read_profile(options.b);
   for (const auto* profile : {&a, &b}) {
     if (!*profile) {
-      std::fprintf(stderr, "nccltune diff: %s\n", profile->error().c_str());
+      print_error_line("nccltune diff", profile->error());
       return kBadProfile;
     }
   }

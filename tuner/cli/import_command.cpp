@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/atomic_file.h"
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "collectives/bench_json.h"
 #include "collectives/nccl_tests_log.h"
@@ -53,8 +54,7 @@ nlohmann::ordered_json import_report(const std::string& path, const NcclTestsLog
 void print_findings(const std::string& path, const NcclTestsLog& log,
                     const std::vector<BusBandwidthDisagreement>& disagreements,
                     const std::optional<AverageBusBandwidthCheck>& average) {
-  for (const std::string& note : log.notes)
-    std::fprintf(stderr, "nccltune import: %s: %s\n", path.c_str(), note.c_str());
+  for (const std::string& note : log.notes) print_error_line("nccltune import", path + ": " + note);
   const BenchResult& bench = log.bench;
   for (const BusBandwidthDisagreement& d : disagreements) {
     std::fprintf(stderr, "%s",
@@ -73,14 +73,14 @@ void print_findings(const std::string& path, const NcclTestsLog& log,
 }
 
 int run_import(const ImportOptions& options) {
-  const Result<std::string> text = read_text_file(options.log);
+  const Result<std::string> text = read_text_file(options.log, kMaxLogBytes);
   if (!text) {
-    std::fprintf(stderr, "nccltune import: %s\n", text.error().c_str());
+    print_error_line("nccltune import", text.error());
     return kImportFailed;
   }
   const Result<NcclTestsLog> log = read_nccl_tests_log(*text, options.log);
   if (!log) {
-    std::fprintf(stderr, "nccltune import: %s\n", log.error().c_str());
+    print_error_line("nccltune import", log.error());
     return kImportFailed;
   }
   const auto disagreements = check_bus_bandwidth(log->bench, log->time_step_us);
@@ -89,14 +89,14 @@ int run_import(const ImportOptions& options) {
 
   nlohmann::ordered_json document = bench_result_to_json(log->bench);
   document["import"] = import_report(options.log, *log, disagreements, average);
-  const std::string json = document.dump(2) + "\n";
+  const std::string json = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (options.json.empty()) {
     std::cout << json;
     return 0;
   }
   const Status written = write_file_atomically(options.json, json);
   if (!written) {
-    std::fprintf(stderr, "nccltune import: %s\n", written.error().c_str());
+    print_error_line("nccltune import", written.error());
     return kImportFailed;
   }
   return 0;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/atomic_file.h"
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "report/candidate_curves.h"
 #include "report/report_html.h"
@@ -66,7 +67,7 @@ Result<std::vector<JournalEntry>> load_journal(const ReportOptions& options, std
 
 int run_report(const ReportOptions& options) {
   auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "nccltune report: %s\n", message.c_str());
+    print_error_line("nccltune report", message);
     return kReportFailed;
   };
   auto profile = read_profile(options.profile);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "profile/profile.h"
 #include "report/profile_summary.h"
@@ -18,7 +19,7 @@ constexpr int kBadProfile = 2;
 int run_show(const std::string& path) {
   auto profile = read_profile(path);
   if (!profile) {
-    std::fprintf(stderr, "nccltune show: %s\n", profile.error().c_str());
+    print_error_line("nccltune show", profile.error());
     return kBadProfile;
   }
   std::cout << render_profile_summary(*profile, path);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "topology/nccl_topo_xml.h"
@@ -29,7 +30,7 @@ int run_topo(const TopoOptions& options) {
     auto captured =
         capture_snapshot(options.capture, options.input.options, std::string("nccltune ") + NCCLTUNE_VERSION);
     if (!captured) {
-      std::fprintf(stderr, "nccltune: %s\n", captured.error().c_str());
+      print_error_line("nccltune", captured.error());
       return 1;
     }
     std::fprintf(stderr, "nccltune: snapshot written to %s\n", options.capture.c_str());
@@ -37,7 +38,8 @@ int run_topo(const TopoOptions& options) {
   auto topology = options.input.read();
   if (!topology) return 1;
   if (options.format == "json")
-    std::cout << topology_to_json(*topology).dump(2) << "\n";
+    std::cout << topology_to_json(*topology).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   else if (options.format == "yaml")
     std::cout << json_to_yaml(topology_to_json(*topology));
   else if (options.format == "nccl-xml")

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/printable_text.h"
+
 namespace nccltune::cli {
 
 void TopologyInput::add_options(CLI::App& sub) {
@@ -17,12 +19,12 @@ void TopologyInput::add_options(CLI::App& sub) {
 std::optional<NodeTopology> TopologyInput::read() const {
   auto source = parse_topology_source(from);
   if (!source) {
-    std::fprintf(stderr, "nccltune: %s\n", source.error().c_str());
+    print_error_line("nccltune", source.error());
     return std::nullopt;
   }
   auto topology = read_node_topology(*source, options);
   if (!topology) {
-    std::fprintf(stderr, "nccltune: %s\n", topology.error().c_str());
+    print_error_line("nccltune", topology.error());
     return std::nullopt;
   }
   for (const auto& note : topology->notes) spdlog::info("{}", note);

@@ -5,6 +5,7 @@
 
 #include "base/byte_size.h"
 #include "base/duration.h"
+#include "base/printable_text.h"
 #include "cli/commands.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
@@ -26,12 +27,12 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   if (!check_launcher("nccltune tune")) return 2;
   auto session = MpiSession::start(argc, argv);
   if (!session) {
-    std::fprintf(stderr, "nccltune tune: %s\n", session.error().c_str());
+    print_error_line("nccltune tune", session.error());
     return 2;
   }
   MpiSession& mpi = **session;
   auto fail = [&](const std::string& message) {
-    if (mpi.rank() == 0) std::fprintf(stderr, "nccltune tune: %s\n", message.c_str());
+    if (mpi.rank() == 0) print_error_line("nccltune tune", message);
     return 2;
   };
   auto budget = parse_duration(flags.budget, std::chrono::seconds(1), std::chrono::hours(24 * 30));

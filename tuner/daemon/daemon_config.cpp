@@ -82,10 +82,7 @@ Result<std::string> read_node_config_text(const std::filesystem::path& file, boo
     if (named) return Error{file.string() + ": no such file (named as the config, so it must exist)"};
     return std::string();
   }
-  if (!std::filesystem::is_regular_file(status))
-    return Error{file.string() + ": " +
-                 (error ? "cannot be read: " + error.message() : "not a regular file")};
-  return read_text_file(file);
+  return read_text_file(file, kMaxConfigBytes);
 }
 
 }  // namespace nccltune

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "base/printable_text.h"
 #include "daemon/daemon_logging.h"
 #include "daemon/node_daemon.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
 
   auto settings = nccltune::load_daemon_settings(options);
   if (!settings) {
-    std::fprintf(stderr, "nccltuned: %s\n", settings.error().c_str());
+    nccltune::print_error_line("nccltuned", settings.error());
     return 1;
   }
   nccltune::NodeDaemon daemon(std::move(options), std::move(settings.value()));

@@ -312,7 +312,7 @@ void NodeDaemon::publish_env(const std::string& node_type_key) {
   if (type == std::filesystem::file_type::symlink)  // before reading through it
     return report_output("nccl.conf", nccl_conf_symlink_refused(conf));
   if (type != std::filesystem::file_type::not_found) {
-    auto text = read_text_file(conf);
+    auto text = read_text_file(conf, kMaxConfigBytes);
     if (!text) return report_output("nccl.conf", text.error());
     existing = std::move(text.value());
   }

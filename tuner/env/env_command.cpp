@@ -71,7 +71,7 @@ class Reporter {
 
   void line(const std::string& message) const {
     const std::string text = printable_excerpt(message, 2000);  // one line, whatever a file held
-    std::fprintf(stderr, "nccltune env: %s\n", text.c_str());
+    print_error_line("nccltune env", text);
     if (to_syslog_) ::syslog(LOG_USER | LOG_WARNING, "%s", text.c_str());
   }
 

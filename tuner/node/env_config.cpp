@@ -69,10 +69,7 @@ Result<EnvConfig> read_env_config(const std::filesystem::path& file, bool named)
     if (named) return Error{file.string() + ": no such file (named as the config, so it must exist)"};
     return EnvConfig{};
   }
-  if (!std::filesystem::is_regular_file(status))
-    return Error{file.string() + ": " +
-                 (error ? "cannot be read: " + error.message() : "not a regular file")};
-  Result<std::string> text = read_text_file(file);
+  Result<std::string> text = read_text_file(file, kMaxConfigBytes);
   if (!text) return Error{text.error()};
   return parse_env_config(*text, file.string());
 }

@@ -22,9 +22,15 @@ using nlohmann::ordered_json;
 // Escaped (\xNN, 4 bytes each) and cut, a text stays within the reader's 4096-byte limit.
 constexpr std::size_t kMaxText = 1000;
 
-// Whatever a source reported, the file stays printable and parses back.
+// Whatever a source reported, the file stays printable and parses back: escaped, then cut to at
+// most kMaxText bytes with its length noted, so that a text read back from the file is written
+// the same way again (the last good state must not change by being read and written).
 std::string printable(std::string_view text) {
-  return printable_excerpt(text, kMaxText);
+  std::string shown = printable_excerpt(text.substr(0, kMaxText), kMaxText);
+  if (text.size() <= kMaxText && shown.size() <= kMaxText) return shown;
+  const std::string cut = "... (" + std::to_string(text.size()) + " bytes)";
+  shown.resize(kMaxText - cut.size());
+  return shown + cut;
 }
 
 template <class T>
@@ -378,13 +384,13 @@ Result<NodeState> parse_node_state(std::string_view yaml_text, std::string_view 
 }
 
 Result<NodeState> read_node_state(const std::filesystem::path& node_yaml) {
-  auto text = read_text_file(node_yaml);
+  auto text = read_text_file(node_yaml, kMaxConfigBytes);
   if (!text) return Error{text.error()};
   return parse_node_state(*text, node_yaml.string());
 }
 
 Result<std::string> read_node_type_key(const std::filesystem::path& node_yaml) {
-  auto text = read_text_file(node_yaml);
+  auto text = read_text_file(node_yaml, kMaxConfigBytes);
   if (!text) return Error{text.error()};
   std::string key;
   const Status parsed = parse_strict_yaml(*text, node_yaml.string(), [&](const YAML::Node& root) {

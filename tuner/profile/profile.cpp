@@ -173,13 +173,27 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
   if (node["gpus_per_node"])
     shape.gpus_per_node = small_integer(node["gpus_per_node"], "shape.gpus_per_node", 1);
   if (node["ranks"]) shape.ranks = small_integer(node["ranks"], "shape.ranks", 1);
-  // One rank per GPU, as tune measures: a profile whose counts disagree was edited by hand, and
-  // the plugin and env would match it to jobs of a shape it never saw.
-  if (node["ranks"] && node["gpus_per_node"] &&
-      static_cast<long long>(shape.ranks) != static_cast<long long>(shape.nodes) * shape.gpus_per_node)
+  // One rank per GPU, as tune measures: ranks = nodes x gpus_per_node. A count left out follows
+  // from the others (so that what profile_to_yaml writes parses back); a profile whose counts
+  // disagree was edited by hand, and the plugin and env would match it to jobs of a shape it
+  // never saw.
+  const long long gpus = static_cast<long long>(shape.nodes) * shape.gpus_per_node;
+  if (node["ranks"] && !node["gpus_per_node"]) {
+    if (shape.ranks % shape.nodes != 0)
+      yaml_fail(
+          yaml_line(node["ranks"]), "shape.ranks",
+          std::to_string(shape.ranks) + " is not a multiple of nodes (" + std::to_string(shape.nodes) + ")");
+    shape.gpus_per_node = shape.ranks / shape.nodes;
+  } else if (!node["ranks"]) {
+    if (gpus > std::numeric_limits<int>::max())
+      yaml_fail(at, "shape",
+                "nodes x gpus_per_node is more than " + std::to_string(std::numeric_limits<int>::max()));
+    shape.ranks = static_cast<int>(gpus);
+  } else if (shape.ranks != gpus) {
     yaml_fail(yaml_line(node["ranks"]), "shape.ranks",
               std::to_string(shape.ranks) + " is not nodes x gpus_per_node (" + std::to_string(shape.nodes) +
                   " x " + std::to_string(shape.gpus_per_node) + ")");
+  }
   if (node["gpu"]) shape.gpu = yaml_text(node["gpu"], "shape.gpu");
   if (node["nvswitch"]) shape.nvswitch = yaml_boolean(node["nvswitch"], "shape.nvswitch");
   if (node["nics_per_node"])
@@ -260,7 +274,9 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
     if (!values) continue;
     std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline : results.tuned;
     target = numbers(values, at, yaml_child(field, key));
-    if (target.size() != results.sizes.size())
+    // An empty list is one left out, which the writer writes as [] (a profile that kept the
+    // defaults has no tuned curve).
+    if (!target.empty() && target.size() != results.sizes.size())
       yaml_fail(
           yaml_line(values), yaml_child(field, key),
           std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
@@ -476,16 +492,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
 }
 
 Result<Profile> read_profile(const std::filesystem::path& file) {
-  std::error_code error;
-  const auto status = std::filesystem::status(file, error);
-  if (error) return Error{file.string() + ": cannot open: " + error.message()};
-  if (!std::filesystem::is_regular_file(status)) return Error{file.string() + ": not a regular file"};
-  const std::uintmax_t size = std::filesystem::file_size(file, error);
-  if (error) return Error{file.string() + ": cannot open: " + error.message()};
-  if (size > kMaxProfileBytes)
-    return Error{file.string() + ": " + std::to_string(size) +
-                 " bytes, more than the 1 MiB a profile may have"};
-  Result<std::string> text = read_text_file(file);
+  Result<std::string> text = read_text_file(file, kMaxProfileBytes);
   if (!text) return Error{text.error()};
   return parse_profile(*text, file.string());
 }

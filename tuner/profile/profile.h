@@ -119,7 +119,8 @@ struct Profile {
 std::string profile_to_yaml(const Profile& profile);
 
 // Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
-// in the structs above. keep_defaults: true with a non-empty env is an error.
+// in the structs above, except that shape.ranks is always nodes x gpus_per_node: the one of the two
+// left out follows from the other. keep_defaults: true with a non-empty env is an error.
 Result<Profile> parse_profile(std::string_view text, std::string_view origin);
 Result<Profile> read_profile(const std::filesystem::path& file);
 

@@ -75,6 +75,16 @@ bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
+// Whether `line` is, or begins, what journal_line writes first, before any zeros a power loss
+// leaves. A last line that is not may not be cut as "left by a crash mid-write": the file is
+// something else, named by mistake.
+bool starts_like_journal_line(std::string_view line) {
+  line = line.substr(0, line.find('\0'));
+  const std::string start = "{\"schema\":\"" + std::string(kJournalSchema) + "\"";
+  const std::size_t n = std::min(line.size(), start.size());
+  return line.substr(0, n) == std::string_view(start).substr(0, n);
+}
+
 }  // namespace
 
 std::string journal_key(const JournalEntry& entry) {
@@ -178,7 +188,7 @@ Result<std::vector<JournalEntry>> parse_journal(std::string_view text, std::stri
     Result<JournalEntry> entry = parse_journal_line(lines[i].text);
     const std::string where = std::string(origin) + ":" + std::to_string(lines[i].number);
     if (!entry) {
-      if (i + 1 == lines.size()) {
+      if (i + 1 == lines.size() && starts_like_journal_line(lines[i].text)) {
         if (warnings)
           warnings->push_back(where + ": dropped a truncated or corrupt last line (" + entry.error() +
                               "; a run killed mid-write?)");
@@ -192,15 +202,22 @@ Result<std::vector<JournalEntry>> parse_journal(std::string_view text, std::stri
 }
 
 Result<Journal> Journal::open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW and O_NONBLOCK: a symlink or a FIFO named by mistake is refused below, not waited on.
+  const int fd =
+      ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno == ELOOP) return Error{path.string() + ": is a symlink; name the journal file itself"};
   if (fd < 0) return Error{path.string() + ": cannot open the journal: " + errno_text()};
   Journal journal(path, fd);
+  struct stat info;
+  if (::fstat(fd, &info) != 0) return Error{path.string() + ": cannot stat the journal: " + errno_text()};
+  if (!S_ISREG(info.st_mode))
+    return Error{path.string() + ": is " + describe_file_type(info.st_mode) + ", not a journal file"};
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) return Error{path.string() + ": the journal is in use by another nccltune"};
     // Locks that the filesystem does not support are not worth failing a run for.
   }
   // A crash mid-write leaves a partial last line: cut it off before appending after it.
-  Result<std::string> text = read_text_file(path);
+  Result<std::string> text = read_text_file(path, kMaxJournalBytes);
   if (!text) return Error{text.error()};
   std::string_view content = *text;
   std::size_t keep = content.size();
@@ -209,6 +226,8 @@ Result<Journal> Journal::open(const std::filesystem::path& path) {
   const std::size_t newline = end == 0 ? std::string_view::npos : content.rfind('\n', end - 1);
   const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
   const std::string_view last = content.substr(line_start, end - line_start);
+  if (const Result<std::vector<JournalEntry>> entries = parse_journal(content, path.string()); !entries)
+    return Error{entries.error() + " (tune appends only to a nccltune journal, or creates one)"};
   if (!is_blank(last) && !parse_journal_line(last)) keep = line_start;
   if (keep < content.size()) {
     spdlog::warn("{}: cutting off a truncated or corrupt last line ({} bytes) left by an earlier run",
@@ -240,7 +259,7 @@ Status Journal::append(const JournalEntry& entry) {
 }
 
 Result<std::vector<JournalEntry>> Journal::read(const std::filesystem::path& path) {
-  Result<std::string> text = read_text_file(path);
+  Result<std::string> text = read_text_file(path, kMaxJournalBytes);
   if (!text) return Error{text.error()};
   std::vector<std::string> warnings;
   Result<std::vector<JournalEntry>> entries = parse_journal(*text, path.string(), &warnings);

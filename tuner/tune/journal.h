@@ -49,9 +49,9 @@ std::string journal_key(const JournalEntry& entry);
 std::string journal_line(const JournalEntry& entry);
 Result<JournalEntry> parse_journal_line(std::string_view line);
 
-// Every entry of a journal's text. Blank lines are skipped. A bad LAST line (a crash mid-write)
-// is dropped and described in `warnings` (when given); a bad line elsewhere is an error naming
-// origin:line.
+// Every entry of a journal's text. Blank lines are skipped. A bad LAST line that is the start of
+// an entry (a crash mid-write) is dropped and described in `warnings` (when given); any other bad
+// line is an error naming origin:line.
 Result<std::vector<JournalEntry>> parse_journal(std::string_view text, std::string_view origin,
                                                 std::vector<std::string>* warnings = nullptr);
 
@@ -60,6 +60,7 @@ class Journal {
   // Opens (creating it, 0644) for appending, with O_APPEND | O_CLOEXEC, and takes an exclusive
   // flock so two runs never write one journal. A truncated or corrupt last line left by a crash is
   // cut off first (with a warning in the log), so that it never becomes a corrupt middle line.
+  // Anything else is refused and left as it is: a symlink, a FIFO, a file parse_journal refuses.
   static Result<Journal> open(const std::filesystem::path& path);
   // One line, written with one write() and fsynced before returning.
   Status append(const JournalEntry& entry);

@@ -164,7 +164,7 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
               {"error", error}};
     j["nvswitch"] = type.nvswitch ? json(*type.nvswitch) : json(nullptr);
     j["nics"] = type.nics ? json(*type.nics) : json(nullptr);
-    mine = j.dump();
+    mine = j.dump(-1, ' ', false, json::error_handler_t::replace);  // an error may quote a path
   }
   std::vector<NodeType> types;
   for (const auto& text : job.group.gather(mine)) {
@@ -191,7 +191,7 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
 
 Result<SearchSpace> load_space(const TuneOptions& o) {
   if (!o.space_file.empty()) {
-    const Result<std::string> text = read_text_file(o.space_file);
+    const Result<std::string> text = read_text_file(o.space_file, kMaxConfigBytes);
     if (!text) return Error{text.error()};
     return parse_search_space(*text, o.space_file);
   }

@@ -18,7 +18,7 @@ const std::string kDefaultSpace = kFixtures + "/../../configs/search-space.yaml"
 
 // As `tune --space FILE` reads it.
 Result<SearchSpace> read_space(const std::string& file) {
-  Result<std::string> text = read_text_file(file);
+  Result<std::string> text = read_text_file(file, kMaxConfigBytes);
   if (!text) return Error{text.error()};
   return parse_search_space(*text, file);
 }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Every command that reads a file, handed what an attacker or a careless operator hands it: an
+# empty file, binary garbage, a FIFO, a directory, /dev/zero, invalid UTF-8, a NUL byte, and a file
+# one byte over the reader's cap. Each case must end within 20 s with the command's documented
+# exit code and at most one line on stderr, and leave the inputs, and an output file it was asked
+# to write, as they were.
+# usage: hostile_input_test.sh NCCLTUNE NCCLTUNED NCCLTUNE_ENV FIXTURES
+nccltune=$1 nccltuned=$2 nccltune_env=$3 fixtures=$4
+source "$(dirname "$0")/lib.sh"
+unset NCCLTUNE_CONFIG SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT
+
+MiB=$((1 << 20))
+kinds=(empty garbage fifo directory dev-zero bad-utf8 nul over-cap)
+
+# make_input KIND VALID CAP: prints the path of a KIND input made from VALID (a good file of the
+# reader's kind) for a reader that takes at most CAP bytes.
+make_input() {
+  local kind=$1 valid=$2 cap=$3 path
+  path=$(mktemp -u "$work/inputs/$kind.XXXXXX")
+  case $kind in
+    empty) : >"$path" ;;
+    garbage) { printf '\177ELF\2\1\1'; for i in $(seq 200); do printf '\0\377\023%d\200\303' "$i"; done; } >"$path" ;;
+    fifo) mkfifo "$path" ;;
+    directory) mkdir "$path" ;;
+    dev-zero) path=/dev/zero ;;
+    bad-utf8) { head -c 40 "$valid"; printf '\377\376\300'; tail -c +41 "$valid"; } >"$path" ;;
+    nul) { head -c 40 "$valid"; printf '\0'; tail -c +41 "$valid"; } >"$path" ;;
+    over-cap) cp "$valid" "$path" && truncate -s $((cap + 1)) "$path" ;;
+  esac
+  echo "$path"
+}
+
+# What is on disk under the given directories: names, types, sizes and contents' sums.
+disk_state() {
+  find "$@" -printf '%P %y %s\n' | sort
+  find "$@" -type f -exec sha256sum {} + | sort
+}
+
+# case_row READER KIND WANT COMMAND...: COMMAND (with @ for the input's path) exits WANT within
+# 20 s. A failure says one line on stderr and changes nothing on disk; input the command accepts
+# (WANT 0) may write its output, and nothing else. WANT "0!" is a failure that exits 0 (env's
+# fail-open).
+case_row() {
+  local reader=$1 kind=$2 want=$3 input failure=1
+  shift 3
+  case $want in
+    0!) want=0 ;;
+    0) failure=0 ;;
+  esac
+  input=$(make_input "$kind" "${valid[$reader]}" "${cap[$reader]}")
+  local args=() arg watched=("$work/inputs")
+  for arg in "$@"; do args+=("${arg//@/$input}"); done
+  [ "$failure" -eq 1 ] && watched+=("$work/outputs")
+  local before
+  before=$(disk_state "${watched[@]}")
+  timeout 20 "${args[@]}" >"$work/stdout" 2>"$work/stderr" </dev/null
+  local got=$?
+  local what="$reader, $kind input: ${args[*]#$work/}"
+  if [ "$got" -eq 124 ]; then
+    fail "$what: still running after 20 s"
+  elif [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want"
+    sed 's/^/  | /' "$work/stderr" | head -3
+  else
+    pass
+  fi
+  [ "$failure" -eq 1 ] && expect_one_line "$work/stderr" "$what"
+  if [ "$(disk_state "${watched[@]}")" == "$before" ]; then pass; else fail "$what: changed what is on disk"; fi
+  if [ "$kind" = directory ]; then rmdir "$input"; elif [ "$kind" != dev-zero ]; then rm -f "$input"; fi
+}
+
+mkdir -p "$work/inputs" "$work/outputs"
+dgx=$fixtures/nodes/dgx-h100
+profile=$fixtures/profiles/h100-2n.yaml
+echo "kept" >"$work/outputs/report.html"
+printf 'env:\n  store: %s\n' "$fixtures/store" >"$work/config.yaml"
+printf '# what every node of this cluster has\ngpus: 8\n' >"$work/expect.yaml"
+
+declare -A valid cap
+valid[profile]=$profile cap[profile]=$MiB
+valid[journal]=$fixtures/report/store/journal.jsonl cap[journal]=$((256 * MiB))
+valid[nccl-tests]=$fixtures/nccl-tests/all-reduce-2021-error-column.txt cap[nccl-tests]=$((64 * MiB))
+valid[nvidia-smi]=$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt cap[nvidia-smi]=$((16 * MiB))
+valid[hwloc]=$dgx/hwloc.xml cap[hwloc]=$((16 * MiB))
+valid[expect]=$work/expect.yaml cap[expect]=$MiB
+valid[config]=$work/config.yaml cap[config]=$MiB
+
+# want READER KIND DEFAULT: the exit code the table below expects; most kinds fail with the
+# command's code, a few are valid input (an empty config is every default; a reader that repairs
+# invalid UTF-8 in tool output reads it).
+declare -A exception=(
+  [config/empty]=0 [expect/empty]=0 [journal/empty]=0
+  [nvidia-smi/bad-utf8]=0 [nvidia-smi/nul]=0 [nccl-tests/bad-utf8]=0 [nccl-tests/nul]=0
+)
+want() { echo "${exception[$1/$2]:-$3}"; }
+
+for kind in "${kinds[@]}"; do
+  case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" show @
+  case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" diff "$profile" @
+  case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" report @ -o "$work/outputs/report.html"
+  case_row journal "$kind" "$(want journal "$kind" 2)" "$nccltune" report "$profile" --journal @ -o "$work/outputs/report.html"
+  case_row nccl-tests "$kind" "$(want nccl-tests "$kind" 2)" "$nccltune" import @
+  case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 1)" "$nccltune" topo --from nvidia-smi:@ --format json
+  case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 3)" "$nccltune" check --from nvidia-smi:@ --format json
+  case_row hwloc "$kind" "$(want hwloc "$kind" 1)" "$nccltune" topo --from hwloc:@
+  case_row expect "$kind" "$(want expect "$kind" 3)" "$nccltune" check --from "$dgx" --expect @
+  case_row config "$kind" "$(want config "$kind" 2)" "$nccltune" env --config @ --profiles "$fixtures/store" --nodes 2 --shape k --strict
+  case_row config "$kind" "$(want config "$kind" '0!')" "$nccltune_env" --config @ --profiles "$fixtures/store" --nodes 2 --shape k
+  case_row config "$kind" "$(want config "$kind" 1)" "$nccltuned" --once --config @ --from "$dgx" \
+    --runtime-dir "$work/outputs/run" --state-dir "$work/outputs/state" --metrics-dir "$work/outputs/metrics"
+done
+
+# Output onto what is not a regular file (a FIFO, a symlink, a device node): refused with one line,
+# and the target, and what a symlink points to, left as they were. As root this once replaced
+# /dev/full; here the device is a copy of /dev/null made in the scratch directory.
+echo "kept" >"$work/outputs/report.html"
+mkfifo "$work/outputs/fifo.html"
+ln -s "$work/outputs/report.html" "$work/outputs/link.html"
+targets=(fifo.html link.html)
+if [ "$(id -u)" -eq 0 ] && mknod "$work/outputs/null.html" c 1 3; then targets+=(null.html); fi
+for target in "${targets[@]}"; do
+  before=$(disk_state "$work/outputs")
+  expect_exit 2 "report -o $target" -- timeout 20 "$nccltune" report "$profile" -o "$work/outputs/$target"
+  expect_one_line "$work/err" "report -o $target"
+  expect_in "$work/err" "not a regular file: refusing to replace it" "report -o $target says why"
+  expect_exit 2 "import --json $target" -- timeout 20 "$nccltune" import "${valid[nccl-tests]}" --json "$work/outputs/$target"
+  expect_in "$work/err" "$target: is a" "import --json $target says what stands there"  # after the log's notes
+  if [ "$(disk_state "$work/outputs")" == "$before" ]; then pass; else fail "-o $target: changed what is on disk"; fi
+done
+[ -p "$work/outputs/fifo.html" ] && [ -L "$work/outputs/link.html" ] && [ "$(cat "$work/outputs/report.html")" = kept ] && pass ||
+  fail "the FIFO, the symlink or what it points to was replaced"
+finish
