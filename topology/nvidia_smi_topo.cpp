@@ -256,6 +256,15 @@ Result<NodeTopology> parse_nvidia_smi_topo(std::string_view text, std::string_vi
                         std::to_string(nics) + " NICs; a node may have at most " +
                         std::to_string(kMaxDevicesPerKind) + " of each");
   }
+  // nvidia-smi numbers GPUs and NICs from 0 without gaps, and the model indexes devices by that
+  // number (gpus[i].index == i): a header with a gap (GPU0 GPU5) is a damaged capture.
+  for (const DeviceLabel& label : devices) {
+    const std::size_t of_kind = label.is_nic ? nics : devices.size() - nics;
+    if (label.index < 0 || static_cast<std::size_t>(label.index) >= of_kind)
+      return error_at(origin, line_number(header),
+                      "header names " + label.id() + " but only " + std::to_string(of_kind) + " " +
+                          (label.is_nic ? "NICs" : "GPUs") + ": numbers must run from 0 without gaps");
+  }
   const std::vector<std::string> columns = split_column_names(std::span(header_words).subspan(labels_end));
 
   // Rows follow the header up to the first line that is blank or not a row (the Legend).

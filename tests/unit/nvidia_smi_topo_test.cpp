@@ -301,11 +301,11 @@ TEST(NvidiaSmiTopo, ErrorOnRowWithTooFewOrTooManyCells) {
                                      "GPU1    NV2      X\n",
                                      "topo.txt"),
                "topo.txt:2: row GPU0 has 3 link cells, the header has 2 devices");
-  expect_error(parse_nvidia_smi_topo("        NIC0    GPU1\n"
+  expect_error(parse_nvidia_smi_topo("        NIC0    GPU0\n"
                                      "NIC0     X      PIX\n"
-                                     "GPU1    PIX      X      0-7\n",
+                                     "GPU0    PIX      X      0-7\n",
                                      "topo.txt"),
-               "topo.txt:3: row GPU1 has more values after its link cells (1) than the header "
+               "topo.txt:3: row GPU0 has more values after its link cells (1) than the header "
                "has columns (0)");
 }
 
@@ -405,4 +405,12 @@ TEST(NvidiaSmiTopo, TwoHundredGpusReadWithEveryPairAndMoreThanTheCapAreRefused) 
   ASSERT_FALSE(huge);
   EXPECT_EQ(huge.error(),
             "600.txt:1: header names more than 512 devices; a node may have at most 256 GPUs and 256 NICs");
+}
+
+TEST(NvidiaSmiTopo, ErrorOnDeviceNumbersWithGaps) {
+  // Found by fuzz_nvidia_smi_topo: devices are indexed by their number, so a gap read past the end.
+  const Result<NodeTopology> gap = parse_nvidia_smi_topo(
+      "\tGPU0\tGPU5\tNIC3\nGPU0\t X \tNV4\tSYS\nGPU5\tNV4\t X \tSYS\nNIC3\tSYS\tSYS\t X \n", "gap.txt");
+  ASSERT_FALSE(gap);
+  EXPECT_EQ(gap.error(), "gap.txt:1: header names GPU5 but only 2 GPUs: numbers must run from 0 without gaps");
 }
