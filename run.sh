@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nccltune's two entry points on a fresh Debian 12 machine:
 #   ./run.sh        install missing Debian packages, build into build/, run the main job
-#   ./run.sh test   the same set-up, then every test through ctest
+#   ./run.sh test   the same set-up, then every test through ctest, the sanitizer build's tests
+#                   and the fuzz targets
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 
@@ -17,8 +18,9 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libopenmpi-dev openmpi-bin libsystemd-dev
 )
-# Only the tests need these: a one-node Slurm, systemd-analyze for the unit, a headless browser.
-test_packages=(slurm-wlm munge systemd chromium)
+# Only the tests need these: a one-node Slurm, systemd-analyze for the unit, a headless browser,
+# clang-14 and its runtime (libFuzzer, sanitizers) for the fuzz targets.
+test_packages=(slurm-wlm munge systemd chromium clang-14 libclang-rt-14-dev)
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 
 install_missing_packages() {
@@ -47,7 +49,19 @@ install_missing_packages
 build
 
 if [ "$mode" = test ]; then
-  exec ctest --test-dir build --output-on-failure -j "$(nproc)"
+  # Three suites, each run even when one before it failed; the exit status is 1 when any failed.
+  # 1. every test; 2. the unit and front-end tests again in an ASan + UBSan build (build-sanitize/);
+  # 3. every libFuzzer target 20 s from its seed corpus, in a clang build (build-fuzz/).
+  failed=()
+  ctest --test-dir build --output-on-failure -j "$(nproc)" || failed+=(ctest)
+  tests/sanitizers/run_sanitized_tests.sh build-sanitize . "$(nproc)" || failed+=(sanitizers)
+  NCCLTUNE_FUZZ_BUILD_JOBS=$(nproc) tests/fuzz/run.sh 20 build-fuzz || failed+=(fuzz)
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "run.sh test: FAILED: ${failed[*]}" >&2
+    exit 1
+  fi
+  echo "run.sh test: all passed (ctest, sanitizers, fuzz)"
+  exit 0
 fi
 
 mpirun_as() {  # mpirun, allowed to run as root (containers, CI)

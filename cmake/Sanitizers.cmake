@@ -4,7 +4,7 @@
 set(NCCLTUNE_SANITIZE "" CACHE STRING "Sanitizers for every target, e.g. address,undefined (empty: none)")
 
 # The tests' environment under sanitizers: test registrations append it to ENVIRONMENT. The
-# suppressions (tests/sanitizers/) are for the system libraries we cannot fix: MPI, hwloc, verbs.
+# suppressions (tests/sanitizers/) are for the system libraries we cannot fix (Open MPI, hwloc).
 # NCCLTUNE_SANITIZE also tells the test scripts which checks cannot hold here (they exit 77).
 set(NCCLTUNE_SANITIZER_ENV "")
 if(NCCLTUNE_SANITIZE)
@@ -26,34 +26,50 @@ if(NCCLTUNE_SANITIZE)
   set(supp ${PROJECT_SOURCE_DIR}/tests/sanitizers)
   set(NCCLTUNE_SANITIZER_ENV
     "NCCLTUNE_SANITIZE=${NCCLTUNE_SANITIZE}"
-    # fast_unwind_on_malloc=0: full allocation stacks through libraries built without frame
-    # pointers (Open MPI), or lsan.supp cannot tell their leaks from ours.
-    "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0:suppressions=${supp}/asan.supp"
+    "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:suppressions=${supp}/asan.supp"
     "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=${supp}/ubsan.supp")
   unset(supp)
   unset(flags)
 endif()
 
-# nccltune_sanitizer_environment(): appends NCCLTUNE_SANITIZER_ENV to every test registered so far
-# in the calling directory. Call it at the end of a CMakeLists.txt that adds tests.
-function(nccltune_sanitizer_environment)
-  if(NOT NCCLTUNE_SANITIZER_ENV)
-    return()
+# nccltune_sanitizer_env(VAR [FULL_STACKS]): NCCLTUNE_SANITIZER_ENV, into VAR. FULL_STACKS, for
+# tests that reach MPI or hwloc (everything but the search's tests, which link neither): Open MPI
+# and hwloc's PCI plugin are built without frame pointers and dlclosed before exit, so only the
+# slow unwinder (fast_unwind_on_malloc=0) records stacks that reach the frames lsan.supp names. It
+# makes allocations about ten times slower, too slow for the search's tests.
+function(nccltune_sanitizer_env var)
+  cmake_parse_arguments(arg "FULL_STACKS" "" "" ${ARGN})
+  set(env ${NCCLTUNE_SANITIZER_ENV})
+  if(arg_FULL_STACKS)
+    list(TRANSFORM env REPLACE "^ASAN_OPTIONS=" "ASAN_OPTIONS=fast_unwind_on_malloc=0:")
   endif()
+  set(${var} ${env} PARENT_SCOPE)
+endfunction()
+
+# nccltune_sanitizer_environment([FULL_STACKS]): appends the sanitizer environment to every test
+# registered so far in the calling directory; call it at the end of a CMakeLists.txt.
+function(nccltune_sanitizer_environment)
+  nccltune_sanitizer_env(env ${ARGN})
   get_property(tests DIRECTORY PROPERTY TESTS)
-  if(tests)
-    set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT ${NCCLTUNE_SANITIZER_ENV})
+  if(env AND tests)
+    set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT ${env})
   endif()
 endfunction()
 
-# nccltune_gtest_properties(TARGET [VAR=VALUE...]): every test gtest_discover_tests(TARGET) finds
-# gets the label TARGET (`ctest -L unit_tests`) and the ENVIRONMENT VAR=VALUE..., then
-# NCCLTUNE_SANITIZER_ENV. Not through gtest_discover_tests' PROPERTIES: it splits a list there
-# (CMake 3.25), so only the first variable would survive. A ctest include file read after the
-# discovered tests (named in TARGET_TESTS) sets them.
+# nccltune_gtest_properties(TARGET [FULL_STACKS] [ENV VAR=VALUE...]): every test
+# gtest_discover_tests(TARGET) finds gets the label TARGET (`ctest -L unit_tests`) and the
+# ENVIRONMENT VAR=VALUE..., then the sanitizer environment. Not through gtest_discover_tests'
+# PROPERTIES: it splits a list there (CMake 3.25), so only the first variable would survive. A
+# ctest include file read after the discovered tests (named in TARGET_TESTS) sets them.
 function(nccltune_gtest_properties target)
-  set(env ${ARGN} ${NCCLTUNE_SANITIZER_ENV})
+  cmake_parse_arguments(arg "FULL_STACKS" "" "ENV" ${ARGN})
+  if(arg_FULL_STACKS)
+    nccltune_sanitizer_env(sanitizer_env FULL_STACKS)
+  else()
+    nccltune_sanitizer_env(sanitizer_env)
+  endif()
+  set(env ${arg_ENV} ${sanitizer_env})
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${target}_properties.cmake)
   file(WRITE ${file}
     "foreach(test IN LISTS ${target}_TESTS)\n"

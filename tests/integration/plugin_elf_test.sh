@@ -20,6 +20,10 @@ else
 fi
 exported=$(objdump -T "$plugin" | awk '$2 == "g" && $4 != "*UND*" {print $NF}' | sort | tr '\n' ' ')
 expect_equal "$exported" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 " "only the two plugin tables are exported"
+# The unload hook frees the plugin's own libstdc++ exception pool: bound to the copy linked in,
+# never to the host's libstdc++ (freeing the host's pool would leave the host a dangling pointer).
+imported_freeres=$(objdump -T "$plugin" | awk '$4 == "*UND*" && $NF ~ /__freeres/ {print $NF}')
+expect_equal "$imported_freeres" "" "__gnu_cxx::__freeres is the plugin's own, not imported"
 
 # A process with no way to reach yaml-cpp: its library replaced by an empty file in a private
 # mount namespace (root; where unshare is not allowed, LD_LIBRARY_PATH and the plugin's own

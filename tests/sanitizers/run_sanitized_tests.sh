@@ -17,7 +17,7 @@ echo "== sanitizer build ($sanitizers) of $source_dir in $build_dir"
 cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNCCLTUNE_SANITIZE=$sanitizers
 cmake --build "$build_dir" -j "$jobs"
 
-# Both ctest runs, even when the first fails; the status is the worse of the two.
+# Both ctest runs, even when the first fails; exit 1 when either failed.
 status=0
 echo "== unit tests under $sanitizers: ctest -L '$unit_labels'"
 ctest --test-dir "$build_dir" -L "$unit_labels" -j "$jobs" --output-on-failure || status=1
