@@ -168,6 +168,8 @@ nlohmann::ordered_json bench_result_to_json(const BenchResult& result) {
               {"time_rule", result.time_rule},
               {"rows", std::move(rows)},
               {"avg_busbw", value_or_null(result.avg_busbw)},
+              {"peak_busbw_gbps", result.peak ? value_or_null(result.peak->gbps) : Json(nullptr)},
+              {"peak_bottleneck", result.peak ? Json(result.peak->what) : Json(nullptr)},
               {"context", Json{{"hosts", context.hosts},
                                {"nccl_version", value_or_null(context.nccl_version)},
                                {"cuda_driver", value_or_null(context.cuda_driver)},
@@ -189,6 +191,12 @@ Result<BenchResult> bench_result_from_json(const nlohmann::ordered_json& documen
   reader.read(document, "", "dtype", result.dtype);
   reader.read(document, "", "time_rule", result.time_rule);
   reader.read_optional(document, "", "avg_busbw", result.avg_busbw);
+  std::optional<std::string> peak_bottleneck;
+  reader.read_optional(document, "", "peak_bottleneck", peak_bottleneck);
+  if (peak_bottleneck) {
+    result.peak = BenchPeak{{}, *peak_bottleneck};
+    reader.read_optional(document, "", "peak_busbw_gbps", result.peak->gbps);
+  }
   if (const Json* rows = reader.field(document, "", "rows", true)) {
     if (!rows->is_array()) reader.fail("", "rows", "a list");
     for (size_t i = 0; reader.error.empty() && rows->is_array() && i < rows->size(); ++i)

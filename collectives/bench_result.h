@@ -35,6 +35,13 @@ struct BenchContext {
   std::map<std::string, std::string> env;  // NCCL_* variables in effect
 };
 
+// The hardware peak a busbw is read against (topology/peak_model.h): GB/s, null when unknown;
+// `what` names the bottleneck ("NVLink4 x18"), or why the peak is unknown.
+struct BenchPeak {
+  std::optional<double> gbps;
+  std::string what;
+};
+
 struct BenchResult {
   std::string op = "all_reduce";
   std::optional<int> ranks;  // nullopt when a log does not say how many ranks ran
@@ -43,6 +50,7 @@ struct BenchResult {
   std::string time_rule = "max";  // how per-rank times were combined: "max" (slowest rank)
   std::vector<BenchRow> rows;
   std::optional<double> avg_busbw;
+  std::optional<BenchPeak> peak;  // absent when nobody asked (import without --from)
   BenchContext context;
 };
 

@@ -19,7 +19,8 @@ std::string bench_table_header();
 std::string bench_table_row(const BenchRow& row);
 
 // "# Out of bounds values : N OK|FAILED" (N: measurements with wrong data), "# Avg bus
-// bandwidth    : X" (result.avg_busbw, else the mean of every busbw), "# Time rule ...", "#".
+// bandwidth    : X" (result.avg_busbw, else the mean of every busbw), "# Peak bus bandwidth :
+// ..." when result.peak is set (peak_summary), "# Time rule ...", "#".
 std::string bench_table_footer(const BenchResult& result);
 
 std::string render_bench_table(const BenchResult& result);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "topology/affinity.h"
+#include "topology/peak_model.h"
 
 namespace nccltune {
 
@@ -75,6 +76,11 @@ ordered_json topology_to_json(const NodeTopology& topology) {
   ordered_json nearest = ordered_json::object();
   for (const auto& [gpu, nic] : nearest_nic_map(assign_nearest_nics(topology))) nearest[gpu] = nic;
   doc["nearest_nic"] = nearest;
+  NodePeak peak = node_peak(topology);
+  doc["peak"] = {{"intra_node_gbps", optional_json(peak.intra_node.gbps)},
+                 {"intra_node_bottleneck", optional_json(peak.intra_node.bottleneck)},
+                 {"inter_node_gbps", optional_json(peak.inter_node.gbps)},
+                 {"inter_node_bottleneck", optional_json(peak.inter_node.bottleneck)}};
   ordered_json bridges = ordered_json::array();
   for (const auto& bridge : topology.bridges)
     bridges.push_back({{"pci", bridge.pci},

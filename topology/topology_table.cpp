@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "topology/affinity.h"
+#include "topology/peak_model.h"
 
 namespace nccltune {
 
@@ -103,6 +104,14 @@ std::string render_topology_table(const NodeTopology& topology) {
       std::any_of(topology.nics.begin(), topology.nics.end(),
                   [](const Nic& n) { return n.pcie.width_degraded() || n.pcie.speed_degraded(); });
   if (any_degraded) out += "  * current PCIe link below its maximum\n";
+
+  const NodePeak peak = node_peak(topology);
+  auto rate_text = [](const LineRate& rate) {
+    return rate.gbps ? fmt::format("{:.1f} GB/s ({})", *rate.gbps, rate.bottleneck.value_or("?"))
+                     : "unknown (" + rate.unknown_reason.value_or("?") + ")";
+  };
+  out += "\nPeak per GPU and direction: within the node " + rate_text(peak.intra_node) + "; across nodes " +
+         rate_text(peak.inter_node) + "\n";
 
   out +=
       "\nLegend: X self, NV# bonded NVLinks, PIX one PCIe switch, PXB several switches, "

@@ -310,6 +310,45 @@ expect_in "$work/emulated.json" "\"$host-node1\"" "emulated JSON host 1"
 expect_busbw emulated 1.5
 expect_clean emulated
 
+# ---------------------------------------------------------------------------------------------
+# The hardware peak and the health thresholds. The dgx-h100 model gives 4 ranks about 330 GB/s
+# at 64M; the DGX-H100 snapshot's peak is NVLink4 x18, 450 GB/s (73%).
+peak_args=(-b 1M -e 64M -f 4 -n 2 -w 1 --from "$fixtures/nodes/dgx-h100")
+bench peak_met NCCLTUNE_FAKE_MODEL="$models/dgx-h100.yaml" -- "${peak_args[@]}" --min-peak-pct 50 --min-busbw 100
+expect_rc peak_met 0
+expect_in "$work/peak_met.out" "# Peak bus bandwidth   : 450 GB/s (NVLink4 x18); busbw at 64M is " "peak line under the table"
+if grep -A1 '^# Avg bus bandwidth' "$work/peak_met.out" | grep -q '^# Peak bus bandwidth'; then pass; else
+  fail "the peak line is not right under '# Avg bus bandwidth'"; fi
+expect_in "$work/peak_met.out" "meets --min-peak-pct 50" "threshold met, said so"
+expect_clean peak_met
+
+bench peak_below NCCLTUNE_FAKE_MODEL="$models/dgx-h100.yaml" -- "${peak_args[@]}" --min-peak-pct 95
+expect_rc peak_below 1
+expect_count "$work/peak_below.err" "nccltune bench:" 1 "below --min-peak-pct: one line of ours (mpirun adds its own)"
+expect_in "$work/peak_below.err" "at 64M is 7" "below --min-peak-pct: size and measured share named"
+expect_in "$work/peak_below.err" "below --min-peak-pct 95" "below --min-peak-pct: threshold named"
+expect_clean peak_below
+
+bench busbw_below NCCLTUNE_FAKE_MODEL="$models/dgx-h100.yaml" -- "${peak_args[@]}" --min-busbw 1000
+expect_rc busbw_below 1
+expect_in "$work/busbw_below.err" "is below --min-busbw 1000 GB/s" "below --min-busbw named"
+expect_clean busbw_below
+
+# Two emulated nodes of two ranks: the network (2 x 50 GB/s rails) is the bottleneck.
+bench peak_two_nodes NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 1K -f 4 -n 2 -w 1 \
+  --from "$fixtures/nodes/dgx-h100" --json "$work/peak_two_nodes.json"
+expect_rc peak_two_nodes 0
+expect_in "$work/peak_two_nodes.out" "100 GB/s (network, 1x mlx5 400 Gb/s per GPU x 2 GPUs)" "two nodes: network peak"
+expect_in "$work/peak_two_nodes.json" '"peak_busbw_gbps": 100.0' "peak in the JSON"
+expect_clean peak_two_nodes
+
+# No GPU here and no --from: the peak is unknown, and a percentage cannot be judged (exit 2).
+bench peak_unknown NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 1K -f 4 -n 2 -w 1 --min-peak-pct 80
+expect_rc peak_unknown 2
+expect_in "$work/peak_unknown.out" "# Peak bus bandwidth   : unknown (" "unknown peak said so"
+expect_in "$work/peak_unknown.err" "cannot judge --min-peak-pct: the peak is unknown" "unknown peak: cannot judge"
+expect_clean peak_unknown
+
 bench emulated_bad NCCLTUNE_EMULATE_NODES=3 NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8
 expect_failed emulated_bad
 expect_in "$work/emulated_bad.err" "NCCLTUNE_EMULATE_NODES=3" "uneven emulation named"

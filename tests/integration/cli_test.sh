@@ -77,4 +77,41 @@ expect_exit 0 "replay the capture" -- "$nccltune" topo --from "$work/snap" --for
 expect_exit 1 "capture into a non-empty directory" -- "$nccltune" topo --capture "$work/snap"
 expect_in "$work/err" "not empty" "non-empty capture refused"
 
+# topo: the peak of each generated node (JSON contract) and the table's line.
+peak_of() {  # peak_of SNAPSHOT: "intra inter" from topo --format json
+  "$nccltune" topo --from "$fixtures/nodes/$1" --format json | tr -d ' \n' |
+    sed -n 's/.*"peak":{"intra_node_gbps":\([^,]*\),[^}]*"inter_node_gbps":\([^,]*\),.*/\1 \2/p'
+}
+expect_equal "$(peak_of dgx-h100)" "450.0 50.0" "DGX-H100: NVLink4 x18, 400G per GPU"
+expect_equal "$(peak_of dgx-a100)" "300.0 25.0" "DGX-A100: NVLink3 x12, 200G per GPU"
+expect_equal "$(peak_of pcie-4gpu)" "31.50769230769231 3.125" "PCIe Gen4 x16 box, one 100G NIC for 4 GPUs"
+expect_equal "$(peak_of dgx-h100-degraded)" "450.0 null" "a rail down: across nodes unknown"
+expect_exit 0 "topo table" -- "$nccltune" topo --from "$fixtures/nodes/dgx-h100"
+expect_in "$work/out" "Peak per GPU and direction: within the node 450.0 GB/s (NVLink4 x18); across nodes 50.0 GB/s (1x mlx5 400 Gb/s per GPU)" "table: peak line"
+expect_exit 0 "topo from nvidia-smi only" -- "$nccltune" topo --from "nvidia-smi:$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt" --format json
+expect_in "$work/out" '"intra_node_gbps": null' "nvidia-smi names no GPU model: peak unknown, not guessed"
+
+# import --from: published nccl-tests logs read against the node they ran on.
+published=$fixtures/nccl-tests/published
+import_peak() {  # import_peak DESCRIPTION EXPECTED LOG SNAPSHOT [ARGS...]
+  local what=$1 want=$2 log=$3 snapshot=$4
+  shift 4
+  expect_exit 0 "$what" -- "$nccltune" import "$published/$log" --from "$fixtures/nodes/$snapshot" "$@"
+  expect_in "$work/err" "$want" "$what: % of peak"
+}
+import_peak "2x H100, 16 ranks" "400 GB/s (network, 1x mlx5 400 Gb/s per GPU x 8 GPUs); busbw at 16G is 471.22 GB/s, 118% of peak (above the line rate" \
+  oci-h100-2node-16rank-allreduce.txt dgx-h100
+import_peak "8x H100 with SHARP, rank list elided" "busbw at 8G is 386.56 GB/s, 97% of peak" \
+  coreweave-h100-64gpu-sharp-allreduce.txt dgx-h100 --nodes 8 --ranks 64
+import_peak "2x H200, one GPU and NIC each" "50 GB/s (network, 1x mlx5 400 Gb/s per GPU); busbw at 8G is 31.89 GB/s, 64% of peak" \
+  gke-h200-2node-1gpu-1nic-allreduce.txt dgx-h100
+import_peak "GB200 NVL72 rack" "900 GB/s (NVLink5 x18, one NVLink domain of up to 72 GPUs across nodes); busbw at 8G is 834.57 GB/s, 93% of peak" \
+  coreweave-gb200-nvl72-1rack-allreduce.txt gb200-tray --nodes 18 --ranks 72
+expect_exit 0 "import --json FILE --from: the line on stdout" -- "$nccltune" import "$published/gke-h200-2node-1gpu-1nic-allreduce.txt" \
+  --from "$fixtures/nodes/dgx-h100" --json "$work/gke.json"
+expect_in "$work/out" "# Peak bus bandwidth   : 50 GB/s" "import --json: peak line on stdout"
+expect_in "$work/gke.json" '"peak_busbw_gbps": 50.0' "import --json: peak in the JSON"
+expect_exit 0 "import, rank list elided, no counts" -- "$nccltune" import "$published/coreweave-gb200-nvl72-1rack-allreduce.txt" --from "$fixtures/nodes/gb200-tray"
+expect_in "$work/err" "unknown (the run's node and rank counts are not known (import: --nodes N --ranks N))" "unknown counts: said how to give them"
+
 finish

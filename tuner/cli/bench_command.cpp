@@ -1,5 +1,8 @@
 // `nccltune bench`: MPI-launched, one worker process per rank, printing nccl-tests' table.
 //   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE]
+//     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P]
+// Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 on a
+// usage error or a threshold that cannot be judged (peak unknown).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,8 +17,10 @@
 #include "base/atomic_file.h"
 #include "base/byte_size.h"
 #include "base/printable_text.h"
+#include "cli/bench_peak_input.h"
 #include "cli/commands.h"
 #include "collectives/bench_json.h"
+#include "collectives/bench_peak.h"
 #include "collectives/bench_table.h"
 #include "collectives/bus_bandwidth.h"
 #include "collectives/collective_spec.h"
@@ -42,6 +47,9 @@ struct BenchOptions {
   std::string cuda_lib, nccl_lib;
   double init_timeout_s = 120, size_timeout_s = 60;
   int repeat = 1;  // hidden: N trials in one job, each one's wall time on rank 0 (bench/trial_overhead.sh)
+  std::string from;  // the node the peak is computed for; empty: this machine
+  ReadOptions read_options;
+  double min_busbw = -1, min_peak_percent = -1;  // health thresholds; negative: not given
   std::vector<std::string> argv;
 };
 
@@ -192,7 +200,8 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
                  trial.reason.c_str());
     return 1;
   }
-  const BenchResult result = bench_result(options, *spec, trial, mpi);
+  BenchResult result = bench_result(options, *spec, trial, mpi);
+  result.peak = read_bench_peak(options.from, options.read_options, options.collective, result.nodes, result.ranks);
   std::cout << render_bench_table(result) << std::flush;
   if (options.repeat > 1) {
     for (size_t i = 0; i < trial_ms.size(); ++i)
@@ -216,7 +225,16 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
     std::fprintf(stderr, "nccltune bench: wrong data: %s\n", trial.reason.c_str());
     return 1;
   }
-  return 0;
+  BusbwThresholds thresholds;
+  if (options.min_busbw >= 0) thresholds.min_busbw_gbps = options.min_busbw;
+  if (options.min_peak_percent >= 0) thresholds.min_peak_percent = options.min_peak_percent;
+  const BusbwVerdict verdict = judge_busbw(result, thresholds);
+  if (verdict.exit_code == 0) {
+    if (!verdict.line.empty()) std::cout << "# " << verdict.line << "\n";
+  } else {
+    print_error_line("nccltune bench", verdict.line);
+  }
+  return verdict.exit_code;
 }
 
 }  // namespace
@@ -270,6 +288,18 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
   sub->add_option("--size-timeout", options->size_timeout_s, "Seconds one size may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  sub->add_option("--from", options->from,
+                  "The node whose peak the busbw is read against: a snapshot DIR, nvidia-smi:FILE or "
+                  "hwloc:FILE (default: this machine)");
+  sub->add_option("--min-busbw", options->min_busbw,
+                  "Exit 1 when the busbw at the largest size is below GBPS GB/s (health check)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("GBPS");
+  sub->add_option("--min-peak-pct", options->min_peak_percent,
+                  "Exit 1 when the busbw at the largest size is below P% of the hardware peak (80 needs "
+                  "large sizes: -e 1G or more)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->type_name("P");
   sub->add_option("--repeat", options->repeat,
                   "Run the trial N times in this job and print each one's wall time")
       ->group("");  // hidden: for bench/trial_overhead.sh

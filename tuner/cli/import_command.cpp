@@ -1,4 +1,4 @@
-// `nccltune import LOG [--json FILE]`: reads an nccl-tests log and prints it as
+// `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log and prints it as
 // nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
 // assumptions, inferences and busbw values the rows do not reproduce go to stderr and into the
 // JSON's "import" object. Exit 0 on success, 2 when the log cannot be read or holds no table,
@@ -13,8 +13,10 @@
 
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
+#include "cli/bench_peak_input.h"
 #include "cli/commands.h"
 #include "collectives/bench_json.h"
+#include "collectives/bench_peak.h"
 #include "collectives/nccl_tests_log.h"
 
 namespace nccltune::cli {
@@ -26,6 +28,8 @@ constexpr int kImportFailed = 2;
 struct ImportOptions {
   std::string log;
   std::string json;
+  std::optional<std::string> from;  // the node the log ran on, for the peak
+  std::optional<int> nodes, ranks;  // what a log with an elided rank list does not say
 };
 
 // The parser's notes and the checks, for people (stderr) and machines (the "import" object).
@@ -87,7 +91,16 @@ int run_import(const ImportOptions& options) {
   const auto average = check_average_bus_bandwidth(log->bench);
   print_findings(options.log, *log, disagreements, average);
 
-  nlohmann::ordered_json document = bench_result_to_json(log->bench);
+  BenchResult bench = log->bench;
+  if (options.ranks) bench.ranks = options.ranks;
+  if (options.nodes) bench.nodes = options.nodes;
+  if (options.from) {
+    bench.peak = read_bench_peak(*options.from, {}, bench.op, bench.nodes, bench.ranks);
+    // The line nccltune bench prints under the table; beside the JSON, not inside stdout's.
+    std::fprintf(options.json.empty() ? stderr : stdout, "# %-20s : %s\n", "Peak bus bandwidth",
+                 peak_summary(bench).c_str());
+  }
+  nlohmann::ordered_json document = bench_result_to_json(bench);
   document["import"] = import_report(options.log, *log, disagreements, average);
   const std::string json = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (options.json.empty()) {
@@ -111,6 +124,14 @@ void add_import_command(CLI::App& app, Command& command) {
   sub->add_option("log", options->log, "nccl-tests output file")->required()->type_name("LOG");
   sub->add_option("--json", options->json, "Write the JSON to FILE (atomically) instead of stdout")
       ->type_name("FILE");
+  sub->add_option("--from", options->from,
+                  "The node the log ran on (a snapshot DIR, nvidia-smi:FILE, hwloc:FILE, or \"\" for this "
+                  "machine): print the busbw at the largest size as a share of its hardware peak")
+      ->type_name("SRC");
+  sub->add_option("--nodes", options->nodes, "Nodes the run used, where the log does not list its ranks")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--ranks", options->ranks, "Ranks the run used, where the log does not list them")
+      ->check(CLI::PositiveNumber);
   sub->callback([options, &command] { command.run = [options] { return run_import(*options); }; });
 }
 
