@@ -65,7 +65,8 @@ std::optional<double> pcie_link_gbps(const PcieLink& link, int& gen) {
 }
 
 LineRate intra_node_rate(const NodeTopology& topology) {
-  if (topology.gpus.size() < 2) return unknown("one GPU: no link within the node to cross");
+  if (topology.gpus.empty()) return unknown("no GPU found");
+  if (topology.gpus.size() == 1) return unknown("one GPU: no link within the node to cross");
   bool all_nvlink = true;
   for (const auto& gpu : topology.gpus) {
     if (!gpu.nvlinks) return unknown(gpu_id(gpu.index) + "'s NVLink count is not known");
@@ -108,7 +109,7 @@ std::string nic_family(const Nic& nic) {  // "mlx5" of "mlx5_3"
 }
 
 LineRate inter_node_rate(const NodeTopology& topology) {
-  if (topology.gpus.empty()) return unknown("no GPU");
+  if (topology.gpus.empty()) return unknown("no GPU found");
   auto assignments = assign_nearest_nics(topology);
   std::map<int, int> gpus_per_nic;
   for (const auto& assignment : assignments) {

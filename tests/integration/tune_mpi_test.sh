@@ -36,6 +36,10 @@ check_that no_tagged_processes_left "no worker left after a finished tune"
 check_that "! grep -q 'env will refuse' '$work/log'" "no store warning under umask 002"
 check_that "[ -z \"\$(find '$work/one' -type d ! -perm 0755)\" ]" "store directories are 0755 under umask 002"
 check_that "[ -z \"\$(find '$work/one' -type f ! -perm 0644)\" ]" "store files are 0644 under umask 002"
+# No GPU on this machine: the hardware peak is unknown, and the profile and summary say why.
+check_that "grep -q 'peak_bottleneck: \"unknown: no GPU found\"' '$profile'" "profile: peak unknown, with the reason"
+check_that "! grep -q 'peak_busbw_gbps' '$profile'" "profile: no peak number invented"
+check_that "grep -q '^peak: unknown (no GPU found)' '$work/log'" "summary: peak unknown, with the reason"
 : >"$work/empty-config.yaml"
 key=$(basename "$(dirname "$profile")")
 "$nccltune" env --config "$work/empty-config.yaml" --node-state "$work/no-node.yaml" --profiles "$work/one" --shape "$key" \
@@ -88,6 +92,13 @@ check_that "grep -q 'not alike' '$work/log' && grep -q 'a100' '$work/log'" "mixe
 tune tune-one-knob.yaml tune-small.yaml "$work/mixed" --from "$fixtures/nodes/dgx-h100,$fixtures/nodes/dgx-a100" --allow-mixed --max-trials 12
 status=$?
 check_that "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
+# The peak on 2 nodes of 2 ranks is the slower node's: the DGX-A100's two 200G rails, 50 GB/s
+# (the DGX-H100's two 400G rails would carry 100).
+profile=$(find "$work/mixed" -name 2n.yaml)
+check_that "grep -q 'peak_busbw_gbps: 50$' '$profile'" "profile: peak of the slower node, 2 rails"
+check_that "grep -q 'peak_bottleneck: \"network, 1x mlx5 200 Gb/s per GPU x 2 GPUs\"' '$profile'" "profile: the bottleneck"
+check_that "grep -Eq '^peak: 50 GB/s \(network, 1x mlx5 200 Gb/s per GPU x 2 GPUs\); (tuned|baseline) busbw at 1M is [0-9.]+ GB/s, [0-9]+% of peak' '$work/log'" \
+  "summary: the share of the peak" || show_log "$work/log"
 
 # 5. Only what was measured. The model's defaults use Simple above 64K and LL128 wins up to 1M:
 # NCCL_PROTO=LL,LL128 would take Simple from every larger size, so it must not reach env.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -38,6 +40,25 @@ TEST(ProfileSummary, DemoProfileGolden) {
 TEST(ProfileSummary, KeepDefaultsGolden) {
   expect_golden("show-keep-defaults.txt",
                 render_profile_summary(read_fixture("keep-defaults-2n.yaml"), "keep-defaults-2n.yaml"));
+}
+
+TEST(ProfileSummary, ShowsTheShareOfTheHardwarePeak) {
+  Profile p = read_fixture("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
+  const std::string size = format_byte_size(p.results.sizes.back());
+  p.results.peak_busbw_gbps = p.results.tuned.back() * 2;
+  p.results.peak_bottleneck = "NVLink4 x18";
+  EXPECT_NE(render_profile_summary(p, "x").find(fmt::format("peak     {:g} GB/s (NVLink4 x18): busbw at {} is 50% of it\n",
+                                                            *p.results.peak_busbw_gbps, size)),
+            std::string::npos)
+      << render_profile_summary(p, "x");
+  p.results.peak_busbw_gbps = p.results.tuned.back() / 2;
+  EXPECT_NE(render_profile_summary(p, "x").find("is 200% of it (above the line rate"), std::string::npos);
+  p.results.peak_busbw_gbps.reset();
+  p.results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
+  EXPECT_NE(render_profile_summary(p, "x").find("peak     unknown: GPU0's NVLink count is not known\n"),
+            std::string::npos);
+  p.results.peak_bottleneck.clear();
+  EXPECT_EQ(render_profile_summary(p, "x").find("peak "), std::string::npos) << "older profiles say nothing";
 }
 
 TEST(ProfileSummary, ShowsEveryEnvVariableAndFailedTrial) {

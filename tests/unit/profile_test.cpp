@@ -38,6 +38,8 @@ Profile sample_profile() {
   p.results.tuned = {0.01, 1.3, 31, 120.4, 471.9};
   p.results.speedup_geomean = 1.18;
   p.results.worst_size_ratio = 0.99;
+  p.results.peak_busbw_gbps = 400;
+  p.results.peak_bottleneck = "network, 1x mlx5 400 Gb/s per GPU x 8 GPUs";
   std::vector<SizeChoice> best(5);
   best[0].algo = best[1].algo = best[2].algo = "Tree";
   best[0].proto = best[1].proto = best[2].proto = "LL";
@@ -101,6 +103,26 @@ TEST(Profile, RoundTrip) {
   ASSERT_TRUE(exact.ok()) << exact.error();
   EXPECT_EQ(exact->results.baseline, odd_numbers.results.baseline);  // bit for bit
   EXPECT_EQ(exact->results.speedup_geomean, odd_numbers.results.speedup_geomean);
+}
+
+TEST(Profile, PeakIsOptionalAndSaysWhyWhenUnknown) {
+  Profile profile = sample_profile();
+  EXPECT_DOUBLE_EQ(percent_of_peak(profile.results, 4).value_or(0), 100 * 471.9 / 400);
+  EXPECT_FALSE(percent_of_peak(profile.results, 5)) << "no such size";
+  profile.results.peak_busbw_gbps.reset();
+  profile.results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
+  const std::string yaml = profile_to_yaml(profile);
+  EXPECT_EQ(yaml.find("peak_busbw_gbps"), std::string::npos);
+  Result<Profile> parsed = parse_profile(yaml, "unknown-peak.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(*parsed, profile);
+  EXPECT_FALSE(percent_of_peak(parsed->results, 4));
+
+  std::string negative = profile_to_yaml(sample_profile());
+  negative.replace(negative.find("peak_busbw_gbps: 400"), 20, "peak_busbw_gbps: -4");
+  Result<Profile> refused = parse_profile(negative, "negative.yaml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("results.peak_busbw_gbps"), std::string::npos) << refused.error();
 }
 
 TEST(Profile, GoldenYaml) {

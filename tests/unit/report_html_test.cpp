@@ -3,6 +3,7 @@
 // and how the candidates are picked from a journal.
 #include "report/report_html.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -126,6 +127,26 @@ TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
   EXPECT_NE(html.find("candidates from out/journal.jsonl"), std::string::npos);
   // One speedup bar per measured size.
   EXPECT_EQ(count(html, "class=\"bar\""), in.profile.results.sizes.size());
+}
+
+TEST(ReportHtml, DrawsTheHardwarePeakAndItsShare) {
+  ReportInput in = demo_input();
+  EXPECT_EQ(count(render_report_html(in), "data-series=\"peak\""), 0u) << "no peak in the profile";
+  in.profile.results.peak_busbw_gbps = 450;
+  in.profile.results.peak_bottleneck = "NVLink4 x18";
+  const std::string html = render_report_html(in);
+  EXPECT_EQ(count(html, "data-series=\"peak\""), 1u);
+  EXPECT_NE(html.find("hardware peak 450 GB/s (NVLink4 x18)"), std::string::npos);
+  EXPECT_NE(html.find("<th class=\"num\">% of peak</th>"), std::string::npos);
+  const auto percent = percent_of_peak(in.profile.results, in.profile.results.sizes.size() - 1);
+  ASSERT_TRUE(percent);
+  EXPECT_NE(html.find(fmt::format("<td class=\"num\">{:.0f}%</td>", *percent)), std::string::npos);
+
+  in.profile.results.peak_busbw_gbps.reset();
+  in.profile.results.peak_bottleneck = "unknown: <b>no NIC</b>";
+  const std::string unknown = render_report_html(in);
+  EXPECT_EQ(count(unknown, "data-series=\"peak\""), 0u);
+  EXPECT_NE(unknown.find("Hardware peak unknown: &lt;b&gt;no NIC&lt;/b&gt;"), std::string::npos);
 }
 
 TEST(ReportHtml, WarnsWhenTheTopologyIsNotTheTunedShape) {

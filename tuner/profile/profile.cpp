@@ -257,7 +257,9 @@ std::vector<double> numbers(const YAML::Node& node, int line, const std::string&
 ProfileResults parse_results(const YAML::Node& node, int line) {
   const std::string field = "results";
   yaml_expect_map(node, field, line);
-  yaml_check_keys(node, field, {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio"});
+  yaml_check_keys(node, field,
+                  {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio", "peak_busbw_gbps",
+                   "peak_bottleneck"});
   ProfileResults results;
   const int at = yaml_line(node);
   if (const YAML::Node sizes = node["sizes"]) {
@@ -285,6 +287,10 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
     results.speedup_geomean = number(node["speedup_geomean"], "results.speedup_geomean");
   if (node["worst_size_ratio"])
     results.worst_size_ratio = number(node["worst_size_ratio"], "results.worst_size_ratio");
+  if (node["peak_busbw_gbps"])
+    results.peak_busbw_gbps = non_negative(node["peak_busbw_gbps"], "results.peak_busbw_gbps");
+  if (node["peak_bottleneck"])
+    results.peak_bottleneck = yaml_text(node["peak_bottleneck"], "results.peak_bottleneck");
   return results;
 }
 
@@ -456,6 +462,9 @@ std::string profile_to_yaml(const Profile& profile) {
       << "  tuned: " << flow_list(results.tuned, number_text) << "\n"
       << "  speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
       << "  worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
+  if (results.peak_busbw_gbps) out << "  peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
+  if (!results.peak_bottleneck.empty())
+    out << "  peak_bottleneck: " << yaml_quoted(cleaned_text(results.peak_bottleneck)) << "\n";
   const ProfileProvenance& provenance = profile.provenance;
   out << "provenance:\n"
       << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"
@@ -495,6 +504,13 @@ Result<Profile> read_profile(const std::filesystem::path& file) {
   Result<std::string> text = read_text_file(file, kMaxProfileBytes);
   if (!text) return Error{text.error()};
   return parse_profile(*text, file.string());
+}
+
+std::optional<double> percent_of_peak(const ProfileResults& results, std::size_t i) {
+  if (!results.peak_busbw_gbps || *results.peak_busbw_gbps <= 0) return std::nullopt;
+  const std::vector<double>& curve = results.tuned.empty() ? results.baseline : results.tuned;
+  if (i >= curve.size()) return std::nullopt;
+  return 100 * curve[i] / *results.peak_busbw_gbps;
 }
 
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,8 +77,16 @@ struct ProfileResults {
   std::vector<std::uint64_t> sizes;     // ascending
   std::vector<double> baseline, tuned;  // busbw GB/s per size
   double speedup_geomean = 1, worst_size_ratio = 1;
+  // The hardware peak of the tuned collective on this shape (topology/peak_model.h), GB/s, and
+  // its bottleneck ("NVLink4 x18"); when unknown, no number and the bottleneck says why.
+  std::optional<double> peak_busbw_gbps;
+  std::string peak_bottleneck;
   bool operator==(const ProfileResults&) const = default;
 };
+
+// The busbw the profile gives at size i (tuned; the defaults' where it keeps them) as a percentage
+// of results.peak_busbw_gbps; nullopt when the peak or that value is unknown.
+std::optional<double> percent_of_peak(const ProfileResults& results, std::size_t i);
 
 struct ProfileProvenance {
   std::string tool, date;

@@ -96,8 +96,18 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
                          format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
                          format_speedup(speedup_at(r, i)), choice ? describe_choice(*choice) : "-");
     }
-    out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n\n",
+    out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
                        format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
+    if (r.peak_busbw_gbps) {
+      out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
+      if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
+        out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(r.sizes.back()), *percent,
+                           *percent > 100 ? " (above the line rate: NVLS, SHARP and trees move fewer bytes than busbw counts)" : "");
+      out += "\n";
+    } else if (!r.peak_bottleneck.empty()) {
+      out += "peak     " + r.peak_bottleneck + "\n";
+    }
+    out += "\n";
   }
 
   const ProfileProvenance& p = profile.provenance;

@@ -18,6 +18,7 @@ namespace {
 
 constexpr const char* kDefaultsColor = "#64748b";
 constexpr const char* kTunedColor = "#16a34a";
+constexpr const char* kPeakColor = "#dc2626";
 constexpr const char* kCandidateColors[] = {"#7c3aed", "#0284c7", "#d97706", "#db2777", "#0d9488"};
 
 constexpr const char* kStyle = R"(
@@ -180,7 +181,13 @@ std::string curves_section(const ReportInput& in) {
                                         c.score, to_string(c.phase)),
                             kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
   }
+  if (r.peak_busbw_gbps)  // a flat line at the hardware peak (it may lie below an NVLS curve)
+    chart.series.push_back({"peak",
+                            fmt::format("hardware peak {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck),
+                            kPeakColor, true, r.sizes, std::vector<double>(r.sizes.size(), *r.peak_busbw_gbps)});
   std::string out = "<section id=\"busbw\"><h2>Bus bandwidth</h2>\n" + render_line_chart(chart);
+  if (!r.peak_busbw_gbps && !r.peak_bottleneck.empty())
+    out += "<p class=\"note\">Hardware peak " + html_text(r.peak_bottleneck) + "</p>\n";
   if (!in.journal_note.empty()) out += "<p class=\"note\">" + html_text(in.journal_note) + "</p>\n";
   return out + "</section>\n";
 }
@@ -196,15 +203,21 @@ std::string speedup_section(const Profile& p) {
   std::string table =
       "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
       "GB/s</th>"
-      "<th class=\"num\">speedup</th><th>per-size choice</th></tr>\n";
+      "<th class=\"num\">speedup</th>" +
+      std::string(r.peak_busbw_gbps ? "<th class=\"num\">% of peak</th>" : "") + "<th>per-size choice</th></tr>\n";
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const SizeChoice* choice = choice_for_size(p.per_size, r.sizes[i]);
+    std::string peak_cell;
+    if (r.peak_busbw_gbps) {
+      const auto percent = percent_of_peak(r, i);
+      peak_cell = "<td class=\"num\">" + (percent ? fmt::format("{:.0f}%", *percent) : std::string("-")) + "</td>";
+    }
     table += fmt::format(
         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num {}\">{}</td><td>{}</td></tr>\n",
+        "<td class=\"num {}\">{}</td>{}<td>{}</td></tr>\n",
         format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
         format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
-        format_speedup(bars.ratios[i]), choice ? html_text(describe_choice(*choice)) : "-");
+        format_speedup(bars.ratios[i]), peak_cell, choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
   return "<section id=\"speedup\"><h2>Speedup per message size</h2>\n" + render_speedup_bars(bars) +

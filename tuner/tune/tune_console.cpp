@@ -67,4 +67,19 @@ std::string render_tune_summary(const StrategyResult& r) {
   return out;
 }
 
+std::string render_peak_line(const StrategyResult& r, const LineRate& peak) {
+  if (!peak.gbps) return "peak: unknown (" + peak.unknown_reason.value_or("?") + ")";
+  std::string line = fmt::format("peak: {:g} GB/s ({})", *peak.gbps, peak.bottleneck.value_or("?"));
+  if (r.sizes.empty() || *peak.gbps <= 0) return line;
+  // The tuned curve; the defaults' where the profile keeps them.
+  const bool tuned = r.tuned_busbw.size() == r.sizes.size();
+  if (!tuned && r.baseline_busbw.size() != r.sizes.size()) return line;
+  const double busbw = tuned ? r.tuned_busbw.back() : r.baseline_busbw.back();
+  const double percent = 100 * busbw / *peak.gbps;
+  line += fmt::format("; {} busbw at {} is {:.2f} GB/s, {:.0f}% of peak", tuned ? "tuned" : "baseline",
+                      format_byte_size(r.sizes.back()), busbw, percent);
+  if (percent > 100) line += " (above the line rate: NVLS, SHARP and trees move fewer bytes than busbw counts)";
+  return line;
+}
+
 }  // namespace nccltune

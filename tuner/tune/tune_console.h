@@ -6,6 +6,7 @@
 #include <string>
 
 #include "search/strategy.h"
+#include "topology/peak_model.h"
 
 namespace nccltune {
 
@@ -28,5 +29,9 @@ class TuneConsole {
 };
 
 std::string render_tune_summary(const StrategyResult& result);
+
+// "peak: 450 GB/s (NVLink4 x18); tuned busbw at 32M is 380.00 GB/s, 84% of peak", or why the
+// peak is unknown.
+std::string render_peak_line(const StrategyResult& result, const LineRate& peak);
 
 }  // namespace nccltune

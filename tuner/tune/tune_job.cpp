@@ -19,6 +19,7 @@
 #include "profile/size_ranges.h"
 #include "profile/store_permissions.h"
 #include "search/default_search_space.h"
+#include "topology/peak_model.h"
 #include "topology/sources/topology_reader.h"
 #include "tune/cluster_shape.h"
 #include "tune/journal.h"
@@ -36,6 +37,8 @@ struct Job {
   const TrialRunner& run;
 };
 
+constexpr const char* kTunedCollective = "all_reduce";
+
 TrialSpec base_spec(const TuneOptions& o, const Job& job) {
   TrialSpec spec;
   spec.config.rank = job.group.rank();
@@ -44,7 +47,7 @@ TrialSpec base_spec(const TuneOptions& o, const Job& job) {
   const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
   spec.config.cuda_lib = libraries.cuda_lib;
   spec.config.nccl_lib = libraries.nccl_lib;
-  spec.config.collective = "all_reduce";
+  spec.config.collective = kTunedCollective;
   spec.config.sweep.check = true;
   spec.config.sweep.in_place = false;
   spec.config.sweep.max_bytes_per_size = o.max_bytes_per_size;
@@ -125,9 +128,11 @@ std::string topology_source_for_node(const std::string& from, int node) {
   return entries[static_cast<size_t>(node) % entries.size()];
 }
 
-// Each node's first rank reads the node's topology; its NodeType goes to every rank.
+// Each node's first rank reads the node's topology; its NodeType goes to every rank, and so does
+// the hardware peak of the tuned collective on this job's layout as that node sees it: `peak` is
+// the lowest (unknown when any node's is), since the slowest node bounds every collective.
 std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, const TrialResult& probe,
-                                        std::string& error) {
+                                        std::string& error, LineRate& peak) {
   std::string mine;
   const NodeLayout& layout = job.layout;
   if (layout.local_rank == 0) {
@@ -135,10 +140,12 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
     auto source = parse_topology_source(topology_source_for_node(o.from, layout.node));
     if (source) {
       auto read = read_node_topology(*source, {});
-      if (read)
+      if (read) {
         topology = std::move(read.value());
-      else
+        peak = collective_peak(node_peak(topology), kTunedCollective, layout.nodes, layout.local_size);
+      } else {
         error = read.error();
+      }
     } else {
       error = source.error();
     }
@@ -164,12 +171,21 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
               {"error", error}};
     j["nvswitch"] = type.nvswitch ? json(*type.nvswitch) : json(nullptr);
     j["nics"] = type.nics ? json(*type.nics) : json(nullptr);
+    j["peak"] = peak.gbps ? json(*peak.gbps) : json(nullptr);
+    j["peak_what"] = peak.gbps ? peak.bottleneck.value_or("") : peak.unknown_reason.value_or("not known");
     mine = j.dump(-1, ' ', false, json::error_handler_t::replace);  // an error may quote a path
   }
   std::vector<NodeType> types;
+  std::optional<LineRate> lowest;
   for (const auto& text : job.group.gather(mine)) {
     if (text.empty()) continue;
     const json j = json::parse(text);
+    LineRate node;
+    if (j.at("peak").is_null())
+      node.unknown_reason = j.at("peak_what").get<std::string>();
+    else
+      node = {j.at("peak").get<double>(), j.at("peak_what").get<std::string>(), {}};
+    if (!lowest || (lowest->gbps && (!node.gbps || *node.gbps < *lowest->gbps))) lowest = node;
     if (!j.at("error").get<std::string>().empty() && error.empty()) error = j.at("error").get<std::string>();
     NodeType t;
     t.gpu = j.at("gpu");
@@ -186,6 +202,7 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
     if (!j.at("nics").is_null()) t.nics = j.at("nics").get<int>();
     types.push_back(t);
   }
+  if (lowest) peak = *lowest;
   return types;
 }
 
@@ -199,7 +216,7 @@ Result<SearchSpace> load_space(const TuneOptions& o) {
 }
 
 Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o,
-                     double duration_s) {
+                     const LineRate& peak, double duration_s) {
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
   p.shape.nodes = shape.nodes;
@@ -223,6 +240,8 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.results.tuned = r.tuned_busbw;
   p.results.speedup_geomean = r.score.value;
   p.results.worst_size_ratio = r.score.worst_ratio;
+  p.results.peak_busbw_gbps = peak.gbps;
+  p.results.peak_bottleneck = peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
   p.provenance.date = rfc3339_utc();
   p.provenance.trials = r.trials;
@@ -256,7 +275,7 @@ void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir,
 }
 
 int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
-         const SearchSpace& space, TuneConsole& console) {
+         const SearchSpace& space, const LineRate& peak, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   const std::string journal_path =
       o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
@@ -328,7 +347,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     return stop_followers(job, 1);
   }
   const double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const Profile profile = make_profile(shape, result, o, duration);
+  const Profile profile = make_profile(shape, result, o, peak, duration);
   std::filesystem::path written;
   if (auto saved = write_profile(o.out_dir, profile, &written); !saved) {
     console.message("nccltune tune: " + saved.error());
@@ -336,6 +355,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
   }
   warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_tune_summary(result));
+  console.message(render_peak_line(result, peak));
   console.message(fmt::format("profile: {} ({} in {})", written.string(),
                               result.keep_defaults ? "keep defaults" : describe_env(result.env),
                               format_duration(duration)));
@@ -373,7 +393,8 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
         1);
 
   std::string topology_error;
-  const auto types = gather_node_types(job, o, probe, topology_error);
+  LineRate peak;
+  const auto types = gather_node_types(job, o, probe, topology_error, peak);
   if (!topology_error.empty()) return fail_all(topology_error, 2);
   auto shape = cluster_shape(types, layout.hosts, o.allow_mixed);
   if (!shape) return fail_all(shape.error(), 2);
@@ -385,7 +406,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
-    return lead(job, o, spec, *shape, pruned, console);
+    return lead(job, o, spec, *shape, pruned, peak, console);
   }
   return follow(job, spec);
 }
