@@ -19,7 +19,7 @@ NodeState sample() {
   s.node_type_key = "h100-80gb-hbm3.2gpu.nonic.nccl2.28";
   s.node_type.nccl_version = "2.28.9";
   s.scan_duration_s = 0.25;
-  s.topology = {2, 1, 1, 3, true};
+  s.topology = {2, 1, 1, 3, true, {}};
   s.gpus = {{"GPU0", "NVIDIA \"H100\"\\x\n", "0000:18:00.0", {5, 8, 5, 16}, std::nullopt, std::nullopt}};
   s.nics = {{"NIC0", "mlx5_0", "0000:19:00.0", {5, 16, 5, 16}, "DOWN", 10.0}};
   s.checks = {
@@ -90,6 +90,28 @@ TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
   EXPECT_EQ(s.at("nccltune_pcie_link_speed_transfers_per_second" + nic), "32000000000");  // Gen5
   EXPECT_EQ(s.at("nccltune_pcie_link_max_speed_transfers_per_second" + nic), "32000000000");
   EXPECT_EQ(s.count("nccltune_nic_rate_gbps" + nic), 0u);
+}
+
+TEST(MetricsTextfile, TheHardwarePeakPerCollective) {
+  NodeState s = sample();
+  EXPECT_EQ(samples(render_metrics_textfile(s, std::nullopt, 0)).count(
+                "nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"\"}"),
+            0u)
+      << "unknown: no sample";
+  s.topology.peak = {{450.0, "NVLink4 x18", {}}, {50.0, "1x mlx5 400 Gb/s per GPU", {}}, std::nullopt};
+  const auto m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"NVLink4 x18\"}"), "450000000000");
+  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"inter_node_per_gpu\",bottleneck=\"1x mlx5 400 Gb/s per GPU\"}"),
+            "50000000000");
+  // Two GPUs: one node is NVLink's 450; two nodes, two 50 GB/s rails.
+  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"1\",bottleneck=\"NVLink4 x18\"}"),
+            "450000000000");
+  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"2\",bottleneck=\"network, 1x "
+                 "mlx5 400 Gb/s per GPU x 2 GPUs\"}"),
+            "100000000000");
+  EXPECT_EQ(m.count("nccltune_peak_busbw_bytes_per_second{collective=\"alltoall\",nodes=\"2\",bottleneck=\"network, 1x "
+                    "mlx5 400 Gb/s per GPU; alltoall sends 2/3 of its bytes off the node\"}"),
+            1u);
 }
 
 TEST(MetricsTextfile, EachCheckFindingByName) {

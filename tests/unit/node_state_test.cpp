@@ -33,7 +33,8 @@ NodeState sample_state() {
   s.node_type.nccl_version = "2.28.9";
   s.node_type.cuda_driver = "13.0";
   s.node_type_key = node_type_key(s.node_type);
-  s.topology = {2, 1, 1, 3, true};
+  s.topology = {2, 1, 1, 3, true, {}};
+  s.topology.peak = {{450.0, "NVLink4 x18", {}}, {31.5076923, "1/2 of mlx5 400 Gb/s per GPU", {}}, 72};
   s.gpus = {{"GPU0", "NVIDIA H100 80GB HBM3", "0000:18:00.0", {5, 16, 5, 16}, std::nullopt, std::nullopt},
             {"GPU1", std::nullopt, std::nullopt, {}, std::nullopt, std::nullopt}};
   s.nics = {{"NIC0", "mlx5_0", "0000:19:00.0", {5, 16, 5, 16}, "ACTIVE", 400.0}};
@@ -101,6 +102,8 @@ TEST(NodeState, DescribesASnapshotAsCheckAndTopoDo) {
   EXPECT_EQ(summary.nics, 8);
   EXPECT_EQ(summary.numa_nodes, 2);
   EXPECT_EQ(summary.nvswitch, std::optional<bool>(true));
+  EXPECT_EQ(summary.peak.intra_node, (LineRate{450.0, "NVLink4 x18", {}}));
+  EXPECT_EQ(summary.peak.inter_node, (LineRate{50.0, "1x mlx5 400 Gb/s per GPU", {}}));
   const auto gpus = gpu_states(*topology);
   ASSERT_EQ(gpus.size(), 8u);
   EXPECT_EQ(gpus[7].pci, std::optional<std::string>("0000:db:00.0"));

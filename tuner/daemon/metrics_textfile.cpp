@@ -89,6 +89,30 @@ void nic_ports(TextfileWriter& out, const NodeState& state) {
 
 // One sample per finding: 0 pass, 1 warn, 2 fail (as `nccltune check` exits), so an alert names
 // the check and the device rather than a count.
+// The node's line rates, and each collective's busbw ceiling on one node and on two like it: what
+// a dashboard puts a measured busbw against.
+void hardware_peak(TextfileWriter& out, const NodeState& state) {
+  const NodePeak& peak = state.topology.peak;
+  out.family("nccltune_peak_bandwidth_bytes_per_second", "gauge",
+             "Line rate per GPU and direction of the bottleneck within the node and out of it (absent: unknown).");
+  if (peak.intra_node.gbps)
+    out.sample("nccltune_peak_bandwidth_bytes_per_second",
+               {{"path", "intra_node"}, {"bottleneck", peak.intra_node.bottleneck.value_or("")}},
+               *peak.intra_node.gbps * 1e9);
+  if (peak.inter_node.gbps)
+    out.sample("nccltune_peak_bandwidth_bytes_per_second",
+               {{"path", "inter_node_per_gpu"}, {"bottleneck", peak.inter_node.bottleneck.value_or("")}},
+               *peak.inter_node.gbps * 1e9);
+  out.family("nccltune_peak_busbw_bytes_per_second", "gauge",
+             "The busbw a collective can reach on this many nodes like this one, one rank per GPU (absent: unknown).");
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"})
+    for (int nodes : {1, 2})
+      if (const LineRate rate = collective_peak(peak, op, nodes, state.topology.gpus); rate.gbps)
+        out.sample("nccltune_peak_busbw_bytes_per_second",
+                   {{"collective", op}, {"nodes", std::to_string(nodes)}, {"bottleneck", rate.bottleneck.value_or("")}},
+                   *rate.gbps * 1e9);
+}
+
 void check_findings(TextfileWriter& out, const NodeState& state) {
   out.family("nccltune_check_status", "gauge",
              "The last scan's finding per check and subject: 0 pass, 1 warn, 2 fail (see node.yaml).");
@@ -162,6 +186,7 @@ std::string render_metrics_textfile(const NodeState& state, const std::optional<
   active_profile(out, profile, scanned_at_unix);
   link_widths(out, state);
   nic_ports(out, state);
+  hardware_peak(out, state);
 
   // Every kind is written, 0 when absent, so an alert on `> 0` also sees it clear.
   std::map<std::string, int> drift;

@@ -106,6 +106,14 @@ ordered_json node_type_json(const NodeState& state) {
           {"cuda_driver", printable(t.cuda_driver)}};
 }
 
+ordered_json peak_json(const NodePeak& peak) {
+  return {{"intra_node_gbps", optional_json(peak.intra_node.gbps)},
+          {"intra_node_bottleneck", optional_text(peak.intra_node.bottleneck)},
+          {"inter_node_gbps", optional_json(peak.inter_node.gbps)},
+          {"inter_node_bottleneck", optional_text(peak.inter_node.bottleneck)},
+          {"nvlink_domain_gpus", optional_json(peak.nvlink_domain_gpus)}};
+}
+
 // ---- reading ----------------------------------------------------------------------------------
 
 bool is_null(const YAML::Node& node) {
@@ -125,6 +133,27 @@ std::optional<int> optional_int_field(const YAML::Node& node, const std::string&
 std::optional<bool> optional_bool_field(const YAML::Node& node, const std::string& field) {
   if (is_null(node)) return std::nullopt;
   return yaml_boolean(node, field);
+}
+
+std::optional<double> optional_rate_field(const YAML::Node& node, const std::string& field) {
+  if (is_null(node)) return std::nullopt;
+  const double value = yaml_number(node, field);
+  if (value < 0) yaml_fail(yaml_line(node), field, "must not be negative");
+  return value;
+}
+
+NodePeak read_peak(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  yaml_check_keys(node, field,
+                  {"intra_node_gbps", "intra_node_bottleneck", "inter_node_gbps", "inter_node_bottleneck",
+                   "nvlink_domain_gpus"});
+  NodePeak peak;
+  peak.intra_node.gbps = optional_rate_field(node["intra_node_gbps"], field + ".intra_node_gbps");
+  peak.intra_node.bottleneck = optional_text_field(node["intra_node_bottleneck"], field + ".intra_node_bottleneck");
+  peak.inter_node.gbps = optional_rate_field(node["inter_node_gbps"], field + ".inter_node_gbps");
+  peak.inter_node.bottleneck = optional_text_field(node["inter_node_bottleneck"], field + ".inter_node_bottleneck");
+  peak.nvlink_domain_gpus = optional_int_field(node["nvlink_domain_gpus"], field + ".nvlink_domain_gpus");
+  return peak;
 }
 
 int count_field(const YAML::Node& node, const std::string& field) {
@@ -237,12 +266,13 @@ void read_document(const YAML::Node& root, NodeState& state) {
   state.node_type = read_node_type(type, "node_type");
 
   if (const YAML::Node summary = root["topology"]; summary.IsDefined()) {
-    yaml_check_keys(summary, "topology", {"gpus", "nics", "numa_nodes", "pci_bridges", "nvswitch"});
+    yaml_check_keys(summary, "topology", {"gpus", "nics", "numa_nodes", "pci_bridges", "nvswitch", "peak"});
     state.topology.gpus = count_field(summary["gpus"], "topology.gpus");
     state.topology.nics = count_field(summary["nics"], "topology.nics");
     state.topology.numa_nodes = count_field(summary["numa_nodes"], "topology.numa_nodes");
     state.topology.pci_bridges = count_field(summary["pci_bridges"], "topology.pci_bridges");
     state.topology.nvswitch = optional_bool_field(summary["nvswitch"], "topology.nvswitch");
+    if (const YAML::Node peak = summary["peak"]; peak.IsDefined()) state.topology.peak = read_peak(peak, "topology.peak");
   }
   if (const YAML::Node devices = root["devices"]; devices.IsDefined()) {
     yaml_check_keys(devices, "devices", {"gpus", "nics"});
@@ -325,6 +355,10 @@ TopologySummary summarize_topology(const NodeTopology& topology) {
   summary.numa_nodes = static_cast<int>(numa.size());
   summary.pci_bridges = static_cast<int>(topology.bridges.size());
   summary.nvswitch = topology.nvswitch;
+  summary.peak = node_peak(topology);
+  // node.yaml keeps no reasons: a state read back must equal the one written.
+  summary.peak.intra_node.unknown_reason.reset();
+  summary.peak.inter_node.unknown_reason.reset();
   return summary;
 }
 
@@ -346,7 +380,8 @@ std::string render_node_state(const NodeState& state) {
                      {"nics", state.topology.nics},
                      {"numa_nodes", state.topology.numa_nodes},
                      {"pci_bridges", state.topology.pci_bridges},
-                     {"nvswitch", optional_json(state.topology.nvswitch)}};
+                     {"nvswitch", optional_json(state.topology.nvswitch)},
+                     {"peak", peak_json(state.topology.peak)}};
   ordered_json gpus = ordered_json::array(), nics = ordered_json::array();
   for (const auto& gpu : state.gpus) gpus.push_back(device_json(gpu, false));
   for (const auto& nic : state.nics) nics.push_back(device_json(nic, true));

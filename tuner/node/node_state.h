@@ -15,6 +15,7 @@
 #include "profile/profile.h"  // is_valid_node_type_key
 #include "topology/checks.h"
 #include "topology/node_topology.h"
+#include "topology/peak_model.h"
 
 namespace nccltune {
 
@@ -34,6 +35,9 @@ struct DeviceState {
 struct TopologySummary {
   int gpus = 0, nics = 0, numa_nodes = 0, pci_bridges = 0;
   std::optional<bool> nvswitch;
+  // The node's hardware peak (topology/peak_model.h); node.yaml keeps the rates and bottlenecks
+  // (`peak:` as in topo's JSON, plus nvlink_domain_gpus), not the reasons a rate is unknown.
+  NodePeak peak;
   friend bool operator==(const TopologySummary&, const TopologySummary&) = default;
 };
 
