@@ -2,6 +2,8 @@
 // A plain value type: adapters fill it, pure functions (affinity, checks, renderers) read it.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +43,11 @@ struct Gpu {
   // false when NVML says, null when it cannot (older driver, no NVML). NCCL then reaches the
   // NICs on that CPU through C2C (path P2C) rather than through PCIe.
   std::optional<bool> c2c;
+  // Framebuffer and BAR1 totals in bytes. BAR1 is the window through which NICs and peers reach
+  // GPU memory over PCIe (GPUDirect RDMA, P2P), so it bounds how much memory can be mapped for
+  // them at once: 256 MiB on GPUs without resizable BAR. Null where the driver says N/A (Grace
+  // superchips, whose memory is reached coherently) as well as where no source said.
+  std::optional<std::uint64_t> memory_bytes, bar1_bytes;
   PcieLink pcie;
   Provenance sources;
 };
@@ -107,6 +114,10 @@ struct NodeTopology {
 // error. The largest nodes have 16 GPUs and 20 NIC ports: 256 keeps every real machine and the
 // emulated ones, and keeps a damaged or hostile input (a 10,000-row matrix) from costing minutes.
 inline constexpr std::size_t kMaxDevicesPerKind = 256;
+
+// The most framebuffer or BAR1 one GPU may report: 1 PiB, a thousand times today's largest, so a
+// damaged size is refused before it overflows a count of bytes.
+inline constexpr std::uint64_t kMaxGpuMemoryBytes = std::uint64_t{1} << 50;
 
 // Whether the GPU reaches this NIC through its NVLink-C2C link to its own CPU rather than over
 // PCIe: the GPU has an active C2C link and the NIC hangs off that CPU (the GPU's NUMA node; both

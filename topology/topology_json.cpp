@@ -46,6 +46,8 @@ ordered_json topology_to_json(const NodeTopology& topology) {
                     {"nvlinks", optional_json(gpu.nvlinks)},
                     {"sm", optional_json(gpu.sm)},
                     {"c2c", optional_json(gpu.c2c)},
+                    {"memory_bytes", optional_json(gpu.memory_bytes)},
+                    {"bar1_bytes", optional_json(gpu.bar1_bytes)},
                     {"pcie", pcie_json(gpu.pcie)},
                     {"sources", sources_json(gpu.sources)}});
   }

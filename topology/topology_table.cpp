@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "topology/affinity.h"
 #include "topology/peak_model.h"
@@ -13,6 +14,14 @@ namespace {
 
 std::string gen_width(std::optional<int> gen, std::optional<int> width) {
   return fmt::format("Gen{} x{}", gen ? std::to_string(*gen) : "?", width ? std::to_string(*width) : "?");
+}
+
+// Sizes as nvidia-smi prints them, in MiB, and in GiB when whole: "24564 MiB", "BAR1 128 GiB".
+std::string memory_text(std::uint64_t bytes) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = std::uint64_t{1} << 30;
+  if (bytes % kGiB == 0) return fmt::format("{} GiB", bytes / kGiB);
+  if (bytes % kMiB == 0 || bytes > kMiB) return fmt::format("{} MiB", bytes / kMiB);
+  return fmt::format("{} bytes", bytes);
 }
 
 std::string join_sources(const NodeTopology& topology) {
@@ -74,6 +83,8 @@ std::string render_topology_table(const NodeTopology& topology) {
   out += "\n" + fmt::format("{:<8}{:<14}{:<28}{}\n", "Device", "PCI", "PCIe link", "Details");
   for (const auto& gpu : topology.gpus) {
     std::string details = gpu.name.value_or("(name unknown)");
+    if (gpu.memory_bytes) details += ", " + memory_text(*gpu.memory_bytes);
+    if (gpu.bar1_bytes) details += ", BAR1 " + memory_text(*gpu.bar1_bytes);
     const auto& a = assignments[static_cast<size_t>(gpu.index)];
     if (a.nic) {
       const Nic& nic = topology.nics[static_cast<size_t>(*a.nic)];
