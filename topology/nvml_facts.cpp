@@ -37,6 +37,10 @@ int whole_number(const YAML::Node& node, const std::string& field) {
   return static_cast<int>(yaml_integer(node, field, 0, 1 << 30));
 }
 
+std::uint64_t byte_count(const YAML::Node& node, const std::string& field) {
+  return static_cast<std::uint64_t>(yaml_integer(node, field, 1, static_cast<long long>(kMaxGpuMemoryBytes)));
+}
+
 std::string pci_address(const YAML::Node& node, const std::string& field) {
   const std::string text = yaml_text(node, field);
   const std::optional<std::string> pci = normalize_pci_address(text);
@@ -56,7 +60,9 @@ NvlinkPeer read_peer(const YAML::Node& node, const std::string& field) {
 }
 
 NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t position) {
-  yaml_check_keys(node, field, {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c"});
+  yaml_check_keys(
+      node, field,
+      {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c", "memory_bytes", "bar1_bytes"});
   NvmlGpu gpu;
   gpu.index =
       node["index"] ? whole_number(node["index"], yaml_child(field, "index")) : static_cast<int>(position);
@@ -66,6 +72,11 @@ NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t p
   if (const YAML::Node sm = node["sm"]) gpu.sm = whole_number(sm, yaml_child(field, "sm"));
   if (const YAML::Node affinity = node["cpu_affinity"])
     gpu.cpu_affinity = yaml_text(affinity, yaml_child(field, "cpu_affinity"));
+  // Absent in files written before NVML's memory was read: those GPUs' memory stays unknown.
+  if (const YAML::Node memory = node["memory_bytes"])
+    gpu.memory_bytes = byte_count(memory, yaml_child(field, "memory_bytes"));
+  if (const YAML::Node bar1 = node["bar1_bytes"])
+    gpu.bar1_bytes = byte_count(bar1, yaml_child(field, "bar1_bytes"));
   if (const YAML::Node c2c = node["c2c"]) {
     const std::string c2c_field = yaml_child(field, "c2c");
     yaml_check_keys(c2c, c2c_field, {"links", "bw_mbps"});
@@ -121,6 +132,8 @@ std::string nvml_yaml(const NvmlFacts& facts) {
     if (gpu.sm) out << YAML::Key << "sm" << YAML::Value << *gpu.sm;
     if (gpu.cpu_affinity)
       out << YAML::Key << "cpu_affinity" << YAML::Value << YAML::DoubleQuoted << *gpu.cpu_affinity;
+    if (gpu.memory_bytes) out << YAML::Key << "memory_bytes" << YAML::Value << *gpu.memory_bytes;
+    if (gpu.bar1_bytes) out << YAML::Key << "bar1_bytes" << YAML::Value << *gpu.bar1_bytes;
     if (gpu.c2c_links) {
       out << YAML::Key << "c2c" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "links"
           << YAML::Value << *gpu.c2c_links;

@@ -2,6 +2,7 @@
 // read and a replay feed the same merge.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct NvmlGpu {
   // gives per active link, in MB/s. nvml.yaml: `c2c: {links: 5, bw_mbps: 44712}`.
   std::optional<int> c2c_links;
   std::optional<int> c2c_bw_mbps;
+  // nvmlDeviceGetMemoryInfo's total and nvmlDeviceGetBAR1MemoryInfo's bar1Total, in bytes; null
+  // where NVML does not say (BAR1 on Grace superchips, an older nvml.yaml).
+  // nvml.yaml: `memory_bytes: 85520809984`, `bar1_bytes: 137438953472`.
+  std::optional<std::uint64_t> memory_bytes, bar1_bytes;
 
   int nvlinks_total() const;
   int nvlinks_to_switches() const;

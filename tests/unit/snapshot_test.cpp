@@ -190,6 +190,62 @@ TEST(Snapshot, NvmlYamlKeepsC2cLinksThroughARoundTrip) {
   EXPECT_FALSE(back->gpus[2].c2c_bw_mbps);
 }
 
+TEST(Snapshot, NvmlYamlKeepsMemoryAndBar1AndReadsFilesWithoutThem) {
+  NvmlFacts facts;
+  NvmlGpu known, unknown;
+  known.pci = "0000:18:00.0";
+  known.memory_bytes = std::uint64_t{81559} << 20;
+  known.bar1_bytes = std::uint64_t{128} << 30;
+  unknown.index = 1;
+  unknown.pci = "0009:01:00.0";
+  unknown.memory_bytes = std::uint64_t{96} << 30;  // a Grace superchip: BAR1 N/A
+  facts.gpus = {known, unknown};
+  const TempDir dir("nccltune-nvml");
+  const std::filesystem::path file = dir / "nvml.yaml";
+  write_file(file, nvml_yaml(facts));
+  auto back = read_nvml_yaml(file);
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->gpus.size(), 2u);
+  EXPECT_EQ(back->gpus[0].memory_bytes, std::uint64_t{85520809984});
+  EXPECT_EQ(back->gpus[0].bar1_bytes, std::uint64_t{137438953472});
+  EXPECT_EQ(back->gpus[1].memory_bytes, std::uint64_t{96} << 30);
+  EXPECT_FALSE(back->gpus[1].bar1_bytes);
+
+  // Snapshots written before memory was read have neither key: unknown, not an error.
+  const NodeTopology old = replay("dgx-h100");
+  for (const auto& gpu : old.gpus) {
+    EXPECT_FALSE(gpu.memory_bytes) << gpu_id(gpu.index);
+    EXPECT_FALSE(gpu.bar1_bytes) << gpu_id(gpu.index);
+  }
+  write_file(file, "gpus:\n  - {index: 0, pci: \"0000:18:00.0\", bar1_bytes: 0}\n");
+  back = read_nvml_yaml(file);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().find("bar1_bytes"), std::string::npos) << back.error();
+}
+
+TEST(Snapshot, NvmlMemoryReachesTheTopologyWithItsSource) {
+  const TempDir dir("nccltune-nvml");
+  const std::filesystem::path node = dir / "node";
+  std::filesystem::copy(
+      fixture("nodes/gb200-tray"), node,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  auto nvml = read_nvml_yaml(node / "nvml.yaml");
+  ASSERT_TRUE(nvml) << nvml.error();
+  for (auto& gpu : nvml->gpus) gpu.memory_bytes = std::uint64_t{189471} << 20;  // BAR1: NOT_SUPPORTED
+  write_file(node / "nvml.yaml", nvml_yaml(*nvml));
+  auto source = parse_topology_source(node.string());
+  ASSERT_TRUE(source) << source.error();
+  auto t = read_node_topology(*source, {});
+  ASSERT_TRUE(t) << t.error();
+  ASSERT_FALSE(t->gpus.empty());
+  for (const auto& gpu : t->gpus) {
+    EXPECT_EQ(gpu.memory_bytes, std::uint64_t{189471} << 20);
+    EXPECT_EQ(gpu.sources.at("memory_bytes"), FactSource::nvml);
+    EXPECT_FALSE(gpu.bar1_bytes);
+    EXPECT_EQ(gpu.sources.count("bar1_bytes"), 0u);
+  }
+}
+
 TEST(Snapshot, NvmlYamlRejectsAMisspelledC2cKey) {
   const TempDir dir("nccltune-nvml");
   const std::filesystem::path file = dir / "nvml.yaml";

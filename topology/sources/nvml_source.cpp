@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -29,6 +30,19 @@ struct nvmlPciInfo_t {
   unsigned int pciDeviceId;
   unsigned int pciSubSystemId;
   char busId[32];
+};
+
+// nvmlDeviceGetMemoryInfo (the v1 struct, in every NVML) and nvmlDeviceGetBAR1MemoryInfo, in bytes.
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+struct nvmlBAR1Memory_t {
+  unsigned long long bar1Total;
+  unsigned long long bar1Free;
+  unsigned long long bar1Used;
 };
 
 // nvmlDeviceGetFieldValues (NVML since R418) and the C2C fields of nvml.h (values never change):
@@ -72,6 +86,8 @@ struct NvmlApi {
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*);  // optional
   nvmlReturn_t (*nvlink_remote_type)(nvmlDevice_t, unsigned, int*);           // optional
   nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);         // optional
+  nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*);                   // optional
+  nvmlReturn_t (*bar1_memory_info)(nvmlDevice_t, nvmlBAR1Memory_t*);          // optional
 };
 
 struct LibraryCloser {
@@ -139,6 +155,24 @@ void read_c2c(const NvmlApi& api, nvmlDevice_t device, NvmlGpu& gpu) {
   if (active > 0) gpu.c2c_bw_mbps = bw;
 }
 
+// A total NVML gives, or null: the call is missing or fails (NOT_SUPPORTED for BAR1 on Grace
+// superchips), or the total is 0 or beyond any GPU, which no real one reports.
+std::optional<std::uint64_t> memory_total(nvmlReturn_t rc, unsigned long long total) {
+  if (rc != NVML_SUCCESS || total == 0 || total > kMaxGpuMemoryBytes) return std::nullopt;
+  return static_cast<std::uint64_t>(total);
+}
+
+void read_memory(const NvmlApi& api, nvmlDevice_t device, NvmlGpu& gpu) {
+  if (api.memory_info) {
+    nvmlMemory_t memory{};
+    gpu.memory_bytes = memory_total(api.memory_info(device, &memory), memory.total);
+  }
+  if (api.bar1_memory_info) {
+    nvmlBAR1Memory_t bar1{};
+    gpu.bar1_bytes = memory_total(api.bar1_memory_info(device, &bar1), bar1.bar1Total);
+  }
+}
+
 NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
   NvmlGpu gpu;
   gpu.index = index;
@@ -155,6 +189,7 @@ NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
       api.cpu_affinity(device, static_cast<unsigned>(mask.size()), mask.data()) == NVML_SUCCESS)
     gpu.cpu_affinity = cpulist(mask);
   read_c2c(api, device, gpu);
+  read_memory(api, device, gpu);
   if (!api.nvlink_state || !api.nvlink_remote_pci) return gpu;
   for (unsigned link = 0; link < kNvlinkMaxLinks; ++link) {
     int active = 0;
@@ -200,6 +235,8 @@ Result<NvmlFacts> read_nvml_live(const std::string& library) {
   bind(h, "nvmlDeviceGetNvLinkRemotePciInfo_v2", api.nvlink_remote_pci);
   bind(h, "nvmlDeviceGetNvLinkRemoteDeviceType", api.nvlink_remote_type);
   bind(h, "nvmlDeviceGetFieldValues", api.field_values);
+  bind(h, "nvmlDeviceGetMemoryInfo", api.memory_info);
+  bind(h, "nvmlDeviceGetBAR1MemoryInfo", api.bar1_memory_info);
 
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS)
     return Error{library + ": nvmlInit failed: " + api.error_string(rc)};

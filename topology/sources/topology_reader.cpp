@@ -95,6 +95,8 @@ void add_gpus(NodeTopology& topology, const TopologyInputs& in) {
       set_fact(gpu, gpu.cpu_affinity, dev->cpu_affinity, "cpu_affinity", FactSource::nvml);
       set_fact(gpu, gpu.nvlinks, std::optional(dev->nvlinks_total()), "nvlinks", FactSource::nvml);
       if (dev->c2c_links) set_fact(gpu, gpu.c2c, std::optional(*dev->c2c_links > 0), "c2c", FactSource::nvml);
+      set_fact(gpu, gpu.memory_bytes, dev->memory_bytes, "memory_bytes", FactSource::nvml);
+      set_fact(gpu, gpu.bar1_bytes, dev->bar1_bytes, "bar1_bytes", FactSource::nvml);
     }
   } else if (in.nvidia_smi && in.nvidia_smi->gpus.size() == topology.gpus.size() && in.hwloc) {
     for (size_t i = 0; i < topology.gpus.size(); ++i) {
