@@ -42,8 +42,26 @@ expect_in "$work/err" "typo.yaml:2: unknown key 'nic_rates'" "expect error names
 expect_exit 0 "topo JSON from a snapshot" -- "$nccltune" topo --from "$fixtures/nodes/dgx-a100" --format json
 expect_in "$work/out" '"schema": "nccltune/topology/v1"' "topology JSON schema"
 expect_in "$work/out" '"GPU1": "NIC1"' "nearest NIC in JSON"
+expect_in "$work/out" '"bar1_bytes": null,' "BAR1 unknown to a snapshot without it is null"
 expect_exit 0 "topo YAML from nvidia-smi text" -- "$nccltune" topo --from "nvidia-smi:$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt" --format yaml
 expect_in "$work/out" 'schema: "nccltune/topology/v1"' "topology YAML schema"
+
+# `nvidia-smi -q` text: each GPU's memory and BAR1 in bytes, null where the driver said N/A.
+q=$fixtures/nvidia-smi-q
+expect_exit 0 "topo JSON from nvidia-smi -q text" -- "$nccltune" topo --from "nvidia-smi-q:$q/rtx4090-x8-bar1-256m.txt" --format json
+expect_in "$work/out" '"memory_bytes": 25757220864,' "FB total of 24564 MiB in bytes"
+expect_in "$work/out" '"bar1_bytes": 268435456,' "BAR1 total of 256 MiB in bytes"
+expect_in "$work/out" '"memory_bytes": "nvidia-smi"' "memory's source named"
+expect_exit 0 "topo JSON from a Grace nvidia-smi -q" -- "$nccltune" topo --from "nvidia-smi-q:$q/gh200-gb10-bar1-na.txt" --format json
+expect_in "$work/out" '"bar1_bytes": null,' "BAR1 N/A stays null"
+expect_exit 0 "topo table from nvidia-smi -q text" -- "$nccltune" topo --from "nvidia-smi-q:$q/dgx-h100-8gpu-full.txt"
+expect_in "$work/out" "GPU2    0000:3a:00.0  Gen5 x8 (max Gen5 x16) *    NVIDIA H100 80GB HBM3, 81559 MiB, BAR1 128 GiB" "narrow link, memory and BAR1 in the table"
+expect_exit 2 "check of nvidia-smi -q text with a narrow link" -- "$nccltune" check --from "nvidia-smi-q:$q/dgx-h100-8gpu-full.txt"
+expect_in "$work/out" "FAIL  pcie_link         GPU2" "narrow link from nvidia-smi -q named"
+printf 'GPU 00000000:18:00.0\n    BAR1 Memory Usage\n        Total : 256 XiB\n' >"$work/bad-q.txt"
+expect_exit 1 "a damaged nvidia-smi -q" -- "$nccltune" topo --from "nvidia-smi-q:$work/bad-q.txt"
+expect_one_line "$work/err" "damaged nvidia-smi -q"
+expect_in "$work/err" "bad-q.txt:3: '256 XiB' is not a size in KiB, MiB or GiB" "parse error names the file and line"
 
 expect_exit 0 "topo as an NCCL topology file" -- "$nccltune" topo --from "$fixtures/nodes/dgx-h100" --format nccl-xml
 expect_in "$work/out" '<system version="1"' "NCCL topology root"

@@ -75,12 +75,16 @@ profile=$fixtures/profiles/h100-2n.yaml
 echo "kept" >"$work/outputs/report.html"
 printf 'env:\n  store: %s\n' "$fixtures/store" >"$work/config.yaml"
 printf '# what every node of this cluster has\ngpus: 8\n' >"$work/expect.yaml"
+# A whole `nvidia-smi -q` of a healthy node (the fixture's narrow and slow links at their maximum),
+# so that check accepts what the reader repairs.
+sed -e 's/: 8x$/: 16x/' -e 's/\(Current *\): 4$/\1: 5/' "$fixtures/nvidia-smi-q/dgx-h100-8gpu-full.txt" >"$work/nvidia-smi-q.txt"
 
 declare -A valid cap
 valid[profile]=$profile cap[profile]=$MiB
 valid[journal]=$fixtures/report/store/journal.jsonl cap[journal]=$((256 * MiB))
 valid[nccl-tests]=$fixtures/nccl-tests/all-reduce-2021-error-column.txt cap[nccl-tests]=$((64 * MiB))
 valid[nvidia-smi]=$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt cap[nvidia-smi]=$((16 * MiB))
+valid[nvidia-smi-q]=$work/nvidia-smi-q.txt cap[nvidia-smi-q]=$((16 * MiB))
 valid[hwloc]=$dgx/hwloc.xml cap[hwloc]=$((16 * MiB))
 valid[expect]=$work/expect.yaml cap[expect]=$MiB
 valid[config]=$work/config.yaml cap[config]=$MiB
@@ -91,6 +95,7 @@ valid[config]=$work/config.yaml cap[config]=$MiB
 declare -A exception=(
   [config/empty]=0 [expect/empty]=0 [journal/empty]=0
   [nvidia-smi/bad-utf8]=0 [nvidia-smi/nul]=0 [nccl-tests/bad-utf8]=0 [nccl-tests/nul]=0
+  [nvidia-smi-q/bad-utf8]=0 [nvidia-smi-q/nul]=0
 )
 want() { echo "${exception[$1/$2]:-$3}"; }
 
@@ -102,6 +107,8 @@ for kind in "${kinds[@]}"; do
   case_row nccl-tests "$kind" "$(want nccl-tests "$kind" 2)" "$nccltune" import @
   case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 1)" "$nccltune" topo --from nvidia-smi:@ --format json
   case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 3)" "$nccltune" check --from nvidia-smi:@ --format json
+  case_row nvidia-smi-q "$kind" "$(want nvidia-smi-q "$kind" 1)" "$nccltune" topo --from nvidia-smi-q:@ --format json
+  case_row nvidia-smi-q "$kind" "$(want nvidia-smi-q "$kind" 3)" "$nccltune" check --from nvidia-smi-q:@ --format json
   case_row hwloc "$kind" "$(want hwloc "$kind" 1)" "$nccltune" topo --from hwloc:@
   case_row expect "$kind" "$(want expect "$kind" 3)" "$nccltune" check --from "$dgx" --expect @
   case_row config "$kind" "$(want config "$kind" 2)" "$nccltune" env --config @ --profiles "$fixtures/store" --nodes 2 --shape k --strict

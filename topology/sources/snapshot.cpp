@@ -93,8 +93,13 @@ Status fill_snapshot(const fs::path& dir, const ReadOptions& options, const std:
     nvml_status = nvml.error();
   }
   std::vector<std::string> smi_notes;  // a missing or hung nvidia-smi only leaves its file out
-  if (const auto smi = run_nvidia_smi(options.nvidia_smi, smi_notes)) {
+  if (const auto smi = run_nvidia_smi(options.nvidia_smi, {"topo", "-m"}, smi_notes)) {
     auto written = write_file_atomically(dir / "nvidia-smi-topo.txt", *smi);
+    if (!written) return Error{written.error()};
+  }
+  // Kept as printed, read only when the snapshot is: a capture keeps what a damaged driver says.
+  if (const auto query = run_nvidia_smi(options.nvidia_smi, {"-q"}, smi_notes)) {
+    auto written = write_file_atomically(dir / "nvidia-smi-q.txt", *query);
     if (!written) return Error{written.error()};
   }
   capture_sysfs(options.sys_root, dir / "sysfs", *inventory);

@@ -1,6 +1,7 @@
 #include "topology/sources/topology_reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -32,6 +33,7 @@ Result<TopologySource> parse_topology_source(std::string_view from) {
     return true;
   };
   if (!with_prefix("nvidia-smi:", TopologySource::Kind::nvidia_smi) &&
+      !with_prefix("nvidia-smi-q:", TopologySource::Kind::nvidia_smi_query) &&
       !with_prefix("hwloc:", TopologySource::Kind::hwloc)) {
     source.kind = TopologySource::Kind::snapshot;
     source.path = std::string(from);
@@ -39,8 +41,10 @@ Result<TopologySource> parse_topology_source(std::string_view from) {
   std::error_code ec;
   if (source.path.empty()) return Error{"--from " + std::string(from) + ": no file named"};
   if (source.kind == TopologySource::Kind::snapshot && !fs::is_directory(source.path, ec))
-    return Error{"--from " + source.path.string() +
-                 ": not a snapshot directory (use nvidia-smi:FILE or hwloc:FILE for single files)"};
+    return Error{
+        "--from " + source.path.string() +
+        ": not a snapshot directory (use nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE for single "
+        "files)"};
   return source;  // a single file is checked when read: regular, and within its size cap
 }
 
@@ -85,6 +89,21 @@ void add_gpus(NodeTopology& topology, const TopologyInputs& in) {
     }
   } else if (in.nvidia_smi) {
     topology.gpus = in.nvidia_smi->gpus;
+    // The matrix names no PCI addresses. nvidia-smi numbers GPUs alike in `topo -m` and `-q`, so
+    // when both list as many, GPU i of one is GPU i of the other.
+    if (in.nvidia_smi_query && in.nvidia_smi_query->gpus.size() == topology.gpus.size()) {
+      for (auto& gpu : topology.gpus) {
+        const auto& dev = in.nvidia_smi_query->gpus[static_cast<std::size_t>(gpu.index)];
+        set_fact(gpu, gpu.pci, std::optional(dev.pci), "pci", FactSource::nvidia_smi);
+      }
+    }
+  } else if (in.nvidia_smi_query) {
+    for (const auto& dev : in.nvidia_smi_query->gpus) {
+      Gpu gpu;
+      gpu.index = dev.index;
+      set_fact(gpu, gpu.pci, std::optional(dev.pci), "pci", FactSource::nvidia_smi);
+      topology.gpus.push_back(std::move(gpu));
+    }
   }
   if (in.nvml) {
     for (auto& gpu : topology.gpus) {
@@ -198,6 +217,34 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
     add_bridges(nic_id(nic.index), bridges_of(nic.pci, in.hwloc ? &in.hwloc->nics : nullptr));
 }
 
+// What `nvidia-smi -q` says fills in, GPU by GPU matched by PCI address, what the other sources
+// left unknown: NVML, the same driver asked directly, wins for names and memory, and sysfs, the
+// link registers themselves, for the PCIe link. A GPU only it names is left out, with a note.
+void add_query_facts(NodeTopology& topology, const TopologyInputs& in) {
+  if (!in.nvidia_smi_query) return;
+  std::string unmatched;
+  for (const auto& dev : in.nvidia_smi_query->gpus) {
+    auto gpu = std::find_if(topology.gpus.begin(), topology.gpus.end(),
+                            [&](const Gpu& g) { return g.pci == dev.pci; });
+    if (gpu == topology.gpus.end()) {
+      unmatched += (unmatched.empty() ? "" : ", ") + dev.pci;
+      continue;
+    }
+    if (!gpu->name) set_fact(*gpu, gpu->name, dev.name, "name", FactSource::nvidia_smi);
+    if (!gpu->memory_bytes)
+      set_fact(*gpu, gpu->memory_bytes, dev.memory_bytes, "memory_bytes", FactSource::nvidia_smi);
+    if (!gpu->bar1_bytes)
+      set_fact(*gpu, gpu->bar1_bytes, dev.bar1_bytes, "bar1_bytes", FactSource::nvidia_smi);
+    if (!gpu->pcie.known() && dev.pcie.known()) {
+      gpu->pcie = dev.pcie;
+      gpu->sources["pcie"] = FactSource::nvidia_smi;
+    }
+  }
+  if (!unmatched.empty())
+    topology.notes.push_back("nvidia-smi -q: GPUs the other sources do not list (" + unmatched +
+                             "); what it says of them is left out");
+}
+
 const PciPlacement* placement_of(const std::vector<PciDeviceInfo>& devices,
                                  const std::optional<std::string>& pci) {
   if (!pci) return nullptr;
@@ -278,16 +325,19 @@ NodeTopology merge_topology(const TopologyInputs& in) {
   topology.notes = in.notes;
   if (in.hwloc) add_source(topology, FactSource::hwloc);
   if (in.nvml) add_source(topology, FactSource::nvml);
-  if (in.nvidia_smi) add_source(topology, FactSource::nvidia_smi);
+  if (in.nvidia_smi || in.nvidia_smi_query) add_source(topology, FactSource::nvidia_smi);
   if (in.sysfs) add_source(topology, FactSource::sysfs);
   if (in.ibverbs && !in.ibverbs->empty()) add_source(topology, FactSource::ibverbs);
   add_gpus(topology, in);
   add_nics(topology, in);
   add_pcie_state(topology, in);
+  add_query_facts(topology, in);
   add_links(topology, in);
   add_interfaces(topology, in);
   topology.nvswitch = nvswitch_present(in);
   if (in.nvml) topology.driver_version = in.nvml->driver_version;
+  if (!topology.driver_version && in.nvidia_smi_query)
+    topology.driver_version = in.nvidia_smi_query->driver_version;
   return topology;
 }
 
@@ -299,21 +349,30 @@ std::string local_hostname() {
   return name.data();
 }
 
-// How long `nvidia-smi topo -m` may take: it hangs exactly when a GPU falls off the bus.
+// How long nvidia-smi may take: it hangs exactly when a GPU falls off the bus. Its output is
+// kept as a snapshot file, so it may be as large as one.
 constexpr std::chrono::seconds kNvidiaSmiTimeout{10};
-constexpr std::size_t kNvidiaSmiMaxOutput = 1 << 20;
+constexpr std::size_t kNvidiaSmiMaxOutput = kMaxSnapshotBytes;
 
 }  // namespace
 
-std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes) {
+std::optional<std::string> run_nvidia_smi(const std::string& program, const std::vector<std::string>& args,
+                                          std::vector<std::string>& notes) {
   CommandOptions options;
   options.timeout = kNvidiaSmiTimeout;
   options.max_output = kNvidiaSmiMaxOutput;
   options.search_path = true;
-  const Result<CommandOutput> run = run_command({program, "topo", "-m"}, environ, options);
+  std::vector<std::string> argv{program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const Result<CommandOutput> run = run_command(argv, environ, options);
   if (!run) return std::nullopt;  // not installed: NVML's note already says what is unknown
   if (run->timed_out) {
-    notes.push_back(fmt::format("nvidia-smi topo -m: no answer in {} s, killed", kNvidiaSmiTimeout.count()));
+    const std::string command = fmt::format("nvidia-smi {}", fmt::join(args, " "));
+    if (run->out.size() > kNvidiaSmiMaxOutput)
+      notes.push_back(
+          fmt::format("{}: printed more than {} MiB, stopped", command, kNvidiaSmiMaxOutput >> 20));
+    else
+      notes.push_back(fmt::format("{}: no answer in {} s, killed", command, kNvidiaSmiTimeout.count()));
     return std::nullopt;
   }
   if (!run->exit.exited_cleanly() || run->out.empty()) return std::nullopt;
@@ -333,7 +392,7 @@ Result<NodeTopology> read_live(const ReadOptions& options) {
     in.nvml = std::move(nvml.value());
   } else {
     in.notes.push_back("NVML: " + nvml.error() + "; GPU names and NVLinks unknown");
-    if (auto text = run_nvidia_smi(options.nvidia_smi, in.notes)) {
+    if (auto text = run_nvidia_smi(options.nvidia_smi, {"topo", "-m"}, in.notes)) {
       if (auto smi = parse_nvidia_smi_topo(*text, "nvidia-smi topo -m"))
         in.nvidia_smi = std::move(smi.value());
       else
@@ -344,6 +403,12 @@ Result<NodeTopology> read_live(const ReadOptions& options) {
   in.sysfs = &sysfs;
   in.ibverbs = read_ibverbs_devices();
   return merge_topology(in);
+}
+
+Result<NvidiaSmiQuery> read_nvidia_smi_query(const fs::path& file) {
+  auto text = read_text_file(file, kMaxSnapshotBytes);
+  if (!text) return Error{text.error()};
+  return parse_nvidia_smi_query(*text, file.string());
 }
 
 Result<NodeTopology> read_snapshot(const fs::path& dir) {
@@ -375,8 +440,14 @@ Result<NodeTopology> read_snapshot(const fs::path& dir) {
     if (!smi) return Error{smi.error()};
     in.nvidia_smi = std::move(smi.value());
   }
-  if (!in.hwloc && !in.nvml && !in.nvidia_smi)
-    return Error{dir.string() + ": not a node snapshot (no hwloc.xml, nvml.yaml or nvidia-smi-topo.txt)"};
+  if (fs::exists(dir / "nvidia-smi-q.txt", ec)) {
+    auto query = read_nvidia_smi_query(dir / "nvidia-smi-q.txt");
+    if (!query) return Error{query.error()};
+    in.nvidia_smi_query = std::move(query.value());
+  }
+  if (!in.hwloc && !in.nvml && !in.nvidia_smi && !in.nvidia_smi_query)
+    return Error{dir.string() +
+                 ": not a node snapshot (no hwloc.xml, nvml.yaml, nvidia-smi-topo.txt or nvidia-smi-q.txt)"};
   SysfsSource sysfs(dir / "sysfs");
   if (fs::is_directory(sysfs.root(), ec)) in.sysfs = &sysfs;
   return merge_topology(in);
@@ -396,6 +467,14 @@ Result<NodeTopology> read_node_topology(const TopologySource& source, const Read
       TopologyInputs in;
       in.host = source.path.stem().string();
       in.nvidia_smi = std::move(smi.value());
+      return merge_topology(in);
+    }
+    case TopologySource::Kind::nvidia_smi_query: {
+      auto query = read_nvidia_smi_query(source.path);
+      if (!query) return Error{query.error()};
+      TopologyInputs in;
+      in.host = source.path.stem().string();
+      in.nvidia_smi_query = std::move(query.value());
       return merge_topology(in);
     }
     case TopologySource::Kind::hwloc: {

@@ -10,15 +10,17 @@
 
 #include "base/result.h"
 #include "topology/node_topology.h"
+#include "topology/nvidia_smi_query.h"
 #include "topology/nvml_facts.h"
 #include "topology/sources/hwloc_source.h"
 #include "topology/sources/sysfs_source.h"
 
 namespace nccltune {
 
-// `--from`: nothing (live), a snapshot directory, `nvidia-smi:FILE` or `hwloc:FILE`.
+// `--from`: nothing (live), a snapshot directory, `nvidia-smi:FILE` (`nvidia-smi topo -m`),
+// `nvidia-smi-q:FILE` (`nvidia-smi -q`) or `hwloc:FILE`.
 struct TopologySource {
-  enum class Kind { live, snapshot, nvidia_smi, hwloc };
+  enum class Kind { live, snapshot, nvidia_smi, nvidia_smi_query, hwloc };
   Kind kind = Kind::live;
   std::filesystem::path path;
 };
@@ -36,6 +38,7 @@ struct TopologyInputs {
   std::optional<PciInventory> hwloc;
   std::optional<NvmlFacts> nvml;
   std::optional<NodeTopology> nvidia_smi;
+  std::optional<NvidiaSmiQuery> nvidia_smi_query;
   const SysfsSource* sysfs = nullptr;
   std::optional<std::vector<RdmaDevice>> ibverbs;
   std::vector<std::string> notes;
@@ -44,10 +47,12 @@ NodeTopology merge_topology(const TopologyInputs& inputs);
 
 Result<NodeTopology> read_node_topology(const TopologySource& source, const ReadOptions& options);
 
-// The output of `<program> topo -m` (program found on PATH when not a path); nullopt when it is
-// missing, fails or does not answer within 10 s (then it is killed, and `notes` says so). The
-// child starts with an empty signal mask and default handlers: the daemon blocks
-// SIGTERM/SIGINT/SIGHUP for its signalfd, and a child inheriting that could not be stopped.
-std::optional<std::string> run_nvidia_smi(const std::string& program, std::vector<std::string>& notes);
+// The output of `<program> <args>` (program found on PATH when not a path), e.g. {"topo", "-m"}
+// or {"-q"}; nullopt when it is missing, fails or does not answer within 10 s (then it is killed,
+// and `notes` says so). The child starts with an empty signal mask and default handlers: the
+// daemon blocks SIGTERM/SIGINT/SIGHUP for its signalfd, and a child inheriting that could not be
+// stopped.
+std::optional<std::string> run_nvidia_smi(const std::string& program, const std::vector<std::string>& args,
+                                          std::vector<std::string>& notes);
 
 }  // namespace nccltune

@@ -2,8 +2,8 @@
 // HTML page for a profile. The best other candidates' curves come from the tune journal: --journal,
 // else journal.jsonl next to the profile, else in the store root above it (where `tune --out DIR`
 // writes it by default). The node diagram comes from --topology SRC (a snapshot directory from
-// `topo --capture`, nvidia-smi:FILE or hwloc:FILE), because the report is usually made away from
-// the tuned nodes; without it the report says how to add one.
+// `topo --capture`, nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE), because the report is
+// usually made away from the tuned nodes; without it the report says how to add one.
 // Exit 0 when written; 2 when the profile, an explicit journal or the topology cannot be read, or
 // the file cannot be written.
 #include <cstdio>
@@ -113,8 +113,10 @@ void add_report_command(CLI::App& app, Command& command) {
       "--journal", options->journal,
       "Tune journal for the other candidates' curves (default: journal.jsonl next to the profile or in "
       "the store root above it)");
-  sub->add_option("--topology", options->topology,
-                  "Node to draw: a snapshot DIR (`nccltune topo --capture`), nvidia-smi:FILE or hwloc:FILE");
+  sub->add_option(
+      "--topology", options->topology,
+      "Node to draw: a snapshot DIR (`nccltune topo --capture`), nvidia-smi:FILE, nvidia-smi-q:FILE or "
+      "hwloc:FILE");
   sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
       ->check(CLI::Range(0, 5))
       ->capture_default_str();

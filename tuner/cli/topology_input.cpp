@@ -10,9 +10,10 @@
 namespace nccltune::cli {
 
 void TopologyInput::add_options(CLI::App& sub) {
-  sub.add_option("--from", from,
-                 "Replay a node snapshot DIR, nvidia-smi:FILE (`nvidia-smi topo -m` output) or hwloc:FILE "
-                 "(hwloc XML) instead of reading this machine");
+  sub.add_option(
+      "--from", from,
+      "Replay a node snapshot DIR, nvidia-smi:FILE (`nvidia-smi topo -m` output), nvidia-smi-q:FILE "
+      "(`nvidia-smi -q` output) or hwloc:FILE (hwloc XML) instead of reading this machine");
   sub.add_option("--nvml-lib", options.nvml_library, "NVML library to dlopen")->capture_default_str();
 }
 

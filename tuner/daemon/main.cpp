@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   CLI::Option* config_option =
       app.add_option("--config", config, "Node config file (daemon: and env: sections); named, it must exist")
           ->capture_default_str();
-  app.add_option("--from", options.from,
-                 "Replay a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE instead of reading this machine");
+  app.add_option(
+      "--from", options.from,
+      "Replay a node snapshot DIR, nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE instead of reading "
+      "this machine");
   app.add_option("--runtime-dir", runtime_dir,
                  "Where node.yaml and nccl.env go (overrides daemon.runtime_dir)");
   app.add_option("--state-dir", state_dir, "Where the last good state is kept (overrides daemon.state_dir)");

@@ -216,7 +216,8 @@ void add_env_options(CLI::App& sub, std::function<int()>& run) {
   sub.add_flag("--syslog", options->syslog,
                "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
   sub.add_option("--from", options->local.from,
-                 "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE or hwloc:FILE")
+                 "Local read without node.yaml: a node snapshot DIR, nvidia-smi:FILE, nvidia-smi-q:FILE or "
+                 "hwloc:FILE")
       ->type_name("SRC");
   sub.add_option("--nvml-lib", options->local.nvml_lib, "Local read: NVML library to dlopen")
       ->capture_default_str();

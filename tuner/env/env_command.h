@@ -27,7 +27,7 @@ int env_parse_failure(const CLI::App& app, const CLI::ParseError& error,
 // topology, NCCL and the CUDA driver read on the spot. `nccltune` reads them itself
 // (env_local_read.cpp); `nccltune-env` hands the whole command over to `nccltune env` instead.
 struct LocalReadOptions {
-  std::string from;  // --from: a node snapshot, nvidia-smi:FILE or hwloc:FILE; empty: this machine
+  std::string from;  // --from: a snapshot, nvidia-smi[-q]:FILE or hwloc:FILE; empty: this machine
   std::string nvml_lib = "libnvidia-ml.so.1", nccl_lib,
               cuda_lib;  // empty: $NCCLTUNE_*_LIB, else the system's
 };

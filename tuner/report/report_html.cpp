@@ -232,8 +232,8 @@ std::string node_section(const ReportInput& in) {
     out +=
         "<p>No node topology was given. <code>nccltune report --topology SRC</code> draws one from a "
         "snapshot "
-        "(<code>nccltune topo --capture DIR</code> on a tuned node), <code>nvidia-smi:FILE</code> or "
-        "<code>hwloc:FILE</code>.</p>\n";
+        "(<code>nccltune topo --capture DIR</code> on a tuned node), <code>nvidia-smi:FILE</code>, "
+        "<code>nvidia-smi-q:FILE</code> or <code>hwloc:FILE</code>.</p>\n";
     return out + "</section>\n";
   }
   const NodeTopology& t = *in.topology;

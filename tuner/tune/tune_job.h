@@ -21,7 +21,7 @@ struct TuneOptions {
   std::string out_dir = "profiles";
   std::string journal;  // empty: <out>/journal.jsonl
   bool resume = false;
-  std::string from;  // topology source for every node (snapshot, nvidia-smi:, hwloc:)
+  std::string from;  // topology source for every node (snapshot, nvidia-smi:, nvidia-smi-q:, hwloc:)
   bool allow_mixed = false;
   std::string cuda_lib, nccl_lib;
   StrategyOptions strategy;
