@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <sstream>
 
@@ -238,6 +239,31 @@ void check_acs(const NodeTopology& topology, std::vector<Finding>& out) {
   }
 }
 
+std::string binary_size_text(std::uint64_t bytes) {  // "256 MiB", "128 GiB"
+  constexpr std::uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
+  if (bytes % kGiB == 0) return std::to_string(bytes / kGiB) + " GiB";
+  return std::to_string(bytes / kMiB) + " MiB";
+}
+
+// GPUDirect RDMA maps GPU memory for the NIC through the GPU's BAR1 aperture: a BAR1 smaller than
+// the framebuffer caps how much of it NCCL can register for the network (consumer boards ship
+// 256 MiB without resizable BAR). Judged only where the node has RDMA NICs and both sizes are known.
+void check_bar1(const NodeTopology& topology, std::vector<Finding>& out) {
+  if (topology.nics.empty()) return;
+  for (const auto& gpu : topology.gpus) {
+    if (!gpu.bar1_bytes || !gpu.memory_bytes) continue;
+    const std::string sizes = "BAR1 " + binary_size_text(*gpu.bar1_bytes) + ", memory " + binary_size_text(*gpu.memory_bytes);
+    if (*gpu.bar1_bytes >= *gpu.memory_bytes) {
+      out.push_back({"bar1", gpu_id(gpu.index), Verdict::pass, sizes + ": GPUDirect RDMA can map all of it"});
+    } else {
+      out.push_back({"bar1", gpu_id(gpu.index), Verdict::warn,
+                     sizes + ": BAR1 is smaller than the GPU's memory, so GPUDirect RDMA cannot map all of it; "
+                             "registrations beyond it fail and those transfers lose GPUDirect RDMA (enable "
+                             "Resizable BAR and Above 4G Decoding in the BIOS, or use a GPU with a full BAR1)"});
+    }
+  }
+}
+
 void recommend(const NodeTopology& topology, CheckReport& report) {
   std::set<int> serving;
   for (const auto& a : report.assignments)
@@ -292,6 +318,7 @@ CheckReport check_node(const NodeTopology& topology, const Expectation& expectat
   check_affinity(topology, report, expectation, out);
   check_crowding(topology, report, out);
   check_acs(topology, out);
+  check_bar1(topology, out);
   recommend(topology, report);
   return report;
 }

@@ -109,6 +109,29 @@ expect_in "$work/out" "Peak per GPU and direction: within the node 450.0 GB/s (N
 expect_exit 0 "topo from nvidia-smi only" -- "$nccltune" topo --from "nvidia-smi:$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt" --format json
 expect_in "$work/out" '"intra_node_gbps": null' "nvidia-smi names no GPU model: peak unknown, not guessed"
 
+# BAR1 smaller than the memory on a node with RDMA NICs: the healthy DGX-H100 snapshot, its GPUs
+# given `nvidia-smi -q` totals (its own NVML knows none): 256 MiB warns, 128 GiB passes.
+smi_q() {  # smi_q BAR1_MIB: nvidia-smi -q text for the DGX-H100's eight GPUs
+  printf '==============NVSMI LOG==============\n\nDriver Version                            : 550.127.05\n\n'
+  for bus in 18 2A 3A 5D 9A AB BA DB; do
+    printf 'GPU 00000000:%s:00.0\n    Product Name                          : NVIDIA H100 80GB HBM3\n' "$bus"
+    printf '    FB Memory Usage\n        Total                             : 81559 MiB\n'
+    printf '    BAR1 Memory Usage\n        Total                             : %s MiB\n' "$1"
+  done
+}
+for bar1 in 256 131072; do
+  cp -R "$fixtures/nodes/dgx-h100" "$work/bar1-$bar1"
+  smi_q "$bar1" >"$work/bar1-$bar1/nvidia-smi-q.txt"
+done
+expect_exit 1 "BAR1 256 MiB with RDMA NICs" -- "$nccltune" check --from "$work/bar1-256"
+expect_in "$work/out" "WARN  bar1              GPU0" "BAR1 warning per GPU"
+expect_in "$work/out" "BAR1 256 MiB, memory 81559 MiB: BAR1 is smaller than the GPU's memory, so GPUDirect RDMA cannot map all of it" "BAR1 warning explained"
+expect_exit 0 "BAR1 covering the memory" -- "$nccltune" check --from "$work/bar1-131072"
+expect_in "$work/out" "BAR1 128 GiB, memory 81559 MiB: GPUDirect RDMA can map all of it" "BAR1 pass"
+expect_exit 0 "topo --format json with BAR1" -- "$nccltune" topo --from "$work/bar1-256" --format json
+expect_in "$work/out" '"bar1_bytes": 268435456' "BAR1 in the topology JSON"
+expect_in "$work/out" '"memory_bytes": 85520809984' "memory in the topology JSON"
+
 # import --from: published nccl-tests logs read against the node they ran on.
 published=$fixtures/nccl-tests/published
 import_peak() {  # import_peak DESCRIPTION EXPECTED LOG SNAPSHOT [ARGS...]

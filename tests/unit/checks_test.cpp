@@ -57,6 +57,30 @@ TEST(Checks, HealthyNodePassesAndRecommendsEveryNic) {
   EXPECT_EQ(report.recommendations[0].value, "=mlx5_0,mlx5_1,mlx5_2,mlx5_3");
 }
 
+TEST(Checks, Bar1SmallerThanMemoryWarnsWhereThereAreRdmaNics) {
+  NodeTopology t = paired_node(2);
+  t.gpus[0].memory_bytes = 24564ull << 20;
+  t.gpus[0].bar1_bytes = 256ull << 20;  // a consumer board without Resizable BAR
+  t.gpus[1].memory_bytes = 80ull << 30;
+  t.gpus[1].bar1_bytes = 128ull << 30;
+  auto report = check_node(t, {});
+  const Finding* small = find(report, "bar1", "GPU0");
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->verdict, Verdict::warn);
+  EXPECT_NE(small->message.find("BAR1 256 MiB, memory 24564 MiB"), std::string::npos) << small->message;
+  const Finding* full = find(report, "bar1", "GPU1");
+  ASSERT_NE(full, nullptr);
+  EXPECT_EQ(full->verdict, Verdict::pass);
+  EXPECT_EQ(report.exit_code(), 1);
+
+  t.gpus[0].bar1_bytes.reset();  // unknown (Grace trays say N/A): not judged
+  EXPECT_EQ(find(check_node(t, {}), "bar1", "GPU0"), nullptr);
+  NodeTopology no_nics;  // no RDMA NIC: GPUDirect RDMA does not apply
+  no_nics.gpus = t.gpus;
+  no_nics.gpus[0].bar1_bytes = 256ull << 20;
+  EXPECT_EQ(find(check_node(no_nics, {}), "bar1", "GPU0"), nullptr);
+}
+
 TEST(Checks, NarrowLinkFailsAndSlowLinkWarns) {
   auto t = paired_node(2);
   t.gpus[0].pcie.width = 8;
