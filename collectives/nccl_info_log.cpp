@@ -189,6 +189,9 @@ class LineReader {
 
 NcclLogLine LineReader::line_at(std::string_view body, int number) const {
   std::string text(trim(body).substr(0, kMaxLogLineChars));
+  // A terminal must not act on what a log holds: control characters become '?'.
+  for (char& c : text)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
   return {source_, number, std::move(text)};
 }
 

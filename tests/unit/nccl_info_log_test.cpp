@@ -1,0 +1,313 @@
+#include "collectives/nccl_info_log.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "report/nccl_log_verdicts.h"
+#include "test_files.h"
+
+using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
+
+namespace {
+
+NcclInfoLog read_log(const std::string& name) {
+  const std::filesystem::path path = fixture("nccl-info-logs/" + name);
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
+  return parse_nccl_info_log(read_file(path), name);
+}
+
+const LogVerdict* find_verdict(const std::vector<LogVerdict>& verdicts, const std::string& check) {
+  for (const LogVerdict& v : verdicts)
+    if (v.check == check) return &v;
+  return nullptr;
+}
+
+std::vector<std::string> device_names(const NcclInfoLog& log) {
+  std::vector<std::string> names;
+  for (const NcclNetDevice& d : log.devices) names.push_back(d.name);
+  return names;
+}
+
+TEST(NcclInfoLog, OfiPluginOnP4dWithTimestampLinesBetween) {
+  const NcclInfoLog log = read_log("aws-ofi-nccl-715-p4d-efa-ofi-1.11.0.txt");
+  EXPECT_FALSE(log.nccl_version);  // the excerpt does not show it
+  EXPECT_EQ(log.transport, "OFI");
+  EXPECT_FALSE(log.net_plugin);
+  EXPECT_TRUE(log.devices.empty());
+  EXPECT_EQ(log.hosts, std::vector<std::string>{"algo-1"});
+  EXPECT_EQ(log.nvls_available, false);
+  EXPECT_EQ(log.env.at("NCCL_NVLS_CHUNKSIZE"), "512KiB");
+  EXPECT_EQ(log.env.at("NCCL_NVLSTREE_MAX_CHUNKSIZE"), "512KiB");
+  EXPECT_EQ(log.net_connections, 0);
+  EXPECT_TRUE(log.warnings.empty());
+  EXPECT_FALSE(log.ranks);
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 0);
+}
+
+TEST(NcclInfoLog, RoceSingleHca218) {
+  const NcclInfoLog log = read_log("nccl-1052-h800-2node-roce-1hca-2.18.5.txt");
+  EXPECT_EQ(log.nccl_version, "2.18.5");
+  EXPECT_EQ(log.cuda_version, "12.0");
+  EXPECT_EQ(log.net_plugin, "IB");
+  EXPECT_EQ(log.transport, "RoCE");
+  ASSERT_EQ(log.devices.size(), 1u);
+  EXPECT_EQ(log.devices[0], (NcclNetDevice{"mlx5_4", 1, "RoCE", false}));
+  EXPECT_EQ(log.env.at("NCCL_IB_HCA"), "mlx5_4");
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"node2", "node4"}));
+  EXPECT_FALSE(log.ranks);  // one "# Rank" line is not the whole list
+  EXPECT_FALSE(log.nodes);
+  EXPECT_TRUE(log.warnings.empty());  // the WARN quoted in the header is not the log's
+  EXPECT_TRUE(log.failures.empty());
+}
+
+TEST(NcclInfoLog, CompletionErrorStatus12) {
+  const NcclInfoLog log = read_log("nccl-1405-roce-ipv6-completion-error-status12.txt");
+  ASSERT_EQ(log.warnings.size(), 3u);
+  EXPECT_EQ(log.warnings[0].line, 4);
+  EXPECT_TRUE(log.warnings[0].text.starts_with(
+      "NET/IB : Got completion from peer 10.216.210.236<54862> with status=12"));
+  ASSERT_EQ(log.failures.size(), 3u);
+  EXPECT_EQ(log.failures[0].status, 12);
+  EXPECT_EQ(log.hosts, std::vector<std::string>{"kp-ddp-worker-0"});
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* v = find_verdict(verdicts, "ib_completion");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->level, LogVerdictLevel::fail);
+  EXPECT_NE(v->message.find("status 12"), std::string::npos);
+  EXPECT_NE(v->message.find("3 time(s)"), std::string::npos);
+  EXPECT_NE(v->message.find("retry exceeded"), std::string::npos);
+  EXPECT_EQ(find_verdict(verdicts, "warnings"), nullptr);  // all three are explained
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 2);
+}
+
+TEST(NcclInfoLog, A100TwoNodesWithoutGdr) {
+  const NcclInfoLog log = read_log("nccl-1412-a100x16-2node-ib-no-gdr.txt");
+  EXPECT_EQ(log.ranks, 16);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.local_ranks, 8);
+  EXPECT_EQ(log.mnnvl, false);
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"swat1-04", "swat1-05"}));
+  EXPECT_EQ(log.net_plugin, "IB");  // from "via NET/IB/3"
+  EXPECT_EQ(log.transport, "IB");
+  EXPECT_EQ(log.net_connections, 4);
+  EXPECT_EQ(log.gdr_connections, 0);
+  EXPECT_FALSE(log.nccl_version);
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* gdr = find_verdict(verdicts, "gdr");
+  ASSERT_NE(gdr, nullptr);
+  EXPECT_EQ(gdr->level, LogVerdictLevel::warn);
+  EXPECT_NE(gdr->message.find("off on all 4"), std::string::npos);
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 1);
+}
+
+TEST(NcclInfoLog, StrippedPrefixesHpcxSharpPlugin224) {
+  const NcclInfoLog log = read_log("nccl-1584-h100x8-ib-sharp-nvls-2.24.3.txt");
+  EXPECT_EQ(log.nccl_version, "2.24.3");
+  EXPECT_EQ(log.cuda_version, "12.2");
+  EXPECT_EQ(log.ranks, 8);
+  EXPECT_FALSE(log.nodes);
+  EXPECT_EQ(log.net_plugin, "IBext_v8");
+  EXPECT_EQ(log.transport, "IB");
+  EXPECT_EQ(log.plugin_library, "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so");
+  ASSERT_EQ(log.devices.size(), 8u);
+  EXPECT_EQ(log.devices[0], (NcclNetDevice{"ibp0", 1, "IB", true}));
+  EXPECT_EQ(log.devices[7].name, "ibp7");
+  EXPECT_EQ(log.nvls_available, true);
+  EXPECT_EQ(log.env.at("NCCL_SOCKET_IFNAME"), "eth0");
+  EXPECT_EQ(log.env.at("NCCL_IB_PCI_RELAXED_ORDERING"), "1");
+  EXPECT_FALSE(log.mnnvl);  // "MNNVL busId ..." is not the flag
+  EXPECT_TRUE(log.hosts.empty());
+}
+
+TEST(NcclInfoLog, NcclAlgoForcedAndZeroNvlsChannels) {
+  const NcclInfoLog log = read_log("nccl-892-h800x8-nccl-algo-env-0-nvls.txt");
+  EXPECT_EQ(log.env.at("NCCL_ALGO"), "Tree,Ring,,CollnetDirect,CollnetChain,NVLS");
+  EXPECT_EQ(log.coll_channels, 16);
+  EXPECT_EQ(log.nvls_channels, 0);
+  EXPECT_FALSE(log.collnet_channels);  // the 2.18 summary has no collnet count
+  EXPECT_EQ(log.hosts, std::vector<std::string>{"036260b61d3a"});
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* env = find_verdict(verdicts, "env");
+  ASSERT_NE(env, nullptr);
+  EXPECT_NE(env->message.find("NCCL_ALGO"), std::string::npos);
+  EXPECT_NE(env->message.find("empty entry"), std::string::npos);
+  EXPECT_EQ(find_verdict(verdicts, "nvls"), nullptr);  // nothing in the log says NVSwitch
+
+  NodeTopology node;
+  node.nvswitch = true;
+  Gpu gpu;
+  gpu.sm = 90;
+  node.gpus.push_back(gpu);
+  const auto with_node = explain_nccl_log(log, &node);
+  const LogVerdict* nvls = find_verdict(with_node, "nvls");
+  ASSERT_NE(nvls, nullptr);
+  EXPECT_NE(nvls->message.find("0 NVLS channels"), std::string::npos);
+  EXPECT_NE(nvls->message.find("NCCL_ALGO"), std::string::npos);
+}
+
+TEST(NcclInfoLog, NcclTestsHeaderAndTunerFallback221) {
+  const NcclInfoLog log = read_log("nccl-tests-252-h100-2node-ib-tuner-2.21.5.txt");
+  EXPECT_EQ(log.nccl_version, "2.21.5");
+  EXPECT_EQ(log.cuda_version, "12.4");
+  EXPECT_EQ(log.ranks, 8);
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"kolyoz1", "kolyoz2"}));
+  EXPECT_EQ(log.coll_channels, 8);
+  EXPECT_EQ(log.collnet_channels, 8);
+  EXPECT_EQ(log.nvls_channels, 0);
+  EXPECT_EQ(log.tuner_fallback, "internal");
+  EXPECT_FALSE(log.tuner_loaded);
+  EXPECT_TRUE(log.tuner_symbol_missing);
+  EXPECT_FALSE(log.transport);
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* tuner = find_verdict(verdicts, "tuner");
+  ASSERT_NE(tuner, nullptr);
+  EXPECT_EQ(tuner->level, LogVerdictLevel::info);
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 0);
+}
+
+TEST(NcclInfoLog, SharpPluginTunerV4Fallback) {
+  const NcclInfoLog log = read_log("nccl-tests-319-hgx-2node-ib-sharp-tuner-v4.txt");
+  EXPECT_EQ(log.net_plugin, "NCCL RDMA Plugin v8");
+  EXPECT_EQ(log.transport, "IB");
+  EXPECT_EQ(device_names(log), (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_4", "mlx5_5",
+                                                         "mlx5_6", "mlx5_7", "mlx5_11"}));
+  for (const NcclNetDevice& d : log.devices) EXPECT_TRUE(d.sharp) << d.name;
+  EXPECT_EQ(log.ranks, 16);
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"lccn09", "lccn19"}));
+  EXPECT_EQ(log.tuner_fallback, "internal");
+
+  // With the node: the ACTIVE ports NCCL leaves out.
+  NodeTopology node;
+  for (const char* name : {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4"}) {
+    Nic nic;
+    nic.index = static_cast<int>(node.nics.size());
+    nic.name = name;
+    nic.state = "ACTIVE";
+    node.nics.push_back(nic);
+  }
+  const auto verdicts = explain_nccl_log(log, &node);
+  const LogVerdict* hcas = find_verdict(verdicts, "hcas");
+  ASSERT_NE(hcas, nullptr);
+  EXPECT_NE(hcas->message.find("unused: mlx5_3"), std::string::npos) << hcas->message;
+}
+
+TEST(NcclInfoLog, Synthetic228TuningLines) {
+  const NcclInfoLog log = read_log("synthetic-2.28-tuning-2node-ib.txt");
+  EXPECT_EQ(log.nccl_version, "2.28.9");
+  EXPECT_EQ(log.cuda_version, "12.9");
+  EXPECT_EQ(log.ranks, 16);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.local_ranks, 8);
+  EXPECT_EQ(log.transport, "IB");  // one RoCE device among IB ones
+  EXPECT_EQ(device_names(log), (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
+  EXPECT_EQ(log.net_connections, 3);
+  EXPECT_EQ(log.gdr_connections, 2);
+  EXPECT_EQ(log.nvls_available, true);
+  EXPECT_EQ(log.nvls_channels, 16);
+  EXPECT_EQ(log.tuner_loaded, "nccltune");
+  EXPECT_EQ(log.env.at("NCCL_PROTO"), "LL128,Simple");
+  ASSERT_EQ(log.choices.size(), 3u);  // the repeated line once
+  EXPECT_EQ(log.choices[0], (NcclChoice{"AllGather", 4096, "RING", "LL"}));
+  EXPECT_EQ(log.choices[1], (NcclChoice{"AllReduce", 1048576, "RING", "LL128"}));
+  EXPECT_EQ(log.choices[2], (NcclChoice{"AllReduce", 268435456, "NVLS", "SIMPLE"}));
+  ASSERT_EQ(log.failures.size(), 1u);
+  EXPECT_EQ(log.failures[0].status, 12);  // "status=IBV_WC_RETRY_EXC_ERR(12)"
+
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  EXPECT_NE(find_verdict(verdicts, "env"), nullptr);
+  const LogVerdict* gdr = find_verdict(verdicts, "gdr");
+  ASSERT_NE(gdr, nullptr);
+  EXPECT_NE(gdr->message.find("off on 1 of 3"), std::string::npos) << gdr->message;
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 2);
+
+  const auto json = nccl_info_log_to_json(log);
+  EXPECT_EQ(json["schema"], "nccltune/nccl-log/v1");
+  EXPECT_EQ(json["gdr"]["with_gdr"], 2);
+  EXPECT_EQ(json["channels"]["coll"], 16);
+  EXPECT_EQ(json["choices"][1]["proto"], "LL128");
+  EXPECT_TRUE(json["network"]["plugin_library"].is_null());
+}
+
+TEST(NcclInfoLog, OlderTuningLinesWithNumbers) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "h:1:2 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 12.500000\n"
+      "h:1:2 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo 0 proto 0 time 5.000000\n",
+      "old.log");
+  ASSERT_EQ(log.choices.size(), 2u);
+  EXPECT_EQ(log.choices[0], (NcclChoice{std::nullopt, 1048576, "RING", "SIMPLE"}));
+  EXPECT_EQ(log.choices[1], (NcclChoice{"AllReduce", 4096, "TREE", "LL"}));
+}
+
+TEST(NcclInfoLog, SocketsDespiteVerbsDevicesFail) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "a:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>\n"
+      "a:1:2 [0] NCCL INFO Using network Socket\n"
+      "a:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n",
+      "s.log");
+  EXPECT_EQ(log.transport, "Socket");
+  EXPECT_EQ(device_names(log), (std::vector<std::string>{"eth0", "eth1"}));
+  EXPECT_EQ(find_verdict(explain_nccl_log(log, nullptr), "transport")->level, LogVerdictLevel::info);
+  NodeTopology node;
+  Nic nic;
+  nic.name = "mlx5_0";
+  nic.state = "ACTIVE";
+  node.nics.push_back(nic);
+  const auto verdicts = explain_nccl_log(log, &node);
+  const LogVerdict* transport = find_verdict(verdicts, "transport");
+  ASSERT_NE(transport, nullptr);
+  EXPECT_EQ(transport->level, LogVerdictLevel::fail);
+  EXPECT_NE(transport->message.find("mlx5_0"), std::string::npos);
+}
+
+TEST(NcclInfoLog, FailureSignatures) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "x:1:2 [3] NCCL INFO NCCL_TUNER_PLUGIN set by environment to libmine.so\n"
+      "x:1:2 [3] NCCL INFO TUNER/Plugin: Using internal tuner plugin.\n"
+      "x:1:2 [3] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n"
+      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1, unhandled system error, NCCL version 2.19.3\n"
+      "[E ProcessGroupNCCL.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(...)\n"
+      "x:1:2 [3] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 1.2.3.4<1> with error "
+      "4, "
+      "opcode 0, len 0, vendor err 81 (Send)\n",
+      "f.log");
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  EXPECT_NE(find_verdict(verdicts, "system_error"), nullptr);
+  EXPECT_NE(find_verdict(verdicts, "timeout"), nullptr);
+  const LogVerdict* completion = find_verdict(verdicts, "ib_completion");
+  ASSERT_NE(completion, nullptr);
+  EXPECT_NE(completion->message.find("status 4"), std::string::npos);
+  EXPECT_NE(completion->message.find("memory registration"), std::string::npos);
+  const LogVerdict* warnings = find_verdict(verdicts, "warnings");
+  ASSERT_NE(warnings, nullptr);
+  EXPECT_NE(warnings->message.find("out of memory"), std::string::npos);
+  const LogVerdict* tuner = find_verdict(verdicts, "tuner");
+  ASSERT_NE(tuner, nullptr);
+  EXPECT_EQ(tuner->level, LogVerdictLevel::warn);
+  EXPECT_NE(tuner->message.find("libmine.so"), std::string::npos);
+}
+
+TEST(NcclInfoLog, NothingFromNcclIsAWarningNotAnError) {
+  const NcclInfoLog log = parse_nccl_info_log("hello\n\xff\xfe binary\n", "empty.log");
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].check, "log");
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 1);
+}
+
+TEST(NcclInfoLog, ManyRanksInOneReaderAndControlCharacters) {
+  NcclInfoLogReader reader;
+  reader.add("a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:1<0>\n", "rank0.log");
+  reader.add("b:1:2 [0] NCCL WARN bad \x1b[31mred\n", "rank1.log");
+  const NcclInfoLog log = reader.result();
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(log.warnings.size(), 1u);
+  EXPECT_EQ(log.warnings[0].source, "rank1.log");
+  EXPECT_EQ(log.warnings[0].text, "bad ?[31mred");
+}
+
+}  // namespace

@@ -1,0 +1,382 @@
+#include "report/nccl_log_verdicts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "topology/affinity.h"
+
+namespace nccltune {
+namespace {
+
+std::string where(const NcclLogLine& line) {
+  return fmt::format("{}:{}", line.source, line.line);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// The verbs devices of the node with an ACTIVE port: what NCCL's IB transport could use.
+std::vector<std::string> active_rdma_ports(const NodeTopology& node) {
+  std::vector<std::string> names;
+  for (const Nic& nic : node.nics)
+    if (nic.name && nic.state == "ACTIVE") names.push_back(*nic.name);
+  std::sort(names.begin(), names.end(), natural_less);
+  return names;
+}
+
+bool is_rdma_transport(const std::optional<std::string>& transport) {
+  return transport == "IB" || transport == "RoCE";
+}
+
+// Whether every GPU's nearest NIC is close enough for NCCL's default GPUDirect RDMA level
+// (NCCL_NET_GDR_LEVEL=PXB: through PCIe switches only; since 2.27 also a NIC on the GPU's own
+// CPU reached over NVLink-C2C). nullopt when the topology does not say.
+std::optional<bool> topology_allows_gdr(const NodeTopology& node) {
+  if (node.gpus.empty() || node.nics.empty()) return std::nullopt;
+  bool all = true;
+  for (const NicAssignment& assignment : assign_nearest_nics(node)) {
+    if (!assignment.nic || !assignment.link) return std::nullopt;
+    const Gpu* gpu = nullptr;
+    for (const Gpu& g : node.gpus)
+      if (g.index == assignment.gpu) gpu = &g;
+    const Nic* nic = nullptr;
+    for (const Nic& n : node.nics)
+      if (n.index == *assignment.nic) nic = &n;
+    const bool c2c = gpu && nic && reaches_nic_through_c2c(*gpu, *nic);
+    all = all && (assignment.link->kind <= LinkKind::pxb || c2c);
+  }
+  return all;
+}
+
+// NVLS needs NVSwitch and Hopper or newer (compute capability 9.0+). nullopt when unknown.
+std::optional<bool> node_supports_nvls(const NodeTopology& node) {
+  if (!node.nvswitch) return std::nullopt;
+  if (!*node.nvswitch) return false;
+  for (const Gpu& gpu : node.gpus)
+    if (gpu.sm && *gpu.sm < 90) return false;
+  return true;
+}
+
+void check_transport(const NcclInfoLog& log, const NodeTopology* node, std::vector<LogVerdict>& out) {
+  if (log.transport != "Socket" || log.nodes == 1) return;
+  std::string evidence;
+  if (log.ib_devices_listed) {
+    evidence = "the log lists verbs devices";
+  } else if (node) {
+    const auto active = active_rdma_ports(*node);
+    if (!active.empty())
+      evidence = fmt::format("the node has {} ACTIVE RDMA ports ({})", active.size(), joined(active));
+  }
+  if (!evidence.empty()) {
+    out.push_back({LogVerdictLevel::fail, "transport",
+                   fmt::format("NCCL sends between nodes over sockets although {}: check NCCL_IB_DISABLE and "
+                               "NCCL_NET, that libibverbs is in the container and /dev/infiniband is mapped",
+                               evidence)});
+    return;
+  }
+  out.push_back({LogVerdictLevel::info, "transport",
+                 "NCCL sends between nodes over sockets; no RDMA device shows in the log (give --from to "
+                 "compare with the node's NICs)"});
+}
+
+void check_gdr(const NcclInfoLog& log, const NodeTopology* node, std::vector<LogVerdict>& out) {
+  if (log.net_connections == 0 || log.transport == "Socket") return;
+  if (log.gdr_connections == log.net_connections) {
+    out.push_back({LogVerdictLevel::info, "gdr",
+                   fmt::format("GPUDirect RDMA on all {} network connections", log.net_connections)});
+    return;
+  }
+  const std::string share = log.gdr_connections == 0
+                                ? fmt::format("off on all {} network connections", log.net_connections)
+                                : fmt::format("off on {} of {} network connections",
+                                              log.net_connections - log.gdr_connections, log.net_connections);
+  std::string advice;
+  const std::optional<bool> allows = node ? topology_allows_gdr(*node) : std::nullopt;
+  if (allows == true) {
+    advice =
+        "the node's GPU-NIC paths (PIX/PXB) allow it, so load nvidia-peermem or use DMA-BUF "
+        "(kernel 5.12+, open driver) and check NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ";
+  } else if (allows == false) {
+    advice =
+        "some GPUs reach their nearest NIC only through the CPU (PHB/NODE/SYS), where NCCL keeps "
+        "it off unless NCCL_NET_GDR_LEVEL allows that path";
+  } else {
+    advice =
+        "data is staged through host memory; check nvidia-peermem or DMA-BUF and "
+        "NCCL_NET_GDR_LEVEL (with --from, nccltune says whether the topology allows it)";
+  }
+  out.push_back(
+      {LogVerdictLevel::warn, "gdr", fmt::format("GPUDirect RDMA is {} (no /GDRDMA): {}", share, advice)});
+}
+
+void check_hcas(const NcclInfoLog& log, const NodeTopology* node, std::vector<LogVerdict>& out) {
+  if (!node || !is_rdma_transport(log.transport) || log.devices.empty()) return;
+  std::set<std::string> used;
+  for (const NcclNetDevice& device : log.devices) {
+    // A merged device ("mlx5_0+mlx5_1", NCCL_IB_MERGE_NICS) uses each of its parts.
+    std::string_view name = device.name;
+    while (!name.empty()) {
+      const size_t plus = name.find('+');
+      used.emplace(name.substr(0, plus));
+      if (plus == std::string_view::npos) break;
+      name.remove_prefix(plus + 1);
+    }
+  }
+  const auto active = active_rdma_ports(*node);
+  std::vector<std::string> unused;
+  for (const std::string& name : active)
+    if (!used.contains(name)) unused.push_back(name);
+  if (unused.empty()) return;
+  const auto hca = log.env.find("NCCL_IB_HCA");
+  out.push_back(
+      {LogVerdictLevel::warn, "hcas",
+       fmt::format("NCCL uses {} HCA(s) but the node has {} ACTIVE RDMA ports; unused: {}: {}", used.size(),
+                   active.size(), joined(unused),
+                   hca != log.env.end() ? fmt::format("NCCL_IB_HCA={} leaves them out", hca->second)
+                                        : std::string("check NCCL_IB_HCA and the container's devices"))});
+}
+
+void check_nvls(const NcclInfoLog& log, const NodeTopology* node, std::vector<LogVerdict>& out) {
+  const std::optional<bool> node_nvls = node ? node_supports_nvls(*node) : std::nullopt;
+  if (log.nvls_available == false && node_nvls == true) {
+    out.push_back(
+        {LogVerdictLevel::warn, "nvls",
+         "NVLS multicast is not available on an NVSwitch node with Hopper or newer GPUs: check that the "
+         "fabric manager runs, the driver supports multicast (R530+) and CUDA is 12.1+"});
+    return;
+  }
+  if ((log.nvls_available == true || node_nvls == true) && log.nvls_channels == 0) {
+    std::string why = "NCCL_NVLS_ENABLE=0 or too little memory for NVLS buffers";
+    if (const auto algo = log.env.find("NCCL_ALGO"); algo != log.env.end())
+      why = fmt::format("NCCL_ALGO={} is set; also check NCCL_NVLS_ENABLE", algo->second);
+    if (const auto enable = log.env.find("NCCL_NVLS_ENABLE");
+        enable != log.env.end() && enable->second == "0")
+      why = "NCCL_NVLS_ENABLE=0 is set";
+    out.push_back(
+        {LogVerdictLevel::warn, "nvls",
+         fmt::format("{} but NCCL built 0 NVLS channels: {}",
+                     log.nvls_available == true ? "NVLS multicast is available" : "the node has NVSwitch",
+                     why)});
+    return;
+  }
+  if (log.nvls_available == true && log.nvls_channels && *log.nvls_channels > 0)
+    out.push_back(
+        {LogVerdictLevel::info, "nvls", fmt::format("NVLS on with {} channels", *log.nvls_channels)});
+}
+
+void check_tuner(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
+  std::optional<std::string> requested = log.tuner_requested;
+  if (const auto env = log.env.find("NCCL_TUNER_PLUGIN"); !requested && env != log.env.end())
+    requested = env->second;
+  if (log.tuner_loaded) {
+    out.push_back({LogVerdictLevel::info, "tuner",
+                   fmt::format("tuner plugin {} loaded: its choices take precedence over NCCL's model",
+                               *log.tuner_loaded)});
+    return;
+  }
+  if (!log.tuner_fallback) return;
+  if (requested) {
+    out.push_back(
+        {LogVerdictLevel::warn, "tuner",
+         fmt::format("tuner plugin {} was asked for but NCCL fell back to its internal tuner: the library "
+                     "was not found or has no ncclTunerPlugin symbol this NCCL knows",
+                     *requested)});
+  } else if (log.tuner_symbol_missing) {
+    out.push_back(
+        {LogVerdictLevel::info, "tuner",
+         "NCCL found no tuner symbol in the library it probed (often the net plugin) and uses its internal "
+         "tuner: expected unless a tuner plugin was meant to load"});
+  } else {
+    out.push_back({LogVerdictLevel::info, "tuner", "NCCL uses its internal tuner"});
+  }
+}
+
+void check_env(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"}) {
+    const auto found = log.env.find(name);
+    if (found == log.env.end()) continue;
+    const std::string& value = found->second;
+    const bool empty_entry =
+        value.find(",,") != std::string::npos || value.starts_with(',') || value.ends_with(',');
+    out.push_back(
+        {LogVerdictLevel::warn, "env",
+         fmt::format("{} is forced by the environment to {}{}: NCCL no longer chooses per size; unset it "
+                     "unless a measured profile says otherwise",
+                     name, value, empty_entry ? " (it has an empty entry)" : "")});
+  }
+}
+
+std::string_view completion_cause(std::optional<int> status) {
+  if (status == 12)
+    return "retry exceeded: a link, a switch port or the peer went away; look for the first error on the "
+           "peer "
+           "and check the port counters and cables";
+  if (status == 4)
+    return "local protection error: memory registration failed, often GPUDirect RDMA (nvidia-peermem, "
+           "DMA-BUF) or the locked-memory limit";
+  if (status == 5)
+    return "work request flushed: it follows an earlier error on the same connection; find that one";
+  return "see ibv_wc_status for the code; the first error in time is the cause, later ones follow it";
+}
+
+void check_failures(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
+  std::map<int, std::vector<const NcclFailure*>> completions;  // status (-1 unknown) -> failures
+  std::map<NcclFailureKind, std::vector<const NcclFailure*>> others;
+  for (const NcclFailure& failure : log.failures) {
+    if (failure.kind == NcclFailureKind::ib_completion)
+      completions[failure.status.value_or(-1)].push_back(&failure);
+    else
+      others[failure.kind].push_back(&failure);
+  }
+  for (const auto& [status, list] : completions) {
+    out.push_back({LogVerdictLevel::fail, "ib_completion",
+                   fmt::format("IB completion error{} {} time(s), first at {}: {}",
+                               status < 0 ? std::string() : fmt::format(" status {}", status), list.size(),
+                               where(list.front()->where), completion_cause(list.front()->status))});
+  }
+  for (const auto& [kind, list] : others) {
+    std::string_view check, cause;
+    switch (kind) {
+      case NcclFailureKind::system_error:
+        check = "system_error";
+        cause =
+            "\"unhandled system error\": usually the network setup (NCCL_SOCKET_IFNAME on an interface the "
+            "peers cannot reach, a firewall, a container without /dev/infiniband or enough /dev/shm) or a "
+            "peer that died; NCCL_DEBUG_SUBSYS=INIT,NET shows the call that failed";
+        break;
+      case NcclFailureKind::remote_error:
+        check = "remote_error";
+        cause = "a peer exited or the network failed: the first rank that failed holds the cause";
+        break;
+      case NcclFailureKind::timeout:
+        check = "timeout";
+        cause =
+            "a collective or a connection timed out: a rank hung or died (crash, out of memory, ranks "
+            "calling different collectives or sizes) or the network stalled; find the first rank that "
+            "stopped";
+        break;
+      case NcclFailureKind::ib_completion: break;
+    }
+    out.push_back(
+        {LogVerdictLevel::fail, std::string(check),
+         fmt::format("{} {} time(s), first at {}", cause, list.size(), where(list.front()->where))});
+  }
+  // WARN lines no signature explains.
+  std::set<std::pair<std::string, int>> explained;
+  for (const NcclFailure& failure : log.failures) explained.emplace(failure.where.source, failure.where.line);
+  std::vector<const NcclLogLine*> unexplained;
+  for (const NcclLogLine& warning : log.warnings)
+    if (!explained.contains({warning.source, warning.line})) unexplained.push_back(&warning);
+  if (!unexplained.empty())
+    out.push_back(
+        {LogVerdictLevel::warn, "warnings",
+         fmt::format("{} NCCL WARN line(s), first at {}: {}", unexplained.size() + log.warnings_dropped,
+                     where(*unexplained.front()), unexplained.front()->text)});
+}
+
+}  // namespace
+
+std::string_view to_string(LogVerdictLevel level) {
+  switch (level) {
+    case LogVerdictLevel::info: return "info";
+    case LogVerdictLevel::warn: return "warn";
+    case LogVerdictLevel::fail: return "fail";
+  }
+  return "info";
+}
+
+std::vector<LogVerdict> explain_nccl_log(const NcclInfoLog& log, const NodeTopology* node) {
+  std::vector<LogVerdict> out;
+  if (log.nccl_lines == 0 && !log.nccl_version && log.failures.empty())
+    out.push_back(
+        {LogVerdictLevel::warn, "log",
+         "no NCCL INFO lines: run the job with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET,ENV,TUNING "
+         "keeps it short)"});
+  check_transport(log, node, out);
+  check_gdr(log, node, out);
+  check_hcas(log, node, out);
+  check_nvls(log, node, out);
+  check_tuner(log, out);
+  check_env(log, out);
+  check_failures(log, out);
+  return out;
+}
+
+int log_verdicts_exit_code(const std::vector<LogVerdict>& verdicts) {
+  int code = 0;
+  for (const LogVerdict& verdict : verdicts) {
+    if (verdict.level == LogVerdictLevel::fail) code = 2;
+    if (verdict.level == LogVerdictLevel::warn) code = std::max(code, 1);
+  }
+  return code;
+}
+
+nlohmann::ordered_json log_verdicts_to_json(const std::vector<LogVerdict>& verdicts) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const LogVerdict& v : verdicts)
+    list.push_back({{"level", std::string(to_string(v.level))}, {"check", v.check}, {"message", v.message}});
+  return list;
+}
+
+namespace {
+
+template <typename T>
+std::string or_unknown(const std::optional<T>& value) {
+  if (!value) return "?";
+  if constexpr (std::is_same_v<T, bool>)
+    return *value ? "yes" : "no";
+  else
+    return fmt::format("{}", *value);
+}
+
+}  // namespace
+
+std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVerdict>& verdicts) {
+  std::string out;
+  auto row = [&out](std::string_view name, const std::string& value) {
+    out += fmt::format("{:<10}{}\n", name, value);
+  };
+  row("NCCL", fmt::format("{} (CUDA {})", or_unknown(log.nccl_version), or_unknown(log.cuda_version)));
+  row("ranks", fmt::format("{} on {} node(s), {} per node{}", or_unknown(log.ranks), or_unknown(log.nodes),
+                           or_unknown(log.local_ranks), log.hosts.empty() ? "" : ": " + joined(log.hosts)));
+  std::vector<std::string> devices;
+  for (const NcclNetDevice& d : log.devices)
+    devices.push_back(d.name + (d.port ? fmt::format(":{}", *d.port) : "") +
+                      (d.link_layer ? "/" + *d.link_layer : "") + (d.sharp ? "/SHARP" : ""));
+  row("network", fmt::format("{} (plugin {}){}", or_unknown(log.transport), or_unknown(log.net_plugin),
+                             devices.empty() ? "" : ": " + joined(devices)));
+  if (log.plugin_library) row("", "library " + *log.plugin_library);
+  row("GDR", log.net_connections == 0
+                 ? std::string("no network connections in the log")
+                 : fmt::format("{}/{} network connections", log.gdr_connections, log.net_connections));
+  row("NVLS", fmt::format("available {}, {} channels; MNNVL {}", or_unknown(log.nvls_available),
+                          or_unknown(log.nvls_channels), or_unknown(log.mnnvl)));
+  row("channels", fmt::format("coll {}, collnet {}, nvls {}", or_unknown(log.coll_channels),
+                              or_unknown(log.collnet_channels), or_unknown(log.nvls_channels)));
+  if (log.env.empty()) row("env", "none reported");
+  for (const auto& [name, value] : log.env) row("env", name + "=" + value);
+  row("tuner", log.tuner_loaded ? *log.tuner_loaded + " (plugin)"
+                                : (log.tuner_fallback ? *log.tuner_fallback : std::string("?")));
+  if (!log.choices.empty()) {
+    out += fmt::format("\n{:<16} {:>14}  {:<14} {}\n", "op", "bytes", "algo", "proto");
+    for (const NcclChoice& c : log.choices)
+      out += fmt::format("{:<16} {:>14}  {:<14} {}\n", c.op.value_or("?"), c.bytes, c.algo, c.proto);
+  }
+  if (!log.warnings.empty()) {
+    out += fmt::format("\nwarnings ({}):\n", log.warnings.size() + log.warnings_dropped);
+    for (const NcclLogLine& w : log.warnings) out += fmt::format("  {}: {}\n", where(w), w.text);
+  }
+  out += "\nverdicts:\n";
+  if (verdicts.empty()) out += "  pass  nothing to report\n";
+  for (const LogVerdict& v : verdicts)
+    out += fmt::format("  {:<5} {:<14} {}\n", to_string(v.level), v.check, v.message);
+  return out;
+}
+
+}  // namespace nccltune
