@@ -15,6 +15,7 @@ struct Command {
 void add_topo_command(CLI::App& app, Command& command);
 void add_check_command(CLI::App& app, Command& command);
 void add_import_command(CLI::App& app, Command& command);
+void add_explain_command(CLI::App& app, Command& command);
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_worker_command(CLI::App& app, Command& command);
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   nccltune::cli::add_tune_command(app, command, &argc, &argv);
   nccltune::cli::add_bench_command(app, command, &argc, &argv);
   nccltune::cli::add_import_command(app, command);
+  nccltune::cli::add_explain_command(app, command);
   nccltune::cli::add_worker_command(app, command);
   nccltune::cli::add_report_command(app, command);
   nccltune::cli::add_show_command(app, command);
