@@ -155,4 +155,19 @@ expect_in "$work/gke.json" '"peak_busbw_gbps": 50.0' "import --json: peak in the
 expect_exit 0 "import, rank list elided, no counts" -- "$nccltune" import "$published/coreweave-gb200-nvl72-1rack-allreduce.txt" --from "$fixtures/nodes/gb200-tray"
 expect_in "$work/err" "unknown (the run's node and rank counts are not known (import: --nodes N --ranks N))" "unknown counts: said how to give them"
 
+# explain: NCCL INFO logs from public issues; exit codes as check's, JSON contract, stdin.
+logs=$fixtures/nccl-info-logs
+expect_exit 0 "explain, OFI plugin log" -- "$nccltune" explain "$logs/aws-ofi-nccl-715-p4d-efa-ofi-1.11.0.txt"
+expect_exit 1 "explain, GDR off (warnings only)" -- "$nccltune" explain "$logs/nccl-1412-a100x16-2node-ib-no-gdr.txt"
+expect_in "$work/out" "GDR       0/4 network connections" "explain text: GDR x/y"
+expect_exit 2 "explain, IB completion errors" -- "$nccltune" explain "$logs/nccl-1405-roce-ipv6-completion-error-status12.txt" --format json
+expect_in "$work/out" '"schema": "nccltune/nccl-log/v1"' "explain JSON schema"
+expect_in "$work/out" '"check": "ib_completion"' "explain JSON verdict"
+expect_exit 2 "explain - (stdin)" -- sh -c '"$1" explain - --format json <"$2"' sh "$nccltune" "$logs/synthetic-2.28-tuning-2node-ib.txt"
+expect_in "$work/out" '"nccl_version": "2.28.9"' "explain stdin: version"
+expect_in "$work/out" '"source": "-"' "explain stdin: named -"
+expect_exit 1 "explain, several files" -- "$nccltune" explain "$logs/nccl-1052-h800-2node-roce-1hca-2.18.5.txt" "$logs/nccl-892-h800x8-nccl-algo-env-0-nvls.txt"
+expect_exit 3 "explain, missing file" -- "$nccltune" explain "$work/no-such.log"
+expect_one_line "$work/err" "explain, missing file"
+
 finish

@@ -88,6 +88,7 @@ valid[nvidia-smi-q]=$work/nvidia-smi-q.txt cap[nvidia-smi-q]=$((16 * MiB))
 valid[hwloc]=$dgx/hwloc.xml cap[hwloc]=$((16 * MiB))
 valid[expect]=$work/expect.yaml cap[expect]=$MiB
 valid[config]=$work/config.yaml cap[config]=$MiB
+valid[nccl-log]=$fixtures/nccl-info-logs/nccl-1405-roce-ipv6-completion-error-status12.txt cap[nccl-log]=$((64 * MiB))
 
 # want READER KIND DEFAULT: the exit code the table below expects; most kinds fail with the
 # command's code, a few are valid input (an empty config is every default; a reader that repairs
@@ -105,6 +106,18 @@ for kind in "${kinds[@]}"; do
   case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" report @ -o "$work/outputs/report.html"
   case_row journal "$kind" "$(want journal "$kind" 2)" "$nccltune" report "$profile" --journal @ -o "$work/outputs/report.html"
   case_row nccl-tests "$kind" "$(want nccl-tests "$kind" 2)" "$nccltune" import @
+  # explain reads any text: what cannot be read exits 3 with one line; read content never does.
+  case $kind in
+    fifo | directory | dev-zero | over-cap) case_row nccl-log "$kind" 3 "$nccltune" explain @ ;;
+    *)
+      input=$(make_input "$kind" "${valid[nccl-log]}" "${cap[nccl-log]}")
+      timeout 20 "$nccltune" explain "$input" --format json >"$work/stdout" 2>"$work/stderr" </dev/null
+      got=$?
+      if [ "$got" -eq 1 ] || [ "$got" -eq 2 ]; then pass; else fail "nccl-log, $kind input: explain exit $got, expected 1 or 2"; fi
+      if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/stdout" 2>/dev/null; then pass; else fail "nccl-log, $kind input: explain JSON does not parse"; fi
+      rm -f "$input"
+      ;;
+  esac
   case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 1)" "$nccltune" topo --from nvidia-smi:@ --format json
   case_row nvidia-smi "$kind" "$(want nvidia-smi "$kind" 3)" "$nccltune" check --from nvidia-smi:@ --format json
   case_row nvidia-smi-q "$kind" "$(want nvidia-smi-q "$kind" 1)" "$nccltune" topo --from nvidia-smi-q:@ --format json
