@@ -345,8 +345,7 @@ void LineReader::read_env(const std::vector<std::string_view>& words) {
 }
 
 void LineReader::read_tuner(std::string_view body) {
-  body.remove_prefix(14);  // "TUNER/Plugin: "
-  body = trim(body);
+  body = trim(body.substr(std::string_view("TUNER/Plugin:").size()));  // the caller matched it
   if (body.starts_with("Using internal tuner") ||
       body.find("using internal tuner") != std::string_view::npos ||
       body.find("Using internal tuner") != std::string_view::npos || body.starts_with("No plugin found"))

@@ -311,3 +311,15 @@ TEST(NcclInfoLog, ManyRanksInOneReaderAndControlCharacters) {
 }
 
 }  // namespace
+
+// Found by fuzz_nccl_info_log: a line that ends right after the tuner's tag read one byte past it
+// (UndefinedBehaviorSanitizer in the sanitizer build).
+TEST(NcclInfoLog, TunerTagWithNothingAfterIt) {
+  for (const char* text : {"node1:1:1 [0] NCCL INFO TUNER/Plugin:", "node1:1:1 [0] NCCL INFO TUNER/Plugin: ",
+                           "NCCL INFO TUNER/Plugin:\nNCCL INFO TUNER/Plugin: Using internal tuner\n"}) {
+    const NcclInfoLog log = parse_nccl_info_log(text, "tuner.log");
+    EXPECT_TRUE(log.warnings.empty()) << text;
+  }
+  EXPECT_EQ(parse_nccl_info_log("NCCL INFO TUNER/Plugin: Using internal tuner\n", "t").tuner_fallback,
+            std::optional<std::string>("internal"));
+}
