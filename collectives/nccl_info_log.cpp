@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "base/text_words.h"
 #include "base/utf8.h"
 
 namespace nccltune {
@@ -18,28 +19,6 @@ constexpr std::size_t kMaxDevices = 1024;
 constexpr std::size_t kMaxChoices = 65536;
 constexpr std::size_t kMaxFailures = 1000;
 constexpr std::size_t kMaxEnv = 1024;
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    const size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
-}
 
 std::optional<int64_t> to_int(std::string_view word) {
   int64_t value = 0;
@@ -188,7 +167,7 @@ class LineReader {
 };
 
 NcclLogLine LineReader::line_at(std::string_view body, int number) const {
-  std::string text(trim(body).substr(0, kMaxLogLineChars));
+  std::string text(trimmed(body).substr(0, kMaxLogLineChars));
   // A terminal must not act on what a log holds: control characters become '?'.
   for (char& c : text)
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
@@ -215,9 +194,9 @@ void LineReader::add_device(NcclNetDevice device) {
 void LineReader::read(std::string_view raw, int number) {
   // nccl-tests' comment lines: the rank list names hosts; NCCL itself never starts a line with
   // '#', so a quoted NCCL line in a comment (a header) is not read as one.
-  const std::string_view trimmed = trim(raw);
-  if (trimmed.starts_with('#')) {
-    const auto words = split_words(trimmed);
+  const std::string_view line = trimmed(raw);
+  if (line.starts_with('#')) {
+    const auto words = split_words(line);
     if (words.size() >= 9 && words[0] == "#" && words[1] == "Rank" && words[7] == "on" &&
         is_host_name(words[8]))
       add_host(words[8]);
@@ -230,12 +209,12 @@ void LineReader::read(std::string_view raw, int number) {
     if (at == std::string_view::npos) continue;
     if (const auto host = host_of_prefix(raw.substr(0, at))) add_host(*host);
     ++log_.nccl_lines;
-    read_body(trim(raw.substr(at + marker.size())), warn, number);
+    read_body(trimmed(raw.substr(at + marker.size())), warn, number);
     return;
   }
   // A line without NCCL's prefix: a collector stripped it, or NCCL printed it bare ("NCCL
   // version ..."), or another program wrote it.
-  read_body(trimmed, false, number);
+  read_body(line, false, number);
 }
 
 void LineReader::read_version(std::string_view body) {
@@ -334,29 +313,25 @@ void LineReader::read_env(const std::vector<std::string_view>& words) {
   } else {
     return;
   }
-  std::string value;
-  for (size_t i = value_at; i < words.size(); ++i) {
-    if (!value.empty()) value += ' ';
-    value += words[i];
-  }
+  std::string value = join_words(words, value_at);
   if (value.size() > 1 && value.back() == '.' && to_int(std::string_view(value).substr(0, value.size() - 1)))
     value.pop_back();
   if (log_.env.size() < kMaxEnv || log_.env.contains(std::string(name))) log_.env[std::string(name)] = value;
 }
 
 void LineReader::read_tuner(std::string_view body) {
-  body = trim(body.substr(std::string_view("TUNER/Plugin:").size()));  // the caller matched it
+  body = trimmed(body.substr(std::string_view("TUNER/Plugin:").size()));  // the caller matched it
   if (body.starts_with("Using internal tuner") ||
       body.find("using internal tuner") != std::string_view::npos ||
       body.find("Using internal tuner") != std::string_view::npos || body.starts_with("No plugin found"))
     log_.tuner_fallback = "internal";
   if (body.starts_with("Failed to find ncclTunerPlugin")) log_.tuner_symbol_missing = true;
   if (body.starts_with("NCCL_TUNER_PLUGIN set to "))
-    log_.tuner_requested = std::string(trim(body.substr(25)));
+    log_.tuner_requested = std::string(trimmed(body.substr(25)));
   if (body.starts_with("Using tuner plugin ")) {  // 2.21 to 2.26
-    log_.tuner_loaded = std::string(trim(body.substr(19)));
+    log_.tuner_loaded = std::string(trimmed(body.substr(19)));
   } else if (body.starts_with("Using ") && !body.starts_with("Using internal")) {  // 2.27+: "Using X (vN)"
-    std::string_view name = trim(body.substr(6));
+    std::string_view name = trimmed(body.substr(6));
     if (name.ends_with(')')) {
       if (const size_t open = name.rfind(" ("); open != std::string_view::npos) name = name.substr(0, open);
     }
@@ -397,19 +372,19 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
     return;
   }
   if (body.starts_with("Using network ")) {
-    log_.net_plugin = std::string(trim(body.substr(14)));
+    log_.net_plugin = std::string(trimmed(body.substr(14)));
     return;
   }
   if (body.starts_with("NET/Plugin: Loaded net plugin ") ||
       body.starts_with("NET/Plugin : Loaded net plugin ")) {
-    std::string_view name = trim(body.substr(body.find("net plugin ") + 11));
+    std::string_view name = trimmed(body.substr(body.find("net plugin ") + 11));
     if (const size_t open = name.rfind(" ("); open != std::string_view::npos && name.ends_with(')'))
       name = name.substr(0, open);
     if (!log_.net_plugin) log_.net_plugin = std::string(name);
     return;
   }
   if (body.starts_with("Plugin Path : ")) {
-    log_.plugin_library = std::string(trim(body.substr(14)));
+    log_.plugin_library = std::string(trimmed(body.substr(14)));
     return;
   }
   if (body.starts_with("TUNER/Plugin:")) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "base/printable_text.h"
+#include "base/text_words.h"
 #include "base/utf8.h"
 #include "collectives/bus_bandwidth.h"
 
@@ -31,31 +32,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     text.remove_prefix(end + 1);
   }
   return lines;
-}
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    const size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
-}
-
-std::string join_words(const std::vector<std::string_view>& words, size_t from) {
-  std::string joined;
-  for (size_t i = from; i < words.size(); ++i) {
-    if (!joined.empty()) joined += ' ';
-    joined += words[i];
-  }
-  return joined;
 }
 
 // The words of a comment line without its leading '#' ("#  Rank 0 ..." -> "Rank", "0", ...).

@@ -7,6 +7,7 @@
 
 #include "base/clean_text.h"
 #include "base/printable_text.h"
+#include "base/text_words.h"
 #include "base/utf8.h"
 
 namespace nccltune {
@@ -20,18 +21,8 @@ struct TextLine {
   std::string text;
 };
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
-}
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
-  return text;
 }
 
 TextLine text_line(std::string_view raw, int number) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/text_words.h"
 #include "base/utf8.h"
 
 namespace nccltune {
@@ -82,22 +83,6 @@ std::string strip_ansi(std::string_view line) {
     out += line[i++];
   }
   return out;
-}
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-Words split_words(std::string_view line) {
-  Words words;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    std::size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
 }
 
 // The lines without ANSI colour codes, and with any byte that is not UTF-8 as '?', so that a
