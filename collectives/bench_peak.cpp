@@ -8,7 +8,9 @@ namespace nccltune {
 
 namespace {
 
-double percent_of_peak(double busbw, double peak) { return 100.0 * busbw / peak; }
+double percent_of_peak(double busbw, double peak) {
+  return 100.0 * busbw / peak;
+}
 
 }  // namespace
 
@@ -29,10 +31,12 @@ std::string peak_summary(const BenchResult& result) {
   const double percent = percent_of_peak(largest->busbw, *peak.gbps);
   text += fmt::format("; busbw at {} is {:.2f} GB/s, {:.0f}% of peak",
                       format_byte_size(static_cast<std::size_t>(largest->bytes)), largest->busbw, percent);
-  if (percent > 100)
-    text += " (above the line rate: NVLS and SHARP reduce inside the switch and trees move fewer bytes than "
-            "busbw counts; not an error)";
+  if (percent > 100) text += kAbovePeakNote;
   return text;
+}
+
+std::string peak_footer_line(const BenchResult& result) {
+  return fmt::format("# {:<20} : {}\n", "Peak bus bandwidth", peak_summary(result));
 }
 
 BusbwVerdict judge_busbw(const BenchResult& result, const BusbwThresholds& thresholds) {
@@ -55,12 +59,15 @@ BusbwVerdict judge_busbw(const BenchResult& result, const BusbwThresholds& thres
                      "); name the node with --from SNAPSHOT"};
     const double percent = percent_of_peak(largest->busbw, *result.peak->gbps);
     if (percent < *thresholds.min_peak_percent)
-      return {1, fmt::format("busbw {:.2f} GB/s at {} is {:.1f}% of the {:g} GB/s peak ({}), below --min-peak-pct {:g}",
-                             largest->busbw, size, percent, *result.peak->gbps, result.peak->what,
-                             *thresholds.min_peak_percent)};
-    met += fmt::format("{}busbw {:.2f} GB/s at {} is {:.1f}% of the {:g} GB/s peak, meets --min-peak-pct {:g}",
-                       met.empty() ? "" : "; ", largest->busbw, size, percent, *result.peak->gbps,
-                       *thresholds.min_peak_percent);
+      return {1,
+              fmt::format(
+                  "busbw {:.2f} GB/s at {} is {:.1f}% of the {:g} GB/s peak ({}), below --min-peak-pct {:g}",
+                  largest->busbw, size, percent, *result.peak->gbps, result.peak->what,
+                  *thresholds.min_peak_percent)};
+    met +=
+        fmt::format("{}busbw {:.2f} GB/s at {} is {:.1f}% of the {:g} GB/s peak, meets --min-peak-pct {:g}",
+                    met.empty() ? "" : "; ", largest->busbw, size, percent, *result.peak->gbps,
+                    *thresholds.min_peak_percent);
   }
   return {0, met};
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "collectives/bench_result.h"
 
@@ -18,12 +19,21 @@ struct LargestSize {
 };
 std::optional<LargestSize> largest_size(const BenchResult& result);
 
-// "450 GB/s (NVLink4 x18); busbw at 1G is 382.5 GB/s, 85% of peak", with a note when above the
-// peak, or "unknown (why)". Empty when result.peak is absent.
+// What follows a busbw above the peak, wherever one is shown: why that happens, and that it is
+// not an error.
+inline constexpr std::string_view kAbovePeakNote =
+    " (above the line rate: NVLS and SHARP reduce inside the switch and trees move fewer bytes than busbw "
+    "counts; not an error)";
+
+// "450 GB/s (NVLink4 x18); busbw at 1G is 382.5 GB/s, 85% of peak", with kAbovePeakNote when
+// above the peak, or "unknown (why)". Empty when result.peak is absent.
 std::string peak_summary(const BenchResult& result);
 
+// "# Peak bus bandwidth   : <peak_summary>\n", the line under nccl-tests' "# Avg bus bandwidth".
+std::string peak_footer_line(const BenchResult& result);
+
 struct BusbwThresholds {
-  std::optional<double> min_busbw_gbps;  // --min-busbw
+  std::optional<double> min_busbw_gbps;    // --min-busbw
   std::optional<double> min_peak_percent;  // --min-peak-pct
 };
 

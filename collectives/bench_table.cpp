@@ -68,7 +68,7 @@ std::string bench_table_footer(const BenchResult& result) {
   std::string footer = fmt::format("# {:<20} : {} {}\n", "Out of bounds values", out_of_bounds,
                                    out_of_bounds ? "FAILED" : "OK");
   footer += fmt::format("# {:<20} : {:g}\n", "Avg bus bandwidth", average);
-  if (result.peak) footer += fmt::format("# {:<20} : {}\n", "Peak bus bandwidth", peak_summary(result));
+  if (result.peak) footer += peak_footer_line(result);
   footer += fmt::format("# {:<20} : {}\n", "Time per op", describe_time_rule(result.time_rule));
   footer += "#\n";
   return footer;

@@ -47,11 +47,13 @@ struct SmGeneration {
   int generation;
 };
 constexpr std::array kSmGenerations = {
-    SmGeneration{60, 1}, SmGeneration{70, 2}, SmGeneration{80, 3},
+    SmGeneration{60, 1}, SmGeneration{70, 2},  SmGeneration{80, 3},
     SmGeneration{90, 4}, SmGeneration{100, 5}, SmGeneration{103, 5},
 };
 
-LineRate unknown(std::string why) { return {std::nullopt, std::nullopt, std::move(why)}; }
+LineRate unknown(std::string why) {
+  return {std::nullopt, std::nullopt, std::move(why)};
+}
 
 // A GPU's PCIe link at the speed it reaches under load: the current width (a narrower link stays
 // narrow), the maximum generation (GPUs drop speed when idle). Null when either is unknown.
@@ -78,7 +80,8 @@ LineRate intra_node_rate(const NodeTopology& topology) {
     for (const auto& gpu : topology.gpus) {
       auto generation = nvlink_generation(gpu);
       if (!generation)
-        return unknown(gpu_id(gpu.index) + "'s NVLink generation is not known (no known model name or compute capability)");
+        return unknown(gpu_id(gpu.index) +
+                       "'s NVLink generation is not known (no known model name or compute capability)");
       double gbps = *nvlink_link_gbps(*generation) * *gpu.nvlinks;
       if (!slowest || gbps < *slowest) {
         slowest = gbps;
@@ -93,7 +96,8 @@ LineRate intra_node_rate(const NodeTopology& topology) {
   for (const auto& gpu : topology.gpus) {
     int gen = 0;
     auto gbps = pcie_link_gbps(gpu.pcie, gen);
-    if (!gbps) return unknown(gpu_id(gpu.index) + " has no NVLink and its PCIe generation or width is not known");
+    if (!gbps)
+      return unknown(gpu_id(gpu.index) + " has no NVLink and its PCIe generation or width is not known");
     if (!slowest || *gbps < *slowest) {
       slowest = gbps;
       what = fmt::format("PCIe Gen{} x{}", gen, *gpu.pcie.width);
@@ -127,8 +131,9 @@ LineRate inter_node_rate(const NodeTopology& topology) {
     double gbps = *nic.rate_gbps / 8.0 / sharing;
     if (!slowest || gbps < *slowest) {
       slowest = gbps;
-      what = sharing == 1 ? fmt::format("1x {} {:g} Gb/s per GPU", nic_family(nic), *nic.rate_gbps)
-                          : fmt::format("1/{} of {} {:g} Gb/s per GPU", sharing, nic_family(nic), *nic.rate_gbps);
+      what = sharing == 1
+                 ? fmt::format("1x {} {:g} Gb/s per GPU", nic_family(nic), *nic.rate_gbps)
+                 : fmt::format("1/{} of {} {:g} Gb/s per GPU", sharing, nic_family(nic), *nic.rate_gbps);
     }
   }
   return {slowest, what, {}};
@@ -160,7 +165,8 @@ std::optional<int> nvlink_generation(const Gpu& gpu) {
       // A whole model number: "A100" in "A100-SXM4-80GB", not in "RTX A1000".
       auto at = gpu.name->find(row.name_part);
       auto end = at + row.name_part.size();
-      if (at != std::string::npos && (end == gpu.name->size() || !std::isdigit(static_cast<unsigned char>((*gpu.name)[end]))))
+      if (at != std::string::npos &&
+          (end == gpu.name->size() || !std::isdigit(static_cast<unsigned char>((*gpu.name)[end]))))
         return row.generation;
     }
   }
@@ -176,23 +182,26 @@ NodePeak node_peak(const NodeTopology& topology) {
   peak.inter_node = inter_node_rate(topology);
   // A Grace-Blackwell superchip (NVLink5 and NVLink-C2C to its Grace) sits in an NVL72 rack
   // (GB200 NVL72 datasheet: 72 GPUs in one NVLink domain through 9 NVLink switch trays).
-  const bool grace_blackwell = !topology.gpus.empty() && std::all_of(topology.gpus.begin(), topology.gpus.end(), [](const Gpu& gpu) {
-    return gpu.c2c == true && nvlink_generation(gpu) == 5 && gpu.nvlinks.value_or(0) > 0;
-  });
+  const bool grace_blackwell =
+      !topology.gpus.empty() && std::all_of(topology.gpus.begin(), topology.gpus.end(), [](const Gpu& gpu) {
+        return gpu.c2c == true && nvlink_generation(gpu) == 5 && gpu.nvlinks.value_or(0) > 0;
+      });
   if (grace_blackwell) peak.nvlink_domain_gpus = 72;
   return peak;
 }
 
 LineRate collective_peak(const NodePeak& node, std::string_view op, int nodes, int gpus_per_node) {
-  constexpr std::array kOps = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"};
-  if (std::find(kOps.begin(), kOps.end(), op) == kOps.end())
+  if (std::find(kPeakCollectives.begin(), kPeakCollectives.end(), op) == kPeakCollectives.end())
     return unknown("no peak model for the collective '" + std::string(op) + "'");
   if (nodes < 1 || gpus_per_node < 1) return unknown("no rank");
   const int g = gpus_per_node;
   if (nodes == 1) return g == 1 ? unknown("one rank: no bus to cross") : node.intra_node;
   if (node.nvlink_domain_gpus && g * nodes <= *node.nvlink_domain_gpus) {
     if (!node.intra_node.gbps) return node.intra_node;
-    return {node.intra_node.gbps, *node.intra_node.bottleneck + fmt::format(", one NVLink domain of up to {} GPUs across nodes", *node.nvlink_domain_gpus), {}};
+    return {node.intra_node.gbps,
+            *node.intra_node.bottleneck +
+                fmt::format(", one NVLink domain of up to {} GPUs across nodes", *node.nvlink_domain_gpus),
+            {}};
   }
   if (!node.inter_node.gbps) return node.inter_node;
   const int n = g * nodes;
@@ -200,8 +209,8 @@ LineRate collective_peak(const NodePeak& node, std::string_view op, int nodes, i
   const double network = alltoall ? *node.inter_node.gbps * (n - 1) / (n - g) : *node.inter_node.gbps * g;
   std::string what = alltoall ? fmt::format("network, {}; alltoall sends {}/{} of its bytes off the node",
                                             *node.inter_node.bottleneck, n - g, n - 1)
-                    : g == 1 ? "network, " + *node.inter_node.bottleneck
-                             : fmt::format("network, {} x {} GPUs", *node.inter_node.bottleneck, g);
+                     : g == 1 ? "network, " + *node.inter_node.bottleneck
+                              : fmt::format("network, {} x {} GPUs", *node.inter_node.bottleneck, g);
   if (g > 1) {
     if (!node.intra_node.gbps) return node.intra_node;
     if (*node.intra_node.gbps <= network) return node.intra_node;

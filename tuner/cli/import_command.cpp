@@ -1,5 +1,5 @@
-// `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log and prints it as
-// nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
+// `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log and prints
+// it as nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
 // assumptions, inferences and busbw values the rows do not reproduce go to stderr and into the
 // JSON's "import" object. Exit 0 on success, 2 when the log cannot be read or holds no table,
 // or FILE cannot be written.
@@ -97,8 +97,7 @@ int run_import(const ImportOptions& options) {
   if (options.from) {
     bench.peak = read_bench_peak(*options.from, {}, bench.op, bench.nodes, bench.ranks);
     // The line nccltune bench prints under the table; beside the JSON, not inside stdout's.
-    std::fprintf(options.json.empty() ? stderr : stdout, "# %-20s : %s\n", "Peak bus bandwidth",
-                 peak_summary(bench).c_str());
+    std::fputs(peak_footer_line(bench).c_str(), options.json.empty() ? stderr : stdout);
   }
   nlohmann::ordered_json document = bench_result_to_json(bench);
   document["import"] = import_report(options.log, *log, disagreements, average);

@@ -93,8 +93,9 @@ void nic_ports(TextfileWriter& out, const NodeState& state) {
 // a dashboard puts a measured busbw against.
 void hardware_peak(TextfileWriter& out, const NodeState& state) {
   const NodePeak& peak = state.topology.peak;
-  out.family("nccltune_peak_bandwidth_bytes_per_second", "gauge",
-             "Line rate per GPU and direction of the bottleneck within the node and out of it (absent: unknown).");
+  out.family(
+      "nccltune_peak_bandwidth_bytes_per_second", "gauge",
+      "Line rate per GPU and direction of the bottleneck within the node and out of it (absent: unknown).");
   if (peak.intra_node.gbps)
     out.sample("nccltune_peak_bandwidth_bytes_per_second",
                {{"path", "intra_node"}, {"bottleneck", peak.intra_node.bottleneck.value_or("")}},
@@ -104,12 +105,15 @@ void hardware_peak(TextfileWriter& out, const NodeState& state) {
                {{"path", "inter_node_per_gpu"}, {"bottleneck", peak.inter_node.bottleneck.value_or("")}},
                *peak.inter_node.gbps * 1e9);
   out.family("nccltune_peak_busbw_bytes_per_second", "gauge",
-             "The busbw a collective can reach on this many nodes like this one, one rank per GPU (absent: unknown).");
-  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"})
+             "The busbw a collective can reach on this many nodes like this one, one rank per GPU (absent: "
+             "unknown).");
+  for (std::string_view op : kPeakCollectives)
     for (int nodes : {1, 2})
       if (const LineRate rate = collective_peak(peak, op, nodes, state.topology.gpus); rate.gbps)
         out.sample("nccltune_peak_busbw_bytes_per_second",
-                   {{"collective", op}, {"nodes", std::to_string(nodes)}, {"bottleneck", rate.bottleneck.value_or("")}},
+                   {{"collective", std::string(op)},
+                    {"nodes", std::to_string(nodes)},
+                    {"bottleneck", rate.bottleneck.value_or("")}},
                    *rate.gbps * 1e9);
 }
 

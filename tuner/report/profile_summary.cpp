@@ -7,6 +7,7 @@
 
 #include "base/byte_size.h"
 #include "base/duration.h"
+#include "collectives/bench_peak.h"
 
 namespace nccltune {
 
@@ -102,7 +103,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
       out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
       if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
         out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(r.sizes.back()), *percent,
-                           *percent > 100 ? " (above the line rate: NVLS, SHARP and trees move fewer bytes than busbw counts)" : "");
+                           *percent > 100 ? kAbovePeakNote : "");
       out += "\n";
     } else if (!r.peak_bottleneck.empty()) {
       out += "peak     " + r.peak_bottleneck + "\n";

@@ -7,6 +7,7 @@
 
 #include "base/byte_size.h"
 #include "base/duration.h"
+#include "collectives/bench_peak.h"
 #include "profile/size_ranges.h"
 
 namespace nccltune {
@@ -78,7 +79,7 @@ std::string render_peak_line(const StrategyResult& r, const LineRate& peak) {
   const double percent = 100 * busbw / *peak.gbps;
   line += fmt::format("; {} busbw at {} is {:.2f} GB/s, {:.0f}% of peak", tuned ? "tuned" : "baseline",
                       format_byte_size(r.sizes.back()), busbw, percent);
-  if (percent > 100) line += " (above the line rate: NVLS, SHARP and trees move fewer bytes than busbw counts)";
+  if (percent > 100) line += kAbovePeakNote;
   return line;
 }
 
