@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/strict_yaml.h"
+#include "topology/check_roce.h"
 
 namespace nccltune {
 
@@ -264,11 +265,13 @@ void check_bar1(const NodeTopology& topology, std::vector<Finding>& out) {
   }
 }
 
-void recommend(const NodeTopology& topology, CheckReport& report) {
+// The NICs NCCL should use: those nearest to the GPUs, with their port ACTIVE (or its state
+// unknown), in index order. `skipped` gets the names of those left out for a port not ACTIVE.
+std::vector<int> nccl_nics(const NodeTopology& topology, const CheckReport& report, std::string& skipped) {
   std::set<int> serving;
   for (const auto& a : report.assignments)
     if (a.nic) serving.insert(*a.nic);
-  std::string hcas, skipped;
+  std::vector<int> nics;
   for (int index : serving) {
     const Nic& nic = topology.nics[static_cast<size_t>(index)];
     if (!nic.name) continue;
@@ -276,13 +279,23 @@ void recommend(const NodeTopology& topology, CheckReport& report) {
       skipped += (skipped.empty() ? "" : ", ") + *nic.name;
       continue;
     }
-    hcas += (hcas.empty() ? "=" : ",") + *nic.name;
+    nics.push_back(index);
   }
+  return nics;
+}
+
+void recommend_hcas(const NodeTopology& topology, const std::vector<int>& nics, const std::string& skipped,
+                    CheckReport& report) {
+  std::string hcas;
+  for (int index : nics) hcas += (hcas.empty() ? "=" : ",") + *topology.nics[static_cast<size_t>(index)].name;
   if (!hcas.empty())
     report.recommendations.push_back(
         {"NCCL_IB_HCA", hcas,
          "the NICs nearest to the GPUs, exact names" +
              (skipped.empty() ? std::string() : "; left out (port not ACTIVE): " + skipped)});
+}
+
+void recommend_socket_ifname(const NodeTopology& topology, CheckReport& report) {
   std::string ifnames;
   for (const auto& net : topology.interfaces) {
     if (!net.pci || net.rdma || net.operstate != "up") continue;
@@ -319,7 +332,11 @@ CheckReport check_node(const NodeTopology& topology, const Expectation& expectat
   check_crowding(topology, report, out);
   check_acs(topology, out);
   check_bar1(topology, out);
-  recommend(topology, report);
+  std::string skipped;
+  const std::vector<int> nics = nccl_nics(topology, report, skipped);
+  recommend_hcas(topology, nics, skipped, report);
+  check_roce(topology, nics, report);  // recommends NCCL_IB_GID_INDEX after NCCL_IB_HCA
+  recommend_socket_ifname(topology, report);
   return report;
 }
 

@@ -52,6 +52,15 @@ struct Gpu {
   Provenance sources;
 };
 
+// One used entry of a RoCE port's GID table (sysfs ports/<port>/gids/<index> and gid_attrs/).
+struct RoceGid {
+  int index = 0;
+  std::string gid;                  // "0000:0000:0000:0000:0000:ffff:0a00:0005", lower case
+  std::optional<std::string> type;  // "RoCE v2" or "IB/RoCE v1"; null when unreadable
+  std::optional<std::string> ndev;  // the netdev the address belongs to, e.g. "ens1f0np0"
+  friend bool operator==(const RoceGid&, const RoceGid&) = default;
+};
+
 struct Nic {
   int index = 0;
   std::optional<std::string> name;  // verbs device, e.g. "mlx5_0"
@@ -62,6 +71,10 @@ struct Nic {
   std::optional<double> rate_gbps;
   std::optional<int> port;
   std::optional<std::string> netdev;
+  // Ethernet (RoCE) ports only: the used GID table entries (null when the table was not read) and
+  // the netdev's MTU, which caps RoCE's path MTU.
+  std::optional<std::vector<RoceGid>> gids;
+  std::optional<int> mtu;
   PcieLink pcie;
   Provenance sources;
 };
@@ -86,6 +99,7 @@ struct NetInterface {
   std::string name;
   std::optional<std::string> pci;
   std::optional<std::string> operstate;
+  std::optional<int> mtu;
   bool rdma = false;  // the netdev of an RDMA NIC (IPoIB or RoCE)
 };
 

@@ -12,6 +12,7 @@
 #include "topology/affinity.h"
 #include "topology/checks.h"
 #include "topology/nvml_facts.h"
+#include "topology/sources/sysfs_source.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
@@ -298,4 +299,30 @@ TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
   auto again = capture_snapshot(dir, {}, "test");
   EXPECT_FALSE(again);
   EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
+}
+
+TEST(Capture, KeepsGidTablesAndMtus) {
+  // A made-up /sys: the capture copies what the readers read, and the copy reads the same.
+  const TempDir scratch("nccltune-capture");
+  const auto sys = scratch / "sys";
+  const auto port = sys / "class/infiniband/mlx5_0/ports/1";
+  write_file(port / "link_layer", "Ethernet\n");
+  write_file(port / "state", "4: ACTIVE\n");
+  write_file(port / "gids/0", "fe80:0000:0000:0000:ba3f:d2ff:fe78:4500\n");
+  write_file(port / "gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");  // unused
+  write_file(port / "gids/3", "0000:0000:0000:0000:0000:ffff:0a00:0005\n");
+  write_file(port / "gid_attrs/types/3", "RoCE v2\n");
+  write_file(port / "gid_attrs/ndevs/3", "ens1f0np0\n");
+  write_file(sys / "class/net/ens1f0np0/mtu", "9000\n");
+  write_file(sys / "class/net/ens1f0np0/operstate", "up\n");
+  ReadOptions options;
+  options.sys_root = sys;
+  const auto dir = scratch / "snapshot";
+  auto captured = capture_snapshot(dir, options, "test");
+  ASSERT_TRUE(captured) << captured.error();
+  EXPECT_FALSE(std::filesystem::exists(dir / "sysfs/class/infiniband/mlx5_0/ports/1/gids/1"));
+  const SysfsSource live(sys), copy(dir / "sysfs");
+  ASSERT_EQ(copy.rdma_devices().size(), 1u);
+  EXPECT_EQ(copy.rdma_devices()[0].ports[0].gids, live.rdma_devices()[0].ports[0].gids);
+  EXPECT_EQ(copy.net_interfaces().at(0).mtu, 9000);
 }

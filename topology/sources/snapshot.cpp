@@ -8,6 +8,7 @@
 
 #include "base/atomic_file.h"
 #include "base/utc_time.h"
+#include "topology/roce.h"
 #include "topology/sources/hwloc_source.h"
 #include "topology/sources/nvml_source.h"
 #include "topology/sources/topology_reader.h"
@@ -26,13 +27,29 @@ constexpr std::array kPciFiles{"current_link_speed",
                                "vendor",
                                "device"};
 
-// Copies one file from the live sysfs into the snapshot; absent files are skipped.
+// A sysfs attribute is a page at most, PCI config space 4 KiB.
+constexpr std::size_t kMaxCopiedFileBytes = 64 << 10;
+
+// Copies one file from the live sysfs into the snapshot. Absent files are skipped, and
+// so are those whose read fails (an unused GID entry's attributes fail with EINVAL): the replay
+// reads both as absent.
 void copy_sysfs_file(const fs::path& from, const fs::path& to) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) return;
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Result<std::string> content = read_text_file(from, kMaxCopiedFileBytes);
+  if (!content) return;
   fs::create_directories(to.parent_path());
-  std::ofstream(to, std::ios::binary) << content;
+  std::ofstream(to, std::ios::binary) << *content;
+}
+
+// The used entries of a RoCE port's GID table with their type and netdev; unused (all-zero)
+// entries are left out, which the reader takes as unused.
+void copy_gid_table(const fs::path& from_port, const fs::path& to_port) {
+  for (int index = 0; index < kMaxGidsPerPort; ++index) {
+    const std::string name = std::to_string(index);
+    const auto gid = read_attribute_line(from_port / "gids" / name);
+    if (!gid || is_empty_gid(*gid)) continue;
+    for (const char* file : {"gids/", "gid_attrs/types/", "gid_attrs/ndevs/"})
+      copy_sysfs_file(from_port / (file + name), to_port / (file + name));
+  }
 }
 
 void link_to_pci(const fs::path& link, const std::string& pci, int depth) {
@@ -51,9 +68,10 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
       bridges.insert(dev.placement.bridges.begin(), dev.placement.bridges.end());
     }
   }
-  for (const auto& pci : devices)
+  for (const auto& pci : devices) {
     for (const char* file : kPciFiles)
       copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+  }
   for (const auto& pci : bridges) {
     for (const char* file : kPciFiles)
       copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
@@ -62,10 +80,12 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
   SysfsSource live(sys);
   for (const auto& rdma : live.rdma_devices()) {
     const fs::path base = out / "class/infiniband" / rdma.name;
-    for (const auto& port : rdma.ports)
+    for (const auto& port : rdma.ports) {
+      const fs::path port_dir = sys / "class/infiniband" / rdma.name / "ports" / std::to_string(port.port);
       for (const char* file : {"state", "rate", "link_layer"})
-        copy_sysfs_file(sys / "class/infiniband" / rdma.name / "ports" / std::to_string(port.port) / file,
-                        base / "ports" / std::to_string(port.port) / file);
+        copy_sysfs_file(port_dir / file, base / "ports" / std::to_string(port.port) / file);
+      if (port.gids) copy_gid_table(port_dir, base / "ports" / std::to_string(port.port));
+    }
     if (!rdma.pci) continue;
     link_to_pci(base / "device", *rdma.pci, 3);
     for (const auto& netdev : rdma.netdevs)
@@ -73,7 +93,7 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
                       out / "bus/pci/devices" / *rdma.pci / "net" / netdev / "operstate");
   }
   for (const auto& net : live.net_interfaces()) {
-    for (const char* file : {"operstate", "type"})
+    for (const char* file : {"operstate", "type", "mtu"})
       copy_sysfs_file(sys / "class/net" / net.name / file, out / "class/net" / net.name / file);
     if (net.pci) link_to_pci(out / "class/net" / net.name / "device", *net.pci, 3);
   }

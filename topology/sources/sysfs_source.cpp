@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "base/atomic_file.h"
+#include "base/printable_text.h"
 #include "base/utf8.h"
+#include "topology/roce.h"
 
 namespace nccltune {
 namespace fs = std::filesystem;
@@ -18,11 +20,7 @@ namespace {
 constexpr std::size_t kMaxSysfsFileBytes = 64 << 10;
 
 std::optional<std::string> read_line(const fs::path& file) {
-  Result<std::string> text = read_text_file(file, kMaxSysfsFileBytes);
-  if (!text) return std::nullopt;
-  std::string line = text->substr(0, text->find('\n'));
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r')) line.pop_back();
-  return repaired_utf8(line);  // a snapshot's copy may be damaged; what is kept is written as JSON
+  return read_attribute_line(file);
 }
 
 std::optional<int> read_int(const fs::path& file) {
@@ -54,7 +52,65 @@ std::optional<std::string> pci_of_link(const fs::path& device_link) {
   return normalize_pci_address(target.filename().string());
 }
 
+void add_note(std::vector<std::string>* notes, std::string note) {
+  if (notes) notes->push_back(std::move(note));
+}
+
+// The used entries of a RoCE port's GID table. Live, every index up to the table's length exists
+// and an unused one reads as zeros (its gid_attrs fail with EINVAL); a snapshot keeps the used
+// ones only. Indexes past kMaxGidsPerPort are not read.
+std::optional<std::vector<RoceGid>> read_gid_table(const fs::path& port_dir, const std::string& where,
+                                                   std::vector<std::string>* notes) {
+  std::error_code ec;
+  if (!fs::is_directory(port_dir / "gids", ec)) return std::nullopt;
+  std::vector<RoceGid> table;
+  for (int index = 0; index < kMaxGidsPerPort; ++index) {
+    const std::string name = std::to_string(index);
+    const auto text = read_line(port_dir / "gids" / name);
+    if (!text) continue;
+    const auto gid = normalize_gid(*text);
+    if (!gid) {
+      add_note(notes, where + " GID " + name + ": '" + printable_excerpt(*text, 48) +
+                          "' is not a GID; read as unknown");
+      continue;
+    }
+    if (is_empty_gid(*gid)) continue;
+    RoceGid entry{index, *gid, read_line(port_dir / "gid_attrs/types" / name),
+                  read_line(port_dir / "gid_attrs/ndevs" / name)};
+    if (entry.type && !is_gid_type(*entry.type)) {
+      add_note(notes, where + " GID " + name + ": type '" + printable_excerpt(*entry.type, 48) +
+                          "' is neither 'IB/RoCE v1' nor 'RoCE v2'; read as unknown");
+      entry.type.reset();
+    }
+    if (entry.ndev && !is_interface_name(*entry.ndev)) {
+      add_note(notes, where + " GID " + name + ": netdev '" + printable_excerpt(*entry.ndev, 48) +
+                          "' is not an interface name; read as unknown");
+      entry.ndev.reset();
+    }
+    table.push_back(std::move(entry));
+  }
+  if (fs::exists(port_dir / "gids" / std::to_string(kMaxGidsPerPort), ec))
+    add_note(notes, where + ": GID table longer than " + std::to_string(kMaxGidsPerPort) +
+                        " entries; indexes 0-" + std::to_string(kMaxGidsPerPort - 1) + " read");
+  return table;
+}
+
 }  // namespace
+
+std::optional<std::string> read_attribute_line(const fs::path& file) {
+  Result<std::string> text = read_text_file(file, kMaxSysfsFileBytes);
+  if (!text) return std::nullopt;
+  std::string line = text->substr(0, text->find('\n'));
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  return repaired_utf8(line);  // a snapshot's copy may be damaged; what is kept is written as JSON
+}
+
+bool is_interface_name(std::string_view name) {
+  constexpr std::size_t kMaxInterfaceName = 15;  // IFNAMSIZ less the NUL
+  if (name.empty() || name.size() > kMaxInterfaceName || name == "." || name == "..") return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return c > ' ' && c < 0x7f && c != '/' && c != ':'; });
+}
 
 std::optional<int> pcie_gen_from_speed(std::string_view text) {
   double gts = 0;
@@ -148,7 +204,7 @@ std::vector<std::string> SysfsSource::parent_bridges(const std::string& pci) con
   return bridges;
 }
 
-std::vector<RdmaDevice> SysfsSource::rdma_devices() const {
+std::vector<RdmaDevice> SysfsSource::rdma_devices(std::vector<std::string>* notes) const {
   std::vector<RdmaDevice> devices;
   const fs::path base = root_ / "class/infiniband";
   for (const auto& name : list_dir(base)) {
@@ -166,7 +222,9 @@ std::vector<RdmaDevice> SysfsSource::rdma_devices() const {
       if (auto text = read_line(port_dir / "state")) port.state = ib_port_state(*text);
       if (auto text = read_line(port_dir / "rate")) port.rate_gbps = ib_rate_gbps(*text);
       port.link_layer = read_line(port_dir / "link_layer");
-      device.ports.push_back(port);
+      if (port.link_layer == "Ethernet")
+        port.gids = read_gid_table(port_dir, "sysfs " + name + " port " + port_name, notes);
+      device.ports.push_back(std::move(port));
     }
     device.netdevs = list_dir(base / name / "device/net");
     devices.push_back(std::move(device));
@@ -174,7 +232,7 @@ std::vector<RdmaDevice> SysfsSource::rdma_devices() const {
   return devices;
 }
 
-std::vector<NetInterface> SysfsSource::net_interfaces() const {
+std::vector<NetInterface> SysfsSource::net_interfaces(std::vector<std::string>* notes) const {
   std::vector<NetInterface> interfaces;
   const fs::path base = root_ / "class/net";
   for (const auto& name : list_dir(base)) {
@@ -182,6 +240,14 @@ std::vector<NetInterface> SysfsSource::net_interfaces() const {
     net.name = name;
     net.pci = pci_of_link(base / name / "device");
     net.operstate = read_line(base / name / "operstate");
+    if (const auto text = read_line(base / name / "mtu")) {
+      net.mtu = read_int(base / name / "mtu");
+      if (!net.mtu || *net.mtu <= 0 || *net.mtu > (1 << 24)) {
+        add_note(notes, "sysfs " + name + ": MTU '" + printable_excerpt(*text, 48) +
+                            "' is not one; read as unknown");
+        net.mtu.reset();
+      }
+    }
     interfaces.push_back(std::move(net));
   }
   return interfaces;

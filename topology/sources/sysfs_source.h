@@ -1,6 +1,6 @@
-// sysfs adapter: PCIe link state, NUMA node and ACS control of PCI devices, InfiniBand/RoCE
-// ports and network interfaces. Everything is read below one root (`/sys` live, a snapshot's
-// `sysfs/` replayed), so both are the same code path.
+// sysfs adapter: PCIe link state, NUMA node and ACS control of PCI devices,
+// InfiniBand/RoCE ports (with a RoCE port's GID table) and network interfaces. Everything is read
+// below one root (`/sys` live, a snapshot's `sysfs/` replayed), so both are the same code path.
 #pragma once
 
 #include <filesystem>
@@ -17,6 +17,8 @@ struct IbPort {
   std::optional<std::string> state;  // "ACTIVE", "DOWN", ...
   std::optional<double> rate_gbps;
   std::optional<std::string> link_layer;
+  // Ethernet ports: the used entries of gids/ with their gid_attrs; null when there is no gids/.
+  std::optional<std::vector<RoceGid>> gids;
 };
 
 struct RdmaDevice {
@@ -38,8 +40,10 @@ class SysfsSource {
   std::optional<bool> acs_redirect(const std::string& pci) const;
   // The bridges above a device, nearest first, from the device's path under devices/.
   std::vector<std::string> parent_bridges(const std::string& pci) const;
-  std::vector<RdmaDevice> rdma_devices() const;
-  std::vector<NetInterface> net_interfaces() const;
+  // Damaged content (a GID that is not one, an unknown GID type, an MTU that is not a number) is
+  // read as unknown, and `notes`, when given, says where.
+  std::vector<RdmaDevice> rdma_devices(std::vector<std::string>* notes = nullptr) const;
+  std::vector<NetInterface> net_interfaces(std::vector<std::string>* notes = nullptr) const;
 
  private:
   std::filesystem::path pci_dir(const std::string& pci) const;
@@ -52,5 +56,14 @@ std::optional<int> pcie_gen_from_speed(std::string_view text);
 std::optional<double> ib_rate_gbps(std::string_view text);
 // "4: ACTIVE" -> "ACTIVE".
 std::optional<std::string> ib_port_state(std::string_view text);
+
+// The first line of a sysfs (or procfs) attribute, trailing blanks cut, invalid UTF-8 repaired;
+// nullopt when it cannot be read (absent, a read error such as an unused GID entry's EINVAL, not a
+// regular file, larger than an attribute can be).
+std::optional<std::string> read_attribute_line(const std::filesystem::path& file);
+
+// A Linux interface name as the kernel allows it: 1-15 bytes, printable ASCII without '/', ':' or
+// blanks, not "." or "..".
+bool is_interface_name(std::string_view name);
 
 }  // namespace nccltune

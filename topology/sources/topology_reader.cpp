@@ -15,6 +15,7 @@
 #include "base/child_process.h"
 #include "base/strict_yaml.h"
 #include "topology/nvidia_smi_topo.h"
+#include "topology/roce.h"
 #include "topology/sources/ibverbs_source.h"
 #include "topology/sources/nvml_source.h"
 
@@ -145,11 +146,12 @@ void apply_port(Nic& nic, const RdmaDevice& device, FactSource source) {
   set_fact(nic, nic.state, port.state, "state", source);
   set_fact(nic, nic.rate_gbps, port.rate_gbps, "rate_gbps", source);
   set_fact(nic, nic.link_layer, port.link_layer, "link_layer", source);
+  if (port.gids) nic.gids = port.gids;  // sysfs only: verbs is not asked for the GID table
 }
 
 void add_nics(NodeTopology& topology, const TopologyInputs& in) {
   std::optional<std::vector<RdmaDevice>> sysfs_rdma;
-  if (in.sysfs) sysfs_rdma = in.sysfs->rdma_devices();
+  if (in.sysfs) sysfs_rdma = in.sysfs->rdma_devices(&topology.notes);
   if (in.hwloc) {
     for (const auto& dev : in.hwloc->nics) {
       Nic nic;
@@ -300,10 +302,13 @@ void add_links(NodeTopology& topology, const TopologyInputs& in) {
 
 void add_interfaces(NodeTopology& topology, const TopologyInputs& in) {
   if (!in.sysfs) return;
-  topology.interfaces = in.sysfs->net_interfaces();
+  topology.interfaces = in.sysfs->net_interfaces(&topology.notes);
   for (auto& net : topology.interfaces) {
-    for (const auto& nic : topology.nics)
+    for (auto& nic : topology.nics) {
       if (nic.netdev == net.name || (nic.pci && net.pci == nic.pci)) net.rdma = true;
+      // RoCE's path MTU follows its netdev's MTU; an IPoIB netdev's MTU says nothing of the IB port.
+      if (nic.netdev == net.name && is_roce(nic)) nic.mtu = net.mtu;
+    }
   }
 }
 
