@@ -1,6 +1,7 @@
 #include "topology/check_render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace nccltune {
 
@@ -10,6 +11,10 @@ std::string render_check_text(const NodeTopology& topology, const CheckReport& r
   if (topology.gpus.empty()) out += "No NVIDIA GPU found on this node: GPU checks skipped.\n";
   for (const auto& f : report.findings)
     out += fmt::format("{}  {:<17} {:<20} {}\n", to_string(f.verdict), f.check, f.subject, f.message);
+  if (report.gdr)
+    out += report.gdr->ready ? "\nGPUDirect RDMA: ready\n"
+                             : fmt::format("\nGPUDirect RDMA: blocked by {} (above)\n",
+                                           fmt::join(report.gdr->blocked_by, ", "));
   if (!report.recommendations.empty()) out += "\nRecommended:\n";
   for (const auto& r : report.recommendations)
     out += fmt::format("  export {}='{}'   # {}\n", r.name, r.value, r.reason);
@@ -39,6 +44,9 @@ nlohmann::ordered_json check_to_json(const NodeTopology& topology, const CheckRe
   for (const auto& r : report.recommendations)
     recommendations[r.name] = {{"value", r.value}, {"reason", r.reason}};
   doc["recommendations"] = recommendations;
+  doc["gpudirect_rdma"] = report.gdr ? nlohmann::ordered_json{{"ready", report.gdr->ready},
+                                                              {"blocked_by", report.gdr->blocked_by}}
+                                     : nlohmann::ordered_json(nullptr);
   doc["notes"] = topology.notes;
   return doc;
 }

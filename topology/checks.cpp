@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/strict_yaml.h"
+#include "topology/check_gpudirect.h"
 #include "topology/check_roce.h"
 
 namespace nccltune {
@@ -337,6 +338,7 @@ CheckReport check_node(const NodeTopology& topology, const Expectation& expectat
   recommend_hcas(topology, nics, skipped, report);
   check_roce(topology, nics, report);  // recommends NCCL_IB_GID_INDEX after NCCL_IB_HCA
   recommend_socket_ifname(topology, report);
+  check_gpudirect(topology, report);  // after the ACS check, which it counts among GDR's blockers
   return report;
 }
 

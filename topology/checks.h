@@ -42,10 +42,20 @@ struct Expectation {
 };
 Result<Expectation> read_expectation(const std::filesystem::path& file);
 
+// GPUDirect RDMA on a node with GPUs and RDMA NICs: ready when NCCL can register GPU memory with
+// the NICs and nothing known stands in the way; blocked_by names the checks that found what does
+// ("gdr_peer_memory", "gdr_iommu", "pcie_acs").
+struct GdrStatus {
+  bool ready = false;
+  std::vector<std::string> blocked_by;
+  friend bool operator==(const GdrStatus&, const GdrStatus&) = default;
+};
+
 struct CheckReport {
   std::vector<Finding> findings;
   std::vector<Recommendation> recommendations;
   std::vector<NicAssignment> assignments;
+  std::optional<GdrStatus> gdr;  // null: no GPU or no RDMA NIC, or too little known to tell
 
   Verdict overall() const;
   int exit_code() const;  // 0 pass, 1 warnings only, 2 failures

@@ -31,6 +31,12 @@ struct PcieLink {
   friend bool operator==(const PcieLink&, const PcieLink&) = default;
 };
 
+// How the IOMMU treats a device's DMA, from its IOMMU group's `type` in sysfs: "identity"
+// (passthrough), "DMA" or "DMA-FQ" (translated), ...; "none" when the device is in no IOMMU group
+// (no IOMMU). Null when unknown: no sysfs, a snapshot taken without the groups, a kernel before 5.11
+// (no `type` file).
+using IommuDomain = std::optional<std::string>;
+
 struct Gpu {
   int index = 0;
   std::optional<std::string> name;
@@ -49,6 +55,7 @@ struct Gpu {
   // superchips, whose memory is reached coherently) as well as where no source said.
   std::optional<std::uint64_t> memory_bytes, bar1_bytes;
   PcieLink pcie;
+  IommuDomain iommu;
   Provenance sources;
 };
 
@@ -76,6 +83,7 @@ struct Nic {
   std::optional<std::vector<RoceGid>> gids;
   std::optional<int> mtu;
   PcieLink pcie;
+  IommuDomain iommu;
   Provenance sources;
 };
 
@@ -103,6 +111,18 @@ struct NetInterface {
   bool rdma = false;  // the netdev of an RDMA NIC (IPoIB or RoCE)
 };
 
+// What the kernel exposes about GPUDirect RDMA's prerequisites (sysfs and /proc); each null when
+// not read (a source without sysfs, a snapshot taken before these were captured).
+struct GpuDirectFacts {
+  // The peer-memory module NCCL looks for ("nvidia_peermem", or the older "nv_peer_mem"); "" when
+  // none is loaded.
+  std::optional<std::string> peer_memory;
+  std::optional<std::string> kernel_release;         // /proc/sys/kernel/osrelease, "5.15.0-105-generic"
+  std::optional<bool> open_kernel_module;            // the NVIDIA driver is the open kernel module
+  std::optional<std::string> nvidia_module_version;  // /sys/module/nvidia/version, "550.54.15"
+  friend bool operator==(const GpuDirectFacts&, const GpuDirectFacts&) = default;
+};
+
 struct NodeTopology {
   std::string host;
   std::vector<Gpu> gpus;
@@ -112,6 +132,7 @@ struct NodeTopology {
   std::vector<NetInterface> interfaces;
   std::optional<bool> nvswitch;
   std::optional<std::string> driver_version;
+  GpuDirectFacts gpudirect;
   std::vector<FactSource> sources_used;
   std::vector<std::string> notes;  // degraded sources and other things a reader should know
 

@@ -283,4 +283,5 @@ TEST(RoceChecks, CheckJsonCarriesTheGidIndexAndTheFindings) {
   for (const auto& f : doc["findings"])
     if (f["check"] == "roce_mtu" && f["verdict"] == "WARN") mtu_warned = true;
   EXPECT_TRUE(mtu_warned) << doc.dump(2);
+  EXPECT_TRUE(doc["gpudirect_rdma"].is_null()) << "nothing known of GPUDirect RDMA here";
 }

@@ -12,6 +12,7 @@
 #include "topology/affinity.h"
 #include "topology/checks.h"
 #include "topology/nvml_facts.h"
+#include "topology/sources/gpudirect_source.h"
 #include "topology/sources/sysfs_source.h"
 #include "topology/sources/topology_reader.h"
 
@@ -295,16 +296,21 @@ TEST(LiveRead, ThisMachineReadsAndItsCaptureReplaysTheSame) {
     EXPECT_EQ(replayed->interfaces[i].name, live->interfaces[i].name);
     EXPECT_EQ(replayed->interfaces[i].pci, live->interfaces[i].pci);
   }
+  EXPECT_EQ(replayed->gpudirect, live->gpudirect);
+  for (size_t i = 0; i < live->interfaces.size(); ++i)
+    EXPECT_EQ(replayed->interfaces[i].mtu, live->interfaces[i].mtu) << live->interfaces[i].name;
+  for (size_t i = 0; i < live->gpus.size() && i < replayed->gpus.size(); ++i)
+    EXPECT_EQ(replayed->gpus[i].iommu, live->gpus[i].iommu) << gpu_id(static_cast<int>(i));
   // A second capture into a non-empty directory is refused and leaves the first intact.
   auto again = capture_snapshot(dir, {}, "test");
   EXPECT_FALSE(again);
   EXPECT_TRUE(std::filesystem::exists(dir / "hwloc.xml"));
 }
 
-TEST(Capture, KeepsGidTablesAndMtus) {
-  // A made-up /sys: the capture copies what the readers read, and the copy reads the same.
+TEST(Capture, KeepsGidTablesMtusModulesAndTheKernelRelease) {
+  // A made-up /sys and /proc: the capture copies what the readers read, and the copy reads the same.
   const TempDir scratch("nccltune-capture");
-  const auto sys = scratch / "sys";
+  const auto sys = scratch / "sys", proc = scratch / "proc";
   const auto port = sys / "class/infiniband/mlx5_0/ports/1";
   write_file(port / "link_layer", "Ethernet\n");
   write_file(port / "state", "4: ACTIVE\n");
@@ -315,14 +321,24 @@ TEST(Capture, KeepsGidTablesAndMtus) {
   write_file(port / "gid_attrs/ndevs/3", "ens1f0np0\n");
   write_file(sys / "class/net/ens1f0np0/mtu", "9000\n");
   write_file(sys / "class/net/ens1f0np0/operstate", "up\n");
+  write_file(sys / "module/nvidia/version", "550.54.15\n");
+  write_file(sys / "module/nvidia_peermem/version", "550.54.15\n");
+  std::filesystem::create_directories(sys / "kernel/iommu_groups");
+  write_file(proc / "sys/kernel/osrelease", "6.8.0-45-generic\n");
   ReadOptions options;
   options.sys_root = sys;
+  options.proc_root = proc;
   const auto dir = scratch / "snapshot";
   auto captured = capture_snapshot(dir, options, "test");
   ASSERT_TRUE(captured) << captured.error();
   EXPECT_FALSE(std::filesystem::exists(dir / "sysfs/class/infiniband/mlx5_0/ports/1/gids/1"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "sysfs/kernel/iommu_groups"));
   const SysfsSource live(sys), copy(dir / "sysfs");
   ASSERT_EQ(copy.rdma_devices().size(), 1u);
   EXPECT_EQ(copy.rdma_devices()[0].ports[0].gids, live.rdma_devices()[0].ports[0].gids);
   EXPECT_EQ(copy.net_interfaces().at(0).mtu, 9000);
+  const auto facts = read_gpudirect_facts(dir / "sysfs", dir / "proc");
+  EXPECT_EQ(facts, read_gpudirect_facts(sys, proc));
+  EXPECT_EQ(facts.peer_memory, "nvidia_peermem");
+  EXPECT_EQ(facts.kernel_release, "6.8.0-45-generic");
 }

@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/utc_time.h"
 #include "topology/roce.h"
+#include "topology/sources/gpudirect_source.h"
 #include "topology/sources/hwloc_source.h"
 #include "topology/sources/nvml_source.h"
 #include "topology/sources/topology_reader.h"
@@ -30,7 +31,7 @@ constexpr std::array kPciFiles{"current_link_speed",
 // A sysfs attribute is a page at most, PCI config space 4 KiB.
 constexpr std::size_t kMaxCopiedFileBytes = 64 << 10;
 
-// Copies one file from the live sysfs into the snapshot. Absent files are skipped, and
+// Copies one file from the live sysfs (or procfs) into the snapshot. Absent files are skipped, and
 // so are those whose read fails (an unused GID entry's attributes fail with EINVAL): the replay
 // reads both as absent.
 void copy_sysfs_file(const fs::path& from, const fs::path& to) {
@@ -52,6 +53,31 @@ void copy_gid_table(const fs::path& from_port, const fs::path& to_port) {
   }
 }
 
+// A device's IOMMU group as a link to kernel/iommu_groups/<N>, with that group's type. The
+// directory kernel/iommu_groups is made even when empty: the replay then knows there is no IOMMU.
+void copy_iommu_group(const fs::path& sys, const fs::path& out, const std::string& pci) {
+  std::error_code ec;
+  if (!fs::is_directory(sys / "kernel/iommu_groups", ec)) return;
+  fs::create_directories(out / "kernel/iommu_groups");
+  const fs::path target = fs::read_symlink(sys / "bus/pci/devices" / pci / "iommu_group", ec);
+  if (ec) return;
+  const std::string group = target.filename().string();
+  copy_sysfs_file(sys / "kernel/iommu_groups" / group / "type", out / "kernel/iommu_groups" / group / "type");
+  fs::create_directories(out / "bus/pci/devices" / pci);
+  fs::create_symlink("../../../../kernel/iommu_groups/" + group,
+                     out / "bus/pci/devices" / pci / "iommu_group", ec);
+}
+
+// What GPUDirect RDMA's prerequisites are read from. module/ is made whenever the live one exists,
+// so that a replay knows no peer-memory module was loaded rather than that none was captured.
+void capture_gpudirect(const fs::path& sys, const fs::path& out_sys, const fs::path& proc,
+                       const fs::path& out_proc) {
+  std::error_code ec;
+  if (fs::is_directory(sys / "module", ec)) fs::create_directories(out_sys / "module");
+  for (const char* file : kGpuDirectSysFiles) copy_sysfs_file(sys / file, out_sys / file);
+  for (const char* file : kGpuDirectProcFiles) copy_sysfs_file(proc / file, out_proc / file);
+}
+
 void link_to_pci(const fs::path& link, const std::string& pci, int depth) {
   std::string target;
   for (int i = 0; i < depth; ++i) target += "../";
@@ -71,6 +97,7 @@ void capture_sysfs(const fs::path& sys, const fs::path& out, const PciInventory&
   for (const auto& pci : devices) {
     for (const char* file : kPciFiles)
       copy_sysfs_file(sys / "bus/pci/devices" / pci / file, out / "bus/pci/devices" / pci / file);
+    copy_iommu_group(sys, out, pci);
   }
   for (const auto& pci : bridges) {
     for (const char* file : kPciFiles)
@@ -123,6 +150,7 @@ Status fill_snapshot(const fs::path& dir, const ReadOptions& options, const std:
     if (!written) return Error{written.error()};
   }
   capture_sysfs(options.sys_root, dir / "sysfs", *inventory);
+  capture_gpudirect(options.sys_root, dir / "sysfs", options.proc_root, dir / "proc");
 
   std::array<char, 256> host{};
   gethostname(host.data(), host.size() - 1);

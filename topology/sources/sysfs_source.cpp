@@ -191,6 +191,20 @@ std::optional<bool> SysfsSource::acs_redirect(const std::string& pci) const {
   return std::nullopt;
 }
 
+IommuDomain SysfsSource::iommu_domain(const std::string& pci) const {
+  const fs::path groups = root_ / "kernel/iommu_groups";
+  std::error_code ec;
+  if (!fs::is_directory(groups, ec) || !fs::is_directory(pci_dir(pci), ec)) return std::nullopt;
+  const fs::path target = fs::read_symlink(pci_dir(pci) / "iommu_group", ec);
+  if (ec) return std::string("none");  // no group: no IOMMU in front of this device
+  // Only the group's number is taken from the link, so a snapshot's link cannot point elsewhere.
+  const std::string group = target.filename().string();
+  if (group.empty() || group.size() > 9 ||
+      !std::all_of(group.begin(), group.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return read_line(groups / group / "type");
+}
+
 std::vector<std::string> SysfsSource::parent_bridges(const std::string& pci) const {
   std::error_code ec;
   fs::path real = fs::canonical(pci_dir(pci), ec);

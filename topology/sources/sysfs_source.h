@@ -1,4 +1,4 @@
-// sysfs adapter: PCIe link state, NUMA node and ACS control of PCI devices,
+// sysfs adapter: PCIe link state, NUMA node, ACS control and IOMMU group of PCI devices,
 // InfiniBand/RoCE ports (with a RoCE port's GID table) and network interfaces. Everything is read
 // below one root (`/sys` live, a snapshot's `sysfs/` replayed), so both are the same code path.
 #pragma once
@@ -38,6 +38,9 @@ class SysfsSource {
   // True when P2P request or completion redirect is on in the device's ACS control register.
   // nullopt when the config space cannot be read that far (not root) or has no ACS capability.
   std::optional<bool> acs_redirect(const std::string& pci) const;
+  // The type of the device's IOMMU group (see IommuDomain); null when the root has no
+  // kernel/iommu_groups/ at all (a snapshot taken without them) or the type cannot be read.
+  IommuDomain iommu_domain(const std::string& pci) const;
   // The bridges above a device, nearest first, from the device's path under devices/.
   std::vector<std::string> parent_bridges(const std::string& pci) const;
   // Damaged content (a GID that is not one, an unknown GID type, an MTU that is not a number) is

@@ -16,6 +16,7 @@
 #include "base/strict_yaml.h"
 #include "topology/nvidia_smi_topo.h"
 #include "topology/roce.h"
+#include "topology/sources/gpudirect_source.h"
 #include "topology/sources/ibverbs_source.h"
 #include "topology/sources/nvml_source.h"
 
@@ -190,6 +191,7 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
     if (!device.pci) return;
     device.pcie = in.sysfs->pcie_link(*device.pci);
     if (device.pcie.known()) device.sources["pcie"] = FactSource::sysfs;
+    device.iommu = in.sysfs->iommu_domain(*device.pci);
     if (!device.numa)
       set_fact(device, device.numa, in.sysfs->numa_node(*device.pci), "numa", FactSource::sysfs);
   };
@@ -343,6 +345,7 @@ NodeTopology merge_topology(const TopologyInputs& in) {
   if (in.nvml) topology.driver_version = in.nvml->driver_version;
   if (!topology.driver_version && in.nvidia_smi_query)
     topology.driver_version = in.nvidia_smi_query->driver_version;
+  topology.gpudirect = in.gpudirect;
   return topology;
 }
 
@@ -407,6 +410,7 @@ Result<NodeTopology> read_live(const ReadOptions& options) {
   SysfsSource sysfs(options.sys_root);
   in.sysfs = &sysfs;
   in.ibverbs = read_ibverbs_devices();
+  in.gpudirect = read_gpudirect_facts(options.sys_root, options.proc_root);
   return merge_topology(in);
 }
 
@@ -454,7 +458,10 @@ Result<NodeTopology> read_snapshot(const fs::path& dir) {
     return Error{dir.string() +
                  ": not a node snapshot (no hwloc.xml, nvml.yaml, nvidia-smi-topo.txt or nvidia-smi-q.txt)"};
   SysfsSource sysfs(dir / "sysfs");
-  if (fs::is_directory(sysfs.root(), ec)) in.sysfs = &sysfs;
+  if (fs::is_directory(sysfs.root(), ec)) {
+    in.sysfs = &sysfs;
+    in.gpudirect = read_gpudirect_facts(sysfs.root(), dir / "proc");
+  }
   return merge_topology(in);
 }
 

@@ -28,8 +28,9 @@ Result<TopologySource> parse_topology_source(std::string_view from);
 
 struct ReadOptions {
   std::string nvml_library = "libnvidia-ml.so.1";
-  std::filesystem::path sys_root = "/sys";  // live reads only
-  std::string nvidia_smi = "nvidia-smi";    // live fallback when NVML is absent
+  std::filesystem::path sys_root = "/sys";    // live reads only
+  std::filesystem::path proc_root = "/proc";  // live reads only
+  std::string nvidia_smi = "nvidia-smi";      // live fallback when NVML is absent
 };
 
 // What each source said; absent sources are nullopt. merge_topology is pure.
@@ -41,6 +42,7 @@ struct TopologyInputs {
   std::optional<NvidiaSmiQuery> nvidia_smi_query;
   const SysfsSource* sysfs = nullptr;
   std::optional<std::vector<RdmaDevice>> ibverbs;
+  GpuDirectFacts gpudirect;
   std::vector<std::string> notes;
 };
 NodeTopology merge_topology(const TopologyInputs& inputs);
