@@ -25,6 +25,27 @@ expect_exit 2 "degraded check as JSON" -- "$nccltune" check --from "$fixtures/no
 expect_in "$work/out" '"schema": "nccltune/check/v1"' "check JSON schema"
 expect_in "$work/out" '"verdict": "FAIL"' "check JSON verdict"
 
+# RoCE: the GID index NCCL should use, NICs that disagree on it, an MTU that caps RoCE's path MTU.
+expect_exit 1 "RoCE box check (GPUs behind the other switch warn)" -- "$nccltune" check --from "$fixtures/nodes/pcie-4gpu"
+expect_in "$work/out" "export NCCL_IB_GID_INDEX='3'" "RoCE v2 IPv4 GID index recommended"
+expect_in "$work/out" "PASS  roce_mtu          NIC0 (mlx5_0)        MTU 9000 on ens1f0np0: RoCE path MTU 4096" "jumbo MTU passes"
+expect_exit 1 "two RoCE NICs at MTU 1500 (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/roce-2nic-mtu1500"
+expect_in "$work/out" "WARN  roce_gid_index    node" "GID index disagreement named"
+expect_in "$work/out" "(mlx5_0: 3, mlx5_1: 5)" "each NIC's index named"
+expect_in "$work/out" "ip link set dev ens2f0np0 mtu 9000" "MTU warning says what to do"
+expect_not_in "$work/out" "NCCL_IB_GID_INDEX='" "no single GID index when the NICs disagree"
+
+# GPUDirect RDMA's prerequisites.
+expect_exit 1 "no nvidia_peermem on kernel 5.4 (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-no-peermem"
+expect_in "$work/out" "neither nvidia_peermem nor nv_peer_mem is loaded, and dma-buf cannot be used (kernel 5.4.0-216-generic is older than 5.12" "missing peermem and old kernel named"
+expect_in "$work/out" "GPUDirect RDMA is off whatever NCCL_NET_GDR_LEVEL says and network traffic is staged through host memory" "what NCCL does without GDR"
+expect_in "$work/out" "GPUDirect RDMA: blocked by gdr_peer_memory" "GDR verdict"
+expect_exit 0 "healthy DGX-H100: GDR ready" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100"
+expect_in "$work/out" "GPUDirect RDMA: ready" "GDR ready"
+expect_exit 1 "IOMMU in DMA mode as JSON" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-iommu-dma" --format json
+expect_in "$work/out" '"blocked_by": [' "GDR blockers in JSON"
+expect_in "$work/out" '"gdr_iommu"' "the IOMMU named as the blocker"
+
 cat >"$work/expect.yaml" <<'YAML'
 gpus: 8
 nics: 8

@@ -130,6 +130,32 @@ for kind in "${kinds[@]}"; do
     --runtime-dir "$work/outputs/run" --state-dir "$work/outputs/state" --metrics-dir "$work/outputs/metrics"
 done
 
+# Node facts read from a snapshot's sysfs and proc copies (a RoCE port's GID entry, a netdev's MTU,
+# the kernel release), each replaced by every hostile kind: the attribute reads as absent or as
+# unknown with a note, and check still answers with the warnings these nodes have anyway (exit 1),
+# nothing on stderr, nothing changed on disk.
+cp -r "$fixtures/nodes/pcie-4gpu" "$work/roce-snap"
+cp -r "$fixtures/nodes/dgx-h100-no-peermem" "$work/gdr-snap"
+for attribute in roce-snap/sysfs/class/infiniband/mlx5_0/ports/1/gids/3 roce-snap/sysfs/class/net/ens1f0np0/mtu \
+  gdr-snap/proc/sys/kernel/osrelease; do
+  snapshot=$work/${attribute%%/*}
+  good=$work/inputs/good-attribute
+  cp "$work/$attribute" "$good"
+  for kind in "${kinds[@]}"; do
+    input=$(make_input "$kind" "$good" $((64 << 10)))
+    ln -sfn "$input" "$work/$attribute"
+    before=$(disk_state "$work/inputs" "$snapshot")
+    timeout 20 "$nccltune" check --from "$snapshot" >"$work/stdout" 2>"$work/stderr" </dev/null
+    got=$?
+    what="$attribute, $kind input: check --from ${snapshot#"$work"/}"
+    if [ "$got" -eq 1 ]; then pass; else fail "$what: exit $got, expected 1"; sed 's/^/  | /' "$work/stderr" | head -3; fi
+    if [ -s "$work/stderr" ]; then fail "$what: said something on stderr"; else pass; fi
+    if [ "$(disk_state "$work/inputs" "$snapshot")" == "$before" ]; then pass; else fail "$what: changed what is on disk"; fi
+    if [ "$kind" = directory ]; then rmdir "$input"; elif [ "$kind" != dev-zero ]; then rm -f "$input"; fi
+  done
+  rm -f "$work/$attribute" && mv "$good" "$work/$attribute"
+done
+
 # Output onto what is not a regular file (a FIFO, a symlink, a device node): refused with one line,
 # and the target, and what a symlink points to, left as they were. As root this once replaced
 # /dev/full; here the device is a copy of /dev/null made in the scratch directory.

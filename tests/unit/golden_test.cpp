@@ -46,7 +46,9 @@ TEST_P(Golden, TableJsonAndCheck) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("nodes/dgx-h100", "nodes/dgx-h100-degraded", "nodes/dgx-a100",
-                                           "nodes/gb200-tray", "nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt",
+                                           "nodes/gb200-tray", "nodes/roce-2nic-mtu1500",
+                                           "nodes/dgx-h100-no-peermem",
+                                           "nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt",
                                            "nvidia-smi/old-driver-4gpu-pcie-soc.txt"),
                          [](const auto& param_info) {
                            std::string name = std::filesystem::path(param_info.param).stem().string();

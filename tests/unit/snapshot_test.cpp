@@ -131,6 +131,90 @@ TEST(Snapshot, PcieBoxWarnsForGpusBehindTheOtherSwitch) {
   EXPECT_TRUE(has_finding(report, Verdict::warn, "GPU2", "GPUDirect RDMA"));
 }
 
+TEST(Snapshot, PcieBoxRecommendsItsRoceV2Ipv4GidIndex) {
+  auto t = replay("pcie-4gpu");
+  ASSERT_EQ(t.nics.size(), 1u);
+  const Nic& nic = t.nics[0];
+  EXPECT_EQ(nic.link_layer, "Ethernet");
+  ASSERT_TRUE(nic.gids);
+  ASSERT_EQ(nic.gids->size(), 4u);
+  EXPECT_EQ((*nic.gids)[3], (RoceGid{3, "0000:0000:0000:0000:0000:ffff:0a00:0005", "RoCE v2", "ens1f0np0"}));
+  EXPECT_EQ((*nic.gids)[0].gid.substr(0, 5), "fe80:");
+  EXPECT_EQ(nic.mtu, 9000);
+  auto report = check_node(t, {});
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "mlx5_0", "RoCE v2 GID 3: ::ffff:10.0.0.5 on ens1f0np0"));
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "mlx5_0", "MTU 9000"));
+  auto gid_index = std::find_if(report.recommendations.begin(), report.recommendations.end(),
+                                [](const Recommendation& r) { return r.name == "NCCL_IB_GID_INDEX"; });
+  ASSERT_NE(gid_index, report.recommendations.end());
+  EXPECT_EQ(gid_index->value, "3");
+  EXPECT_TRUE(t.notes.empty()) << t.notes.front();
+}
+
+TEST(Snapshot, TwoRoceNicsThatDisagreeOnTheGidIndexAtMtu1500) {
+  auto t = replay("roce-2nic-mtu1500");
+  ASSERT_EQ(t.nics.size(), 2u);
+  EXPECT_EQ(t.nics[1].mtu, 1500);
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "(mlx5_0: 3, mlx5_1: 5)"));
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "NIC0 (mlx5_0)",
+                          "MTU 1500 on ens1f0np0 caps RoCE's path MTU at 1024"));
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "NIC1 (mlx5_1)", "`ip link set dev ens2f0np0 mtu 9000`"));
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "GPU2", "NIC1 (mlx5_1) at PIX"));
+  for (const auto& r : report.recommendations) EXPECT_NE(r.name, "NCCL_IB_GID_INDEX");
+}
+
+TEST(Snapshot, DgxH100HasNvidiaPeermemAndIommuPassthrough) {
+  auto t = replay("dgx-h100");
+  EXPECT_EQ(t.gpudirect.peer_memory, "nvidia_peermem");
+  EXPECT_EQ(t.gpudirect.kernel_release, "5.15.0-105-generic");
+  EXPECT_EQ(t.gpudirect.open_kernel_module, false);
+  EXPECT_EQ(t.gpus[3].iommu, "identity");
+  EXPECT_EQ(t.nics[7].iommu, "identity");
+  auto report = check_node(t, {});
+  ASSERT_TRUE(report.gdr);
+  EXPECT_TRUE(report.gdr->ready);
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "node", "nvidia_peermem loaded"));
+  // The degraded machine is the same one, with ACS redirect above GPU3.
+  auto degraded = check_node(replay("dgx-h100-degraded"), {});
+  ASSERT_TRUE(degraded.gdr);
+  EXPECT_EQ(degraded.gdr->blocked_by, std::vector<std::string>{"pcie_acs"});
+}
+
+TEST(Snapshot, NoPeermemOnKernel54BlocksGpuDirectRdma) {
+  auto t = replay("dgx-h100-no-peermem");
+  EXPECT_EQ(t.gpudirect.peer_memory, "");
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "kernel 5.4.0-216-generic is older than 5.12"));
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "proprietary kernel module"));
+  ASSERT_TRUE(report.gdr);
+  EXPECT_EQ(report.gdr->blocked_by, std::vector<std::string>{"gdr_peer_memory"});
+}
+
+TEST(Snapshot, IommuInDmaModeBlocksGpuDirectRdma) {
+  auto report = check_node(replay("dgx-h100-iommu-dma"), {});
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "GPU0, GPU1"));
+  EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "(group type DMA-FQ)"));
+  ASSERT_TRUE(report.gdr);
+  EXPECT_EQ(report.gdr->blocked_by, std::vector<std::string>{"gdr_iommu"});
+}
+
+TEST(Snapshot, GraceTrayRegistersGpuMemoryThroughDmaBuf) {
+  auto report = check_node(replay("gb200-tray"), {});
+  EXPECT_TRUE(has_finding(report, Verdict::pass, "node",
+                          "dma-buf (kernel 6.8.0-1013-nvidia-64k, open kernel module"));
+  ASSERT_TRUE(report.gdr);
+  EXPECT_TRUE(report.gdr->ready);
+  // Snapshots taken before these facts were captured leave them unknown, and unjudged.
+  auto a100 = replay("dgx-a100");
+  EXPECT_FALSE(a100.gpudirect.peer_memory);
+  EXPECT_FALSE(a100.gpus[0].iommu);
+  EXPECT_FALSE(check_node(a100, {}).gdr);
+}
+
 TEST(Snapshot, FlatVmTreeLetsNumaAndLoadDecide) {
   auto t = replay("vm-phb");
   ASSERT_EQ(t.gpus.size(), 4u);
