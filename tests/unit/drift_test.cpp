@@ -18,12 +18,17 @@ using nccltune::test_support::fixture;
 namespace {
 
 DeviceState gpu(const std::string& id, const std::string& pci, int width = 16) {
-  return {id, "NVIDIA H100 80GB HBM3", pci, {5, width, 5, 16}, std::nullopt, std::nullopt};
+  return {.id = id, .name = "NVIDIA H100 80GB HBM3", .pci = pci, .pcie = {5, width, 5, 16}};
 }
 
 DeviceState nic(const std::string& id, const std::string& name, const std::string& state = "ACTIVE",
                 double rate = 400) {
-  return {id, name, "0000:19:00.0", {5, 16, 5, 16}, state, rate};
+  return {.id = id,
+          .name = name,
+          .pci = "0000:19:00.0",
+          .pcie = {5, 16, 5, 16},
+          .port_state = state,
+          .rate_gbps = rate};
 }
 
 NodeState four_gpus_two_nics() {

@@ -20,8 +20,13 @@ NodeState sample() {
   s.node_type.nccl_version = "2.28.9";
   s.scan_duration_s = 0.25;
   s.topology = {2, 1, 1, 3, true, {}};
-  s.gpus = {{"GPU0", "NVIDIA \"H100\"\\x\n", "0000:18:00.0", {5, 8, 5, 16}, std::nullopt, std::nullopt}};
-  s.nics = {{"NIC0", "mlx5_0", "0000:19:00.0", {5, 16, 5, 16}, "DOWN", 10.0}};
+  s.gpus = {{.id = "GPU0", .name = "NVIDIA \"H100\"\\x\n", .pci = "0000:18:00.0", .pcie = {5, 8, 5, 16}}};
+  s.nics = {{.id = "NIC0",
+             .name = "mlx5_0",
+             .pci = "0000:19:00.0",
+             .pcie = {5, 16, 5, 16},
+             .port_state = "DOWN",
+             .rate_gbps = 10.0}};
   s.checks = {
       {"a", "GPU0", Verdict::pass, ""}, {"b", "GPU0", Verdict::fail, ""}, {"c", "NIC0", Verdict::fail, ""}};
   s.drift = {{"port_not_active", "NIC0 mlx5_0", "down"}};
@@ -145,4 +150,27 @@ TEST(MetricsTextfile, LabelValuesAreEscaped) {
   const std::string text = render_metrics_textfile(sample(), std::nullopt, 0);
   EXPECT_NE(text.find(R"(name="NVIDIA \"H100\"\\x\n")"), std::string::npos) << text;
   EXPECT_EQ(escape_label_value("a\"b\\c\nd"), R"(a\"b\\c\nd)");
+}
+
+TEST(MetricsTextfile, GpuDirectRdmaAndRoceVerdicts) {
+  NodeState s = sample();
+  const auto none = samples(render_metrics_textfile(s, std::nullopt, 0));
+  EXPECT_EQ(none.count("nccltune_gdr_ready"), 0u) << "unknown: no sample";
+  EXPECT_EQ(none.count("nccltune_roce_mtu_ok{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}"), 0u);
+  s.gdr = GdrStatus{false, {"gdr_peer_memory"}};
+  s.nics.push_back(
+      {.id = "NIC1", .name = "mlx5_1", .pci = "0000:45:00.0", .roce_mtu = 1500, .roce_gid_index = 3});
+  s.nics.push_back({.id = "NIC2", .name = "mlx5_2", .pci = "0000:c5:00.0", .roce_mtu = 9000});
+  auto m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  EXPECT_EQ(m.at("nccltune_gdr_ready"), "0");
+  const std::string nic1 = "{device=\"NIC1\",name=\"mlx5_1\",pci=\"0000:45:00.0\"}";
+  const std::string nic2 = "{device=\"NIC2\",name=\"mlx5_2\",pci=\"0000:c5:00.0\"}";
+  EXPECT_EQ(m.at("nccltune_roce_gid_index" + nic1), "3");
+  EXPECT_EQ(m.count("nccltune_roce_gid_index" + nic2), 0u);
+  EXPECT_EQ(m.at("nccltune_roce_mtu_bytes" + nic1), "1500");
+  EXPECT_EQ(m.at("nccltune_roce_mtu_ok" + nic1), "0");
+  EXPECT_EQ(m.at("nccltune_roce_mtu_ok" + nic2), "1");
+  s.gdr = GdrStatus{true, {}};
+  m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  EXPECT_EQ(m.at("nccltune_gdr_ready"), "1");
 }

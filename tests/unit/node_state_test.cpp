@@ -35,11 +35,25 @@ NodeState sample_state() {
   s.node_type_key = node_type_key(s.node_type);
   s.topology = {2, 1, 1, 3, true, {}};
   s.topology.peak = {{450.0, "NVLink4 x18", {}}, {31.5076923, "1/2 of mlx5 400 Gb/s per GPU", {}}, 72};
-  s.gpus = {{"GPU0", "NVIDIA H100 80GB HBM3", "0000:18:00.0", {5, 16, 5, 16}, std::nullopt, std::nullopt},
-            {"GPU1", std::nullopt, std::nullopt, {}, std::nullopt, std::nullopt}};
-  s.nics = {{"NIC0", "mlx5_0", "0000:19:00.0", {5, 16, 5, 16}, "ACTIVE", 400.0}};
+  s.gpus = {{.id = "GPU0", .name = "NVIDIA H100 80GB HBM3", .pci = "0000:18:00.0", .pcie = {5, 16, 5, 16}},
+            {.id = "GPU1"}};
+  s.nics = {{.id = "NIC0",
+             .name = "mlx5_0",
+             .pci = "0000:19:00.0",
+             .pcie = {5, 16, 5, 16},
+             .port_state = "ACTIVE",
+             .rate_gbps = 400.0},
+            {.id = "NIC1",
+             .name = "mlx5_1",
+             .pci = "0000:29:00.0",
+             .pcie = {4, 16, 4, 16},
+             .port_state = "ACTIVE",
+             .rate_gbps = 100.0,
+             .roce_mtu = 9000,
+             .roce_gid_index = 3}};
   s.checks = {{"pcie_link", "GPU0", Verdict::pass, "Gen5 x16"},
               {"nic_port", "NIC0 (mlx5_0)", Verdict::warn, "slow"}};
+  s.gdr = GdrStatus{false, {"gdr_peer_memory", "pcie_acs"}};
   s.drift = {{"gpu_missing", "GPU2 0000:3a:00.0", "GPU2 0000:3a:00.0 is missing"}};
   s.degraded = {"NVML: not loaded"};
   return s;
@@ -118,6 +132,25 @@ TEST(NodeState, DescribesASnapshotAsCheckAndTopoDo) {
   EXPECT_EQ(entries.front().id, report.findings.front().check);
 }
 
+TEST(NodeState, CarriesRoceAndGpuDirectVerdictsOfASnapshot) {
+  auto topology = read_node_topology({TopologySource::Kind::snapshot, fixture("nodes/pcie-4gpu")}, {});
+  ASSERT_TRUE(topology) << topology.error();
+  const auto nics = nic_states(*topology);
+  ASSERT_EQ(nics.size(), 1u);
+  EXPECT_EQ(nics[0].roce_mtu, 9000);
+  EXPECT_EQ(nics[0].roce_gid_index, 3);
+  auto dgx = read_node_topology({TopologySource::Kind::snapshot, fixture("nodes/dgx-h100")}, {});
+  ASSERT_TRUE(dgx) << dgx.error();
+  EXPECT_FALSE(nic_states(*dgx)[0].roce_mtu) << "InfiniBand";
+  const std::string text = [&] {
+    NodeState state;
+    state.node_type_key = "k";
+    state.gdr = check_node(*dgx, {}).gdr;
+    return render_node_state(state);
+  }();
+  EXPECT_NE(text.find("gpudirect_rdma:\n  ready: true\n  blocked_by: []\n"), std::string::npos) << text;
+}
+
 TEST(NodeTypeKey, ReadsTheValidatedKey) {
   const TempDir dir("node_state_test");
   const auto file = dir / "node.yaml";
@@ -173,6 +206,10 @@ TEST(NodeState, StrictParserNamesLineAndKey) {
       replaced(render_node_state(sample_state()), "level: \"warn\"", "level: \"maybe\""), "n");
   ASSERT_FALSE(level);
   EXPECT_NE(level.error().find("verdicts.checks[1].level"), std::string::npos) << level.error();
+  const auto gdr =
+      parse_node_state(replaced(render_node_state(sample_state()), "ready: false", "ready: maybe"), "n");
+  ASSERT_FALSE(gdr);
+  EXPECT_NE(gdr.error().find("gpudirect_rdma.ready"), std::string::npos) << gdr.error();
 }
 
 TEST(NodeTypeKey, ValidKeys) {

@@ -8,6 +8,7 @@
 
 #include "base/utc_time.h"
 #include "daemon/drift.h"
+#include "topology/roce.h"
 
 namespace nccltune {
 
@@ -87,8 +88,32 @@ void nic_ports(TextfileWriter& out, const NodeState& state) {
       out.sample("nccltune_nic_rate_bits_per_second", device_labels(nic), *nic.rate_gbps * 1e9);
 }
 
-// One sample per finding: 0 pass, 1 warn, 2 fail (as `nccltune check` exits), so an alert names
-// the check and the device rather than a count.
+// GPUDirect RDMA and RoCE as `nccltune check` judges them, so that an alert needs no parsing of
+// check subjects: readiness for the node, the GID index and MTU for each RoCE NIC.
+void gpudirect_and_roce(TextfileWriter& out, const NodeState& state) {
+  out.family(
+      "nccltune_gdr_ready", "gauge",
+      "1 when GPUDirect RDMA's prerequisites hold (nvidia_peermem or dma-buf, no IOMMU translation, no "
+      "ACS redirect above a GPU), 0 when one does not (nccltune_check_status names it); absent when the "
+      "node has no GPU or RDMA NIC, or too little is known.");
+  if (state.gdr) out.sample("nccltune_gdr_ready", {}, state.gdr->ready ? 1 : 0);
+  out.family(
+      "nccltune_roce_gid_index", "gauge",
+      "The GID index NCCL_IB_GID_INDEX should name for a RoCE NIC: its RoCE v2 GID with an IPv4 address.");
+  for (const DeviceState& nic : state.nics)
+    if (nic.roce_gid_index) out.sample("nccltune_roce_gid_index", device_labels(nic), *nic.roce_gid_index);
+  out.family("nccltune_roce_mtu_bytes", "gauge", "The MTU of a RoCE NIC's netdev.");
+  for (const DeviceState& nic : state.nics)
+    if (nic.roce_mtu) out.sample("nccltune_roce_mtu_bytes", device_labels(nic), *nic.roce_mtu);
+  out.family(
+      "nccltune_roce_mtu_ok", "gauge",
+      "1 when a RoCE NIC's MTU gives RoCE its full 4096-byte path MTU (an MTU of 4192 or more), else 0.");
+  for (const DeviceState& nic : state.nics)
+    if (nic.roce_mtu)
+      out.sample("nccltune_roce_mtu_ok", device_labels(nic),
+                 roce_path_mtu(*nic.roce_mtu) >= kRoceFullPathMtu ? 1 : 0);
+}
+
 // The node's line rates, and each collective's busbw ceiling on one node and on two like it: what
 // a dashboard puts a measured busbw against.
 void hardware_peak(TextfileWriter& out, const NodeState& state) {
@@ -117,6 +142,8 @@ void hardware_peak(TextfileWriter& out, const NodeState& state) {
                    *rate.gbps * 1e9);
 }
 
+// One sample per finding: 0 pass, 1 warn, 2 fail (as `nccltune check` exits), so an alert names
+// the check and the device rather than a count.
 void check_findings(TextfileWriter& out, const NodeState& state) {
   out.family("nccltune_check_status", "gauge",
              "The last scan's finding per check and subject: 0 pass, 1 warn, 2 fail (see node.yaml).");
@@ -191,6 +218,7 @@ std::string render_metrics_textfile(const NodeState& state, const std::optional<
   link_widths(out, state);
   nic_ports(out, state);
   hardware_peak(out, state);
+  gpudirect_and_roce(out, state);
 
   // Every kind is written, 0 when absent, so an alert on `> 0` also sees it clear.
   std::map<std::string, int> drift;

@@ -14,6 +14,7 @@ NodeState node_state_of(const NodeTopology& topology, const CheckReport& report,
   state.gpus = gpu_states(topology);
   state.nics = nic_states(topology);
   state.checks = check_entries(report);
+  state.gdr = report.gdr;
   state.degraded = topology.notes;
   state.degraded.insert(state.degraded.end(), versions.notes.begin(), versions.notes.end());
   return state;

@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
+#include "topology/roce.h"
 
 namespace nccltune {
 
@@ -57,6 +58,8 @@ ordered_json device_json(const DeviceState& device, bool nic) {
   if (nic) {
     out["port_state"] = optional_text(device.port_state);
     out["rate_gbps"] = optional_json(device.rate_gbps);
+    out["roce_mtu"] = optional_json(device.roce_mtu);
+    out["roce_gid_index"] = optional_json(device.roce_gid_index);
   }
   return out;
 }
@@ -194,7 +197,8 @@ std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string&
     const std::string item = field + "[" + std::to_string(i) + "]";
     const YAML::Node node = list[i];
     if (nic)
-      yaml_check_keys(node, item, {"id", "name", "pci", "pcie", "port_state", "rate_gbps"});
+      yaml_check_keys(node, item,
+                      {"id", "name", "pci", "pcie", "port_state", "rate_gbps", "roce_mtu", "roce_gid_index"});
     else
       yaml_check_keys(node, item, {"id", "name", "pci", "pcie"});
     DeviceState device;
@@ -205,6 +209,8 @@ std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string&
     if (nic) {
       device.port_state = optional_text_field(node["port_state"], item + ".port_state");
       if (!is_null(node["rate_gbps"])) device.rate_gbps = yaml_number(node["rate_gbps"], item + ".rate_gbps");
+      device.roce_mtu = optional_int_field(node["roce_mtu"], item + ".roce_mtu");
+      device.roce_gid_index = optional_int_field(node["roce_gid_index"], item + ".roce_gid_index");
     }
     devices.push_back(std::move(device));
   }
@@ -250,7 +256,7 @@ NodeType read_node_type(const YAML::Node& node, const std::string& field) {
 void read_document(const YAML::Node& root, NodeState& state) {
   yaml_check_keys(root, "",
                   {"schema", "host", "scanned_at", "scan_duration_s", "node_type", "topology", "devices",
-                   "verdicts", "drift", "degraded"});
+                   "verdicts", "gpudirect_rdma", "drift", "degraded"});
   const std::string schema = required_text(root, "schema", "");
   if (schema != kNodeStateSchema)
     yaml_fail(yaml_line(root["schema"]), "schema",
@@ -297,6 +303,19 @@ void read_document(const YAML::Node& root, NodeState& state) {
       }
     }
   }
+  if (const YAML::Node gdr = root["gpudirect_rdma"]; !is_null(gdr)) {
+    yaml_check_keys(gdr, "gpudirect_rdma", {"ready", "blocked_by"});
+    if (!gdr["ready"].IsDefined()) yaml_fail(yaml_line(gdr), "gpudirect_rdma.ready", "is missing");
+    GdrStatus status;
+    status.ready = yaml_boolean(gdr["ready"], "gpudirect_rdma.ready");
+    if (const YAML::Node blocked = gdr["blocked_by"]; !is_null(blocked)) {
+      yaml_expect_list(blocked, "gpudirect_rdma.blocked_by");
+      for (std::size_t i = 0; i < blocked.size(); ++i)
+        status.blocked_by.push_back(
+            yaml_text(blocked[i], "gpudirect_rdma.blocked_by[" + std::to_string(i) + "]"));
+    }
+    state.gdr = std::move(status);
+  }
   if (const YAML::Node drift = root["drift"]; !is_null(drift)) {
     yaml_expect_list(drift, "drift");
     for (std::size_t i = 0; i < drift.size(); ++i) {
@@ -332,14 +351,23 @@ int NodeState::count(Verdict level) const {
 std::vector<DeviceState> gpu_states(const NodeTopology& topology) {
   std::vector<DeviceState> out;
   for (const Gpu& gpu : topology.gpus)
-    out.push_back({gpu_id(gpu.index), gpu.name, gpu.pci, gpu.pcie, std::nullopt, std::nullopt});
+    out.push_back({.id = gpu_id(gpu.index), .name = gpu.name, .pci = gpu.pci, .pcie = gpu.pcie});
   return out;
 }
 
 std::vector<DeviceState> nic_states(const NodeTopology& topology) {
   std::vector<DeviceState> out;
-  for (const Nic& nic : topology.nics)
-    out.push_back({nic_id(nic.index), nic.name, nic.pci, nic.pcie, nic.state, nic.rate_gbps});
+  for (const Nic& nic : topology.nics) {
+    const auto gid = nccl_gid(nic);
+    out.push_back({.id = nic_id(nic.index),
+                   .name = nic.name,
+                   .pci = nic.pci,
+                   .pcie = nic.pcie,
+                   .port_state = nic.state,
+                   .rate_gbps = nic.rate_gbps,
+                   .roce_mtu = is_roce(nic) ? nic.mtu : std::nullopt,
+                   .roce_gid_index = gid ? std::optional(gid->index) : std::nullopt});
+  }
   return out;
 }
 
@@ -396,6 +424,13 @@ std::string render_node_state(const NodeState& state) {
                      {"warn", state.count(Verdict::warn)},
                      {"fail", state.count(Verdict::fail)},
                      {"checks", checks}};
+  if (state.gdr) {
+    ordered_json blocked = ordered_json::array();
+    for (const auto& check : state.gdr->blocked_by) blocked.push_back(printable(check));
+    doc["gpudirect_rdma"] = {{"ready", state.gdr->ready}, {"blocked_by", blocked}};
+  } else {
+    doc["gpudirect_rdma"] = nullptr;
+  }
   ordered_json drift = ordered_json::array();
   for (const auto& d : state.drift)
     drift.push_back(

@@ -22,13 +22,16 @@ namespace nccltune {
 inline constexpr std::string_view kNodeStateSchema = "nccltune/node/v1";
 
 // The facts of one GPU or NIC that drift is measured on. GPUs are matched by PCI address (their
-// indices shift when one falls off the bus), NICs by verbs name.
+// indices shift when one falls off the bus), NICs by verbs name. Every member has a default, so a
+// designated initializer names only what a device has.
 struct DeviceState {
-  std::string id;  // "GPU0", "NIC3"
-  std::optional<std::string> name, pci;
-  PcieLink pcie;
-  std::optional<std::string> port_state;  // NICs: "ACTIVE", "DOWN", ...
-  std::optional<double> rate_gbps;        // NICs
+  std::string id{};  // "GPU0", "NIC3"
+  std::optional<std::string> name{}, pci{};
+  PcieLink pcie{};
+  std::optional<std::string> port_state{};  // NICs: "ACTIVE", "DOWN", ...
+  std::optional<double> rate_gbps{};        // NICs
+  std::optional<int> roce_mtu{};            // RoCE NICs: the netdev's MTU
+  std::optional<int> roce_gid_index{};      // RoCE NICs: the GID index NCCL should use (roce.h)
   friend bool operator==(const DeviceState&, const DeviceState&) = default;
 };
 
@@ -69,6 +72,7 @@ struct NodeState {
   TopologySummary topology;
   std::vector<DeviceState> gpus, nics;
   std::vector<CheckEntry> checks;
+  std::optional<GdrStatus> gdr;  // GPUDirect RDMA as the checks judged it (CheckReport::gdr)
   std::vector<DriftEntry> drift;
   std::vector<std::string> degraded;  // sources that failed or were absent, one line each
 
