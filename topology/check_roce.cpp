@@ -37,18 +37,21 @@ void check_gid(const Nic& nic, std::vector<Finding>& out) {
 void check_mtu(const Nic& nic, std::vector<Finding>& out) {
   if (!nic.mtu) return;
   const int path = roce_path_mtu(*nic.mtu);
-  if (path >= kRoceFullPathMtu) {
+  const std::string device = nic.netdev.value_or("<netdev>");
+  if (*nic.mtu >= kRoceMinInterfaceMtu) {
+    const std::string note =
+        path >= kRoceFullPathMtu
+            ? std::string()
+            : fmt::format(" (an MTU of {} or more, such as 9000, gives {})", kRoceFullPathMtu + 96, kRoceFullPathMtu);
     out.push_back({"roce_mtu", label(nic), Verdict::pass,
-                   fmt::format("MTU {}{}: RoCE path MTU {}", *nic.mtu, on_netdev(nic.netdev), path)});
+                   fmt::format("MTU {}{}: RoCE path MTU {}{}", *nic.mtu, on_netdev(nic.netdev), path, note)});
     return;
   }
-  const std::string device = nic.netdev.value_or("<netdev>");
   out.push_back(
       {"roce_mtu", label(nic), Verdict::warn,
-       fmt::format("MTU {}{} caps RoCE's path MTU at {} bytes of {} (it needs an MTU of 4192 or more): "
-                   "enable jumbo frames, `ip link set dev {} mtu 9000`, with the same MTU on the switch "
-                   "ports",
-                   *nic.mtu, on_netdev(nic.netdev), path, kRoceFullPathMtu, device)});
+       fmt::format("MTU {}{} is below {} and caps RoCE's path MTU at {} bytes of {}: enable jumbo frames, "
+                   "`ip link set dev {} mtu 9000`, with the same MTU on the switch ports",
+                   *nic.mtu, on_netdev(nic.netdev), kRoceMinInterfaceMtu, path, kRoceFullPathMtu, device)});
 }
 
 }  // namespace

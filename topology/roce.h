@@ -16,6 +16,9 @@ inline constexpr int kMaxGidsPerPort = 256;
 
 // The largest RoCE path MTU (the largest InfiniBand MTU), which NCCL's RDMA messages are cut to.
 inline constexpr int kRoceFullPathMtu = 4096;
+// The interface MTU below which `check` warns on a RoCE NIC. The full path MTU needs 96 bytes more
+// (roce_path_mtu), which check reports but does not warn about.
+inline constexpr int kRoceMinInterfaceMtu = 4096;
 
 // A RoCE port: an RDMA NIC whose link layer is Ethernet.
 bool is_roce(const Nic& nic);

@@ -159,7 +159,7 @@ TEST(Snapshot, TwoRoceNicsThatDisagreeOnTheGidIndexAtMtu1500) {
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_TRUE(has_finding(report, Verdict::warn, "node", "(mlx5_0: 3, mlx5_1: 5)"));
   EXPECT_TRUE(has_finding(report, Verdict::warn, "NIC0 (mlx5_0)",
-                          "MTU 1500 on ens1f0np0 caps RoCE's path MTU at 1024"));
+                          "MTU 1500 on ens1f0np0 is below 4096 and caps RoCE's path MTU at 1024"));
   EXPECT_TRUE(has_finding(report, Verdict::warn, "NIC1 (mlx5_1)", "`ip link set dev ens2f0np0 mtu 9000`"));
   EXPECT_TRUE(has_finding(report, Verdict::pass, "GPU2", "NIC1 (mlx5_1) at PIX"));
   for (const auto& r : report.recommendations) EXPECT_NE(r.name, "NCCL_IB_GID_INDEX");

@@ -107,11 +107,11 @@ void gpudirect_and_roce(TextfileWriter& out, const NodeState& state) {
     if (nic.roce_mtu) out.sample("nccltune_roce_mtu_bytes", device_labels(nic), *nic.roce_mtu);
   out.family(
       "nccltune_roce_mtu_ok", "gauge",
-      "1 when a RoCE NIC's MTU gives RoCE its full 4096-byte path MTU (an MTU of 4192 or more), else 0.");
+      "1 when a RoCE NIC's MTU is 4096 or more (check warns below), else 0.");
   for (const DeviceState& nic : state.nics)
     if (nic.roce_mtu)
       out.sample("nccltune_roce_mtu_ok", device_labels(nic),
-                 roce_path_mtu(*nic.roce_mtu) >= kRoceFullPathMtu ? 1 : 0);
+                 *nic.roce_mtu >= kRoceMinInterfaceMtu ? 1 : 0);
 }
 
 // The node's line rates, and each collective's busbw ceiling on one node and on two like it: what
