@@ -208,10 +208,48 @@ Noise parse_noise(const YAML::Node& node, const std::string& path) {
   return noise;
 }
 
+// A device name as NCCL prints it ("mlx5_0", "eth0"): it goes into log lines verbatim.
+std::string device_name(const YAML::Node& node, const std::string& path) {
+  const std::string name = yaml_text(node, path);
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+  });
+  if (name.empty() || name.size() > 64 || !plain)
+    fail(node, path, "'" + name + "' is not a device name (1 to 64 letters, digits, '_', '-', '.')");
+  return name;
+}
+
+NcclLogModel parse_nccl_log(const YAML::Node& node, const std::string& path) {
+  yaml_check_keys(node, path, {"transport", "devices", "gdr", "nvls"});
+  NcclLogModel log;
+  if (const YAML::Node transport = node["transport"]) {
+    const std::string at = yaml_child(path, "transport");
+    const std::string name = yaml_text(transport, at);
+    bool known = false;
+    for (NcclTransport kind : {NcclTransport::ib, NcclTransport::roce, NcclTransport::socket}) {
+      if (to_string(kind) != name) continue;
+      log.transport = kind;
+      known = true;
+    }
+    if (!known) fail(transport, at, "unknown transport '" + name + "' (IB, RoCE or Socket)");
+  }
+  if (const YAML::Node devices = node["devices"]) {
+    const std::string at = yaml_child(path, "devices");
+    yaml_expect_list(devices, at);
+    if (devices.size() == 0 || devices.size() > 64) fail(devices, at, "must list 1 to 64 devices");
+    log.devices.clear();
+    for (std::size_t i = 0; i < devices.size(); ++i) log.devices.push_back(device_name(devices[i], yaml_item(at, i)));
+  }
+  if (node["gdr"]) log.gdr = yaml_boolean(node["gdr"], yaml_child(path, "gdr"));
+  if (node["nvls"]) log.nvls = yaml_boolean(node["nvls"], yaml_child(path, "nvls"));
+  return log;
+}
+
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
-                   "effects", "faults", "noise"});
+                   "effects", "faults", "noise", "nccl_log"});
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
   if (schema != kModelSchema)
@@ -226,6 +264,7 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["effects"]) model.effects = parse_effects(root["effects"], "effects");
   if (root["faults"]) model.faults = parse_faults(root["faults"], "faults");
   if (root["noise"]) model.noise = parse_noise(root["noise"], "noise");
+  if (root["nccl_log"]) model.nccl_log = parse_nccl_log(root["nccl_log"], "nccl_log");
   return model;
 }
 
@@ -238,6 +277,15 @@ std::string_view to_string(FaultKind kind) {
     case FaultKind::crash: return "crash";
     case FaultKind::corrupt: return "corrupt";
     case FaultKind::slow_rank: return "slow_rank";
+  }
+  return "?";
+}
+
+std::string_view to_string(NcclTransport transport) {
+  switch (transport) {
+    case NcclTransport::ib: return "IB";
+    case NcclTransport::roce: return "RoCE";
+    case NcclTransport::socket: return "Socket";
   }
   return "?";
 }

@@ -69,6 +69,19 @@ struct Noise {
   uint64_t seed = 0;
 };
 
+// What the fake NCCL says it uses in its INFO lines (`nccl_log:`, nccl_debug.h): the network
+// transport, the NICs it lists, whether its network connections use GPUDirect RDMA, and whether
+// NVLS multicast came up. Only what it prints; the timing comes from the rest of the model.
+enum class NcclTransport { ib, roce, socket };
+std::string_view to_string(NcclTransport transport);  // "IB", "RoCE", "Socket"
+
+struct NcclLogModel {
+  NcclTransport transport = NcclTransport::ib;
+  std::vector<std::string> devices{"mlx5_0"};  // NICs (netdevs for Socket), in NCCL's order
+  bool gdr = true;
+  bool nvls = false;
+};
+
 struct FakeModel {
   std::string file;                               // where it was read from, for messages
   std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
@@ -81,6 +94,7 @@ struct FakeModel {
   std::vector<Effect> effects;
   std::vector<Fault> faults;
   Noise noise;
+  NcclLogModel nccl_log;
 };
 
 // NCCL's algorithm and protocol names ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",

@@ -5,7 +5,8 @@
 // The model (NCCLTUNE_FAKE_MODEL) and the NCCL_* environment are read once, at
 // ncclCommInitRank; faults from the model fire there (init_error) or at every op (hang, crash,
 // corrupt, slow_rank). Problems are one line on stderr, starting "fakenccl: ".
-// NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer.
+// NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer. Under NCCL_DEBUG=INFO it
+// prints NCCL 2.28's INFO lines (nccl_debug.h).
 #include <dlfcn.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "element_ops.h"
 #include "fake_model.h"
 #include "fakecuda_hooks.h"
+#include "nccl_debug.h"
 #include "nccl_env.h"
 #include "shared_comm.h"
 
@@ -36,6 +38,7 @@ using namespace nccltune::nccl_abi;
 using nccltune::Result;
 using nccltune::Status;
 using nccltune::fake::CommModel;
+using nccltune::fake::DebugLog;
 using nccltune::fake::FakeModel;
 using nccltune::fake::FaultKind;
 using nccltune::fake::NoiseSource;
@@ -85,18 +88,20 @@ double timeout_seconds() {
 }  // namespace
 
 struct ncclComm {
-  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks)
+  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks, DebugLog debug)
       : model(std::move(fake_model)),
         behaviour(std::move(comm_model)),
         noise(model.noise, behaviour.rank),
         shared(std::move(shared_comm)),
-        cuda(hooks) {}
+        cuda(hooks),
+        log(std::move(debug)) {}
 
   FakeModel model;
   CommModel behaviour;
   NoiseSource noise;
   SharedComm shared;
   FakeCudaHooks cuda;
+  DebugLog log;
   ncclResult_t async_error = ncclSuccess;
   std::vector<Transfer> pending;  // grouped send/recv, run at ncclGroupEnd
   cudaStream_t pending_stream = nullptr;
@@ -118,6 +123,11 @@ const char* function_name(Collective kind) {
     case Collective::reduce: return "ncclReduce";
   }
   return "?";
+}
+
+// NCCL's own name of the collective (ncclFuncToString), as its TUNING lines print it.
+const char* nccl_func_name(Collective kind) {
+  return function_name(kind) + 4;  // "ncclAllReduce" -> "AllReduce"
 }
 
 const char* op_name(Collective kind) {
@@ -259,8 +269,14 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   if (!moved) return fail(*comm, function, moved.error());
   if (comm->behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
-  advance_clock(*comm, stream, op_name(kind),
-                static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size));
+  const double model_bytes = static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size);
+  if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
+    comm->log.info(nccltune::fake::kSubsysTuning,
+                   nccltune::fake::tuning_message(
+                       nccl_func_name(kind), count * size,
+                       nccltune::fake::choose_algo_proto(comm->model, comm->behaviour, op_name(kind), model_bytes),
+                       comm->behaviour.channels));
+  advance_clock(*comm, stream, op_name(kind), model_bytes);
   return ncclSuccess;
 }
 
@@ -380,7 +396,14 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     say(who + shared.error());
     return ncclSystemError;
   }
-  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(*shared), *hooks);
+  char hostname[256] = {};
+  gethostname(hostname, sizeof hostname - 1);
+  const nccltune::fake::RankPlace place =
+      nccltune::fake::rank_place(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), rank, nranks);
+  DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
+  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(*model, env, *behaviour, place))
+    log.info(line.subsystems, line.message);
+  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(*shared), *hooks, std::move(log));
   return ncclSuccess;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -23,6 +24,7 @@
 
 #include "collectives/collective_spec.h"
 #include "collectives/cuda_driver.h"
+#include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
 #include "collectives/size_sweep.h"
 #include "comm_model.h"
@@ -892,6 +894,50 @@ TEST(FakeGpuProcesses, InitErrorFaultFailsEveryInit) {
               std::string::npos)
         << ranks.output(r);
     EXPECT_TRUE(WIFEXITED(ranks.status(r)));
+  }
+}
+
+// NCCL_DEBUG=INFO with NCCL_DEBUG_FILE: one file per process, named by host and pid, whose lines
+// nccltune's NCCL log reader takes for what the model's nccl_log section says.
+TEST(FakeGpuProcesses, DebugFilesSayWhatTheModelStates) {
+  TempDir dir;
+  const std::string model = (dir.path() / "model.yaml").string();
+  write_file(model, read_file(model_fixture("exact.yaml")) +
+                        "nccl_log: {transport: RoCE, devices: [mlx5_0, mlx5_1], gdr: false, nvls: false}\n");
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model},
+                   {"NCCLTUNE_EMULATE_NODES", "2"},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,ENV,NET,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%h.%p.log").string()},
+                   {"NCCL_ALGO", "Ring"}};
+  SweepOptions options = small_sweep();
+  options.max_bytes = 8000;
+  RankProcesses ranks(4, env, sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+
+  NcclInfoLogReader reader;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("nccl.")) continue;
+    ++files;
+    EXPECT_NE(name.find("-node"), std::string::npos) << name << ": %h is the emulated node's host";
+    reader.add(read_file(entry.path().string()), name);
+  }
+  EXPECT_EQ(files, 4);
+  const NcclInfoLog log = reader.result();
+  EXPECT_EQ(log.ranks, 4);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.transport, "RoCE");
+  EXPECT_GT(log.net_connections, 0);
+  EXPECT_EQ(log.gdr_connections, 0);
+  EXPECT_EQ(log.nvls_available, false);
+  EXPECT_EQ(log.env.at("NCCL_ALGO"), "Ring");
+  ASSERT_FALSE(log.choices.empty()) << "rank 0 prints a TUNING line per collective";
+  for (const NcclChoice& choice : log.choices) {
+    EXPECT_EQ(choice.op, "AllReduce");
+    EXPECT_EQ(choice.algo, "RING") << "NCCL_ALGO=Ring";
   }
 }
 

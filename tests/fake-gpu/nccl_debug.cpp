@@ -1,0 +1,241 @@
+#include "nccl_debug.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <utility>
+
+#include "profile/nccl_names.h"
+
+namespace nccltune::fake {
+
+namespace {
+
+struct SubsystemName {
+  std::string_view name;
+  std::uint32_t bit;
+};
+
+constexpr SubsystemName kSubsystems[] = {
+    {"INIT", kSubsysInit},       {"COLL", kSubsysColl},   {"P2P", kSubsysP2p},         {"SHM", kSubsysShm},
+    {"NET", kSubsysNet},         {"GRAPH", kSubsysGraph}, {"TUNING", kSubsysTuning},   {"ENV", kSubsysEnv},
+    {"ALLOC", kSubsysAlloc},     {"CALL", kSubsysCall},   {"PROXY", kSubsysProxy},     {"NVLS", kSubsysNvls},
+    {"BOOTSTRAP", kSubsysBootstrap}, {"REG", kSubsysReg}, {"PROFILE", kSubsysProfile}, {"RAS", kSubsysRas},
+    {"ALL", kSubsysAll},
+};
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+// NCCL's subsystem mask from NCCL_DEBUG_SUBSYS: unknown names are ignored, as NCCL ignores them.
+std::uint32_t subsystem_mask(std::string_view list) {
+  const bool invert = !list.empty() && list.front() == '^';
+  if (invert) list.remove_prefix(1);
+  std::uint32_t mask = 0;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string name = upper(list.substr(0, comma));
+    for (const SubsystemName& known : kSubsystems)
+      if (known.name == name) mask |= known.bit;
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return invert ? ~mask : mask;
+}
+
+// ncclAlgoToString / ncclProtoToString: the names NCCL 2.24 and later print.
+std::string_view printed_algo(std::string_view algo) {
+  static constexpr std::string_view kNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
+                                                "NVLS", "NVLS_TREE", "PAT"};
+  const auto index = nccl_algorithm_index(algo);
+  return index ? kNames[*index] : algo;
+}
+
+std::string_view printed_proto(std::string_view proto) {
+  static constexpr std::string_view kNames[] = {"LL", "LL128", "SIMPLE"};
+  const auto index = nccl_protocol_index(proto);
+  return index ? kNames[*index] : proto;
+}
+
+// "2.28.9" from 22809 (NCCL_VERSION_CODE since 2.9: major*10000 + minor*100 + patch).
+std::string version_text(int code) {
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
+std::string two_digits(int n) {
+  return (n < 10 ? "0" : "") + std::to_string(n);
+}
+
+bool is_debug_variable(const std::string& name) {
+  return name == "NCCL_DEBUG" || name == "NCCL_DEBUG_SUBSYS" || name == "NCCL_DEBUG_FILE";
+}
+
+// NET/IB's device list, "[0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]", or NET/Socket's, "[0]eth0:10.0.0.1<0>".
+std::string device_list(const NcclLogModel& log) {
+  std::string out;
+  for (std::size_t i = 0; i < log.devices.size(); ++i) {
+    out += (i ? " [" : "[") + std::to_string(i) + "]" + log.devices[i];
+    out += log.transport == NcclTransport::socket ? ":10.0.0." + std::to_string(i + 1) + "<0>"
+                                                  : ":1/" + std::string(to_string(log.transport));
+  }
+  return log.transport == NcclTransport::socket ? out : out + " [RO]";
+}
+
+// The network's name in "Using network X" and in "via NET/X/<dev>": RoCE ports are IB's.
+std::string_view network_name(NcclTransport transport) {
+  return transport == NcclTransport::socket ? "Socket" : "IB";
+}
+
+}  // namespace
+
+DebugSettings debug_settings(const NcclEnv& env) {
+  DebugSettings settings;
+  if (const auto level = env.find("NCCL_DEBUG"); level != env.end()) {
+    const std::string name = upper(level->second);
+    settings.info = name == "INFO" || name == "TRACE";
+  }
+  if (const auto list = env.find("NCCL_DEBUG_SUBSYS"); list != env.end())
+    settings.subsystems = subsystem_mask(list->second);
+  if (const auto file = env.find("NCCL_DEBUG_FILE"); file != env.end()) settings.file = file->second;
+  return settings;
+}
+
+std::string debug_file_name(std::string_view pattern, std::string_view host, long pid) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    const char code = pattern[++i];
+    if (code == 'h')
+      out += host;
+    else if (code == 'p')
+      out += std::to_string(pid);
+    else if (code == '%')
+      out += '%';
+    else
+      out += {'%', code};
+  }
+  return out;
+}
+
+RankPlace rank_place(std::string_view hostname, const char* emulate_nodes, int rank, int nranks) {
+  std::string host(hostname.substr(0, hostname.find('.')));  // NCCL prints the name to the first '.'
+  if (host.empty()) host = "localhost";
+  int nodes = 1;
+  if (emulate_nodes != nullptr) {
+    char* end = nullptr;
+    const long n = std::strtol(emulate_nodes, &end, 10);
+    if (end != emulate_nodes && *end == '\0' && n > 1 && n <= nranks && nranks % n == 0) nodes = static_cast<int>(n);
+  }
+  RankPlace place;
+  place.nodes = nodes;
+  place.local_ranks = nranks / nodes;
+  place.local_rank = rank % place.local_ranks;
+  place.host = nodes > 1 ? host + "-node" + std::to_string(rank / place.local_ranks) : host;
+  return place;
+}
+
+std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,
+                                const RankPlace& place) {
+  const NcclLogModel& log = model.nccl_log;
+  std::vector<LogLine> lines;
+  auto add = [&](std::uint32_t subsystems, std::string message) { lines.push_back({subsystems, std::move(message)}); };
+  if (comm.rank == 0) add(kSubsysAll, "NCCL version " + version_text(model.nccl_version) + "+cuda13.0");
+  for (const auto& [name, value] : env)
+    if (!is_debug_variable(name)) add(kSubsysEnv, name + " set by environment to " + value);
+  const std::string network(network_name(log.transport));
+  if (log.transport == NcclTransport::socket)
+    add(kSubsysInit | kSubsysNet, "NET/Socket : Using " + device_list(log));
+  else
+    add(kSubsysInit | kSubsysNet, "NET/IB : Using " + device_list(log) + "; OOB eth0:10.0.0.1<0>");
+  add(kSubsysInit | kSubsysNet, "Using network " + network);
+  add(kSubsysInit, "comm 0x7f0000000000 rank " + std::to_string(comm.rank) + " nRanks " + std::to_string(comm.nranks) +
+                       " nNodes " + std::to_string(place.nodes) + " localRanks " + std::to_string(place.local_ranks) +
+                       " localRank " + std::to_string(place.local_rank) + " MNNVL 0");
+  const int device = place.local_rank;
+  if (log.nvls)
+    add(kSubsysInit | kSubsysNvls, "NVLS multicast support is available on dev " + std::to_string(device));
+  else
+    add(kSubsysInit | kSubsysNvls, "NVLS multicast support is not available on dev " + std::to_string(device) + " (0)");
+  // The ring crosses to the next node from each node's last rank, once per channel.
+  if (place.nodes > 1 && place.local_rank == place.local_ranks - 1) {
+    const int next = (comm.rank + 1) % comm.nranks;
+    for (int channel = 0; channel < comm.channels; ++channel) {
+      const std::size_t nic = static_cast<std::size_t>(channel) % log.devices.size();
+      const bool gdr = log.gdr && log.transport != NcclTransport::socket;
+      add(kSubsysInit | kSubsysNet,
+          "Channel " + two_digits(channel) + "/0 : " + std::to_string(comm.rank) + "[" + std::to_string(device) +
+              "] -> " + std::to_string(next) + "[0] [send] via NET/" + network + "/" + std::to_string(nic) +
+              (gdr ? "/GDRDMA" : ""));
+    }
+  }
+  const int nvls_channels = log.nvls ? comm.channels : 0;
+  add(kSubsysInit, std::to_string(comm.channels) + " coll channels, " + std::to_string(comm.channels) +
+                       " collnet channels, " + std::to_string(nvls_channels) + " nvls channels, " +
+                       std::to_string(2 * comm.channels) + " p2p channels, " + std::to_string(2 * comm.channels) +
+                       " p2p channels per peer");
+  return lines;
+}
+
+std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair, int channels) {
+  return std::string(function) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
+         std::string(printed_algo(pair.algo)) + " proto " + std::string(printed_proto(pair.proto)) +
+         " channel{Lo..Hi}={0.." + std::to_string(std::max(channels, 1) - 1) + "}";
+}
+
+DebugLog::DebugLog(const DebugSettings& settings, std::string host, int device)
+    : host_(std::move(host)), device_(device) {
+  if (!settings.info) return;
+  mask_ = settings.subsystems;
+  out_ = stdout;
+  if (settings.file.empty()) return;
+  // As NCCL: a file that cannot be opened leaves the lines on stdout.
+  const std::string path = debug_file_name(settings.file, host_, static_cast<long>(getpid()));
+  if (std::FILE* file = std::fopen(path.c_str(), "w")) {
+    out_ = file;
+    owned_ = true;
+  }
+}
+
+DebugLog::DebugLog(DebugLog&& other) noexcept
+    : mask_(other.mask_), host_(std::move(other.host_)), device_(other.device_), out_(other.out_), owned_(other.owned_) {
+  other.out_ = nullptr;
+  other.owned_ = false;
+  other.mask_ = 0;
+}
+
+DebugLog& DebugLog::operator=(DebugLog&& other) noexcept {
+  if (this != &other) {
+    if (owned_) std::fclose(out_);
+    mask_ = std::exchange(other.mask_, 0);
+    host_ = std::move(other.host_);
+    device_ = other.device_;
+    out_ = std::exchange(other.out_, nullptr);
+    owned_ = std::exchange(other.owned_, false);
+  }
+  return *this;
+}
+
+DebugLog::~DebugLog() {
+  if (owned_) std::fclose(out_);
+}
+
+bool DebugLog::wants(std::uint32_t subsystems) const {
+  return out_ != nullptr && (mask_ & subsystems) != 0;
+}
+
+void DebugLog::info(std::uint32_t subsystems, std::string_view message) {
+  if (!wants(subsystems)) return;
+  std::fprintf(out_, "%s:%ld:%ld [%d] NCCL INFO %.*s\n", host_.c_str(), static_cast<long>(getpid()),
+               static_cast<long>(syscall(SYS_gettid)), device_, static_cast<int>(message.size()), message.data());
+  std::fflush(out_);
+}
+
+}  // namespace nccltune::fake

@@ -1,0 +1,113 @@
+// What the fake NCCL prints under NCCL_DEBUG, in NCCL 2.28's line formats (src/debug.cc,
+// src/init.cc, src/transport/net*.cc, src/transport/nvls.cc, src/enqueue.cc), so that what
+// reads real NCCL logs (`nccltune explain`, tune's record of what NCCL did) can be tested on the
+// fake stack. What the lines claim comes from the model's `nccl_log:` section; the choices in the
+// TUNING lines are the fake's own (comm_model.h).
+//
+// NCCL_DEBUG: INFO or TRACE prints INFO lines (VERSION and WARN print none here: the fake has
+// no warnings of NCCL's own). NCCL_DEBUG_SUBSYS: a comma list of NCCL's subsystems (INIT, NET,
+// ENV, GRAPH, TUNING, ...; ALL), "^" first to invert it; NCCL's default is INIT,BOOTSTRAP,ENV.
+// NCCL_DEBUG_FILE: the file the lines go to instead of stdout, "%h" the host name and "%p" the
+// process id in its name, as NCCL expands them.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "comm_model.h"
+#include "fake_model.h"
+#include "nccl_env.h"
+
+namespace nccltune::fake {
+
+// NCCL's subsystem bits (src/include/nccl_common.h, ncclDebugLogSubSys).
+enum DebugSubsystem : std::uint32_t {
+  kSubsysInit = 0x1,
+  kSubsysColl = 0x2,
+  kSubsysP2p = 0x4,
+  kSubsysShm = 0x8,
+  kSubsysNet = 0x10,
+  kSubsysGraph = 0x20,
+  kSubsysTuning = 0x40,
+  kSubsysEnv = 0x80,
+  kSubsysAlloc = 0x100,
+  kSubsysCall = 0x200,
+  kSubsysProxy = 0x400,
+  kSubsysNvls = 0x800,
+  kSubsysBootstrap = 0x1000,
+  kSubsysReg = 0x2000,
+  kSubsysProfile = 0x4000,
+  kSubsysRas = 0x8000,
+  kSubsysAll = 0xffffffff,
+};
+
+struct DebugSettings {
+  bool info = false;                                                 // NCCL_DEBUG=INFO or TRACE
+  std::uint32_t subsystems = kSubsysInit | kSubsysBootstrap | kSubsysEnv;  // NCCL_DEBUG_SUBSYS
+  std::string file;  // NCCL_DEBUG_FILE as set, "" for stdout
+};
+
+DebugSettings debug_settings(const NcclEnv& env);
+
+// NCCL_DEBUG_FILE's name for this process: "%h" the host, "%p" the pid, "%%" a '%'; any other
+// "%x" is kept as written.
+std::string debug_file_name(std::string_view pattern, std::string_view host, long pid);
+
+// Where one rank sits: the host it reports (emulated nodes get "<host>-node<k>", so that each
+// emulated node's lines read as another host's), its node, and its place on the node.
+struct RankPlace {
+  std::string host;
+  int nodes = 1;
+  int local_ranks = 1;
+  int local_rank = 0;
+};
+
+// NCCLTUNE_EMULATE_NODES=N (as tune reads it) makes consecutive blocks of nranks/N ranks N
+// nodes; anything else, or a count that does not divide nranks, is one node.
+RankPlace rank_place(std::string_view hostname, const char* emulate_nodes, int rank, int nranks);
+
+// One INFO line's message and the subsystems it belongs to (kSubsysAll: printed whatever the
+// mask, as NCCL prints its version).
+struct LogLine {
+  std::uint32_t subsystems = kSubsysInit;
+  std::string message;
+};
+
+// The lines a rank prints from ncclCommInitRank: version (rank 0), "set by environment" for each
+// NCCL_* variable, the network and its devices, the communicator, NVLS, the connections to the
+// next node (network ones with /GDRDMA when the model's gdr holds) and the channel counts.
+std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,
+                                const RankPlace& place);
+
+// "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}", the line NCCL's
+// rank 0 prints per collective under the TUNING subsystem. `function` is NCCL's name of the
+// collective ("AllReduce").
+std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair, int channels);
+
+// The open log of one communicator: "host:pid:tid [dev] NCCL INFO message" lines that pass the
+// settings, to NCCL_DEBUG_FILE or stdout.
+class DebugLog {
+ public:
+  DebugLog() = default;
+  DebugLog(const DebugSettings& settings, std::string host, int device);
+  DebugLog(const DebugLog&) = delete;
+  DebugLog& operator=(const DebugLog&) = delete;
+  DebugLog(DebugLog&& other) noexcept;
+  DebugLog& operator=(DebugLog&& other) noexcept;
+  ~DebugLog();
+
+  bool wants(std::uint32_t subsystems) const;
+  void info(std::uint32_t subsystems, std::string_view message);
+
+ private:
+  std::uint32_t mask_ = 0;  // 0: INFO off
+  std::string host_;
+  int device_ = 0;
+  std::FILE* out_ = nullptr;
+  bool owned_ = false;  // out_ is NCCL_DEBUG_FILE's, closed here
+};
+
+}  // namespace nccltune::fake

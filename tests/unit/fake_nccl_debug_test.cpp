@@ -1,0 +1,139 @@
+// The fake NCCL's INFO lines (tests/fake-gpu/nccl_debug.h): NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
+// NCCL_DEBUG_FILE read as NCCL reads them, and lines that nccltune's own NCCL log reader
+// (collectives/nccl_info_log.h) reads back as the facts the model's nccl_log section states.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "collectives/nccl_info_log.h"
+#include "comm_model.h"
+#include "fake_model.h"
+#include "nccl_debug.h"
+
+using namespace nccltune;
+using namespace nccltune::fake;
+
+namespace {
+
+constexpr const char* kModel = R"(schema: nccltune/fake-model/v1
+default: [{algo: Ring, proto: Simple}]
+channels: {default: 4}
+algos:
+  Ring: {LL: {lat_us: 9, busbw_gbps: 40}, Simple: {lat_us: 28, busbw_gbps: 360}}
+  NVLS: {Simple: {lat_us: 24, busbw_gbps: 470}}
+)";
+
+FakeModel model_with(const std::string& nccl_log) {
+  Result<FakeModel> model = parse_fake_model(std::string(kModel) + nccl_log, "model.yaml");
+  EXPECT_TRUE(model) << (model ? "" : model.error());
+  return model ? *model : FakeModel{};
+}
+
+// Every rank's init lines as one log, each line in NCCL's prefix form.
+std::string job_log(const FakeModel& model, const NcclEnv& env, int nranks, const char* emulate_nodes) {
+  std::string text;
+  for (int rank = 0; rank < nranks; ++rank) {
+    Result<CommModel> comm = resolve_comm_model(model, env, rank, nranks);
+    EXPECT_TRUE(comm);
+    const RankPlace place = rank_place("node.example.com", emulate_nodes, rank, nranks);
+    for (const LogLine& line : init_lines(model, env, *comm, place))
+      text += place.host + ":100:101 [" + std::to_string(place.local_rank) + "] NCCL INFO " + line.message + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST(FakeNcclDebug, SettingsAsNcclReadsThem) {
+  EXPECT_FALSE(debug_settings({}).info);
+  EXPECT_FALSE(debug_settings({{"NCCL_DEBUG", "WARN"}}).info);
+  EXPECT_TRUE(debug_settings({{"NCCL_DEBUG", "info"}}).info);
+  EXPECT_TRUE(debug_settings({{"NCCL_DEBUG", "TRACE"}}).info);
+  EXPECT_EQ(debug_settings({}).subsystems, kSubsysInit | kSubsysBootstrap | kSubsysEnv) << "NCCL's default";
+  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "INIT,tuning,NOSUCH"}}).subsystems, kSubsysInit | kSubsysTuning);
+  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "^NET"}}).subsystems, ~std::uint32_t{kSubsysNet});
+  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "ALL"}}).subsystems, std::uint32_t{kSubsysAll});
+  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_FILE", "/tmp/x.%h"}}).file, "/tmp/x.%h");
+}
+
+TEST(FakeNcclDebug, FileNameExpandsHostAndPid) {
+  EXPECT_EQ(debug_file_name("/logs/nccl.%h.%p.log", "node01", 4242), "/logs/nccl.node01.4242.log");
+  EXPECT_EQ(debug_file_name("100%%-%x-%", "h", 1), "100%-%x-%");
+}
+
+TEST(FakeNcclDebug, EmulatedNodesAreHostsOfTheirOwn) {
+  const RankPlace one = rank_place("gpu7.cluster.local", nullptr, 3, 4);
+  EXPECT_EQ(one.host, "gpu7");
+  EXPECT_EQ(one.nodes, 1);
+  EXPECT_EQ(one.local_ranks, 4);
+  EXPECT_EQ(one.local_rank, 3);
+  const RankPlace two = rank_place("gpu7", "2", 3, 4);
+  EXPECT_EQ(two.host, "gpu7-node1");
+  EXPECT_EQ(two.nodes, 2);
+  EXPECT_EQ(two.local_ranks, 2);
+  EXPECT_EQ(two.local_rank, 1);
+  EXPECT_EQ(rank_place("gpu7", "3", 3, 4).nodes, 1) << "3 does not divide 4 ranks";
+  EXPECT_EQ(rank_place("gpu7", "x", 0, 4).nodes, 1);
+}
+
+TEST(FakeNcclDebug, TuningLineIsNcclsFormat) {
+  EXPECT_EQ(tuning_message("AllReduce", 1048576, {"Ring", "LL128"}, 32),
+            "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..31}");
+  EXPECT_EQ(tuning_message("AllGather", 8, {"NVLSTree", "Simple"}, 1),
+            "AllGather: 8 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..0}");
+  const NcclInfoLog log = parse_nccl_info_log(
+      "h:1:2 [0] NCCL INFO " + tuning_message("ReduceScatter", 4096, {"Tree", "LL"}, 2) + "\n", "log");
+  ASSERT_EQ(log.choices.size(), 1u);
+  EXPECT_EQ(log.choices[0].op, "ReduceScatter");
+  EXPECT_EQ(log.choices[0].bytes, 4096);
+  EXPECT_EQ(log.choices[0].algo, "TREE");
+  EXPECT_EQ(log.choices[0].proto, "LL");
+}
+
+TEST(FakeNcclDebug, ModelSectionIsStrict) {
+  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {transport: Ethernet}\n", "m.yaml"));
+  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {devices: []}\n", "m.yaml"));
+  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {devices: [\"mlx5_0; rm\"]}\n", "m.yaml"));
+  const auto unknown = parse_fake_model(std::string(kModel) + "nccl_log: {gdrr: true}\n", "m.yaml");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().find("m.yaml:7: nccl_log: unknown key 'gdrr'"), std::string::npos) << unknown.error();
+  const FakeModel plain = model_with("");
+  EXPECT_EQ(plain.nccl_log.transport, NcclTransport::ib);
+  EXPECT_EQ(plain.nccl_log.devices, std::vector<std::string>{"mlx5_0"});
+  EXPECT_TRUE(plain.nccl_log.gdr);
+  EXPECT_FALSE(plain.nccl_log.nvls);
+}
+
+TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
+  const FakeModel ib =
+      model_with("nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: true, nvls: true}\n");
+  NcclInfoLog log = parse_nccl_info_log(job_log(ib, {{"NCCL_PROTO", "Simple"}}, 4, "2"), "job.log");
+  EXPECT_EQ(log.nccl_version, "2.28.9");
+  EXPECT_EQ(log.ranks, 4);
+  EXPECT_EQ(log.nodes, 2);
+  EXPECT_EQ(log.hosts, (std::vector<std::string>{"node-node0", "node-node1"}));
+  EXPECT_EQ(log.transport, "IB");
+  ASSERT_EQ(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[1].name, "mlx5_1");
+  EXPECT_EQ(log.devices[1].link_layer, "IB");
+  EXPECT_EQ(log.net_connections, 2 * 4) << "each node's last rank, once per channel";
+  EXPECT_EQ(log.gdr_connections, log.net_connections);
+  EXPECT_EQ(log.nvls_available, true);
+  EXPECT_EQ(log.nvls_channels, 4);
+  EXPECT_EQ(log.coll_channels, 4);
+  EXPECT_EQ(log.env.at("NCCL_PROTO"), "Simple");
+
+  const FakeModel roce = model_with("nccl_log: {transport: RoCE, devices: [mlx5_2], gdr: false}\n");
+  log = parse_nccl_info_log(job_log(roce, {}, 4, "2"), "job.log");
+  EXPECT_EQ(log.transport, "RoCE");
+  EXPECT_GT(log.net_connections, 0);
+  EXPECT_EQ(log.gdr_connections, 0);
+  EXPECT_EQ(log.nvls_available, false);
+
+  const FakeModel sockets = model_with("nccl_log: {transport: Socket, devices: [eth0]}\n");
+  log = parse_nccl_info_log(job_log(sockets, {}, 2, "2"), "job.log");
+  EXPECT_EQ(log.transport, "Socket");
+  EXPECT_EQ(log.gdr_connections, 0) << "sockets never say GDRDMA";
+  EXPECT_FALSE(log.ib_devices_listed);
+}
