@@ -342,6 +342,35 @@ expect_in "$work/peak_two_nodes.out" "100 GB/s (network, 1x mlx5 400 Gb/s per GP
 expect_in "$work/peak_two_nodes.json" '"peak_busbw_gbps": 100.0' "peak in the JSON"
 expect_clean peak_two_nodes
 
+# ---------------------------------------------------------------------------------------------
+# --nccl-log: what NCCL said it did, after the table. The fake NCCL reports sockets and no
+# GPUDirect RDMA while the DGX-H100 snapshot has ACTIVE IB ports: explain's transport verdict.
+# A user's NCCL_DEBUG_FILE is not where the capture goes, and the capture's directory is removed.
+{ cat "$models/exact.yaml"; echo "nccl_log: {transport: Socket, devices: [eth0], gdr: false}"; } >"$work/socket-model.yaml"
+mkdir -p "$work/capture-tmp"
+bench nccl_log_socket NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$work/socket-model.yaml" TMPDIR="$work/capture-tmp" \
+  NCCL_DEBUG_FILE="$work/users-nccl.%p.log" -- -b 1K -e 4K -f 4 -n 2 -w 1 --from "$fixtures/nodes/dgx-h100" --nccl-log \
+  --json "$work/nccl_log_socket.json"
+expect_rc nccl_log_socket 0
+expect_in "$work/nccl_log_socket.out" "# What NCCL said it did" "--nccl-log: summary after the table"
+expect_in "$work/nccl_log_socket.out" "Socket (plugin Socket): eth0" "--nccl-log: the transport NCCL reported"
+expect_in "$work/nccl_log_socket.out" "fail  transport      NCCL sends between nodes over sockets although the node has 8 ACTIVE RDMA ports" \
+  "--nccl-log: sockets instead of RDMA"
+expect_in "$work/nccl_log_socket.out" "AllReduce" "--nccl-log: NCCL's per-size choices (TUNING)"
+expect_in "$work/nccl_log_socket.out" "ranks     4 on 2 node(s), 2 per node" "--nccl-log: every rank's log read"
+if [ -z "$(ls -A "$work/capture-tmp")" ]; then pass; else fail "--nccl-log left files in TMPDIR: $(ls -A "$work/capture-tmp")"; fi
+if compgen -G "$work/users-nccl.*" >/dev/null; then fail "--nccl-log wrote into the user's NCCL_DEBUG_FILE"; else pass; fi
+expect_not_in "$work/nccl_log_socket.json" "NCCL_DEBUG_SUBSYS" "--nccl-log: the capture's variables stay out of the JSON's env"
+expect_in "$work/nccl_log_socket.json" "users-nccl" "--nccl-log: the user's own NCCL_DEBUG_FILE stays in the JSON's env"
+expect_clean nccl_log_socket
+
+{ cat "$models/exact.yaml"; echo "nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: false}"; } >"$work/nogdr-model.yaml"
+bench nccl_log_nogdr NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$work/nogdr-model.yaml" -- -b 1K -e 4K -f 4 -n 2 -w 1 \
+  --from "$fixtures/nodes/dgx-h100" --nccl-log
+expect_rc nccl_log_nogdr 0
+expect_in "$work/nccl_log_nogdr.out" "GPUDirect RDMA is off on all" "--nccl-log: GDR off said"
+expect_clean nccl_log_nogdr
+
 # No GPU here and no --from: the peak is unknown, and a percentage cannot be judged (exit 2).
 bench peak_unknown NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 1K -f 4 -n 2 -w 1 --min-peak-pct 80
 expect_rc peak_unknown 2

@@ -1,6 +1,6 @@
 // `nccltune bench`: MPI-launched, one worker process per rank, printing nccl-tests' table.
 //   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE]
-//     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P]
+//     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P] [--nccl-log]
 // Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 on a
 // usage error or a threshold that cannot be judged (peak unknown).
 #include <fmt/format.h>
@@ -25,9 +25,12 @@
 #include "collectives/bus_bandwidth.h"
 #include "collectives/collective_spec.h"
 #include "collectives/library_versions.h"
+#include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
+#include "report/nccl_log_verdicts.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
+#include "tune/nccl_log_capture.h"
 #include "tune/trial_runner.h"
 
 extern char** environ;
@@ -50,6 +53,7 @@ struct BenchOptions {
   std::string from;  // the node the peak is computed for; empty: this machine
   ReadOptions read_options;
   double min_busbw = -1, min_peak_percent = -1;  // health thresholds; negative: not given
+  bool nccl_log = false;  // run NCCL with NCCL_DEBUG=INFO and print what explain reads from it
   std::vector<std::string> argv;
 };
 
@@ -163,6 +167,19 @@ std::string header(const BenchOptions& o, const TrialSpec& spec, const std::vect
   return out;
 }
 
+// --nccl-log: each rank's workers log into a private directory of that rank; rank 0 reads them
+// all as `nccltune explain` does, against --from (or this machine) when that topology reads.
+std::string nccl_log_summary(const std::vector<std::string>& rank_logs, const BenchOptions& options) {
+  NcclInfoLogReader reader;
+  for (std::size_t rank = 0; rank < rank_logs.size(); ++rank) reader.add(rank_logs[rank], "rank " + std::to_string(rank));
+  std::optional<NodeTopology> node;
+  if (auto source = parse_topology_source(options.from))
+    if (auto topology = read_node_topology(*source, options.read_options)) node = std::move(*topology);
+  const NcclInfoLog log = reader.result();
+  return "#\n# What NCCL said it did (NCCL_DEBUG=INFO of every rank, as `nccltune explain` reads it):\n" +
+         render_nccl_log_text(log, explain_nccl_log(log, node ? &*node : nullptr));
+}
+
 int run_bench(BenchOptions options, int* argc, char*** argv) {
   if (!check_launcher("nccltune bench")) return 2;
   auto session = MpiSession::start(argc, argv);
@@ -176,11 +193,24 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
     if (mpi.rank() == 0) print_error_line("nccltune bench", spec.error());
     return 2;
   }
+  // The trial runs with the capture's variables; the table and the JSON keep the user's.
+  TrialSpec measured = *spec;
+  std::optional<NcclLogCapture> capture;
+  std::string capture_error;
+  if (options.nccl_log) {
+    auto made = NcclLogCapture::create();
+    if (made) {
+      capture.emplace(std::move(*made));
+      capture->add_to(measured.env);
+    } else {
+      capture_error = "# nccltune: rank " + std::to_string(mpi.rank()) + ": " + made.error() + "\n";
+    }
+  }
   TrialResult trial;
   std::vector<double> trial_ms;
   for (int i = 0; i < std::max(1, options.repeat); ++i) {
     const auto start = std::chrono::steady_clock::now();
-    trial = run_trial(mpi, *spec);
+    trial = run_trial(mpi, measured);
     trial_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (trial.outcome != TrialOutcome::ok) break;
@@ -191,6 +221,8 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
       mpi.gather(fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [{}] {}\n", mpi.rank(),
                              getpid(), mpi.layout().hosts[static_cast<size_t>(mpi.layout().node)],
                              spec->config.device, pci, trial.device.name));
+  std::vector<std::string> rank_logs;
+  if (options.nccl_log) rank_logs = mpi.gather(capture ? capture->read_all() : capture_error);
   if (mpi.rank() != 0) return trial.outcome == TrialOutcome::ok ? 0 : 1;
 
   std::cout << header(options, *spec, devices);
@@ -198,6 +230,7 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
   if (trial.outcome != TrialOutcome::ok && trial.outcome != TrialOutcome::wrong_data) {
     std::fprintf(stderr, "nccltune bench: trial %s: %s\n", std::string(to_string(trial.outcome)).c_str(),
                  trial.reason.c_str());
+    if (options.nccl_log) std::cout << nccl_log_summary(rank_logs, options) << std::flush;  // why it failed
     return 1;
   }
   BenchResult result = bench_result(options, *spec, trial, mpi);
@@ -212,6 +245,7 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
                      trial_ms.size(), trial_ms.front(), trial_ms[trial_ms.size() / 2], trial_ms.back())
               << std::flush;
   }
+  if (options.nccl_log) std::cout << nccl_log_summary(rank_logs, options) << std::flush;
   if (!options.json_path.empty()) {
     auto written = write_file_atomically(
         options.json_path,
@@ -300,6 +334,10 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
                   "large sizes: -e 1G or more)")
       ->check(CLI::Range(0.0, 1000.0))
       ->type_name("P");
+  sub->add_flag("--nccl-log", options->nccl_log,
+                "Run NCCL with NCCL_DEBUG=INFO (into a private temporary directory) and print, after the "
+                "table, what NCCL said it did: transport, HCAs, GPUDirect RDMA, NVLS, its per-size choices, "
+                "and explain's verdicts");
   sub->add_option("--repeat", options->repeat,
                   "Run the trial N times in this job and print each one's wall time")
       ->group("");  // hidden: for bench/trial_overhead.sh
