@@ -142,7 +142,7 @@ namespace {
 class LineReader {
  public:
   LineReader(NcclInfoLog& log, std::set<std::string>& hosts, std::map<std::string, std::size_t>& device_at,
-             std::set<NcclChoice>& choices, std::string_view source)
+             std::set<NcclLoggedChoice>& choices, std::string_view source)
       : log_(log), hosts_(hosts), device_at_(device_at), choices_(choices), source_(source) {}
 
   void read(std::string_view raw, int number);
@@ -162,7 +162,7 @@ class LineReader {
   NcclInfoLog& log_;
   std::set<std::string>& hosts_;
   std::map<std::string, std::size_t>& device_at_;
-  std::set<NcclChoice>& choices_;
+  std::set<NcclLoggedChoice>& choices_;
   std::string source_;
 };
 
@@ -278,7 +278,7 @@ void LineReader::read_choice(std::string_view body, size_t arrow) {
   if (before.empty() || after.size() < 3 || after[1] != "proto") return;
   const auto bytes = to_int(before.back());
   if (!bytes || *bytes < 0) return;
-  NcclChoice choice;
+  NcclLoggedChoice choice;
   choice.bytes = *bytes;
   if (before.size() >= 2) {
     std::string_view op = before[before.size() - 2];
@@ -523,7 +523,7 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
                        {"link_layer", or_null(d.link_layer)},
                        {"sharp", d.sharp}});
   nlohmann::ordered_json choices = nlohmann::ordered_json::array();
-  for (const NcclChoice& c : log.choices)
+  for (const NcclLoggedChoice& c : log.choices)
     choices.push_back({{"op", or_null(c.op)}, {"bytes", c.bytes}, {"algo", c.algo}, {"proto", c.proto}});
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const NcclLogLine& w : log.warnings)

@@ -30,12 +30,12 @@ struct NcclNetDevice {
 };
 
 // One TUNING line: what NCCL chose for one collective at one size.
-struct NcclChoice {
+struct NcclLoggedChoice {
   std::optional<std::string> op;  // "AllReduce"; null before 2.23, whose lines do not say
   int64_t bytes = 0;
   std::string algo;   // "RING", "NVLS_TREE" (older numeric values are named the same way)
   std::string proto;  // "LL", "LL128", "SIMPLE"
-  friend auto operator<=>(const NcclChoice&, const NcclChoice&) = default;
+  friend auto operator<=>(const NcclLoggedChoice&, const NcclLoggedChoice&) = default;
 };
 
 // A line that says something went wrong: a WARN, or a known failure text anywhere.
@@ -88,7 +88,7 @@ struct NcclInfoLog {
   std::optional<std::string> tuner_requested;  // NCCL_TUNER_PLUGIN as NCCL reports it
   bool tuner_symbol_missing = false;           // a library was opened without a tuner symbol
 
-  std::vector<NcclChoice> choices;  // sorted, each once
+  std::vector<NcclLoggedChoice> choices;  // sorted, each once
   std::vector<NcclLogLine> warnings;
   int warnings_dropped = 0;  // beyond kMaxLogWarnings
   std::vector<NcclFailure> failures;
@@ -109,7 +109,7 @@ class NcclInfoLogReader {
   // Sets beside the vectors, so that a long or hostile log costs a lookup per line, not a scan.
   std::set<std::string> hosts_;
   std::map<std::string, std::size_t> device_at_;
-  std::set<NcclChoice> choices_;
+  std::set<NcclLoggedChoice> choices_;
 };
 
 // One input; the same as a reader with one add().

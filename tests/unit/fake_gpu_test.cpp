@@ -935,7 +935,7 @@ TEST(FakeGpuProcesses, DebugFilesSayWhatTheModelStates) {
   EXPECT_EQ(log.nvls_available, false);
   EXPECT_EQ(log.env.at("NCCL_ALGO"), "Ring");
   ASSERT_FALSE(log.choices.empty()) << "rank 0 prints a TUNING line per collective";
-  for (const NcclChoice& choice : log.choices) {
+  for (const NcclLoggedChoice& choice : log.choices) {
     EXPECT_EQ(choice.op, "AllReduce");
     EXPECT_EQ(choice.algo, "RING") << "NCCL_ALGO=Ring";
   }

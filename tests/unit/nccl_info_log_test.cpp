@@ -212,9 +212,9 @@ TEST(NcclInfoLog, Synthetic228TuningLines) {
   EXPECT_EQ(log.tuner_loaded, "nccltune");
   EXPECT_EQ(log.env.at("NCCL_PROTO"), "LL128,Simple");
   ASSERT_EQ(log.choices.size(), 3u);  // the repeated line once
-  EXPECT_EQ(log.choices[0], (NcclChoice{"AllGather", 4096, "RING", "LL"}));
-  EXPECT_EQ(log.choices[1], (NcclChoice{"AllReduce", 1048576, "RING", "LL128"}));
-  EXPECT_EQ(log.choices[2], (NcclChoice{"AllReduce", 268435456, "NVLS", "SIMPLE"}));
+  EXPECT_EQ(log.choices[0], (NcclLoggedChoice{"AllGather", 4096, "RING", "LL"}));
+  EXPECT_EQ(log.choices[1], (NcclLoggedChoice{"AllReduce", 1048576, "RING", "LL128"}));
+  EXPECT_EQ(log.choices[2], (NcclLoggedChoice{"AllReduce", 268435456, "NVLS", "SIMPLE"}));
   ASSERT_EQ(log.failures.size(), 1u);
   EXPECT_EQ(log.failures[0].status, 12);  // "status=IBV_WC_RETRY_EXC_ERR(12)"
 
@@ -239,8 +239,8 @@ TEST(NcclInfoLog, OlderTuningLinesWithNumbers) {
       "h:1:2 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo 0 proto 0 time 5.000000\n",
       "old.log");
   ASSERT_EQ(log.choices.size(), 2u);
-  EXPECT_EQ(log.choices[0], (NcclChoice{std::nullopt, 1048576, "RING", "SIMPLE"}));
-  EXPECT_EQ(log.choices[1], (NcclChoice{"AllReduce", 4096, "TREE", "LL"}));
+  EXPECT_EQ(log.choices[0], (NcclLoggedChoice{std::nullopt, 1048576, "RING", "SIMPLE"}));
+  EXPECT_EQ(log.choices[1], (NcclLoggedChoice{"AllReduce", 4096, "TREE", "LL"}));
 }
 
 TEST(NcclInfoLog, SocketsDespiteVerbsDevicesFail) {

@@ -365,7 +365,7 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
                                 : (log.tuner_fallback ? *log.tuner_fallback : std::string("?")));
   if (!log.choices.empty()) {
     out += fmt::format("\n{:<16} {:>14}  {:<14} {}\n", "op", "bytes", "algo", "proto");
-    for (const NcclChoice& c : log.choices)
+    for (const NcclLoggedChoice& c : log.choices)
       out += fmt::format("{:<16} {:>14}  {:<14} {}\n", c.op.value_or("?"), c.bytes, c.algo, c.proto);
   }
   if (!log.warnings.empty()) {
