@@ -39,10 +39,10 @@ void check_mtu(const Nic& nic, std::vector<Finding>& out) {
   const int path = roce_path_mtu(*nic.mtu);
   const std::string device = nic.netdev.value_or("<netdev>");
   if (*nic.mtu >= kRoceMinInterfaceMtu) {
-    const std::string note =
-        path >= kRoceFullPathMtu
-            ? std::string()
-            : fmt::format(" (an MTU of {} or more, such as 9000, gives {})", kRoceFullPathMtu + 96, kRoceFullPathMtu);
+    const std::string note = path >= kRoceFullPathMtu
+                                 ? std::string()
+                                 : fmt::format(" (an MTU of {} or more, such as 9000, gives {})",
+                                               kRoceFullPathMtu + kRoceHeaderBytes, kRoceFullPathMtu);
     out.push_back({"roce_mtu", label(nic), Verdict::pass,
                    fmt::format("MTU {}{}: RoCE path MTU {}{}", *nic.mtu, on_netdev(nic.netdev), path, note)});
     return;

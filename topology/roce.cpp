@@ -60,7 +60,6 @@ std::optional<RoceGid> nccl_gid(const Nic& nic) {
 }
 
 int roce_path_mtu(int interface_mtu) {
-  constexpr int kRoceHeaderBytes = 40 + 8 + 12 + 4 + 28 + 4;
   const int payload = interface_mtu - kRoceHeaderBytes;
   for (int mtu = kRoceFullPathMtu; mtu >= 256; mtu /= 2)
     if (payload >= mtu) return mtu;

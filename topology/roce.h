@@ -16,6 +16,9 @@ inline constexpr int kMaxGidsPerPort = 256;
 
 // The largest RoCE path MTU (the largest InfiniBand MTU), which NCCL's RDMA messages are cut to.
 inline constexpr int kRoceFullPathMtu = 4096;
+// RoCE v2's headers within the interface MTU (the kernel's iboe_get_mtu: GRH 40, UDP 8, BTH 12,
+// XRC 4, AtomicETH 28, ICRC 4).
+inline constexpr int kRoceHeaderBytes = 40 + 8 + 12 + 4 + 28 + 4;
 // The interface MTU below which `check` warns on a RoCE NIC. The full path MTU needs 96 bytes more
 // (roce_path_mtu), which check reports but does not warn about.
 inline constexpr int kRoceMinInterfaceMtu = 4096;
@@ -38,8 +41,8 @@ bool is_gid_type(std::string_view text);
 std::optional<RoceGid> nccl_gid(const Nic& nic);
 
 // The path MTU RoCE gets on an interface of this MTU: the largest InfiniBand MTU (256 ... 4096)
-// that fits once RoCE's headers are taken off (the kernel's iboe_get_mtu: GRH 40, UDP 8, BTH 12,
-// XRC 4, AtomicETH 28, ICRC 4 = 96 bytes), 0 below that. 1500 gives 1024; 4192 and above 4096.
+// that fits once RoCE's headers (kRoceHeaderBytes, 96) are taken off, 0 below that. 1500 gives
+// 1024; 4192 and above 4096.
 int roce_path_mtu(int interface_mtu);
 
 }  // namespace nccltune

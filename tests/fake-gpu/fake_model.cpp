@@ -212,8 +212,8 @@ Noise parse_noise(const YAML::Node& node, const std::string& path) {
 std::string device_name(const YAML::Node& node, const std::string& path) {
   const std::string name = yaml_text(node, path);
   const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
   });
   if (name.empty() || name.size() > 64 || !plain)
     fail(node, path, "'" + name + "' is not a device name (1 to 64 letters, digits, '_', '-', '.')");
@@ -239,7 +239,8 @@ NcclLogModel parse_nccl_log(const YAML::Node& node, const std::string& path) {
     yaml_expect_list(devices, at);
     if (devices.size() == 0 || devices.size() > 64) fail(devices, at, "must list 1 to 64 devices");
     log.devices.clear();
-    for (std::size_t i = 0; i < devices.size(); ++i) log.devices.push_back(device_name(devices[i], yaml_item(at, i)));
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      log.devices.push_back(device_name(devices[i], yaml_item(at, i)));
   }
   if (node["gdr"]) log.gdr = yaml_boolean(node["gdr"], yaml_child(path, "gdr"));
   if (node["nvls"]) log.nvls = yaml_boolean(node["nvls"], yaml_child(path, "nvls"));

@@ -88,7 +88,8 @@ double timeout_seconds() {
 }  // namespace
 
 struct ncclComm {
-  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks, DebugLog debug)
+  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks,
+           DebugLog debug)
       : model(std::move(fake_model)),
         behaviour(std::move(comm_model)),
         noise(model.noise, behaviour.rank),
@@ -269,13 +270,15 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   if (!moved) return fail(*comm, function, moved.error());
   if (comm->behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
-  const double model_bytes = static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size);
+  const double model_bytes =
+      static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size);
   if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
-    comm->log.info(nccltune::fake::kSubsysTuning,
-                   nccltune::fake::tuning_message(
-                       nccl_func_name(kind), count * size,
-                       nccltune::fake::choose_algo_proto(comm->model, comm->behaviour, op_name(kind), model_bytes),
-                       comm->behaviour.channels));
+    comm->log.info(
+        nccltune::fake::kSubsysTuning,
+        nccltune::fake::tuning_message(
+            nccl_func_name(kind), count * size,
+            nccltune::fake::choose_algo_proto(comm->model, comm->behaviour, op_name(kind), model_bytes),
+            comm->behaviour.channels));
   advance_clock(*comm, stream, op_name(kind), model_bytes);
   return ncclSuccess;
 }

@@ -20,16 +20,29 @@ struct SubsystemName {
 };
 
 constexpr SubsystemName kSubsystems[] = {
-    {"INIT", kSubsysInit},       {"COLL", kSubsysColl},   {"P2P", kSubsysP2p},         {"SHM", kSubsysShm},
-    {"NET", kSubsysNet},         {"GRAPH", kSubsysGraph}, {"TUNING", kSubsysTuning},   {"ENV", kSubsysEnv},
-    {"ALLOC", kSubsysAlloc},     {"CALL", kSubsysCall},   {"PROXY", kSubsysProxy},     {"NVLS", kSubsysNvls},
-    {"BOOTSTRAP", kSubsysBootstrap}, {"REG", kSubsysReg}, {"PROFILE", kSubsysProfile}, {"RAS", kSubsysRas},
+    {"INIT", kSubsysInit},
+    {"COLL", kSubsysColl},
+    {"P2P", kSubsysP2p},
+    {"SHM", kSubsysShm},
+    {"NET", kSubsysNet},
+    {"GRAPH", kSubsysGraph},
+    {"TUNING", kSubsysTuning},
+    {"ENV", kSubsysEnv},
+    {"ALLOC", kSubsysAlloc},
+    {"CALL", kSubsysCall},
+    {"PROXY", kSubsysProxy},
+    {"NVLS", kSubsysNvls},
+    {"BOOTSTRAP", kSubsysBootstrap},
+    {"REG", kSubsysReg},
+    {"PROFILE", kSubsysProfile},
+    {"RAS", kSubsysRas},
     {"ALL", kSubsysAll},
 };
 
 std::string upper(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
 
@@ -50,8 +63,8 @@ std::uint32_t subsystem_mask(std::string_view list) {
 
 // ncclAlgoToString / ncclProtoToString: the names NCCL 2.24 and later print.
 std::string_view printed_algo(std::string_view algo) {
-  static constexpr std::string_view kNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
-                                                "NVLS", "NVLS_TREE", "PAT"};
+  static constexpr std::string_view kNames[] = {
+      "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
   const auto index = nccl_algorithm_index(algo);
   return index ? kNames[*index] : algo;
 }
@@ -64,7 +77,8 @@ std::string_view printed_proto(std::string_view proto) {
 
 // "2.28.9" from 22809 (NCCL_VERSION_CODE since 2.9: major*10000 + minor*100 + patch).
 std::string version_text(int code) {
-  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+         std::to_string(code % 100);
 }
 
 std::string two_digits(int n) {
@@ -132,7 +146,8 @@ RankPlace rank_place(std::string_view hostname, const char* emulate_nodes, int r
   if (emulate_nodes != nullptr) {
     char* end = nullptr;
     const long n = std::strtol(emulate_nodes, &end, 10);
-    if (end != emulate_nodes && *end == '\0' && n > 1 && n <= nranks && nranks % n == 0) nodes = static_cast<int>(n);
+    if (end != emulate_nodes && *end == '\0' && n > 1 && n <= nranks && nranks % n == 0)
+      nodes = static_cast<int>(n);
   }
   RankPlace place;
   place.nodes = nodes;
@@ -146,7 +161,9 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
                                 const RankPlace& place) {
   const NcclLogModel& log = model.nccl_log;
   std::vector<LogLine> lines;
-  auto add = [&](std::uint32_t subsystems, std::string message) { lines.push_back({subsystems, std::move(message)}); };
+  auto add = [&](std::uint32_t subsystems, std::string message) {
+    lines.push_back({subsystems, std::move(message)});
+  };
   if (comm.rank == 0) add(kSubsysAll, "NCCL version " + version_text(model.nccl_version) + "+cuda13.0");
   for (const auto& [name, value] : env)
     if (!is_debug_variable(name)) add(kSubsysEnv, name + " set by environment to " + value);
@@ -156,35 +173,38 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
   else
     add(kSubsysInit | kSubsysNet, "NET/IB : Using " + device_list(log) + "; OOB eth0:10.0.0.1<0>");
   add(kSubsysInit | kSubsysNet, "Using network " + network);
-  add(kSubsysInit, "comm 0x7f0000000000 rank " + std::to_string(comm.rank) + " nRanks " + std::to_string(comm.nranks) +
-                       " nNodes " + std::to_string(place.nodes) + " localRanks " + std::to_string(place.local_ranks) +
-                       " localRank " + std::to_string(place.local_rank) + " MNNVL 0");
+  add(kSubsysInit, "comm 0x7f0000000000 rank " + std::to_string(comm.rank) + " nRanks " +
+                       std::to_string(comm.nranks) + " nNodes " + std::to_string(place.nodes) +
+                       " localRanks " + std::to_string(place.local_ranks) + " localRank " +
+                       std::to_string(place.local_rank) + " MNNVL 0");
   const int device = place.local_rank;
   if (log.nvls)
     add(kSubsysInit | kSubsysNvls, "NVLS multicast support is available on dev " + std::to_string(device));
   else
-    add(kSubsysInit | kSubsysNvls, "NVLS multicast support is not available on dev " + std::to_string(device) + " (0)");
+    add(kSubsysInit | kSubsysNvls,
+        "NVLS multicast support is not available on dev " + std::to_string(device) + " (0)");
   // The ring crosses to the next node from each node's last rank, once per channel.
   if (place.nodes > 1 && place.local_rank == place.local_ranks - 1) {
     const int next = (comm.rank + 1) % comm.nranks;
     for (int channel = 0; channel < comm.channels; ++channel) {
       const std::size_t nic = static_cast<std::size_t>(channel) % log.devices.size();
       const bool gdr = log.gdr && log.transport != NcclTransport::socket;
-      add(kSubsysInit | kSubsysNet,
-          "Channel " + two_digits(channel) + "/0 : " + std::to_string(comm.rank) + "[" + std::to_string(device) +
-              "] -> " + std::to_string(next) + "[0] [send] via NET/" + network + "/" + std::to_string(nic) +
-              (gdr ? "/GDRDMA" : ""));
+      add(kSubsysInit | kSubsysNet, "Channel " + two_digits(channel) + "/0 : " + std::to_string(comm.rank) +
+                                        "[" + std::to_string(device) + "] -> " + std::to_string(next) +
+                                        "[0] [send] via NET/" + network + "/" + std::to_string(nic) +
+                                        (gdr ? "/GDRDMA" : ""));
     }
   }
   const int nvls_channels = log.nvls ? comm.channels : 0;
   add(kSubsysInit, std::to_string(comm.channels) + " coll channels, " + std::to_string(comm.channels) +
                        " collnet channels, " + std::to_string(nvls_channels) + " nvls channels, " +
-                       std::to_string(2 * comm.channels) + " p2p channels, " + std::to_string(2 * comm.channels) +
-                       " p2p channels per peer");
+                       std::to_string(2 * comm.channels) + " p2p channels, " +
+                       std::to_string(2 * comm.channels) + " p2p channels per peer");
   return lines;
 }
 
-std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair, int channels) {
+std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair,
+                           int channels) {
   return std::string(function) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
          std::string(printed_algo(pair.algo)) + " proto " + std::string(printed_proto(pair.proto)) +
          " channel{Lo..Hi}={0.." + std::to_string(std::max(channels, 1) - 1) + "}";
@@ -205,7 +225,11 @@ DebugLog::DebugLog(const DebugSettings& settings, std::string host, int device)
 }
 
 DebugLog::DebugLog(DebugLog&& other) noexcept
-    : mask_(other.mask_), host_(std::move(other.host_)), device_(other.device_), out_(other.out_), owned_(other.owned_) {
+    : mask_(other.mask_),
+      host_(std::move(other.host_)),
+      device_(other.device_),
+      out_(other.out_),
+      owned_(other.owned_) {
   other.out_ = nullptr;
   other.owned_ = false;
   other.mask_ = 0;
@@ -234,7 +258,8 @@ bool DebugLog::wants(std::uint32_t subsystems) const {
 void DebugLog::info(std::uint32_t subsystems, std::string_view message) {
   if (!wants(subsystems)) return;
   std::fprintf(out_, "%s:%ld:%ld [%d] NCCL INFO %.*s\n", host_.c_str(), static_cast<long>(getpid()),
-               static_cast<long>(syscall(SYS_gettid)), device_, static_cast<int>(message.size()), message.data());
+               static_cast<long>(syscall(SYS_gettid)), device_, static_cast<int>(message.size()),
+               message.data());
   std::fflush(out_);
 }
 

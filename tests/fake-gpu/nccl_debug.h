@@ -45,7 +45,7 @@ enum DebugSubsystem : std::uint32_t {
 };
 
 struct DebugSettings {
-  bool info = false;                                                 // NCCL_DEBUG=INFO or TRACE
+  bool info = false;                                                       // NCCL_DEBUG=INFO or TRACE
   std::uint32_t subsystems = kSubsysInit | kSubsysBootstrap | kSubsysEnv;  // NCCL_DEBUG_SUBSYS
   std::string file;  // NCCL_DEBUG_FILE as set, "" for stdout
 };
@@ -85,7 +85,8 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
 // "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}", the line NCCL's
 // rank 0 prints per collective under the TUNING subsystem. `function` is NCCL's name of the
 // collective ("AllReduce").
-std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair, int channels);
+std::string tuning_message(std::string_view function, std::uint64_t bytes, const AlgoProto& pair,
+                           int channels);
 
 // The open log of one communicator: "host:pid:tid [dev] NCCL INFO message" lines that pass the
 // settings, to NCCL_DEBUG_FILE or stdout.

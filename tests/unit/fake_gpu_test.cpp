@@ -179,8 +179,7 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(parse_error(""), "model.yaml:1: the model is empty");
   Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(),
-            "cannot read fake model: /nonexistent/model.yaml: no such file");
+  EXPECT_EQ(missing.error(), "cannot read fake model: /nonexistent/model.yaml: no such file");
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {

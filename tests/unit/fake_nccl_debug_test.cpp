@@ -38,7 +38,8 @@ std::string job_log(const FakeModel& model, const NcclEnv& env, int nranks, cons
     EXPECT_TRUE(comm);
     const RankPlace place = rank_place("node.example.com", emulate_nodes, rank, nranks);
     for (const LogLine& line : init_lines(model, env, *comm, place))
-      text += place.host + ":100:101 [" + std::to_string(place.local_rank) + "] NCCL INFO " + line.message + "\n";
+      text +=
+          place.host + ":100:101 [" + std::to_string(place.local_rank) + "] NCCL INFO " + line.message + "\n";
   }
   return text;
 }
@@ -51,7 +52,8 @@ TEST(FakeNcclDebug, SettingsAsNcclReadsThem) {
   EXPECT_TRUE(debug_settings({{"NCCL_DEBUG", "info"}}).info);
   EXPECT_TRUE(debug_settings({{"NCCL_DEBUG", "TRACE"}}).info);
   EXPECT_EQ(debug_settings({}).subsystems, kSubsysInit | kSubsysBootstrap | kSubsysEnv) << "NCCL's default";
-  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "INIT,tuning,NOSUCH"}}).subsystems, kSubsysInit | kSubsysTuning);
+  EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "INIT,tuning,NOSUCH"}}).subsystems,
+            kSubsysInit | kSubsysTuning);
   EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "^NET"}}).subsystems, ~std::uint32_t{kSubsysNet});
   EXPECT_EQ(debug_settings({{"NCCL_DEBUG_SUBSYS", "ALL"}}).subsystems, std::uint32_t{kSubsysAll});
   EXPECT_EQ(debug_settings({{"NCCL_DEBUG_FILE", "/tmp/x.%h"}}).file, "/tmp/x.%h");
@@ -97,7 +99,8 @@ TEST(FakeNcclDebug, ModelSectionIsStrict) {
   EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {devices: [\"mlx5_0; rm\"]}\n", "m.yaml"));
   const auto unknown = parse_fake_model(std::string(kModel) + "nccl_log: {gdrr: true}\n", "m.yaml");
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.error().find("m.yaml:7: nccl_log: unknown key 'gdrr'"), std::string::npos) << unknown.error();
+  EXPECT_NE(unknown.error().find("m.yaml:7: nccl_log: unknown key 'gdrr'"), std::string::npos)
+      << unknown.error();
   const FakeModel plain = model_with("");
   EXPECT_EQ(plain.nccl_log.transport, NcclTransport::ib);
   EXPECT_EQ(plain.nccl_log.devices, std::vector<std::string>{"mlx5_0"});

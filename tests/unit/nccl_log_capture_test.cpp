@@ -1,5 +1,7 @@
 // NcclLogCapture (tuner/tune/nccl_log_capture.h): the private directory NCCL's INFO output goes
 // into during a captured trial, the variables that send it there, and what is read back.
+#include "tune/nccl_log_capture.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "test_files.h"
-#include "tune/nccl_log_capture.h"
 
 using namespace nccltune;
 using nccltune::test_support::TempDir;
@@ -59,8 +60,8 @@ TEST(NcclLogCapture, ItsVariablesReplaceTheUsers) {
   ScopedTmpdir scoped(tmp.path().string());
   Result<NcclLogCapture> capture = NcclLogCapture::create();
   ASSERT_TRUE(capture) << capture.error();
-  std::map<std::string, std::string> env{{"NCCL_DEBUG_FILE", "/home/user/nccl.log"}, {"NCCL_DEBUG", "WARN"},
-                                         {"NCCL_ALGO", "Ring"}};
+  std::map<std::string, std::string> env{
+      {"NCCL_DEBUG_FILE", "/home/user/nccl.log"}, {"NCCL_DEBUG", "WARN"}, {"NCCL_ALGO", "Ring"}};
   capture->add_to(env);
   EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");
   EXPECT_EQ(env.at("NCCL_DEBUG_SUBSYS"), "INIT,ENV,NET,GRAPH,TUNING");

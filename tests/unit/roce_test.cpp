@@ -243,7 +243,8 @@ TEST(RoceChecks, AnMtuBelowWhatAFullPathMtuNeedsWarnsSayingWhatToDo) {
   const Finding* f = find(report, "roce_mtu", "NIC0 (mlx5_0)");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->verdict, Verdict::warn);
-  EXPECT_NE(f->message.find("MTU 1500 on ens1f0np0 is below 4096 and caps RoCE's path MTU at 1024"), std::string::npos)
+  EXPECT_NE(f->message.find("MTU 1500 on ens1f0np0 is below 4096 and caps RoCE's path MTU at 1024"),
+            std::string::npos)
       << f->message;
   EXPECT_NE(f->message.find("jumbo frames, `ip link set dev ens1f0np0 mtu 9000`"), std::string::npos);
   EXPECT_EQ(find(check_node(roce_node({3}, 4095), {}), "roce_mtu", "NIC0")->verdict, Verdict::warn);
@@ -252,7 +253,8 @@ TEST(RoceChecks, AnMtuBelowWhatAFullPathMtuNeedsWarnsSayingWhatToDo) {
   const Finding* at_4096 = find(report_4096, "roce_mtu", "NIC0");
   ASSERT_TRUE(at_4096);
   EXPECT_EQ(at_4096->verdict, Verdict::pass);
-  EXPECT_EQ(at_4096->message, "MTU 4096 on ens1f0np0: RoCE path MTU 2048 (an MTU of 4192 or more, such as 9000, gives 4096)");
+  EXPECT_EQ(at_4096->message,
+            "MTU 4096 on ens1f0np0: RoCE path MTU 2048 (an MTU of 4192 or more, such as 9000, gives 4096)");
   EXPECT_EQ(recommended(report, "NCCL_IB_GID_INDEX")->value, "3") << "the MTU does not change the index";
 }
 

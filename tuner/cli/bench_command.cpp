@@ -49,7 +49,7 @@ struct BenchOptions {
   std::string json_path;
   std::string cuda_lib, nccl_lib;
   double init_timeout_s = 120, size_timeout_s = 60;
-  int repeat = 1;  // hidden: N trials in one job, each one's wall time on rank 0 (bench/trial_overhead.sh)
+  int repeat = 1;    // hidden: N trials in one job, each one's wall time on rank 0 (bench/trial_overhead.sh)
   std::string from;  // the node the peak is computed for; empty: this machine
   ReadOptions read_options;
   double min_busbw = -1, min_peak_percent = -1;  // health thresholds; negative: not given
@@ -171,7 +171,8 @@ std::string header(const BenchOptions& o, const TrialSpec& spec, const std::vect
 // all as `nccltune explain` does, against --from (or this machine) when that topology reads.
 std::string nccl_log_summary(const std::vector<std::string>& rank_logs, const BenchOptions& options) {
   NcclInfoLogReader reader;
-  for (std::size_t rank = 0; rank < rank_logs.size(); ++rank) reader.add(rank_logs[rank], "rank " + std::to_string(rank));
+  for (std::size_t rank = 0; rank < rank_logs.size(); ++rank)
+    reader.add(rank_logs[rank], "rank " + std::to_string(rank));
   std::optional<NodeTopology> node;
   if (auto source = parse_topology_source(options.from))
     if (auto topology = read_node_topology(*source, options.read_options)) node = std::move(*topology);
@@ -234,7 +235,8 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
     return 1;
   }
   BenchResult result = bench_result(options, *spec, trial, mpi);
-  result.peak = read_bench_peak(options.from, options.read_options, options.collective, result.nodes, result.ranks);
+  result.peak =
+      read_bench_peak(options.from, options.read_options, options.collective, result.nodes, result.ranks);
   std::cout << render_bench_table(result) << std::flush;
   if (options.repeat > 1) {
     for (size_t i = 0; i < trial_ms.size(); ++i)
