@@ -1,5 +1,8 @@
 #include "topology/check_gpudirect.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "topology/gpudirect.h"
@@ -7,12 +10,6 @@
 namespace nccltune {
 
 namespace {
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
-  return out;
-}
 
 // What NCCL does without a way to register GPU memory: its IB transport offers the NIC host
 // pointers only, so every GPU's network traffic is copied through host memory.
@@ -60,7 +57,8 @@ void check_iommu(const IommuSummary& iommu, std::vector<Finding>& out) {
   }
   out.push_back(
       {"gdr_iommu", "node", Verdict::warn,
-       "the IOMMU translates the DMA of " + join(iommu.translated) + " (group type " + join(iommu.types) +
+       fmt::format("the IOMMU translates the DMA of {} (group type {})", fmt::join(iommu.translated, ", "),
+                   fmt::join(iommu.types, ", ")) +
            "): the NICs' reads and writes of GPU memory are translated, slower at best and faulting "
            "at worst, and NCCL does not see it (it keeps GPUDirect RDMA on as NCCL_NET_GDR_LEVEL "
            "allows); boot with iommu=pt (intel_iommu=on iommu=pt, or amd_iommu=pt), or set these "

@@ -1,5 +1,8 @@
 #include "topology/gpudirect.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -13,12 +16,6 @@ std::optional<std::pair<int, std::string_view>> leading_number(std::string_view 
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end == text.data()) return std::nullopt;
   return std::pair(value, text.substr(static_cast<std::size_t>(end - text.data())));
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const auto& part : parts) out += (out.empty() ? "" : std::string(separator)) + part;
-  return out;
 }
 
 }  // namespace
@@ -56,8 +53,9 @@ GdrMemory gdr_memory(const NodeTopology& topology) {
   else if (!*facts.open_kernel_module)
     against.push_back("the NVIDIA driver is the proprietary kernel module, and dma-buf needs the open one");
   if (branch && *branch < kDmaBufDriverBranch) against.push_back("driver " + *driver + " is older than R515");
-  if (!against.empty()) return {GdrRegistration::none, join(against, "; ")};
-  if (!unknown.empty()) return {GdrRegistration::unknown, "not known: " + join(unknown, ", ")};
+  if (!against.empty()) return {GdrRegistration::none, fmt::format("{}", fmt::join(against, "; "))};
+  if (!unknown.empty())
+    return {GdrRegistration::unknown, fmt::format("not known: {}", fmt::join(unknown, ", "))};
   return {GdrRegistration::dma_buf, "kernel " + *facts.kernel_release + ", open kernel module" +
                                         (driver ? " " + *driver : std::string())};
 }

@@ -12,6 +12,7 @@
 #include "topology/sources/gpudirect_source.h"
 #include "topology/sources/hwloc_source.h"
 #include "topology/sources/nvml_source.h"
+#include "topology/sources/sysfs_source.h"
 #include "topology/sources/topology_reader.h"
 
 namespace nccltune {
@@ -28,14 +29,11 @@ constexpr std::array kPciFiles{"current_link_speed",
                                "vendor",
                                "device"};
 
-// A sysfs attribute is a page at most, PCI config space 4 KiB.
-constexpr std::size_t kMaxCopiedFileBytes = 64 << 10;
-
 // Copies one file from the live sysfs (or procfs) into the snapshot. Absent files are skipped, and
 // so are those whose read fails (an unused GID entry's attributes fail with EINVAL): the replay
 // reads both as absent.
 void copy_sysfs_file(const fs::path& from, const fs::path& to) {
-  const Result<std::string> content = read_text_file(from, kMaxCopiedFileBytes);
+  const Result<std::string> content = read_text_file(from, kMaxSysfsFileBytes);
   if (!content) return;
   fs::create_directories(to.parent_path());
   std::ofstream(to, std::ios::binary) << *content;

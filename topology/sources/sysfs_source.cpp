@@ -15,16 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A sysfs attribute is at most a page, PCI config space 4 KiB; a snapshot's copy that is larger,
-// or a FIFO or device in its place, reads as absent.
-constexpr std::size_t kMaxSysfsFileBytes = 64 << 10;
-
-std::optional<std::string> read_line(const fs::path& file) {
-  return read_attribute_line(file);
-}
-
 std::optional<int> read_int(const fs::path& file) {
-  auto text = read_line(file);
+  auto text = read_attribute_line(file);
   if (!text || text->empty()) return std::nullopt;
   try {
     size_t used = 0;
@@ -66,7 +58,7 @@ std::optional<std::vector<RoceGid>> read_gid_table(const fs::path& port_dir, con
   std::vector<RoceGid> table;
   for (int index = 0; index < kMaxGidsPerPort; ++index) {
     const std::string name = std::to_string(index);
-    const auto text = read_line(port_dir / "gids" / name);
+    const auto text = read_attribute_line(port_dir / "gids" / name);
     if (!text) continue;
     const auto gid = normalize_gid(*text);
     if (!gid) {
@@ -75,8 +67,8 @@ std::optional<std::vector<RoceGid>> read_gid_table(const fs::path& port_dir, con
       continue;
     }
     if (is_empty_gid(*gid)) continue;
-    RoceGid entry{index, *gid, read_line(port_dir / "gid_attrs/types" / name),
-                  read_line(port_dir / "gid_attrs/ndevs" / name)};
+    RoceGid entry{index, *gid, read_attribute_line(port_dir / "gid_attrs/types" / name),
+                  read_attribute_line(port_dir / "gid_attrs/ndevs" / name)};
     if (entry.type && !is_gid_type(*entry.type)) {
       add_note(notes, where + " GID " + name + ": type '" + printable_excerpt(*entry.type, 48) +
                           "' is neither 'IB/RoCE v1' nor 'RoCE v2'; read as unknown");
@@ -152,8 +144,8 @@ fs::path SysfsSource::pci_dir(const std::string& pci) const {
 PcieLink SysfsSource::pcie_link(const std::string& pci) const {
   const fs::path dir = pci_dir(pci);
   PcieLink link;
-  if (auto speed = read_line(dir / "current_link_speed")) link.gen = pcie_gen_from_speed(*speed);
-  if (auto speed = read_line(dir / "max_link_speed")) link.max_gen = pcie_gen_from_speed(*speed);
+  if (auto speed = read_attribute_line(dir / "current_link_speed")) link.gen = pcie_gen_from_speed(*speed);
+  if (auto speed = read_attribute_line(dir / "max_link_speed")) link.max_gen = pcie_gen_from_speed(*speed);
   auto width = read_int(dir / "current_link_width");
   auto max_width = read_int(dir / "max_link_width");
   if (width && *width > 0) link.width = width;
@@ -202,7 +194,7 @@ IommuDomain SysfsSource::iommu_domain(const std::string& pci) const {
   if (group.empty() || group.size() > 9 ||
       !std::all_of(group.begin(), group.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
-  return read_line(groups / group / "type");
+  return read_attribute_line(groups / group / "type");
 }
 
 std::vector<std::string> SysfsSource::parent_bridges(const std::string& pci) const {
@@ -233,9 +225,9 @@ std::vector<RdmaDevice> SysfsSource::rdma_devices(std::vector<std::string>* note
       } catch (const std::exception&) {
         continue;
       }
-      if (auto text = read_line(port_dir / "state")) port.state = ib_port_state(*text);
-      if (auto text = read_line(port_dir / "rate")) port.rate_gbps = ib_rate_gbps(*text);
-      port.link_layer = read_line(port_dir / "link_layer");
+      if (auto text = read_attribute_line(port_dir / "state")) port.state = ib_port_state(*text);
+      if (auto text = read_attribute_line(port_dir / "rate")) port.rate_gbps = ib_rate_gbps(*text);
+      port.link_layer = read_attribute_line(port_dir / "link_layer");
       if (port.link_layer == "Ethernet")
         port.gids = read_gid_table(port_dir, "sysfs " + name + " port " + port_name, notes);
       device.ports.push_back(std::move(port));
@@ -253,8 +245,8 @@ std::vector<NetInterface> SysfsSource::net_interfaces(std::vector<std::string>* 
     NetInterface net;
     net.name = name;
     net.pci = pci_of_link(base / name / "device");
-    net.operstate = read_line(base / name / "operstate");
-    if (const auto text = read_line(base / name / "mtu")) {
+    net.operstate = read_attribute_line(base / name / "operstate");
+    if (const auto text = read_attribute_line(base / name / "mtu")) {
       net.mtu = read_int(base / name / "mtu");
       if (!net.mtu || *net.mtu <= 0 || *net.mtu > (1 << 24)) {
         add_note(notes, "sysfs " + name + ": MTU '" + printable_excerpt(*text, 48) +

@@ -3,6 +3,7 @@
 // below one root (`/sys` live, a snapshot's `sysfs/` replayed), so both are the same code path.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -59,6 +60,10 @@ std::optional<int> pcie_gen_from_speed(std::string_view text);
 std::optional<double> ib_rate_gbps(std::string_view text);
 // "4: ACTIVE" -> "ACTIVE".
 std::optional<std::string> ib_port_state(std::string_view text);
+
+// A sysfs attribute is at most a page, PCI config space 4 KiB; a snapshot's copy that is larger,
+// or a FIFO or device in its place, reads as absent.
+inline constexpr std::size_t kMaxSysfsFileBytes = 64 << 10;
 
 // The first line of a sysfs (or procfs) attribute, trailing blanks cut, invalid UTF-8 repaired;
 // nullopt when it cannot be read (absent, a read error such as an unused GID entry's EINVAL, not a
