@@ -56,6 +56,10 @@ double yaml_number(const YAML::Node& node, const std::string& field);  // finite
 // schema). yes/no/on/off are refused, not read as YAML 1.1 would.
 bool yaml_boolean(const YAML::Node& node, const std::string& field);
 
+// The other direction, for the files nccltune writes: `text` as a double-quoted YAML scalar, with
+// '"' and '\\' escaped and control bytes as \xNN, so that any text reads back as itself.
+std::string yaml_quoted(std::string_view text);
+
 // Checks `text` (at most `max_bytes`), parses it and runs `read` on its root. An empty document
 // gives a null root.
 Status parse_strict_yaml(std::string_view text, std::string_view origin,

@@ -14,10 +14,11 @@ on_exit 'kill -9 $(tagged_processes) 2>/dev/null'
 check_that() { if eval "$1"; then pass; else fail "$2"; return 1; fi; }
 show_log() { sed 's/^/  | /' "$1" | tail -n 15; }
 
-tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log
+tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log; MODEL: a fixture's name or a path
   local model=$1 space=$2 out=$3
   shift 3
-  NCCLTUNE_FAKE_MODEL=$fixtures/models/$model timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/$space" \
+  [[ $model == /* ]] || model=$fixtures/models/$model
+  NCCLTUNE_FAKE_MODEL=$model timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/$space" \
     --out "$out" --max-bytes 1M --init-timeout 5 --size-timeout 3 --progress log "$@" >"$work/log" 2>&1
 }
 
@@ -116,5 +117,30 @@ check_that "grep -A3 '^notes:' '$profile' | grep -q 'NCCL_PROTO=LL,LL128 is not 
 "$nccltune" show "$profile" >"$work/show.txt" 2>&1
 check_that "grep -qE '^  above 1M +not measured' '$work/show.txt'" "show marks the range above 1M as not measured" ||
   show_log "$work/show.txt"
+
+# 6. NCCL's own account. The fake NCCL reports sockets while the DGX-H100 snapshot has 8 ACTIVE
+# IB ports: tune says so, and the profile records what NCCL said under the defaults and the env.
+# NCCL's log goes to a private directory under TMPDIR, which is empty again afterwards.
+mkdir -p "$work/capture-tmp"
+{ cat "$fixtures/models/tune-one-knob.yaml"; echo "nccl_log: {transport: Socket, devices: [eth0], gdr: false}"; } \
+  >"$work/socket.yaml"
+TMPDIR="$work/capture-tmp" tune "$work/socket.yaml" tune-small.yaml "$work/socket" --from "$fixtures/nodes/dgx-h100" --max-trials 12
+status=$?
+check_that "[ $status -eq 0 ]" "socket tune exits 0 (got $status)" || show_log "$work/log"
+profile=$(find "$work/socket" -name 2n.yaml)
+check_that "grep -q 'fail  transport: NCCL sends between nodes over sockets although the node has 8 ACTIVE RDMA ports' '$work/log'" \
+  "tune says NCCL used sockets" || show_log "$work/log"
+check_that "grep -q 'NCCL chose' '$work/log' && grep -q 'measured best' '$work/log'" "summary: NCCL chose next to measured best"
+check_that "sed -n '/nccl_observed:/,/^failed:/p' '$profile' | grep -q 'transport: \"Socket\"'" "profile: nccl_observed transport"
+check_that "sed -n '/nccl_observed:/,/^failed:/p' '$profile' | grep -q 'level: \"fail\", check: \"transport\"'" "profile: the verdict"
+check_that "sed -n '/nccl_observed:/,/^failed:/p' '$profile' | grep -q 'op: \"AllReduce\", bytes: 1048576'" "profile: NCCL's per-size choices"
+check_that "[ -z \"\$(ls -A '$work/capture-tmp')\" ]" "no capture directory left in TMPDIR"
+"$nccltune" show "$profile" >"$work/show.txt" 2>&1
+check_that "grep -q 'NCCL chose' '$work/show.txt' && grep -q 'NCCL said (defaults): Socket' '$work/show.txt'" "show: what NCCL said" ||
+  show_log "$work/show.txt"
+{ cat "$fixtures/models/tune-one-knob.yaml"; echo "nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: false}"; } \
+  >"$work/nogdr.yaml"
+tune "$work/nogdr.yaml" tune-small.yaml "$work/nogdr" --from "$fixtures/nodes/dgx-h100" --max-trials 12
+check_that "grep -q 'GPUDirect RDMA is off on all' '$work/log'" "tune says GPUDirect RDMA was off" || show_log "$work/log"
 
 finish

@@ -174,3 +174,26 @@ TEST(MetricsTextfile, GpuDirectRdmaAndRoceVerdicts) {
   m = samples(render_metrics_textfile(s, std::nullopt, 0));
   EXPECT_EQ(m.at("nccltune_gdr_ready"), "1");
 }
+
+TEST(MetricsTextfile, WhatNcclLastSaidOfTheNetwork) {
+  ObservedNetwork observed;
+  observed.file = "/shared/store/k/2n.yaml";
+  observed.date = "2026-11-29T12:00:00Z";
+  observed.observation.transport = "Socket";
+  observed.observation.net_plugin = "Socket";
+  observed.observation.nccl_version = "2.28.9";
+  observed.observation.hcas = {"eth0", "eth1"};
+  observed.observation.connections = 8;
+  observed.observation.gdr_connections = 2;
+  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0, observed));
+  EXPECT_EQ(s.at("nccltune_nccl_observed_info{transport=\"Socket\",net_plugin=\"Socket\",nccl_version=\"2.28.9\","
+                 "date=\"2026-11-29T12:00:00Z\",file=\"/shared/store/k/2n.yaml\"}"),
+            "1");
+  EXPECT_EQ(s.at("nccltune_nccl_observed_hcas"), "2");
+  EXPECT_EQ(s.at("nccltune_nccl_observed_gdr_ratio"), "0.25");
+
+  observed.observation.connections.reset();  // no connection lines: GDR unknown, not 0
+  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0, observed)).count("nccltune_nccl_observed_gdr_ratio"),
+            0u);
+  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0)).count("nccltune_nccl_observed_hcas"), 0u);
+}

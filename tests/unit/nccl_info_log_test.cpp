@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "report/nccl_log_verdicts.h"
+#include "tune/nccl_log_verdicts.h"
 #include "test_files.h"
 
 using namespace nccltune;

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,4 +167,93 @@ TEST(TuneJob, DefaultsThatCannotRunEndTheJobWithoutAProfile) {
   };
   EXPECT_EQ(run_tune_job(group, layout, options(work), broken), 1);
   EXPECT_FALSE(std::filesystem::exists(work / "store" / kKey));
+}
+
+namespace {
+
+// Sets a variable for one test and puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// What a sockets-only NCCL 2.28 writes with NCCL_DEBUG=INFO, into the trial's NCCL_DEBUG_FILE when
+// it asks for one: the network, one connection without GPUDirect RDMA and a TUNING line per size.
+void write_socket_nccl_log(const TrialSpec& spec) {
+  const auto file = spec.env.find("NCCL_DEBUG_FILE");
+  if (file == spec.env.end()) return;
+  std::string path = file->second;
+  for (const auto& [pattern, value] : {std::pair{"%h", "node-a"}, std::pair{"%p", "4242"}})
+    path.replace(path.find(pattern), 2, value);
+  std::ofstream out(path, std::ios::app);
+  out << "node-a:4242:4242 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+      << "node-a:4242:4250 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+      << "node-a:4242:4250 [0] NCCL INFO Using network Socket\n"
+      << "node-a:4242:4250 [0] NCCL INFO Channel 00/0 : 3[3] -> 4[0] [send] via NET/Socket/0\n";
+  const auto& sweep = spec.config.sweep;
+  for (double bytes = static_cast<double>(sweep.min_bytes); bytes <= static_cast<double>(sweep.max_bytes);
+       bytes *= sweep.step_factor)
+    out << "node-a:4242:4242 [0] NCCL INFO AllReduce: " << static_cast<std::uint64_t>(bytes)
+        << " Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n";
+}
+
+}  // namespace
+
+// tune runs the probe, the first baseline and the first confirmation round with NCCL's log in a
+// private directory, and records what NCCL said: here sockets on a node with 8 ACTIVE IB ports.
+TEST(TuneJob, RecordsWhatNcclSaidAndSaysSocketsWereUsed) {
+  TempDir work("tune-job");
+  TempDir tmp("tune-job-tmp");
+  ScopedEnv tmpdir("TMPDIR", tmp.path().string());
+  ModelTrials trials = model_trials("tune-one-knob.yaml");
+  const TrialRunner model = trials.runner();
+  int captured = 0;
+  TrialRunner runner = [&](RankGroup& group, const TrialSpec& spec) {
+    if (spec.env.count("NCCL_DEBUG_FILE")) ++captured;
+    write_socket_nccl_log(spec);
+    return model(group, spec);
+  };
+  const NodeLayout layout = two_emulated_nodes();
+  PretendRanks group(layout);
+  testing::internal::CaptureStdout();
+  const int code = run_tune_job(group, layout, options(work), runner);
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(code, 0) << out;
+
+  Result<Profile> profile = parse_profile(read_file(work / "store" / kKey / "2n.yaml"), "2n.yaml");
+  ASSERT_TRUE(profile) << profile.error();
+  const NcclObserved& observed = profile->provenance.nccl_observed;
+  ASSERT_TRUE(observed.defaults.has_value());
+  EXPECT_EQ(observed.defaults->transport, "Socket");
+  EXPECT_EQ(observed.defaults->hcas, (std::vector<std::string>{"eth0"}));
+  EXPECT_EQ(observed.defaults->gdr_connections, 0);
+  EXPECT_EQ(observed_choice_at(*observed.defaults, "AllReduce", profile->results.sizes.back()), "RING/SIMPLE");
+  EXPECT_EQ(observed.shipped.has_value(), !profile->env.empty());
+  bool says_sockets = false;
+  for (const ObservedVerdict& v : observed.verdicts)
+    says_sockets |= v.level == "fail" && v.check == "transport";
+  EXPECT_TRUE(says_sockets) << profile_to_yaml(*profile);
+  EXPECT_FALSE(observed.contradictions.empty());  // the model's Tree/LL at small sizes is not RING/SIMPLE
+  EXPECT_NE(out.find("fail  transport: NCCL sends between nodes over sockets"), std::string::npos) << out;
+  EXPECT_NE(out.find("NCCL chose"), std::string::npos) << out;
+
+  // The probe, one baseline, and the defaults and the winner in the first confirmation round.
+  EXPECT_EQ(captured, profile->env.empty() ? 3 : 4);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path()));  // every capture directory is gone
+  Result<std::vector<JournalEntry>> journal = Journal::read(work / "store" / "journal.jsonl");
+  ASSERT_TRUE(journal) << journal.error();
+  for (const JournalEntry& entry : *journal) EXPECT_EQ(entry.env.count("NCCL_DEBUG"), 0u);
 }

@@ -27,7 +27,7 @@
 #include "collectives/library_versions.h"
 #include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
-#include "report/nccl_log_verdicts.h"
+#include "tune/nccl_log_verdicts.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/nccl_log_capture.h"

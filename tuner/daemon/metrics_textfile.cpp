@@ -169,6 +169,27 @@ void active_profile(TextfileWriter& out, const std::optional<ActiveProfile>& pro
              now_unix - std::chrono::duration<double>(tuned->time_since_epoch()).count());
 }
 
+void observed_network(TextfileWriter& out, const std::optional<ObservedNetwork>& observed) {
+  out.family("nccltune_nccl_observed_info", "gauge",
+             "1 with the transport NCCL used in the trials of this node type's newest profile that recorded "
+             "NCCL's log; absent without one.");
+  if (!observed) return;
+  const NcclObservation& o = observed->observation;
+  out.sample("nccltune_nccl_observed_info",
+             {{"transport", o.transport},
+              {"net_plugin", o.net_plugin},
+              {"nccl_version", o.nccl_version},
+              {"date", observed->date},
+              {"file", observed->file.string()}},
+             1);
+  out.family("nccltune_nccl_observed_hcas", "gauge", "Network devices NCCL used in those trials.");
+  out.sample("nccltune_nccl_observed_hcas", {}, static_cast<double>(o.hcas.size()));
+  if (!o.connections || !o.gdr_connections || *o.connections == 0) return;
+  out.family("nccltune_nccl_observed_gdr_ratio", "gauge",
+             "Share of those trials' network connections with GPUDirect RDMA (1: all, 0: none).");
+  out.sample("nccltune_nccl_observed_gdr_ratio", {}, static_cast<double>(*o.gdr_connections) / *o.connections);
+}
+
 }  // namespace
 
 std::string escape_label_value(std::string_view value) {
@@ -187,7 +208,7 @@ std::string escape_label_value(std::string_view value) {
 }
 
 std::string render_metrics_textfile(const NodeState& state, const std::optional<ActiveProfile>& profile,
-                                    double scanned_at_unix) {
+                                    double scanned_at_unix, const std::optional<ObservedNetwork>& observed) {
   TextfileWriter out;
   out.family("nccltune_node_info", "gauge",
              "Always 1; the labels name this node's type as nccltune keys profiles.");
@@ -215,6 +236,7 @@ std::string render_metrics_textfile(const NodeState& state, const std::optional<
 
   check_findings(out, state);
   active_profile(out, profile, scanned_at_unix);
+  observed_network(out, observed);
   link_widths(out, state);
   nic_ports(out, state);
   hardware_peak(out, state);

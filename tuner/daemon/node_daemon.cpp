@@ -274,7 +274,7 @@ void NodeDaemon::publish(const NodeState& state) {
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   report_output("metrics", publish_file(settings_.daemon.metrics_dir / kMetricsFile,
-                                        render_metrics_textfile(state, active_profile_, now))
+                                        render_metrics_textfile(state, active_profile_, now, observed_network_))
                                .error());
 }
 
@@ -295,6 +295,7 @@ void NodeDaemon::publish_env(const std::string& node_type_key) {
   }
   report_output("profile", "");
   active_profile_ = env->profile;
+  observed_network_ = env->observed;
   if (env->environment_file != published_env_) {
     spdlog::info("environment: {}",
                  env->profile ? env->profile->file.string() : "no profile for " + node_type_key);

@@ -73,6 +73,7 @@ class NodeDaemon {
   std::map<std::string, std::string> output_errors_;
   std::string published_env_;                    // nccl.env as last written, to log a change once
   std::optional<ActiveProfile> active_profile_;  // what nccl.env comes from, for the metrics
+  std::optional<ObservedNetwork> observed_network_;  // NCCL's last account of the network, for the metrics
   bool config_error_ = false;  // the last reload's config was invalid (the old one is in use)
   std::string status_;
   std::optional<std::chrono::microseconds> watchdog_;  // ping interval; nullopt: no watchdog

@@ -13,6 +13,7 @@ Result<NodeEnv> resolve_node_env(const EnvConfig& config, const std::string& nod
                                      config.prefer_below, ::geteuid());
   if (!loaded) return Error{loaded.error()};
   NodeEnv env;
+  env.observed = newest_observed_network(config.store, node_type_key, ::geteuid(), env.warnings);
   // Comments carry only the key (validated [A-Za-z0-9._-]) and store paths the admin configured;
   // a newline in them could still start a line, so they are cut at the first one.
   const auto one_line = [](std::string text) { return text.substr(0, text.find('\n')); };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "daemon/observed_network.h"
 #include "node/env_config.h"
 
 namespace nccltune {
@@ -24,7 +25,8 @@ struct NodeEnv {
   std::optional<ActiveProfile> profile;  // nullopt: the store has no profile for this key
   std::string environment_file;          // comment lines, then NAME=value lines
   std::string nccl_conf_body;            // NAME=value lines only; empty without a profile
-  std::vector<std::string> warnings;     // names or values render_env dropped
+  std::vector<std::string> warnings;     // names or values render_env dropped, profiles skipped
+  std::optional<ObservedNetwork> observed;  // NCCL's account in the key's newest profile with one
 };
 
 // Errors: the store or the profile cannot be read (the caller keeps what it wrote before, since a

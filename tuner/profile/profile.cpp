@@ -29,25 +29,6 @@ std::string shown(std::string_view text) {
 
 // ---- writing ----------------------------------------------------------------------------------
 
-std::string yaml_quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string key_text(std::string_view name) {
   return is_safe_env_name(name) ? std::string(name) : yaml_quoted(name);
 }
@@ -299,7 +280,7 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
                   {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts",
-                   "noise_floor", "confirmation"});
+                   "noise_floor", "confirmation", "nccl_observed"});
   ProfileProvenance provenance;
   if (node["tool"]) provenance.tool = yaml_text(node["tool"], "provenance.tool");
   if (node["date"]) provenance.date = yaml_text(node["date"], "provenance.date");
@@ -319,6 +300,8 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
     provenance.noise_floor = non_negative(node["noise_floor"], "provenance.noise_floor");
   if (node["confirmation"])
     provenance.confirmation = yaml_text(node["confirmation"], "provenance.confirmation");
+  if (node["nccl_observed"])
+    provenance.nccl_observed = parse_nccl_observed(node["nccl_observed"], "provenance.nccl_observed");
   return provenance;
 }
 
@@ -476,6 +459,7 @@ std::string profile_to_yaml(const Profile& profile) {
       << "  hosts: " << provenance.hosts << "\n"
       << "  noise_floor: " << number_text(provenance.noise_floor) << "\n"
       << "  confirmation: " << yaml_quoted(cleaned_text(provenance.confirmation)) << "\n";
+  write_nccl_observed(out, provenance.nccl_observed);
   if (profile.failed.empty()) {
     out << "failed: []\n";
   } else {

@@ -19,6 +19,7 @@
 #include "base/clean_text.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "profile/nccl_observed.h"
 #include "profile/trial_outcome.h"
 
 namespace nccltune {
@@ -96,6 +97,7 @@ struct ProfileProvenance {
   int hosts = 0;
   double noise_floor = 0;
   std::string confirmation;  // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  NcclObserved nccl_observed;  // what NCCL's own log said during the tune; empty when not captured
   bool operator==(const ProfileProvenance&) const = default;
 };
 

@@ -89,13 +89,18 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
 
   const ProfileResults& r = profile.results;
   if (!r.sizes.empty()) {
-    out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}\n", "size", "defaults GB/s", "tuned GB/s",
-                       "speedup", "per-size choice");
+    // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
+    const NcclObservation* nccl = jobs_observation(profile.provenance.nccl_observed);
+    out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", "size", "defaults GB/s", "tuned GB/s",
+                       "speedup", nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
     for (std::size_t i = 0; i < r.sizes.size(); ++i) {
       const SizeChoice* choice = choice_for_size(profile.per_size, r.sizes[i]);
-      out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}\n", format_byte_size(r.sizes[i]),
+      const std::string chose = nccl ? observed_choice_at(*nccl, kProfileNcclOp, r.sizes[i]) : "";
+      out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", format_byte_size(r.sizes[i]),
                          format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
-                         format_speedup(speedup_at(r, i)), choice ? describe_choice(*choice) : "-");
+                         format_speedup(speedup_at(r, i)),
+                         nccl ? fmt::format("{:<16}  ", chose.empty() ? "-" : chose) : "",
+                         choice ? describe_choice(*choice) : "-");
     }
     out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
                        format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
@@ -119,6 +124,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   out += fmt::format("why      objective {}, noise floor {:.1f}%\n",
                      p.objective.empty() ? "balanced" : p.objective, 100 * p.noise_floor);
   if (!p.confirmation.empty()) out += fmt::format("         confirmation: {}\n", p.confirmation);
+  out += render_nccl_observed_lines(p.nccl_observed);
 
   if (profile.failed.empty()) {
     out += "failed   none\n";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "profile/nccl_observed.h"
 #include "search/strategy.h"
 #include "topology/peak_model.h"
 
@@ -28,7 +29,11 @@ class TuneConsole {
   bool line_open_ = false;
 };
 
-std::string render_tune_summary(const StrategyResult& result);
+// The table (with NCCL's own choice per size when its log showed it: under the defaults, and
+// under the shipped env), the env, how it was confirmed, what NCCL's log says of the network and
+// its warnings, and where NCCL's choice is not the measured best. `op`: NCCL's name of the
+// collective ("AllReduce").
+std::string render_tune_summary(const StrategyResult& result, const NcclObserved& observed, std::string_view op);
 
 // "peak: 450 GB/s (NVLink4 x18); tuned busbw at 32M is 380.00 GB/s, 84% of peak", or why the
 // peak is unknown.

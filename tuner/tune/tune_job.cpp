@@ -23,6 +23,8 @@
 #include "topology/sources/topology_reader.h"
 #include "tune/cluster_shape.h"
 #include "tune/journal.h"
+#include "tune/nccl_log_capture.h"
+#include "tune/nccl_observation.h"
 
 namespace nccltune {
 namespace {
@@ -38,6 +40,37 @@ struct Job {
 };
 
 constexpr const char* kTunedCollective = "all_reduce";
+
+// NCCL's own account of the trials that show it, on rank 0: every rank's log text of those
+// trials, by the env they ran under (the defaults' is the empty env), and the topology of rank
+// 0's node that explain's verdicts compare it with.
+struct NcclAccount {
+  std::map<Env, NcclInfoLogReader> logs;
+  std::optional<NodeTopology> node;
+
+  void add(const Env& env, const std::vector<std::string>& rank_logs, std::string_view trial) {
+    NcclInfoLogReader& reader = logs[env];
+    for (std::size_t rank = 0; rank < rank_logs.size(); ++rank)
+      reader.add(rank_logs[rank], fmt::format("{} rank {}", trial, rank));
+  }
+};
+
+// The probe, the first baseline and the first round of the final confirmation run with NCCL's
+// log: they show the defaults' network and choices on both grids, and the winner's.
+bool captures_nccl_log(const TrialRequest& r) {
+  return (r.phase == TrialPhase::baseline || r.phase == TrialPhase::confirm) && r.repeat == 0;
+}
+
+// Runs `spec` on every rank with NCCL's log in a private directory of each rank; rank 0 gets
+// every rank's text (a rank whose directory could not be made sends why).
+TrialResult run_with_nccl_log(const Job& job, TrialSpec spec, std::vector<std::string>& rank_logs) {
+  auto capture = NcclLogCapture::create();
+  if (capture) capture->add_to(spec.env);
+  const TrialResult result = job.run(job.group, spec);
+  rank_logs = job.group.gather(capture ? capture->read_all()
+                                       : fmt::format("# nccltune: rank {}: {}\n", job.group.rank(), capture.error()));
+  return result;
+}
 
 TrialSpec base_spec(const TuneOptions& o, const Job& job) {
   TrialSpec spec;
@@ -79,7 +112,9 @@ TrialRequest request_from_json(const json& j) {
 }
 
 // Runs one trial on this rank (every rank calls it with the same request).
-TrialMeasurement measure(const Job& job, TrialSpec spec, const TrialRequest& request) {
+// With `nccl_logs`, NCCL's log of every rank comes back there (on rank 0).
+TrialMeasurement measure(const Job& job, TrialSpec spec, const TrialRequest& request,
+                         std::vector<std::string>* nccl_logs = nullptr) {
   spec.env = request.env;
   spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
   spec.config.sweep.max_bytes = request.grid.max_bytes;
@@ -87,7 +122,7 @@ TrialMeasurement measure(const Job& job, TrialSpec spec, const TrialRequest& req
   spec.config.sweep.iterations = request.iterations;
   spec.config.sweep.warmup = request.warmup;
   const auto start = std::chrono::steady_clock::now();
-  const TrialResult result = job.run(job.group, spec);
+  const TrialResult result = nccl_logs ? run_with_nccl_log(job, spec, *nccl_logs) : job.run(job.group, spec);
   TrialMeasurement m;
   m.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.outcome = result.outcome;
@@ -105,7 +140,8 @@ int follow(const Job& job, const TrialSpec& spec) {
   while (true) {
     const json message = json::parse(job.group.broadcast(std::string(), 0));
     if (message.value("cmd", "") != "trial") return message.value("exit", 0);
-    measure(job, spec, request_from_json(message.at("request")));
+    std::vector<std::string> nccl_logs;
+    measure(job, spec, request_from_json(message.at("request")), message.value("nccl_log", false) ? &nccl_logs : nullptr);
   }
 }
 
@@ -130,9 +166,10 @@ std::string topology_source_for_node(const std::string& from, int node) {
 
 // Each node's first rank reads the node's topology; its NodeType goes to every rank, and so does
 // the hardware peak of the tuned collective on this job's layout as that node sees it: `peak` is
-// the lowest (unknown when any node's is), since the slowest node bounds every collective.
+// the lowest (unknown when any node's is), since the slowest node bounds every collective. `own`
+// gets the topology this rank read, if it read one.
 std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, const TrialResult& probe,
-                                        std::string& error, LineRate& peak) {
+                                        std::string& error, LineRate& peak, std::optional<NodeTopology>& own) {
   std::string mine;
   const NodeLayout& layout = job.layout;
   if (layout.local_rank == 0) {
@@ -143,6 +180,7 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
       if (read) {
         topology = std::move(read.value());
         peak = collective_peak(node_peak(topology), kTunedCollective, layout.nodes, layout.local_size);
+        own = topology;
       } else {
         error = read.error();
       }
@@ -215,8 +253,29 @@ Result<SearchSpace> load_space(const TuneOptions& o) {
   return parse_search_space(default_search_space_yaml(), "configs/search-space.yaml (built in)");
 }
 
+// What NCCL's log said under the defaults and under the env the profile ships, explain's verdicts
+// on the latter, and where NCCL's own choice there is not per_size's.
+NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
+  NcclObserved observed;
+  std::optional<NcclInfoLog> jobs_log;
+  if (auto it = account.logs.find(Env{}); it != account.logs.end()) {
+    jobs_log = it->second.result();
+    observed.defaults = observation_from_log(*jobs_log);
+  }
+  if (auto it = account.logs.find(profile.env); !profile.env.empty() && it != account.logs.end()) {
+    jobs_log = it->second.result();
+    observed.shipped = observation_from_log(*jobs_log);
+  }
+  if (jobs_log) {
+    observed.verdicts = observed_verdicts(explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr));
+    observed.contradictions = choice_contradictions(*jobs_observation(observed), kProfileNcclOp,
+                                                    profile.per_size, profile.measured);
+  }
+  return observed;
+}
+
 Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o,
-                     const LineRate& peak, double duration_s) {
+                     const LineRate& peak, double duration_s, const NcclAccount& account) {
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
   p.shape.nodes = shape.nodes;
@@ -253,6 +312,7 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.provenance.confirmation = r.confirmation;
   p.failed = r.failed;
   p.notes = r.notes;
+  p.provenance.nccl_observed = nccl_observed(account, p);
   return p;
 }
 
@@ -274,8 +334,19 @@ void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir,
         others.error() + "); give the store to root (chown -R root)");
 }
 
+// On a failed probe: what NCCL's log says of why (nothing when NCCL printed nothing).
+void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
+  const auto it = account.logs.find(Env{});
+  if (it == account.logs.end()) return;
+  const NcclInfoLog log = it->second.result();
+  if (log.nccl_lines == 0) return;
+  for (const LogVerdict& v : explain_nccl_log(log, nullptr))
+    if (v.level != LogVerdictLevel::info)
+      console.message(fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
+}
+
 int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
-         const SearchSpace& space, const LineRate& peak, TuneConsole& console) {
+         const SearchSpace& space, const LineRate& peak, NcclAccount& account, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   const std::string journal_path =
       o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
@@ -328,8 +399,12 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       m.duration_s = it->second.duration_s;
       return m;
     }
-    job.group.broadcast(json{{"cmd", "trial"}, {"request", request_to_json(request)}}.dump(), 0);
-    TrialMeasurement m = measure(job, spec, request);
+    const bool nccl_log = captures_nccl_log(request);
+    job.group.broadcast(
+        json{{"cmd", "trial"}, {"request", request_to_json(request)}, {"nccl_log", nccl_log}}.dump(), 0);
+    std::vector<std::string> nccl_logs;
+    TrialMeasurement m = measure(job, spec, request, nccl_log ? &nccl_logs : nullptr);
+    if (nccl_log) account.add(request.env, nccl_logs, to_string(request.phase));
     e.outcome = m.outcome;
     e.reason = m.reason;
     e.time_us = m.time_us;
@@ -347,14 +422,14 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     return stop_followers(job, 1);
   }
   const double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const Profile profile = make_profile(shape, result, o, peak, duration);
+  const Profile profile = make_profile(shape, result, o, peak, duration, account);
   std::filesystem::path written;
   if (auto saved = write_profile(o.out_dir, profile, &written); !saved) {
     console.message("nccltune tune: " + saved.error());
     return stop_followers(job, 1);
   }
   warn_if_env_refuses(console, o.out_dir, written);
-  console.message("\n" + render_tune_summary(result));
+  console.message("\n" + render_tune_summary(result, profile.provenance.nccl_observed, kProfileNcclOp));
   console.message(render_peak_line(result, peak));
   console.message(fmt::format("profile: {} ({} in {})", written.string(),
                               result.keep_defaults ? "keep defaults" : describe_env(result.env),
@@ -386,15 +461,20 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   probe_spec.config.sweep.min_bytes = probe_spec.config.sweep.max_bytes = 1024;
   probe_spec.config.sweep.iterations = 1;
   probe_spec.config.sweep.warmup = 0;
-  const TrialResult probe = run(group, probe_spec);
-  if (probe.outcome != TrialOutcome::ok)
+  NcclAccount account;
+  std::vector<std::string> probe_logs;
+  const TrialResult probe = run_with_nccl_log(job, probe_spec, probe_logs);
+  account.add({}, probe_logs, "probe");
+  if (probe.outcome != TrialOutcome::ok) {
+    if (leader) print_log_verdicts(console, account);
     return fail_all(
         "NCCL's defaults cannot run here (" + std::string(to_string(probe.outcome)) + "): " + probe.reason,
         1);
+  }
 
   std::string topology_error;
   LineRate peak;
-  const auto types = gather_node_types(job, o, probe, topology_error, peak);
+  const auto types = gather_node_types(job, o, probe, topology_error, peak, account.node);
   if (!topology_error.empty()) return fail_all(topology_error, 2);
   auto shape = cluster_shape(types, layout.hosts, o.allow_mixed);
   if (!shape) return fail_all(shape.error(), 2);
@@ -406,7 +486,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
-    return lead(job, o, spec, *shape, pruned, peak, console);
+    return lead(job, o, spec, *shape, pruned, peak, account, console);
   }
   return follow(job, spec);
 }

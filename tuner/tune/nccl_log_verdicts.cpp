@@ -1,4 +1,4 @@
-#include "report/nccl_log_verdicts.h"
+#include "tune/nccl_log_verdicts.h"
 
 #include <fmt/format.h>
 

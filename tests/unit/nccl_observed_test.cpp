@@ -1,0 +1,176 @@
+// provenance.nccl_observed: what tune records of NCCL's log, how it reads back, how strictly, and
+// where NCCL's own choice under the shipped env is not the fastest measured.
+#include "profile/nccl_observed.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "profile/profile.h"
+#include "test_files.h"
+#include "tune/nccl_observation.h"
+
+using namespace nccltune;
+using nccltune::test_support::fixture;
+using nccltune::test_support::read_file;
+
+namespace {
+
+NcclObservation socket_observation() {
+  NcclObservation o;
+  o.nccl_version = "2.28.9";
+  o.transport = "Socket";
+  o.net_plugin = "Socket";
+  o.hcas = {"eth0"};
+  o.connections = 4;
+  o.gdr_connections = 0;
+  o.nvls_available = false;
+  o.coll_channels = 2;
+  o.choices = {{"AllReduce", 1024, "TREE", "LL"}, {"AllReduce", 1048576, "RING", "SIMPLE"}};
+  return o;
+}
+
+Profile profile_with(const NcclObserved& observed) {
+  Profile p;
+  p.shape.node_type_key = "h100.8gpu";
+  p.shape.nodes = 2;
+  p.shape.gpus_per_node = 8;
+  p.shape.ranks = 16;
+  p.env = {{"NCCL_MIN_NCHANNELS", "16"}};
+  p.provenance.nccl_observed = observed;
+  return p;
+}
+
+std::string error_of(const std::string& yaml) {
+  const Result<Profile> parsed = parse_profile(yaml, "p.yaml");
+  return parsed ? std::string("(parsed)") : parsed.error();
+}
+
+// A minimal profile whose provenance holds `observed` (YAML text, indented under provenance).
+std::string profile_yaml(const std::string& observed) {
+  return "schema: nccltune/profile/v1\nshape: {key: k, nodes: 2, gpus_per_node: 8}\nenv: {}\n"
+         "provenance:\n  nccl_observed:\n" +
+         observed;
+}
+
+}  // namespace
+
+TEST(NcclObserved, RoundTripsThroughTheProfile) {
+  NcclObserved observed;
+  observed.defaults = socket_observation();
+  observed.shipped = socket_observation();
+  observed.shipped->coll_channels = 16;
+  observed.shipped->connections.reset();  // unknown stays unknown
+  observed.shipped->gdr_connections.reset();
+  observed.verdicts = {{"fail", "transport", "NCCL sends between nodes over sockets: \"quoted\" \\ text"}};
+  observed.contradictions = {{"AllReduce", 1048576, "RING/SIMPLE", "Ring/LL128"}};
+  const Profile p = profile_with(observed);
+  const std::string yaml = profile_to_yaml(p);
+  const Result<Profile> back = parse_profile(yaml, "written");
+  ASSERT_TRUE(back) << back.error() << "\n" << yaml;
+  EXPECT_EQ(back->provenance.nccl_observed, observed);
+}
+
+TEST(NcclObserved, AProfileWithoutItReadsAsNothingObserved) {
+  const Result<Profile> p = parse_profile(read_file(fixture("profiles/h100-2n.yaml")), "h100-2n.yaml");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_TRUE(p->provenance.nccl_observed.empty());
+  EXPECT_EQ(jobs_observation(p->provenance.nccl_observed), nullptr);
+  EXPECT_EQ(profile_to_yaml(*p).find("nccl_observed"), std::string::npos);
+}
+
+TEST(NcclObserved, ReadsStrictlyAndNamesTheField) {
+  EXPECT_NE(error_of(profile_yaml("    defaults: {transport: IB, colour: red}\n"))
+                .find("provenance.nccl_observed.defaults: unknown key 'colour'"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    defaults: {network: {connections: 2, with_gdr: 3}}\n"))
+                .find("provenance.nccl_observed.defaults.network.with_gdr: more than connections"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    verdicts: [{level: panic, check: gdr, message: m}]\n"))
+                .find("provenance.nccl_observed.verdicts[0].level"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    defaults: {choices: [{op: AllReduce, algo: RING}]}\n"))
+                .find("provenance.nccl_observed.defaults.choices[0].bytes: missing"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    contradictions: [{bytes: -1}]\n")).find("contradictions[0].bytes"),
+            std::string::npos);
+  std::string many = "    defaults:\n      hcas: [";
+  for (std::size_t i = 0; i <= kMaxObservedEntries; ++i) many += (i ? ", " : "") + std::string("x");
+  EXPECT_NE(error_of(profile_yaml(many + "]\n")).find("more than 512 entries"), std::string::npos);
+}
+
+TEST(NcclObserved, ContradictionsAreMeasuredSizesWherePerSizeSaysOtherwise) {
+  NcclObservation o;
+  o.choices = {
+      {"AllReduce", 1024, "TREE", "LL"},                  // agrees with Tree/LL
+      {"AllReduce", 131072, "RING", "SIMPLE"},            // Ring/LL128 measured: a contradiction
+      {"AllReduce", 1 << 20, "COLLNET_DIRECT", "LL128"},  // CollnetDirect is COLLNET_DIRECT
+      {"AllReduce", 4 << 20, "TREE", "SIMPLE"},           // a list that allows it
+      {"AllReduce", 16 << 20, "RING", "LL"},              // any protocol (empty) but not RING
+      {"AllGather", 131072, "RING", "LL"},                // another collective
+      {"", 262144, "TREE", "LL"},                         // before 2.23: no op, counts for any
+      {"AllReduce", 1u << 30, "NVLS", "SIMPLE"},          // above the measured range
+  };
+  const std::vector<SizeChoice> per_size = {{0, 65535, "Tree", "LL", 0},
+                                            {65536, 524287, "Ring", "LL128", 0},
+                                            {524288, 2097151, "CollnetDirect", "LL128", 0},
+                                            {2097152, 8388607, "Ring,Tree", "^LL", 0},
+                                            {8388608, 1u << 30, "NVLS", "", 0}};
+  const MeasuredRange measured{8, 64 << 20};
+  const auto found = choice_contradictions(o, "AllReduce", per_size, measured);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], (ChoiceContradiction{"AllReduce", 131072, "RING/SIMPLE", "Ring/LL128"}));
+  EXPECT_EQ(found[1], (ChoiceContradiction{"AllReduce", 262144, "TREE/LL", "Ring/LL128"}));
+  EXPECT_EQ(found[2], (ChoiceContradiction{"AllReduce", 16 << 20, "RING/LL", "NVLS/auto"}));
+  EXPECT_EQ(
+      describe_contradiction(found[0]),
+      "at 128K NCCL chose RING/SIMPLE under the shipped env; Ring/LL128 measured fastest (per_size: only "
+      "the tuner plugin applies it)");
+  EXPECT_EQ(observed_choice_at(o, "AllReduce", 262144), "TREE/LL");
+  EXPECT_EQ(observed_choice_at(o, "AllReduce", 4096), "");
+}
+
+TEST(NcclObserved, ComesFromTheLogAsExplainReadsIt) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      read_file(fixture("nccl-info-logs/synthetic-2.28-tuning-2node-ib.txt")), "synthetic");
+  const NcclObservation o = observation_from_log(log);
+  EXPECT_EQ(o.nccl_version, "2.28.9");
+  EXPECT_EQ(o.transport, "IB");
+  EXPECT_EQ(o.hcas, (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1"}));
+  EXPECT_EQ(o.connections, 3);
+  EXPECT_EQ(o.gdr_connections, 2);
+  EXPECT_EQ(o.nvls_available, true);
+  EXPECT_EQ(o.nvls_channels, 16);
+  EXPECT_EQ(o.coll_channels, 16);
+  EXPECT_EQ(o.tuner, "nccltune");
+  ASSERT_EQ(o.choices.size(), 3u);
+  EXPECT_EQ(o.choices[1], (ObservedChoice{"AllReduce", 1048576, "RING", "LL128"}));
+  EXPECT_EQ(describe_observation(o),
+            "IB, 2 devices (mlx5_0:1, mlx5_1:1), GPUDirect RDMA on 2 of 3 connections, NVLS 16 channels, 16 "
+            "channels, tuner: nccltune");
+
+  // A log without connection lines says nothing about GPUDirect RDMA.
+  const NcclObservation quiet =
+      observation_from_log(parse_nccl_info_log("NCCL INFO Using network IB\n", "x"));
+  EXPECT_FALSE(quiet.connections.has_value());
+  EXPECT_FALSE(quiet.gdr_connections.has_value());
+}
+
+TEST(NcclObserved, ShowLinesSayWhatDiffersUnderTheEnvAndWhatWarns) {
+  NcclObserved observed;
+  observed.defaults = socket_observation();
+  observed.shipped = socket_observation();
+  observed.shipped->choices.clear();  // choices alone do not make the facts differ
+  observed.verdicts = {{"info", "nvls", "NVLS on"}, {"fail", "transport", "sockets"}};
+  std::string lines = render_nccl_observed_lines(observed);
+  EXPECT_NE(lines.find("NCCL said (defaults): Socket, 1 device (eth0)"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("NCCL said (with env)"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("fail  transport: sockets"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("NVLS on"), std::string::npos) << lines;  // info verdicts stay in the file
+  observed.shipped->coll_channels = 16;
+  lines = render_nccl_observed_lines(observed);
+  EXPECT_NE(lines.find("NCCL said (with env): Socket, 1 device (eth0), GPUDirect RDMA on 0 of 4 connections, "
+                       "NVLS unavailable, 16 channels"),
+            std::string::npos)
+      << lines;
+}

@@ -1,0 +1,297 @@
+#include "profile/nccl_observed.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+#include "base/byte_size.h"
+#include "base/clean_text.h"
+#include "base/strict_yaml.h"
+#include "profile/profile.h"
+#include "profile/size_ranges.h"
+
+namespace nccltune {
+namespace {
+
+// ---- comparing names --------------------------------------------------------------------------
+
+std::string folded(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_') out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Whether NCCL's `logged` name is one `value` (an NCCL_ALGO / NCCL_PROTO value: "Tree",
+// "Ring,Tree", "^LL128") allows; an empty value allows anything.
+bool allows(std::string_view value, std::string_view logged) {
+  if (value.empty()) return true;
+  const bool excluding = value.front() == '^';
+  if (excluding) value.remove_prefix(1);
+  bool listed = false;
+  while (!value.empty()) {
+    const auto comma = value.find(',');
+    if (folded(value.substr(0, comma)) == folded(logged)) listed = true;
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+  }
+  return listed != excluding;
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+
+std::string clean_quoted(std::string_view text) {
+  return yaml_quoted(cleaned_text(text));
+}
+
+template <class T>
+void write_optional(std::ostream& out, const char* key, const std::optional<T>& value) {
+  if (!value) return;
+  out << ", " << key << ": ";
+  if constexpr (std::is_same_v<T, bool>)
+    out << (*value ? "true" : "false");
+  else
+    out << *value;
+}
+
+void write_observation(std::ostream& out, const char* name, const NcclObservation& o) {
+  out << "    " << name << ":\n"
+      << "      nccl_version: " << clean_quoted(o.nccl_version) << "\n"
+      << "      transport: " << clean_quoted(o.transport) << "\n"
+      << "      net_plugin: " << clean_quoted(o.net_plugin) << "\n"
+      << "      hcas: [";
+  for (std::size_t i = 0; i < o.hcas.size() && i < kMaxObservedEntries; ++i)
+    out << (i ? ", " : "") << clean_quoted(o.hcas[i]);
+  out << "]\n";
+  out << "      network: {";
+  std::ostringstream network;
+  write_optional(network, "connections", o.connections);
+  write_optional(network, "with_gdr", o.gdr_connections);
+  write_optional(network, "nvls_available", o.nvls_available);
+  write_optional(network, "nvls_channels", o.nvls_channels);
+  write_optional(network, "coll_channels", o.coll_channels);
+  out << (network.str().empty() ? "" : network.str().substr(2)) << "}\n";
+  out << "      tuner: " << clean_quoted(o.tuner) << "\n";
+  if (o.choices.empty()) {
+    out << "      choices: []\n";
+    return;
+  }
+  out << "      choices:\n";
+  for (std::size_t i = 0; i < o.choices.size() && i < kMaxObservedEntries; ++i) {
+    const ObservedChoice& c = o.choices[i];
+    out << "        - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
+        << ", algo: " << clean_quoted(c.algo) << ", proto: " << clean_quoted(c.proto) << "}\n";
+  }
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+std::uint64_t bytes_at(const YAML::Node& node, const std::string& field) {
+  return static_cast<std::uint64_t>(yaml_integer(node, field, 0, std::numeric_limits<long long>::max()));
+}
+
+int count_at(const YAML::Node& node, const std::string& field) {
+  return static_cast<int>(yaml_integer(node, field, 0, std::numeric_limits<int>::max()));
+}
+
+void expect_short_list(const YAML::Node& node, const std::string& field) {
+  yaml_expect_list(node, field);
+  if (node.size() > kMaxObservedEntries)
+    yaml_fail(yaml_line(node), field, "more than " + std::to_string(kMaxObservedEntries) + " entries");
+}
+
+std::string text_at(const YAML::Node& map, const char* key, const std::string& field) {
+  return map[key] ? yaml_text(map[key], yaml_child(field, key)) : std::string();
+}
+
+NcclObservation parse_observation(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  yaml_check_keys(node, field,
+                  {"nccl_version", "transport", "net_plugin", "hcas", "network", "tuner", "choices"});
+  NcclObservation o;
+  o.nccl_version = text_at(node, "nccl_version", field);
+  o.transport = text_at(node, "transport", field);
+  o.net_plugin = text_at(node, "net_plugin", field);
+  o.tuner = text_at(node, "tuner", field);
+  if (const YAML::Node hcas = node["hcas"]) {
+    expect_short_list(hcas, yaml_child(field, "hcas"));
+    for (std::size_t i = 0; i < hcas.size(); ++i)
+      o.hcas.push_back(yaml_text(hcas[i], yaml_item(yaml_child(field, "hcas"), i)));
+  }
+  if (const YAML::Node network = node["network"]) {
+    const std::string at = yaml_child(field, "network");
+    yaml_expect_map(network, at);
+    yaml_check_keys(network, at,
+                    {"connections", "with_gdr", "nvls_available", "nvls_channels", "coll_channels"});
+    if (network["connections"])
+      o.connections = count_at(network["connections"], yaml_child(at, "connections"));
+    if (network["with_gdr"]) o.gdr_connections = count_at(network["with_gdr"], yaml_child(at, "with_gdr"));
+    if (network["nvls_available"])
+      o.nvls_available = yaml_boolean(network["nvls_available"], yaml_child(at, "nvls_available"));
+    if (network["nvls_channels"])
+      o.nvls_channels = count_at(network["nvls_channels"], yaml_child(at, "nvls_channels"));
+    if (network["coll_channels"])
+      o.coll_channels = count_at(network["coll_channels"], yaml_child(at, "coll_channels"));
+    if (o.connections && o.gdr_connections && *o.gdr_connections > *o.connections)
+      yaml_fail(yaml_line(network["with_gdr"]), yaml_child(at, "with_gdr"), "more than connections");
+  }
+  if (const YAML::Node choices = node["choices"]) {
+    const std::string at = yaml_child(field, "choices");
+    expect_short_list(choices, at);
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      const std::string item = yaml_item(at, i);
+      yaml_expect_map(choices[i], item);
+      yaml_check_keys(choices[i], item, {"op", "bytes", "algo", "proto"});
+      if (!choices[i]["bytes"]) yaml_fail(yaml_line(choices[i]), yaml_child(item, "bytes"), "missing");
+      o.choices.push_back({text_at(choices[i], "op", item),
+                           bytes_at(choices[i]["bytes"], yaml_child(item, "bytes")),
+                           text_at(choices[i], "algo", item), text_at(choices[i], "proto", item)});
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+const NcclObservation* jobs_observation(const NcclObserved& observed) {
+  if (observed.shipped) return &*observed.shipped;
+  return observed.defaults ? &*observed.defaults : nullptr;
+}
+
+std::string observed_choice_at(const NcclObservation& observation, std::string_view op, std::uint64_t bytes) {
+  for (const ObservedChoice& c : observation.choices)
+    if (c.bytes == bytes && (c.op.empty() || c.op == op)) return c.algo + "/" + c.proto;
+  return "";
+}
+
+std::vector<ChoiceContradiction> choice_contradictions(const NcclObservation& observation,
+                                                       std::string_view op,
+                                                       const std::vector<SizeChoice>& per_size,
+                                                       const MeasuredRange& measured) {
+  std::vector<ChoiceContradiction> found;
+  for (const ObservedChoice& c : observation.choices) {
+    if (!c.op.empty() && c.op != op) continue;
+    if (measured.known() && (c.bytes < measured.min_bytes || c.bytes > measured.max_bytes)) continue;
+    const SizeChoice* best = choice_for_size(per_size, c.bytes);
+    if (best == nullptr || (allows(best->algo, c.algo) && allows(best->proto, c.proto))) continue;
+    found.push_back(
+        {std::string(op), c.bytes, c.algo + "/" + c.proto,
+         (best->algo.empty() ? "auto" : best->algo) + "/" + (best->proto.empty() ? "auto" : best->proto)});
+  }
+  // By size, one per size (an op-less line and the op's own may both name one).
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto& a, const auto& b) { return a.bytes == b.bytes; }),
+              found.end());
+  if (found.size() > kMaxObservedEntries) found.resize(kMaxObservedEntries);
+  return found;
+}
+
+std::string describe_contradiction(const ChoiceContradiction& c) {
+  return "at " + format_byte_size(c.bytes) + " NCCL chose " + c.nccl + " under the shipped env; " +
+         c.measured + " measured fastest (per_size: only the tuner plugin applies it)";
+}
+
+std::string describe_observation(const NcclObservation& o) {
+  std::string out;
+  auto part = [&out](const std::string& text) { out += (out.empty() ? "" : ", ") + text; };
+  if (!o.transport.empty() || !o.net_plugin.empty())
+    part((o.transport.empty() ? "network ?" : o.transport) +
+         (o.net_plugin.empty() || o.net_plugin == o.transport ? "" : " (plugin " + o.net_plugin + ")"));
+  if (!o.hcas.empty()) {
+    std::string devices;
+    for (std::size_t i = 0; i < o.hcas.size() && i < 4; ++i) devices += (i ? ", " : "") + o.hcas[i];
+    part(std::to_string(o.hcas.size()) + (o.hcas.size() == 1 ? " device (" : " devices (") + devices +
+         (o.hcas.size() > 4 ? ", ...)" : ")"));
+  }
+  if (o.connections && o.gdr_connections)
+    part("GPUDirect RDMA on " + std::to_string(*o.gdr_connections) + " of " + std::to_string(*o.connections) +
+         " connections");
+  if (o.nvls_available)
+    part(*o.nvls_available ? "NVLS " + std::to_string(o.nvls_channels.value_or(0)) + " channels"
+                           : std::string("NVLS unavailable"));
+  if (o.coll_channels) part(std::to_string(*o.coll_channels) + " channels");
+  if (!o.tuner.empty()) part("tuner: " + o.tuner);
+  return out;
+}
+
+std::string render_nccl_observed_lines(const NcclObserved& observed) {
+  std::string out;
+  if (observed.defaults) out += "NCCL said (defaults): " + describe_observation(*observed.defaults) + "\n";
+  if (observed.shipped) {
+    NcclObservation shipped_facts = *observed.shipped,
+                    default_facts = observed.defaults.value_or(NcclObservation{});
+    shipped_facts.choices.clear();
+    default_facts.choices.clear();
+    if (!observed.defaults || shipped_facts != default_facts)
+      out += "NCCL said (with env): " + describe_observation(*observed.shipped) + "\n";
+  }
+  for (const ObservedVerdict& v : observed.verdicts)
+    if (v.level != "info") out += "  " + v.level + "  " + v.check + ": " + v.message + "\n";
+  for (const ChoiceContradiction& c : observed.contradictions)
+    out += "  note  " + describe_contradiction(c) + "\n";
+  return out;
+}
+
+void write_nccl_observed(std::ostream& out, const NcclObserved& observed) {
+  if (observed.empty() && observed.verdicts.empty()) return;
+  out << "  nccl_observed:\n";
+  if (observed.defaults) write_observation(out, "defaults", *observed.defaults);
+  if (observed.shipped) write_observation(out, "shipped", *observed.shipped);
+  out << "    verdicts:" << (observed.verdicts.empty() ? " []" : "") << "\n";
+  for (std::size_t i = 0; i < observed.verdicts.size() && i < kMaxObservedEntries; ++i) {
+    const ObservedVerdict& v = observed.verdicts[i];
+    out << "      - {level: " << clean_quoted(v.level) << ", check: " << clean_quoted(v.check)
+        << ", message: " << clean_quoted(v.message) << "}\n";
+  }
+  out << "    contradictions:" << (observed.contradictions.empty() ? " []" : "") << "\n";
+  for (std::size_t i = 0; i < observed.contradictions.size() && i < kMaxObservedEntries; ++i) {
+    const ChoiceContradiction& c = observed.contradictions[i];
+    out << "      - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
+        << ", nccl: " << clean_quoted(c.nccl) << ", measured: " << clean_quoted(c.measured) << "}\n";
+  }
+}
+
+NcclObserved parse_nccl_observed(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  yaml_check_keys(node, field, {"defaults", "shipped", "verdicts", "contradictions"});
+  NcclObserved observed;
+  if (node["defaults"])
+    observed.defaults = parse_observation(node["defaults"], yaml_child(field, "defaults"));
+  if (node["shipped"]) observed.shipped = parse_observation(node["shipped"], yaml_child(field, "shipped"));
+  if (const YAML::Node verdicts = node["verdicts"]) {
+    const std::string at = yaml_child(field, "verdicts");
+    expect_short_list(verdicts, at);
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+      const std::string item = yaml_item(at, i);
+      yaml_expect_map(verdicts[i], item);
+      yaml_check_keys(verdicts[i], item, {"level", "check", "message"});
+      ObservedVerdict v{text_at(verdicts[i], "level", item), text_at(verdicts[i], "check", item),
+                        text_at(verdicts[i], "message", item)};
+      if (v.level != "info" && v.level != "warn" && v.level != "fail")
+        yaml_fail(yaml_line(verdicts[i]), yaml_child(item, "level"), "expected info, warn or fail");
+      observed.verdicts.push_back(std::move(v));
+    }
+  }
+  if (const YAML::Node contradictions = node["contradictions"]) {
+    const std::string at = yaml_child(field, "contradictions");
+    expect_short_list(contradictions, at);
+    for (std::size_t i = 0; i < contradictions.size(); ++i) {
+      const std::string item = yaml_item(at, i);
+      const YAML::Node c = contradictions[i];
+      yaml_expect_map(c, item);
+      yaml_check_keys(c, item, {"op", "bytes", "nccl", "measured"});
+      if (!c["bytes"]) yaml_fail(yaml_line(c), yaml_child(item, "bytes"), "missing");
+      observed.contradictions.push_back({text_at(c, "op", item),
+                                         bytes_at(c["bytes"], yaml_child(item, "bytes")),
+                                         text_at(c, "nccl", item), text_at(c, "measured", item)});
+    }
+  }
+  return observed;
+}
+
+}  // namespace nccltune
