@@ -99,24 +99,30 @@ TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
 
 TEST(MetricsTextfile, TheHardwarePeakPerCollective) {
   NodeState s = sample();
-  EXPECT_EQ(samples(render_metrics_textfile(s, std::nullopt, 0)).count(
-                "nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"\"}"),
+  EXPECT_EQ(samples(render_metrics_textfile(s, std::nullopt, 0))
+                .count("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"\"}"),
             0u)
       << "unknown: no sample";
   s.topology.peak = {{450.0, "NVLink4 x18", {}}, {50.0, "1x mlx5 400 Gb/s per GPU", {}}, std::nullopt};
   const auto m = samples(render_metrics_textfile(s, std::nullopt, 0));
-  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"NVLink4 x18\"}"), "450000000000");
-  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"inter_node_per_gpu\",bottleneck=\"1x mlx5 400 Gb/s per GPU\"}"),
+  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"NVLink4 x18\"}"),
+            "450000000000");
+  EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"inter_node_per_gpu\",bottleneck=\"1x mlx5 "
+                 "400 Gb/s per GPU\"}"),
             "50000000000");
   // Two GPUs: one node is NVLink's 450; two nodes, two 50 GB/s rails.
-  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"1\",bottleneck=\"NVLink4 x18\"}"),
+  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"1\",bottleneck="
+                 "\"NVLink4 x18\"}"),
             "450000000000");
-  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"2\",bottleneck=\"network, 1x "
+  EXPECT_EQ(m.at("nccltune_peak_busbw_bytes_per_second{collective=\"all_reduce\",nodes=\"2\",bottleneck="
+                 "\"network, 1x "
                  "mlx5 400 Gb/s per GPU x 2 GPUs\"}"),
             "100000000000");
-  EXPECT_EQ(m.count("nccltune_peak_busbw_bytes_per_second{collective=\"alltoall\",nodes=\"2\",bottleneck=\"network, 1x "
-                    "mlx5 400 Gb/s per GPU; alltoall sends 2/3 of its bytes off the node\"}"),
-            1u);
+  EXPECT_EQ(
+      m.count(
+          "nccltune_peak_busbw_bytes_per_second{collective=\"alltoall\",nodes=\"2\",bottleneck=\"network, 1x "
+          "mlx5 400 Gb/s per GPU; alltoall sends 2/3 of its bytes off the node\"}"),
+      1u);
 }
 
 TEST(MetricsTextfile, EachCheckFindingByName) {
@@ -186,14 +192,17 @@ TEST(MetricsTextfile, WhatNcclLastSaidOfTheNetwork) {
   observed.observation.connections = 8;
   observed.observation.gdr_connections = 2;
   const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0, observed));
-  EXPECT_EQ(s.at("nccltune_nccl_observed_info{transport=\"Socket\",net_plugin=\"Socket\",nccl_version=\"2.28.9\","
-                 "date=\"2026-11-29T12:00:00Z\",file=\"/shared/store/k/2n.yaml\"}"),
-            "1");
+  EXPECT_EQ(
+      s.at("nccltune_nccl_observed_info{transport=\"Socket\",net_plugin=\"Socket\",nccl_version=\"2.28.9\","
+           "date=\"2026-11-29T12:00:00Z\",file=\"/shared/store/k/2n.yaml\"}"),
+      "1");
   EXPECT_EQ(s.at("nccltune_nccl_observed_hcas"), "2");
   EXPECT_EQ(s.at("nccltune_nccl_observed_gdr_ratio"), "0.25");
 
   observed.observation.connections.reset();  // no connection lines: GDR unknown, not 0
-  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0, observed)).count("nccltune_nccl_observed_gdr_ratio"),
+  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0, observed))
+                .count("nccltune_nccl_observed_gdr_ratio"),
             0u);
-  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0)).count("nccltune_nccl_observed_hcas"), 0u);
+  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0)).count("nccltune_nccl_observed_hcas"),
+            0u);
 }

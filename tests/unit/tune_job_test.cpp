@@ -240,7 +240,8 @@ TEST(TuneJob, RecordsWhatNcclSaidAndSaysSocketsWereUsed) {
   EXPECT_EQ(observed.defaults->transport, "Socket");
   EXPECT_EQ(observed.defaults->hcas, (std::vector<std::string>{"eth0"}));
   EXPECT_EQ(observed.defaults->gdr_connections, 0);
-  EXPECT_EQ(observed_choice_at(*observed.defaults, "AllReduce", profile->results.sizes.back()), "RING/SIMPLE");
+  EXPECT_EQ(observed_choice_at(*observed.defaults, "AllReduce", profile->results.sizes.back()),
+            "RING/SIMPLE");
   EXPECT_EQ(observed.shipped.has_value(), !profile->env.empty());
   bool says_sockets = false;
   for (const ObservedVerdict& v : observed.verdicts)

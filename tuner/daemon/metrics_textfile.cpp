@@ -105,13 +105,11 @@ void gpudirect_and_roce(TextfileWriter& out, const NodeState& state) {
   out.family("nccltune_roce_mtu_bytes", "gauge", "The MTU of a RoCE NIC's netdev.");
   for (const DeviceState& nic : state.nics)
     if (nic.roce_mtu) out.sample("nccltune_roce_mtu_bytes", device_labels(nic), *nic.roce_mtu);
-  out.family(
-      "nccltune_roce_mtu_ok", "gauge",
-      "1 when a RoCE NIC's MTU is 4096 or more (check warns below), else 0.");
+  out.family("nccltune_roce_mtu_ok", "gauge",
+             "1 when a RoCE NIC's MTU is 4096 or more (check warns below), else 0.");
   for (const DeviceState& nic : state.nics)
     if (nic.roce_mtu)
-      out.sample("nccltune_roce_mtu_ok", device_labels(nic),
-                 *nic.roce_mtu >= kRoceMinInterfaceMtu ? 1 : 0);
+      out.sample("nccltune_roce_mtu_ok", device_labels(nic), *nic.roce_mtu >= kRoceMinInterfaceMtu ? 1 : 0);
 }
 
 // The node's line rates, and each collective's busbw ceiling on one node and on two like it: what
@@ -187,7 +185,8 @@ void observed_network(TextfileWriter& out, const std::optional<ObservedNetwork>&
   if (!o.connections || !o.gdr_connections || *o.connections == 0) return;
   out.family("nccltune_nccl_observed_gdr_ratio", "gauge",
              "Share of those trials' network connections with GPUDirect RDMA (1: all, 0: none).");
-  out.sample("nccltune_nccl_observed_gdr_ratio", {}, static_cast<double>(*o.gdr_connections) / *o.connections);
+  out.sample("nccltune_nccl_observed_gdr_ratio", {},
+             static_cast<double>(*o.gdr_connections) / *o.connections);
 }
 
 }  // namespace

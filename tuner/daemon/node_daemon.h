@@ -71,8 +71,8 @@ class NodeDaemon {
   std::optional<NodeState> last_good_;
   std::vector<DriftEntry> reported_drift_;
   std::map<std::string, std::string> output_errors_;
-  std::string published_env_;                    // nccl.env as last written, to log a change once
-  std::optional<ActiveProfile> active_profile_;  // what nccl.env comes from, for the metrics
+  std::string published_env_;                        // nccl.env as last written, to log a change once
+  std::optional<ActiveProfile> active_profile_;      // what nccl.env comes from, for the metrics
   std::optional<ObservedNetwork> observed_network_;  // NCCL's last account of the network, for the metrics
   bool config_error_ = false;  // the last reload's config was invalid (the old one is in use)
   std::string status_;

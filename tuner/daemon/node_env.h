@@ -22,10 +22,10 @@ struct ActiveProfile {
 };
 
 struct NodeEnv {
-  std::optional<ActiveProfile> profile;  // nullopt: the store has no profile for this key
-  std::string environment_file;          // comment lines, then NAME=value lines
-  std::string nccl_conf_body;            // NAME=value lines only; empty without a profile
-  std::vector<std::string> warnings;     // names or values render_env dropped, profiles skipped
+  std::optional<ActiveProfile> profile;     // nullopt: the store has no profile for this key
+  std::string environment_file;             // comment lines, then NAME=value lines
+  std::string nccl_conf_body;               // NAME=value lines only; empty without a profile
+  std::vector<std::string> warnings;        // names or values render_env dropped, profiles skipped
   std::optional<ObservedNetwork> observed;  // NCCL's account in the key's newest profile with one
 };
 

@@ -203,9 +203,9 @@ std::string curves_section(const ReportInput& in) {
                             kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
   }
   if (r.peak_busbw_gbps)  // a flat line at the hardware peak (it may lie below an NVLS curve)
-    chart.series.push_back({"peak",
-                            fmt::format("hardware peak {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck),
-                            kPeakColor, true, r.sizes, std::vector<double>(r.sizes.size(), *r.peak_busbw_gbps)});
+    chart.series.push_back(
+        {"peak", fmt::format("hardware peak {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck),
+         kPeakColor, true, r.sizes, std::vector<double>(r.sizes.size(), *r.peak_busbw_gbps)});
   std::string out = "<section id=\"busbw\"><h2>Bus bandwidth</h2>\n" + render_line_chart(chart);
   if (!r.peak_busbw_gbps && !r.peak_bottleneck.empty())
     out += "<p class=\"note\">Hardware peak " + html_text(r.peak_bottleneck) + "</p>\n";
@@ -239,14 +239,16 @@ std::string speedup_section(const Profile& p) {
     std::string peak_cell;
     if (r.peak_busbw_gbps) {
       const auto percent = percent_of_peak(r, i);
-      peak_cell = "<td class=\"num\">" + (percent ? fmt::format("{:.0f}%", *percent) : std::string("-")) + "</td>";
+      peak_cell =
+          "<td class=\"num\">" + (percent ? fmt::format("{:.0f}%", *percent) : std::string("-")) + "</td>";
     }
     table += fmt::format(
         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num {}\">{}</td>{}{}<td>{}</td></tr>\n",
         format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
         format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
-        format_speedup(bars.ratios[i]), peak_cell, nccl_cell, choice ? html_text(describe_choice(*choice)) : "-");
+        format_speedup(bars.ratios[i]), peak_cell, nccl_cell,
+        choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
   return "<section id=\"speedup\"><h2>Speedup per message size</h2>\n" + render_speedup_bars(bars) +

@@ -53,17 +53,18 @@ std::string render_tune_summary(const StrategyResult& r, const NcclObserved& obs
     const std::string choice = o ? observed_choice_at(*o, op, bytes) : "";
     return choice.empty() ? std::string("-") : choice;
   };
-  std::string out = fmt::format("{:>10}  {:>13}  {:>13}  {:>8}  {:<16}  {}{}\n", "size", "baseline GB/s",
-                                "tuned GB/s", "speedup", "NCCL chose", shipped ? "NCCL with env     " : "",
-                                "measured best");
+  std::string out =
+      fmt::format("{:>10}  {:>13}  {:>13}  {:>8}  {:<16}  {}{}\n", "size", "baseline GB/s", "tuned GB/s",
+                  "speedup", "NCCL chose", shipped ? "NCCL with env     " : "", "measured best");
   for (size_t i = 0; i < r.sizes.size(); ++i) {
     const double base = i < r.baseline_busbw.size() ? r.baseline_busbw[i] : 0;
     const double tuned = i < r.tuned_busbw.size() ? r.tuned_busbw[i] : 0;
     const SizeChoice* best = choice_for_size(r.per_size, r.sizes[i]);
     const std::string choice = best ? best->algo + "/" + best->proto : "-";
-    out += fmt::format("{:>10}  {:>13.2f}  {:>13.2f}  {:>7.3f}x  {:<16}  {}{}\n", format_byte_size(r.sizes[i]),
-                       base, tuned, base > 0 ? tuned / base : 1.0, chose(observed.defaults, r.sizes[i]),
-                       shipped ? fmt::format("{:<16}  ", chose(observed.shipped, r.sizes[i])) : "", choice);
+    out +=
+        fmt::format("{:>10}  {:>13.2f}  {:>13.2f}  {:>7.3f}x  {:<16}  {}{}\n", format_byte_size(r.sizes[i]),
+                    base, tuned, base > 0 ? tuned / base : 1.0, chose(observed.defaults, r.sizes[i]),
+                    shipped ? fmt::format("{:<16}  ", chose(observed.shipped, r.sizes[i])) : "", choice);
   }
   out += fmt::format("env: {}\n", r.keep_defaults ? "keep NCCL's defaults" : describe_env(r.env));
   out += fmt::format("objective {:.3f}x over the defaults, worst size {:.3f}x; {}\n", r.score.value,

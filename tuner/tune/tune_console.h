@@ -33,7 +33,8 @@ class TuneConsole {
 // under the shipped env), the env, how it was confirmed, what NCCL's log says of the network and
 // its warnings, and where NCCL's choice is not the measured best. `op`: NCCL's name of the
 // collective ("AllReduce").
-std::string render_tune_summary(const StrategyResult& result, const NcclObserved& observed, std::string_view op);
+std::string render_tune_summary(const StrategyResult& result, const NcclObserved& observed,
+                                std::string_view op);
 
 // "peak: 450 GB/s (NVLink4 x18); tuned busbw at 32M is 380.00 GB/s, 84% of peak", or why the
 // peak is unknown.

@@ -67,8 +67,9 @@ TrialResult run_with_nccl_log(const Job& job, TrialSpec spec, std::vector<std::s
   auto capture = NcclLogCapture::create();
   if (capture) capture->add_to(spec.env);
   const TrialResult result = job.run(job.group, spec);
-  rank_logs = job.group.gather(capture ? capture->read_all()
-                                       : fmt::format("# nccltune: rank {}: {}\n", job.group.rank(), capture.error()));
+  rank_logs =
+      job.group.gather(capture ? capture->read_all()
+                               : fmt::format("# nccltune: rank {}: {}\n", job.group.rank(), capture.error()));
   return result;
 }
 
@@ -141,7 +142,8 @@ int follow(const Job& job, const TrialSpec& spec) {
     const json message = json::parse(job.group.broadcast(std::string(), 0));
     if (message.value("cmd", "") != "trial") return message.value("exit", 0);
     std::vector<std::string> nccl_logs;
-    measure(job, spec, request_from_json(message.at("request")), message.value("nccl_log", false) ? &nccl_logs : nullptr);
+    measure(job, spec, request_from_json(message.at("request")),
+            message.value("nccl_log", false) ? &nccl_logs : nullptr);
   }
 }
 
@@ -169,7 +171,8 @@ std::string topology_source_for_node(const std::string& from, int node) {
 // the lowest (unknown when any node's is), since the slowest node bounds every collective. `own`
 // gets the topology this rank read, if it read one.
 std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, const TrialResult& probe,
-                                        std::string& error, LineRate& peak, std::optional<NodeTopology>& own) {
+                                        std::string& error, LineRate& peak,
+                                        std::optional<NodeTopology>& own) {
   std::string mine;
   const NodeLayout& layout = job.layout;
   if (layout.local_rank == 0) {
@@ -267,7 +270,8 @@ NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
     observed.shipped = observation_from_log(*jobs_log);
   }
   if (jobs_log) {
-    observed.verdicts = observed_verdicts(explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr));
+    observed.verdicts =
+        observed_verdicts(explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr));
     observed.contradictions = choice_contradictions(*jobs_observation(observed), kProfileNcclOp,
                                                     profile.per_size, profile.measured);
   }
@@ -300,7 +304,8 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.results.speedup_geomean = r.score.value;
   p.results.worst_size_ratio = r.score.worst_ratio;
   p.results.peak_busbw_gbps = peak.gbps;
-  p.results.peak_bottleneck = peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
+  p.results.peak_bottleneck =
+      peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
   p.provenance.date = rfc3339_utc();
   p.provenance.trials = r.trials;
@@ -342,7 +347,8 @@ void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
   if (log.nccl_lines == 0) return;
   for (const LogVerdict& v : explain_nccl_log(log, nullptr))
     if (v.level != LogVerdictLevel::info)
-      console.message(fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
+      console.message(
+          fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
 }
 
 int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
