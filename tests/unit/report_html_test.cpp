@@ -269,3 +269,25 @@ TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
   EXPECT_GT(candidates[0].score, candidates[1].score);
   EXPECT_EQ(best_candidates(p, journal, 1).size(), 1u);
 }
+
+TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
+  ReportInput in = demo_input();
+  EXPECT_NE(render_report_html(in).find("What NCCL did</h2>\n<p>Not recorded"), std::string::npos);
+  EXPECT_EQ(render_report_html(in).find("<th>NCCL chose</th>"), std::string::npos);
+
+  NcclObservation shipped;
+  shipped.transport = "IB";
+  shipped.hcas = {"mlx5_0:1"};
+  const std::uint64_t size = in.profile.results.sizes.at(1);
+  shipped.choices = {{"AllReduce", size, "RING", "LL128<"}};
+  in.profile.provenance.nccl_observed.shipped = shipped;
+  in.profile.provenance.nccl_observed.verdicts = {{"warn", "hcas", "NCCL uses 1 of 8 <ACTIVE> ports"}};
+  in.profile.provenance.nccl_observed.contradictions = {{"AllReduce", size, "RING/LL128", "Tree/LL"}};
+  const std::string html = render_report_html(in);
+  EXPECT_NE(html.find("<th>NCCL chose</th><th>measured best</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"mono\">RING/LL128&lt;</td>"), std::string::npos);  // escaped
+  EXPECT_NE(html.find("<dt>with the env</dt><dd>IB, 1 device (mlx5_0:1)</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dt class=\"flag\">warn hcas</dt><dd>NCCL uses 1 of 8 &lt;ACTIVE&gt; ports</dd>"),
+            std::string::npos);
+  EXPECT_NE(html.find("NCCL chose RING/LL128 under the shipped env; Tree/LL measured fastest"), std::string::npos);
+}
