@@ -174,3 +174,18 @@ TEST(NcclObserved, ShowLinesSayWhatDiffersUnderTheEnvAndWhatWarns) {
             std::string::npos)
       << lines;
 }
+
+TEST(NcclObserved, LoggedChoicesPerSizeInNcclAlgoSpelling) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "NCCL INFO AllReduce: 1024 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllReduce: 8388608 Bytes -> Algo COLLNET_DIRECT proto LL128 channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllReduce: 65536 Bytes -> Algo WARP proto LL channel{Lo..Hi}={0..1}\n",
+      "log");
+  const auto choices = logged_choices_at(log, "AllReduce", {1024, 4096, 65536, 8388608});
+  ASSERT_EQ(choices.size(), 4u);
+  EXPECT_EQ(choices[0], (NcclChoice{"NVLSTree", "Simple"}));
+  EXPECT_FALSE(choices[1].has_value());  // AllGather's line
+  EXPECT_FALSE(choices[2].has_value());  // not an algorithm NCCL_ALGO names
+  EXPECT_EQ(choices[3], (NcclChoice{"CollNetDirect", "LL128"}));
+}

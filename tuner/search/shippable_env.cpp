@@ -12,6 +12,10 @@ constexpr const char* kProto = "NCCL_PROTO";
 
 // Why `variable`'s value in `env` may not ship, or "" when it may.
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
+  for (const NcclChoice& pair : facts.corrupt_pairs)
+    if (env_allows(env, kAlgo, pair.algo) && env_allows(env, kProto, pair.proto))
+      return "it lets NCCL choose " + pair.algo + "/" + pair.proto +
+             ", which gave wrong data when a trial forced it";
   const std::string largest = format_byte_size(facts.largest_measured);
   if (!facts.default_at_largest)
     return "NCCL's own choice at the largest measured size (" + largest +
@@ -43,6 +47,20 @@ bool env_allows(const Env& env, const std::string& variable, const std::string& 
     start = comma + 1;
   }
   return listed != excluded;
+}
+
+std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {
+  std::vector<NcclChoice> pairs;
+  const auto single = [](const Env& env, const char* variable) -> std::optional<std::string> {
+    const auto it = env.find(variable);
+    if (it == env.end() || it->second.find_first_of(",^") != std::string::npos) return std::nullopt;
+    return it->second;
+  };
+  for (const FailedTrial& trial : failed) {
+    const auto algo = single(trial.env, kAlgo), proto = single(trial.env, kProto);
+    if (trial.outcome == TrialOutcome::wrong_data && algo && proto) pairs.push_back({*algo, *proto});
+  }
+  return pairs;
 }
 
 ShippableEnv shippable_env(const Env& env, const ShipFacts& facts) {

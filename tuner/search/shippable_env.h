@@ -4,7 +4,9 @@
 // sizes slower where nothing was measured. So a list ships only when it keeps:
 //   - the algorithm and the protocol NCCL's defaults used at the largest measured size (when
 //     NCCL's own account of that size is unknown, nothing can be shown to be kept: no list ships);
-//   - Simple, unless sizes of at least 256 MiB were measured.
+//   - Simple, unless sizes of at least 256 MiB were measured;
+//   - no (algorithm, protocol) pair that gave wrong data when a trial forced it: NCCL would be
+//     free to pick it at some size.
 // A restriction that does not ship stays in the profile's per_size, which the tuner plugin
 // applies within the measured range only; the notes say why.
 #pragma once
@@ -25,6 +27,7 @@ inline constexpr std::uint64_t kSimpleProvenFromBytes = std::uint64_t{256} << 20
 struct ShipFacts {
   std::uint64_t largest_measured = 0;
   std::optional<NcclChoice> default_at_largest;  // NCCL's own pick there, with nothing set
+  std::vector<NcclChoice> corrupt_pairs;         // pairs a trial forced and got wrong data from
 };
 
 struct ShippableEnv {
@@ -36,5 +39,8 @@ ShippableEnv shippable_env(const Env& env, const ShipFacts& facts);
 
 // Whether NCCL_ALGO or NCCL_PROTO's value ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
 bool env_allows(const Env& env, const std::string& variable, const std::string& name);
+
+// The (algorithm, protocol) pairs of failed trials that forced one of each and got wrong data.
+std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed);
 
 }  // namespace nccltune

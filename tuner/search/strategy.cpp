@@ -428,6 +428,7 @@ class Search {
     ShipFacts facts;
     facts.largest_measured = options_.final_grid.max_bytes;
     facts.default_at_largest = default_at_largest_;
+    facts.corrupt_pairs = corrupt_pairs(result_.failed);
     std::vector<Candidate> kept;
     for (const Candidate& finalist : finalists) {
       ShippableEnv shipped = shippable_env(finalist.env, facts);

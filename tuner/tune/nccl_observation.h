@@ -2,15 +2,25 @@
 // trials, and explain's verdicts in the profile's terms. Pure functions.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "collectives/nccl_info_log.h"
 #include "profile/nccl_observed.h"
+#include "search/trial.h"
 #include "tune/nccl_log_verdicts.h"
 
 namespace nccltune {
 
 NcclObservation observation_from_log(const NcclInfoLog& log);
+
+// NCCL's choice for `op` at each of `sizes` as its TUNING lines say (an op-less line counts for any
+// op), spelled as NCCL_ALGO and NCCL_PROTO values ("NVLS_TREE" -> "NVLSTree", "SIMPLE" -> "Simple");
+// nullopt where no line names the size or a name is not NCCL's.
+std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log, std::string_view op,
+                                                         const std::vector<std::uint64_t>& sizes);
 
 std::vector<ObservedVerdict> observed_verdicts(const std::vector<LogVerdict>& verdicts);
 

@@ -48,10 +48,16 @@ struct NcclAccount {
   std::map<Env, NcclInfoLogReader> logs;
   std::optional<NodeTopology> node;
 
-  void add(const Env& env, const std::vector<std::string>& rank_logs, std::string_view trial) {
+  // Adds one trial's logs; returns what they say of that trial alone.
+  NcclInfoLog add(const Env& env, const std::vector<std::string>& rank_logs, std::string_view trial) {
     NcclInfoLogReader& reader = logs[env];
-    for (std::size_t rank = 0; rank < rank_logs.size(); ++rank)
-      reader.add(rank_logs[rank], fmt::format("{} rank {}", trial, rank));
+    NcclInfoLogReader this_trial;
+    for (std::size_t rank = 0; rank < rank_logs.size(); ++rank) {
+      const std::string source = fmt::format("{} rank {}", trial, rank);
+      reader.add(rank_logs[rank], source);
+      this_trial.add(rank_logs[rank], source);
+    }
+    return this_trial.result();
   }
 };
 
@@ -270,8 +276,10 @@ NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
     observed.shipped = observation_from_log(*jobs_log);
   }
   if (jobs_log) {
-    observed.verdicts =
-        observed_verdicts(explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr));
+    // Not the "forced settings" ones: the shipped env's NCCL_ALGO / NCCL_PROTO are tune's own choice.
+    std::vector<LogVerdict> verdicts = explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr);
+    std::erase_if(verdicts, [](const LogVerdict& v) { return v.check == "env"; });
+    observed.verdicts = observed_verdicts(verdicts);
     observed.contradictions = choice_contradictions(*jobs_observation(observed), kProfileNcclOp,
                                                     profile.per_size, profile.measured);
   }
@@ -410,7 +418,11 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
         json{{"cmd", "trial"}, {"request", request_to_json(request)}, {"nccl_log", nccl_log}}.dump(), 0);
     std::vector<std::string> nccl_logs;
     TrialMeasurement m = measure(job, spec, request, nccl_log ? &nccl_logs : nullptr);
-    if (nccl_log) account.add(request.env, nccl_logs, to_string(request.phase));
+    // NCCL's own choices tell the strategy what the defaults use at the largest size
+    // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship.
+    if (nccl_log)
+      m.nccl_choices = logged_choices_at(account.add(request.env, nccl_logs, to_string(request.phase)),
+                                         kProfileNcclOp, m.sizes);
     e.outcome = m.outcome;
     e.reason = m.reason;
     e.time_us = m.time_us;

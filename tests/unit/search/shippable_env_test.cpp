@@ -20,7 +20,7 @@ namespace {
 constexpr std::uint64_t kOneMiB = std::uint64_t{1} << 20;
 
 ShipFacts at(std::uint64_t largest, const std::string& algo, const std::string& proto) {
-  return {largest, NcclChoice{algo, proto}};
+  return {largest, NcclChoice{algo, proto}, {}};
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ TEST(ShippableEnv, AListThatDropsNcclsOwnChoiceAtTheLargestSizeStaysOut) {
 
 TEST(ShippableEnv, UnknownNcclChoiceShipsNoList) {
   const Env env{{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "8388608"}};
-  const ShippableEnv shipped = shippable_env(env, ShipFacts{kOneMiB << 10, std::nullopt});
+  const ShippableEnv shipped = shippable_env(env, ShipFacts{kOneMiB << 10, std::nullopt, {}});
   EXPECT_EQ(shipped.env, (Env{{"NCCL_BUFFSIZE", "8388608"}}));
   EXPECT_EQ(shipped.notes.size(), 2u);
 }
@@ -111,4 +111,29 @@ TEST(ShippableEnv, WhenNothingFasterMayShipTheDefaultsStayAndTheConfirmationSays
       << result.confirmation;
   ASSERT_FALSE(result.notes.empty());
   EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
+}
+
+TEST(ShippableEnv, NoListThatLetsNcclChooseAPairThatGaveWrongData) {
+  const std::vector<FailedTrial> failed = {
+      {{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data, "12 wrong elements"},
+      {{{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "LL"}}, TrialOutcome::timeout, "hung"},  // not corrupt
+      {{{"NCCL_ALGO", "Ring,Tree"}, {"NCCL_PROTO", "LL"}},
+       TrialOutcome::wrong_data,
+       "3 wrong"},                                                     // no one pair
+      {{{"NCCL_PROTO", "LL"}}, TrialOutcome::wrong_data, "5 wrong"}};  // no algorithm
+  ShipFacts facts = at(kOneMiB << 10, "Ring", "Simple");
+  facts.corrupt_pairs = corrupt_pairs(failed);
+  ASSERT_EQ(facts.corrupt_pairs, (std::vector<NcclChoice>{{"Tree", "LL128"}}));
+
+  const Env lists{{"NCCL_ALGO", "Ring,Tree"}, {"NCCL_PROTO", "LL128,Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
+  const ShippableEnv shipped = shippable_env(lists, facts);
+  EXPECT_EQ(shipped.env, (Env{{"NCCL_MIN_NCHANNELS", "32"}}));
+  ASSERT_EQ(shipped.notes.size(), 2u);
+  EXPECT_NE(
+      shipped.notes[0].find("it lets NCCL choose Tree/LL128, which gave wrong data when a trial forced it"),
+      std::string::npos)
+      << shipped.notes[0];
+  // A list that rules the pair out ships.
+  const Env no_tree{{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "LL128,Simple"}};
+  EXPECT_EQ(shippable_env(no_tree, facts).env, no_tree);
 }
