@@ -267,14 +267,18 @@ Result<SearchSpace> load_space(const TuneOptions& o) {
 NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
   NcclObserved observed;
   std::optional<NcclInfoLog> jobs_log;
-  if (auto it = account.logs.find(Env{}); it != account.logs.end()) {
-    jobs_log = it->second.result();
-    observed.defaults = observation_from_log(*jobs_log);
-  }
-  if (auto it = account.logs.find(profile.env); !profile.env.empty() && it != account.logs.end()) {
-    jobs_log = it->second.result();
-    observed.shipped = observation_from_log(*jobs_log);
-  }
+  // A log without a line of NCCL's (NCCL printed nothing, or the trials came from the journal)
+  // records nothing.
+  const auto read = [&](const Env& env) -> std::optional<NcclObservation> {
+    const auto it = account.logs.find(env);
+    if (it == account.logs.end()) return std::nullopt;
+    NcclInfoLog log = it->second.result();
+    if (log.nccl_lines == 0) return std::nullopt;
+    jobs_log = std::move(log);
+    return observation_from_log(*jobs_log);
+  };
+  observed.defaults = read(Env{});
+  if (!profile.env.empty()) observed.shipped = read(profile.env);
   if (jobs_log) {
     // Not the "forced settings" ones: the shipped env's NCCL_ALGO / NCCL_PROTO are tune's own choice.
     std::vector<LogVerdict> verdicts = explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr);
@@ -402,7 +406,10 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
   };
   TrialExecutor execute = [&](const TrialRequest& request) {
     JournalEntry e = entry_for(request);
-    if (auto it = cache.find(journal_key(e)); it != cache.end()) {
+    const bool nccl_log = captures_nccl_log(request);
+    // A resumed run measures again the few trials that read NCCL's log: the journal keeps times,
+    // not what NCCL said, and the strategy and the profile need that.
+    if (auto it = cache.find(journal_key(e)); !nccl_log && it != cache.end()) {
       TrialMeasurement m;
       m.cached = true;
       m.outcome = it->second.outcome;
@@ -413,7 +420,6 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       m.duration_s = it->second.duration_s;
       return m;
     }
-    const bool nccl_log = captures_nccl_log(request);
     job.group.broadcast(
         json{{"cmd", "trial"}, {"request", request_to_json(request)}, {"nccl_log", nccl_log}}.dump(), 0);
     std::vector<std::string> nccl_logs;
