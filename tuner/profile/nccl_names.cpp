@@ -92,6 +92,24 @@ std::string_view nccl_protocol_name(int index) {
              : "?";
 }
 
+bool nccl_list_allows(std::string_view list, std::string_view name) {
+  const bool excluded = !list.empty() && list.front() == '^';
+  if (excluded) list.remove_prefix(1);
+  bool listed = false;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
+    start = comma + 1;
+  }
+  return listed != excluded;
+}
+
+std::string nccl_name_from_log(std::string_view logged) {
+  std::string name(logged);
+  name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+  return name;
+}
+
 bool same_text_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));

@@ -30,6 +30,14 @@ std::string_view nccl_protocol_name(int index);
 // Names NCCL reads without case (algorithms, protocols, GDR levels).
 bool same_text_ignoring_case(std::string_view a, std::string_view b);
 
+// Whether an NCCL_ALGO / NCCL_PROTO value ("Ring,Tree", "^LL128") lets NCCL use `name`, names
+// compared without case as NCCL reads them. An empty value names nothing.
+bool nccl_list_allows(std::string_view list, std::string_view name);
+
+// An algorithm or protocol as NCCL's log prints it ("NVLS_TREE", "COLLNET_DIRECT") in the
+// spelling its env values use, case aside: without the '_' ("NVLSTREE").
+std::string nccl_name_from_log(std::string_view logged);
+
 // What is wrong with `value` for the knob `name` when NCCL documents the knob's values
 // (NCCL_ALGO, NCCL_PROTO, *_NCHANNELS, NCCL_NET_GDR_LEVEL, ...); nullopt when it is possible or
 // the knob is not one of those. Does not check the safe character set (env_names.h).

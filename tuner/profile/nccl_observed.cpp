@@ -3,7 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -11,6 +11,7 @@
 #include "base/byte_size.h"
 #include "base/clean_text.h"
 #include "base/strict_yaml.h"
+#include "profile/nccl_names.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
 
@@ -19,26 +20,10 @@ namespace {
 
 // ---- comparing names --------------------------------------------------------------------------
 
-std::string folded(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    if (c != '_') out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// Whether NCCL's `logged` name is one `value` (an NCCL_ALGO / NCCL_PROTO value: "Tree",
-// "Ring,Tree", "^LL128") allows; an empty value allows anything.
+// Whether a per_size value ("Tree", "Ring,Tree", "^LL128"; empty: NCCL's own choice, so anything)
+// allows what NCCL's log names ("NVLS_TREE").
 bool allows(std::string_view value, std::string_view logged) {
-  if (value.empty()) return true;
-  const bool excluding = value.front() == '^';
-  if (excluding) value.remove_prefix(1);
-  bool listed = false;
-  while (!value.empty()) {
-    const auto comma = value.find(',');
-    if (folded(value.substr(0, comma)) == folded(logged)) listed = true;
-    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
-  }
-  return listed != excluding;
+  return value.empty() || nccl_list_allows(value, nccl_name_from_log(logged));
 }
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -107,6 +92,28 @@ std::string text_at(const YAML::Node& map, const char* key, const std::string& f
   return map[key] ? yaml_text(map[key], yaml_child(field, key)) : std::string();
 }
 
+// Each entry of the list `key` of `map`: at most kMaxObservedEntries, each a map of only `keys`,
+// given to `read` with its field name ("provenance.nccl_observed.verdicts[2]").
+template <class Read>
+void read_entries(const YAML::Node& map, const char* key, const std::string& field,
+                  std::initializer_list<std::string_view> keys, const Read& read) {
+  const YAML::Node list = map[key];
+  if (!list) return;
+  const std::string at = yaml_child(field, key);
+  expect_short_list(list, at);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item = yaml_item(at, i);
+    yaml_expect_map(list[i], item);
+    yaml_check_keys(list[i], item, keys);
+    read(list[i], item);
+  }
+}
+
+std::uint64_t required_bytes(const YAML::Node& entry, const std::string& item) {
+  if (!entry["bytes"]) yaml_fail(yaml_line(entry), yaml_child(item, "bytes"), "missing");
+  return bytes_at(entry["bytes"], yaml_child(item, "bytes"));
+}
+
 NcclObservation parse_observation(const YAML::Node& node, const std::string& field) {
   yaml_expect_map(node, field);
   yaml_check_keys(node, field,
@@ -138,19 +145,11 @@ NcclObservation parse_observation(const YAML::Node& node, const std::string& fie
     if (o.connections && o.gdr_connections && *o.gdr_connections > *o.connections)
       yaml_fail(yaml_line(network["with_gdr"]), yaml_child(at, "with_gdr"), "more than connections");
   }
-  if (const YAML::Node choices = node["choices"]) {
-    const std::string at = yaml_child(field, "choices");
-    expect_short_list(choices, at);
-    for (std::size_t i = 0; i < choices.size(); ++i) {
-      const std::string item = yaml_item(at, i);
-      yaml_expect_map(choices[i], item);
-      yaml_check_keys(choices[i], item, {"op", "bytes", "algo", "proto"});
-      if (!choices[i]["bytes"]) yaml_fail(yaml_line(choices[i]), yaml_child(item, "bytes"), "missing");
-      o.choices.push_back({text_at(choices[i], "op", item),
-                           bytes_at(choices[i]["bytes"], yaml_child(item, "bytes")),
-                           text_at(choices[i], "algo", item), text_at(choices[i], "proto", item)});
-    }
-  }
+  read_entries(node, "choices", field, {"op", "bytes", "algo", "proto"},
+               [&o](const YAML::Node& c, const std::string& item) {
+                 o.choices.push_back({text_at(c, "op", item), required_bytes(c, item),
+                                      text_at(c, "algo", item), text_at(c, "proto", item)});
+               });
   return o;
 }
 
@@ -263,34 +262,19 @@ NcclObserved parse_nccl_observed(const YAML::Node& node, const std::string& fiel
   if (node["defaults"])
     observed.defaults = parse_observation(node["defaults"], yaml_child(field, "defaults"));
   if (node["shipped"]) observed.shipped = parse_observation(node["shipped"], yaml_child(field, "shipped"));
-  if (const YAML::Node verdicts = node["verdicts"]) {
-    const std::string at = yaml_child(field, "verdicts");
-    expect_short_list(verdicts, at);
-    for (std::size_t i = 0; i < verdicts.size(); ++i) {
-      const std::string item = yaml_item(at, i);
-      yaml_expect_map(verdicts[i], item);
-      yaml_check_keys(verdicts[i], item, {"level", "check", "message"});
-      ObservedVerdict v{text_at(verdicts[i], "level", item), text_at(verdicts[i], "check", item),
-                        text_at(verdicts[i], "message", item)};
-      if (v.level != "info" && v.level != "warn" && v.level != "fail")
-        yaml_fail(yaml_line(verdicts[i]), yaml_child(item, "level"), "expected info, warn or fail");
-      observed.verdicts.push_back(std::move(v));
-    }
-  }
-  if (const YAML::Node contradictions = node["contradictions"]) {
-    const std::string at = yaml_child(field, "contradictions");
-    expect_short_list(contradictions, at);
-    for (std::size_t i = 0; i < contradictions.size(); ++i) {
-      const std::string item = yaml_item(at, i);
-      const YAML::Node c = contradictions[i];
-      yaml_expect_map(c, item);
-      yaml_check_keys(c, item, {"op", "bytes", "nccl", "measured"});
-      if (!c["bytes"]) yaml_fail(yaml_line(c), yaml_child(item, "bytes"), "missing");
-      observed.contradictions.push_back({text_at(c, "op", item),
-                                         bytes_at(c["bytes"], yaml_child(item, "bytes")),
-                                         text_at(c, "nccl", item), text_at(c, "measured", item)});
-    }
-  }
+  read_entries(node, "verdicts", field, {"level", "check", "message"},
+               [&observed](const YAML::Node& v, const std::string& item) {
+                 ObservedVerdict verdict{text_at(v, "level", item), text_at(v, "check", item),
+                                         text_at(v, "message", item)};
+                 if (verdict.level != "info" && verdict.level != "warn" && verdict.level != "fail")
+                   yaml_fail(yaml_line(v), yaml_child(item, "level"), "expected info, warn or fail");
+                 observed.verdicts.push_back(std::move(verdict));
+               });
+  read_entries(node, "contradictions", field, {"op", "bytes", "nccl", "measured"},
+               [&observed](const YAML::Node& c, const std::string& item) {
+                 observed.contradictions.push_back({text_at(c, "op", item), required_bytes(c, item),
+                                                    text_at(c, "nccl", item), text_at(c, "measured", item)});
+               });
   return observed;
 }
 

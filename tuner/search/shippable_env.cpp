@@ -36,17 +36,7 @@ std::string why_not_shippable(const Env& env, const std::string& variable, const
 
 bool env_allows(const Env& env, const std::string& variable, const std::string& name) {
   const auto it = env.find(variable);
-  if (it == env.end()) return true;
-  std::string_view list = it->second;
-  const bool excluded = !list.empty() && list.front() == '^';
-  if (excluded) list.remove_prefix(1);
-  bool listed = false;
-  for (std::size_t start = 0; start <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    listed |= same_text_ignoring_case(list.substr(start, comma - start), name);
-    start = comma + 1;
-  }
-  return listed != excluded;
+  return it == env.end() || nccl_list_allows(it->second, name);
 }
 
 std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {

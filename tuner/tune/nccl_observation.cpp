@@ -31,15 +31,11 @@ NcclObservation observation_from_log(const NcclInfoLog& log) {
 
 std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log, std::string_view op,
                                                          const std::vector<std::uint64_t>& sizes) {
-  const auto without_underscores = [](std::string name) {
-    name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
-    return name;
-  };
   std::vector<std::optional<NcclChoice>> out(sizes.size());
   for (const NcclLoggedChoice& c : log.choices) {
     if (c.op && *c.op != op) continue;
     const auto at = std::find(sizes.begin(), sizes.end(), static_cast<std::uint64_t>(c.bytes));
-    const std::optional<int> algo = nccl_algorithm_index(without_underscores(c.algo));
+    const std::optional<int> algo = nccl_algorithm_index(nccl_name_from_log(c.algo));
     const std::optional<int> proto = nccl_protocol_index(c.proto);
     if (c.bytes < 0 || at == sizes.end() || !algo || !proto) continue;
     out[static_cast<std::size_t>(at - sizes.begin())] =
