@@ -247,10 +247,53 @@ NcclLogModel parse_nccl_log(const YAML::Node& node, const std::string& path) {
   return log;
 }
 
+// Checks that `defaults` only name pairs `algos` has (an op that replaces `algos` but keeps the
+// top-level `default`).
+void check_defaults_exist(const YAML::Node& node, const std::string& path,
+                          const std::vector<DefaultChoice>& defaults,
+                          const std::map<std::string, AlgoModel>& algos) {
+  for (const DefaultChoice& choice : defaults)
+    if (!algos.contains(choice.algo) || !algos.at(choice.algo).protos.contains(choice.proto))
+      fail(node, path,
+           "its algos lack " + choice.algo + "/" + choice.proto +
+               ", which the top-level default uses; give it a default");
+}
+
+std::map<std::string, CollectiveModel> parse_collectives(const YAML::Node& node, const std::string& path,
+                                                         const FakeModel& model) {
+  yaml_expect_map(node, path);
+  yaml_check_keys(node, path,
+                  {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"});
+  std::map<std::string, CollectiveModel> collectives;
+  for (const auto& entry : node) {
+    const std::string op = entry.first.Scalar();
+    const std::string at = yaml_child(path, op);
+    const YAML::Node c = entry.second;
+    yaml_expect_map(c, at);
+    yaml_check_keys(c, at, {"default", "algos", "channels", "effects", "faults"});
+    CollectiveModel& collective = collectives[op];
+    if (c["algos"]) collective.algos = parse_algos(c["algos"], yaml_child(at, "algos"));
+    const auto& algos = collective.algos ? *collective.algos : model.algos;
+    if (c["default"])
+      collective.defaults = parse_defaults(c["default"], yaml_child(at, "default"), algos);
+    else if (collective.algos)
+      check_defaults_exist(c["algos"], yaml_child(at, "algos"), model.defaults, algos);
+    if (c["channels"]) {
+      FakeModel channels;
+      parse_channels(c["channels"], yaml_child(at, "channels"), channels);
+      collective.default_channels = channels.default_channels;
+      collective.channel_scale = channels.channel_scale;
+    }
+    if (c["effects"]) collective.effects = parse_effects(c["effects"], yaml_child(at, "effects"));
+    if (c["faults"]) collective.faults = parse_faults(c["faults"], yaml_child(at, "faults"));
+  }
+  return collectives;
+}
+
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
-                   "effects", "faults", "noise", "nccl_log"});
+                   "effects", "faults", "noise", "nccl_log", "collectives"});
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
   if (schema != kModelSchema)
@@ -266,6 +309,7 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["faults"]) model.faults = parse_faults(root["faults"], "faults");
   if (root["noise"]) model.noise = parse_noise(root["noise"], "noise");
   if (root["nccl_log"]) model.nccl_log = parse_nccl_log(root["nccl_log"], "nccl_log");
+  if (root["collectives"]) model.collectives = parse_collectives(root["collectives"], "collectives", model);
   return model;
 }
 
@@ -297,6 +341,21 @@ std::optional<std::string> canonical_algo(std::string_view name) {
 
 std::optional<std::string> canonical_proto(std::string_view name) {
   return canonical(name, kNcclProtocols);
+}
+
+FakeModel model_for_collective(const FakeModel& model, std::string_view op) {
+  FakeModel out = model;
+  out.collectives.clear();
+  const auto it = model.collectives.find(std::string(op));
+  if (it == model.collectives.end()) return out;
+  const CollectiveModel& c = it->second;
+  if (c.defaults) out.defaults = *c.defaults;
+  if (c.algos) out.algos = *c.algos;
+  if (c.default_channels) out.default_channels = *c.default_channels;
+  if (c.channel_scale) out.channel_scale = *c.channel_scale;
+  if (c.effects) out.effects = *c.effects;
+  if (c.faults) out.faults = *c.faults;
+  return out;
 }
 
 Result<FakeModel> parse_fake_model(const std::string& text, const std::string& file) {

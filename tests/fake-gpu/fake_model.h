@@ -82,6 +82,17 @@ struct NcclLogModel {
   bool nvls = false;
 };
 
+// `collectives.<op>` (an nccl-tests op name): the keys given there replace the top-level keys of
+// the same names for that op only; what is left out is the top level's.
+struct CollectiveModel {
+  std::optional<std::vector<DefaultChoice>> defaults;     // `default`
+  std::optional<std::map<std::string, AlgoModel>> algos;  // `algos`
+  std::optional<int> default_channels;                    // `channels`, with channel_scale
+  std::optional<std::map<int, double>> channel_scale;
+  std::optional<std::vector<Effect>> effects;
+  std::optional<std::vector<Fault>> faults;
+};
+
 struct FakeModel {
   std::string file;                               // where it was read from, for messages
   std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
@@ -95,7 +106,12 @@ struct FakeModel {
   std::vector<Fault> faults;
   Noise noise;
   NcclLogModel nccl_log;
+  std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
 };
+
+// The model `op` runs under: the top level with that op's `collectives` entry in place of the keys
+// it gives (the result has no `collectives`). An op without an entry gets the top level.
+FakeModel model_for_collective(const FakeModel& model, std::string_view op);
 
 // NCCL's algorithm and protocol names ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
 // "NVLSTree", "PAT"; "LL", "LL128", "Simple"), matched case-insensitively.

@@ -182,6 +182,51 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(missing.error(), "cannot read fake model: /nonexistent/model.yaml: no such file");
 }
 
+TEST(FakeGpuModel, ACollectivesEntryReplacesTheTopLevelKeysForThatOpOnly) {
+  Result<FakeModel> model = parse_fake_model(
+      "schema: nccltune/fake-model/v1\n"
+      "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: 100}}, Tree: {LL: {lat_us: 5, busbw_gbps: 20}}}\n"
+      "default: [{algo: Ring, proto: Simple}]\n"
+      "effects: [{when: {NCCL_MIN_NCHANNELS: \"32\"}, busbw_scale: 1.1}]\n"
+      "collectives:\n"
+      "  reduce_scatter:\n"
+      "    effects: [{when: {NCCL_MIN_NCHANNELS: \"32\"}, busbw_scale: 0.85}]\n"
+      "  all_gather:\n"
+      "    default: [{max_bytes: 65536, algo: Tree, proto: LL}, {algo: Ring, proto: Simple}]\n"
+      "    channels: {default: 8}\n"
+      "  alltoall:\n"
+      "    faults: [{when: {NCCL_PROTO: LL}, fault: corrupt}]\n",
+      "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  const FakeModel all_reduce = model_for_collective(*model, "all_reduce");
+  EXPECT_EQ(all_reduce.effects.at(0).busbw_scale, 1.1);
+  EXPECT_TRUE(all_reduce.collectives.empty());
+  const FakeModel reduce_scatter = model_for_collective(*model, "reduce_scatter");
+  EXPECT_EQ(reduce_scatter.effects.at(0).busbw_scale, 0.85);
+  EXPECT_EQ(reduce_scatter.defaults.size(), 1u);  // the top level's
+  const FakeModel all_gather = model_for_collective(*model, "all_gather");
+  ASSERT_EQ(all_gather.defaults.size(), 2u);
+  EXPECT_EQ(all_gather.defaults[0].algo, "Tree");
+  EXPECT_EQ(all_gather.default_channels, 8);
+  EXPECT_EQ(all_gather.effects.at(0).busbw_scale, 1.1);  // not given there: the top level's
+  EXPECT_EQ(model_for_collective(*model, "alltoall").faults.size(), 1u);
+  EXPECT_TRUE(model_for_collective(*model, "all_reduce").faults.empty());
+}
+
+TEST(FakeGpuModel, CollectivesEntriesAreReadAsStrictlyAsTheTopLevel) {
+  EXPECT_EQ(parse_error(kMinimal + "collectives: {allreduce: {}}\n"),
+            "model.yaml:3: collectives: unknown key 'allreduce'");
+  EXPECT_EQ(parse_error(kMinimal + "collectives: {all_gather: {noise: {cv: 1}}}\n"),
+            "model.yaml:3: collectives.all_gather: unknown key 'noise'");
+  EXPECT_EQ(parse_error(kMinimal + "collectives: {all_gather: {default: [{algo: Tree, proto: LL}]}}\n"),
+            "model.yaml:3: collectives.all_gather.default[0].algo: Tree is not in 'algos'");
+  // An op that replaces algos must still have every pair the top-level default uses.
+  EXPECT_NE(parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
+                                   "collectives: {alltoall: {algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}}\n")
+                .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
+            std::string::npos);
+}
+
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {
   Result<FakeModel> model = parse_fake_model(
       "schema: nccltune/fake-model/v1\n"
