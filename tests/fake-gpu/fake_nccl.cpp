@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -87,11 +88,19 @@ double timeout_seconds() {
 
 }  // namespace
 
+// The model one collective runs under and how the communicator behaves for it (the model's
+// `collectives` entry for that op).
+struct OpModel {
+  FakeModel model;
+  CommModel behaviour;
+};
+
 struct ncclComm {
-  ncclComm(FakeModel fake_model, CommModel comm_model, SharedComm shared_comm, FakeCudaHooks hooks,
-           DebugLog debug)
+  ncclComm(FakeModel fake_model, CommModel comm_model, std::map<std::string, OpModel> op_models,
+           SharedComm shared_comm, FakeCudaHooks hooks, DebugLog debug)
       : model(std::move(fake_model)),
         behaviour(std::move(comm_model)),
+        ops(std::move(op_models)),
         noise(model.noise, behaviour.rank),
         shared(std::move(shared_comm)),
         cuda(hooks),
@@ -99,6 +108,7 @@ struct ncclComm {
 
   FakeModel model;
   CommModel behaviour;
+  std::map<std::string, OpModel> ops;  // by op name, for the ops the model has an entry for
   NoiseSource noise;
   SharedComm shared;
   FakeCudaHooks cuda;
@@ -142,17 +152,29 @@ const char* op_name(Collective kind) {
   return "?";
 }
 
+// What `op` runs under: its own entry's model and behaviour, else the communicator's.
+struct OpView {
+  const FakeModel& model;
+  const CommModel& behaviour;
+};
+OpView op_view(const ncclComm& comm, std::string_view op) {
+  const auto it = comm.ops.find(std::string(op));
+  if (it == comm.ops.end()) return {comm.model, comm.behaviour};
+  return {it->second.model, it->second.behaviour};
+}
+
 std::string prefix(const ncclComm& comm) {
   return "rank " + std::to_string(comm.behaviour.rank) + ": ";
 }
 
 // hang and crash fire when an op starts.
-void fire_op_faults(const ncclComm& comm, const char* function) {
-  if (comm.behaviour.has(FaultKind::crash)) {
+void fire_op_faults(const ncclComm& comm, const char* function, std::string_view op) {
+  const CommModel& behaviour = op_view(comm, op).behaviour;
+  if (behaviour.has(FaultKind::crash)) {
     say(prefix(comm) + function + ": crash fault: aborting the process");
     std::abort();
   }
-  if (comm.behaviour.has(FaultKind::hang)) {
+  if (behaviour.has(FaultKind::hang)) {
     say(prefix(comm) + function + ": hang fault: never returning");
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
@@ -176,8 +198,9 @@ bool device_range(const ncclComm& comm, const void* pointer, std::size_t bytes) 
 }
 
 void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes) {
+  const OpView view = op_view(comm, op);
   const double us =
-      nccltune::fake::op_time_us(comm.model, comm.behaviour, op, bytes) * comm.noise.next_factor();
+      nccltune::fake::op_time_us(view.model, view.behaviour, op, bytes) * comm.noise.next_factor();
   comm.cuda.advance_stream(stream, us);
 }
 
@@ -262,23 +285,23 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   if (comm->cuda.advance_stream(stream, 0) != 0)
     return invalid(*comm, function, "the stream is not a live stream of libfakecuda");
   if (comm->async_error != ncclSuccess) return comm->async_error;
-  fire_op_faults(*comm, function);
+  fire_op_faults(*comm, function, op_name(kind));
   if (count == 0) return ncclSuccess;
+  const OpView view = op_view(*comm, op_name(kind));
 
   Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
-  if (comm->behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
+  if (view.behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
   const double model_bytes =
       static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size);
   if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
-    comm->log.info(
-        nccltune::fake::kSubsysTuning,
-        nccltune::fake::tuning_message(
-            nccl_func_name(kind), count * size,
-            nccltune::fake::choose_algo_proto(comm->model, comm->behaviour, op_name(kind), model_bytes),
-            comm->behaviour.channels));
+    comm->log.info(nccltune::fake::kSubsysTuning,
+                   nccltune::fake::tuning_message(nccl_func_name(kind), count * size,
+                                                  nccltune::fake::choose_algo_proto(
+                                                      view.model, view.behaviour, op_name(kind), model_bytes),
+                                                  view.behaviour.channels));
   advance_clock(*comm, stream, op_name(kind), model_bytes);
   return ncclSuccess;
 }
@@ -290,14 +313,15 @@ ncclResult_t flush_pending(ncclComm& comm) {
   std::vector<Transfer> transfers = std::move(comm.pending);
   comm.pending.clear();
   if (comm.async_error != ncclSuccess) return comm.async_error;
-  fire_op_faults(comm, "ncclGroupEnd");
+  fire_op_faults(comm, "ncclGroupEnd", "alltoall");
+  const OpView view = op_view(comm, "alltoall");
   Status moved = comm.shared.exchange(transfers);
   if (!moved) return fail(comm, "send/recv", moved.error());
   std::size_t sent = 0;
   std::size_t received = 0;
   for (const Transfer& transfer : transfers) {
     (transfer.send ? sent : received) += transfer.bytes;
-    if (!transfer.send && comm.behaviour.has(FaultKind::corrupt))
+    if (!transfer.send && view.behaviour.has(FaultKind::corrupt))
       nccltune::fake::corrupt_elements(transfer.data, transfer.bytes / transfer.element_size,
                                        transfer.element_size);
   }
@@ -394,6 +418,16 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     say(who + "init_error fault: failing");
     return ncclSystemError;
   }
+  std::map<std::string, OpModel> ops;
+  for (const auto& entry : model->collectives) {
+    FakeModel op_model = nccltune::fake::model_for_collective(*model, entry.first);
+    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks);
+    if (!op_behaviour) {
+      say(who + entry.first + ": " + op_behaviour.error());
+      return ncclInvalidUsage;
+    }
+    ops.emplace(entry.first, OpModel{std::move(op_model), std::move(*op_behaviour)});
+  }
   Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
   if (!shared) {
     say(who + shared.error());
@@ -406,7 +440,8 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
   for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(*model, env, *behaviour, place))
     log.info(line.subsystems, line.message);
-  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(*shared), *hooks, std::move(log));
+  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(ops), std::move(*shared), *hooks,
+                       std::move(log));
   return ncclSuccess;
 }
 

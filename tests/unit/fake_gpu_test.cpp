@@ -1066,3 +1066,43 @@ TEST(FakeGpuProcesses, InitNeedsACurrentContext) {
             std::string::npos)
       << ranks.output(0);
 }
+
+// The model's collectives section, as the fake NCCL applies it: each op runs under its own entry.
+TEST(FakeGpuProcesses, EachCollectiveRunsUnderItsOwnEntry) {
+  TempDir dir;
+  const std::string path = (dir.path() / "model.yaml").string();
+  write_file(path, read_file(model_fixture("exact.yaml")) +
+                       "collectives:\n"
+                       "  reduce_scatter:\n"
+                       "    effects: [{when: {NCCL_MIN_NCHANNELS: \"32\"}, busbw_scale: 0.5}]\n"
+                       "  alltoall:\n"
+                       "    faults: [{when: {NCCL_PROTO: Simple}, fault: corrupt}]\n");
+  const NcclEnv nccl_env = {{"NCCL_PROTO", "Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", path}, {"NCCL_PROTO", "Simple"}, {"NCCL_MIN_NCHANNELS", "32"}};
+  const int nranks = 4;
+  RankProcesses ranks(nranks, env, sweep_body({"all_reduce", "reduce_scatter", "alltoall"}, small_sweep()));
+  ranks.finish(120);
+
+  Result<FakeModel> model = parse_fake_model(read_file(path), path);
+  ASSERT_TRUE(model.ok()) << model.error();
+  for (int r = 0; r < nranks; ++r) {
+    const std::vector<Row> rows = rows_of(ranks.output(r));
+    ASSERT_EQ(rows.size(), 3 * sweep_sizes(small_sweep()).size()) << ranks.output(r);
+    for (const Row& row : rows) {
+      SCOPED_TRACE("rank " + std::to_string(r) + " " + row.op + " " + std::to_string(row.bytes));
+      const FakeModel op_model = model_for_collective(*model, row.op);
+      const double expected =
+          op_time_us(op_model, resolve(op_model, nccl_env, r, nranks), row.op, static_cast<double>(row.bytes));
+      EXPECT_NEAR(row.out_of_place_us, expected, expected * 1e-5);
+      if (row.op == "alltoall")
+        EXPECT_GT(row.out_of_place_wrong.value_or(0), 0);
+      else
+        EXPECT_EQ(row.out_of_place_wrong, 0);
+    }
+  }
+  // reduce_scatter's own effect halves its bandwidth; all_reduce keeps the top level's.
+  const FakeModel top = model_for_collective(*model, "all_reduce");
+  const FakeModel scatter = model_for_collective(*model, "reduce_scatter");
+  EXPECT_GT(op_time_us(scatter, resolve(scatter, nccl_env, 0, nranks), "reduce_scatter", 4096000),
+            op_time_us(top, resolve(top, nccl_env, 0, nranks), "reduce_scatter", 4096000));
+}
