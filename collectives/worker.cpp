@@ -75,10 +75,13 @@ int run_worker(int command_fd, int event_fd) {
   if (!start) return events.fail("load", start.error());
   auto config = worker_config_from_json(*start);
   if (!config) return events.fail("load", config.error());
-  const CollectiveSpec* spec = find_collective(config->collective);
-  if (!spec)
-    return events.fail("load",
-                       "unknown collective '" + config->collective + "' (known: " + collective_names() + ")");
+  std::vector<const CollectiveSpec*> specs;
+  for (const std::string& name : config->collectives) {
+    const CollectiveSpec* spec = find_collective(name);
+    if (!spec)
+      return events.fail("load", "unknown collective '" + name + "' (known: " + collective_names() + ")");
+    specs.push_back(spec);
+  }
 
   auto cuda = CudaDriver::load(config->cuda_lib);
   if (!cuda) return events.fail("load", cuda.error());
@@ -117,13 +120,16 @@ int run_worker(int command_fd, int event_fd) {
   events.send(ready);
 
   const SweepContext sweep_context{*cuda, *nccl, *comm, *stream, config->rank, config->nranks};
-  auto measured = run_size_sweep(sweep_context, *spec, config->sweep, [&](const SizeMeasurement& size) {
-    WorkerEvent event;
-    event.kind = WorkerEvent::Kind::size;
-    event.size = size;
-    events.send(event);
-  });
-  if (!measured) return events.fail("run", measured.error());
+  for (const CollectiveSpec* spec : specs) {
+    auto measured = run_size_sweep(sweep_context, *spec, config->sweep, [&](const SizeMeasurement& size) {
+      WorkerEvent event;
+      event.kind = WorkerEvent::Kind::size;
+      event.op = std::string(spec->name());
+      event.size = size;
+      events.send(event);
+    });
+    if (!measured) return events.fail("run", std::string(spec->name()) + ": " + measured.error());
+  }
   WorkerEvent done;
   done.kind = WorkerEvent::Kind::done;
   events.send(done);

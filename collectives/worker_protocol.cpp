@@ -26,7 +26,7 @@ json worker_config_to_json(const WorkerConfig& c) {
           {"device", c.device},
           {"cuda_lib", c.cuda_lib},
           {"nccl_lib", c.nccl_lib},
-          {"collective", c.collective},
+          {"collectives", c.collectives},
           {"min_bytes", c.sweep.min_bytes},
           {"max_bytes", c.sweep.max_bytes},
           {"step_factor", c.sweep.step_factor},
@@ -49,7 +49,8 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
     c.device = j.at("device").get<int>();
     c.cuda_lib = j.at("cuda_lib").get<std::string>();
     c.nccl_lib = j.at("nccl_lib").get<std::string>();
-    c.collective = j.at("collective").get<std::string>();
+    c.collectives = j.at("collectives").get<std::vector<std::string>>();
+    if (c.collectives.empty()) return Error{"worker config: no collective to measure"};
     c.sweep.min_bytes = j.at("min_bytes").get<std::size_t>();
     c.sweep.max_bytes = j.at("max_bytes").get<std::size_t>();
     c.sweep.step_factor = j.at("step_factor").get<double>();
@@ -85,6 +86,7 @@ std::string encode_event(const WorkerEvent& e) {
     case WorkerEvent::Kind::ready: j = {{"event", "ready"}}; break;
     case WorkerEvent::Kind::size:
       j = {{"event", "size"},
+           {"op", e.op},
            {"bytes", e.size.bytes},
            {"count", e.size.count},
            {"oop_us", e.size.out_of_place_us},
@@ -119,6 +121,7 @@ Result<WorkerEvent> decode_event(const std::string& line) {
       e.kind = WorkerEvent::Kind::ready;
     } else if (kind == "size") {
       e.kind = WorkerEvent::Kind::size;
+      e.op = j.at("op").get<std::string>();
       e.size.bytes = j.at("bytes").get<std::size_t>();
       e.size.count = j.at("count").get<std::size_t>();
       e.size.out_of_place_us = j.at("oop_us").get<double>();

@@ -8,8 +8,9 @@
 //   parent -> worker  {"cmd":"init","id":"<hex>"}                           (every rank)
 //   worker -> parent  {"event":"ready"}
 //   worker -> parent
-//   {"event":"size","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..} worker ->
-//   parent  {"event":"done"} worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
+//   {"event":"size","op":"all_reduce","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
+//   worker -> parent  {"event":"done"}
+//   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,8 @@ struct WorkerConfig {
   int device = 0;  // node-local rank
   std::string cuda_lib = "libcuda.so.1";
   std::string nccl_lib = "libnccl.so.2";
-  std::string collective = "all_reduce";
+  // The collectives the worker sweeps, one after another on one communicator (nccl-tests names).
+  std::vector<std::string> collectives{"all_reduce"};
   SweepOptions sweep;
 };
 
@@ -51,6 +53,7 @@ struct WorkerEvent {
   // unique_id
   std::string id_hex;
   // size
+  std::string op;  // the collective measured
   SizeMeasurement size;
   // error
   std::string stage;

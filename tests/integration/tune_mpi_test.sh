@@ -30,7 +30,7 @@ check_that "[ $status -eq 0 ]" "one-knob tune exits 0 (got $status)" || show_log
 profile=$(find "$work/one" -name 2n.yaml)
 check_that "[ -n '$profile' ]" "one-knob profile written as <out>/<key>/2n.yaml"
 check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$profile'" "profile env has NCCL_NET_GDR_LEVEL=SYS"
-check_that "[ \$(sed -n '/^env:/,/^per_size:/p' '$profile' | grep -c 'NCCL_') -eq 1 ]" "profile env has nothing else"
+check_that "[ \$(sed -n '/^env:/,/^collectives:/p' '$profile' | grep -c 'NCCL_') -eq 1 ]" "profile env has nothing else"
 check_that "grep -q 'algo: \"Tree\", proto: \"LL\"' '$profile'" "per-size choice for small sizes"
 check_that "grep -q 'speedup' '$work/log' && grep -q 'baseline GB/s' '$work/log'" "summary table printed"
 check_that no_tagged_processes_left "no worker left after a finished tune"
@@ -56,8 +56,8 @@ profile=$(find "$work/faults" -name 2n.yaml)
 for outcome in timeout crash wrong_data init_error; do
   check_that "grep -q 'outcome: \"$outcome\"' '$profile'" "profile reports a $outcome trial"
 done
-check_that "sed -n '/^env:/,/^per_size:/p' '$profile' | grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"'" "faults: optimum still found"
-check_that "! sed -n '/^env:/,/^per_size:/p' '$profile' | grep -qE 'NTHREADS|BUFFSIZE|MIN_NCHANNELS|PHB'" "no failing value chosen"
+check_that "sed -n '/^env:/,/^collectives:/p' '$profile' | grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"'" "faults: optimum still found"
+check_that "! sed -n '/^env:/,/^collectives:/p' '$profile' | grep -qE 'NTHREADS|BUFFSIZE|MIN_NCHANNELS|PHB'" "no failing value chosen"
 check_that no_tagged_processes_left "no worker left after hangs and crashes"
 
 # 3. A run killed half-way resumes from its journal and measures nothing twice.
@@ -108,10 +108,10 @@ status=$?
 check_that "[ $status -eq 0 ]" "drops-simple tune exits 0 (got $status)" || show_log "$work/log"
 profile=$(find "$work/drops" -name 2n.yaml)
 check_that "[ -n '$profile' ]" "drops-simple profile written"
-proto=$(sed -n '/^env:/,/^measured:/p' "$profile" | sed -n 's/.*NCCL_PROTO: "\([^"]*\)".*/\1/p')
+proto=$(sed -n '/^env:/,/^collectives:/p' "$profile" | sed -n 's/.*NCCL_PROTO: "\([^"]*\)".*/\1/p')
 check_that "[ -z '$proto' ] || echo '$proto' | grep -q Simple" "no NCCL_PROTO list without Simple in env (got '$proto')"
-check_that "grep -qx 'measured: {min_bytes: 16, max_bytes: 1048576}' '$profile'" "profile records the measured range"
-last=$(sed -n '/^per_size:/,/^results:/p' "$profile" | grep -o 'max_bytes: [0-9]*' | tail -1)
+check_that "grep -qx '    measured: {min_bytes: 16, max_bytes: 1048576}' '$profile'" "profile records the measured range"
+last=$(sed -n '/^    per_size:/,/^    results:/p' "$profile" | grep -o 'max_bytes: [0-9]*' | tail -1)
 check_that "[ '$last' = 'max_bytes: 1048576' ]" "per_size ends at 1 MiB (got '$last')"
 check_that "grep -A3 '^notes:' '$profile' | grep -q 'NCCL_PROTO=LL,LL128 is not in env'" "the profile says why the list is not in env"
 "$nccltune" show "$profile" >"$work/show.txt" 2>&1

@@ -12,8 +12,6 @@
 namespace nccltune::test_support {
 namespace {
 
-constexpr const char* kOp = "all_reduce";
-
 // The NCCL_* snapshot as the fake NCCL takes it at init: from an environ-style array.
 fake::NcclEnv nccl_env(const Env& env) {
   std::vector<std::string> entries;
@@ -98,9 +96,40 @@ std::uint64_t trial_seed(const fake::FakeModel& model, const TrialRequest& reque
   return hash;
 }
 
-double busbw_of(std::uint64_t bytes, double time_us, int nranks) {
+double busbw_of(const std::string& op, std::uint64_t bytes, double time_us, int nranks) {
   if (!(time_us > 0)) return 0;
-  return static_cast<double>(bytes) / (time_us * 1e-6) / 1e9 * fake::busbw_factor(kOp, nranks);
+  return static_cast<double>(bytes) / (time_us * 1e-6) / 1e9 * fake::busbw_factor(op, nranks);
+}
+
+int fault_level(TrialOutcome outcome) {
+  switch (outcome) {
+    case TrialOutcome::init_error: return 4;
+    case TrialOutcome::crash: return 3;
+    case TrialOutcome::timeout: return 2;
+    case TrialOutcome::wrong_data: return 1;
+    default: return 0;
+  }
+}
+
+// Each collective's model and its ranks' communicators; the trial's fault is the worst of theirs.
+struct OpRanks {
+  std::string op;
+  fake::FakeModel model;
+  Ranks ranks;
+};
+std::vector<OpRanks> resolve_ops(const fake::FakeModel& model, const Env& env, int nranks,
+                                 const std::vector<std::string>& ops, Ranks& worst, bool every_rank = true) {
+  std::vector<OpRanks> resolved;
+  for (const std::string& op : ops) {
+    fake::FakeModel op_model = fake::model_for_collective(model, op);
+    Ranks ranks = resolve_ranks(op_model, env, nranks, every_rank);
+    if (ranks.fault && (!worst.fault || fault_level(*ranks.fault) > fault_level(*worst.fault))) {
+      worst.fault = ranks.fault;
+      worst.reason = ranks.reason;
+    }
+    resolved.push_back({op, std::move(op_model), std::move(ranks)});
+  }
+  return resolved;
 }
 
 double trial_duration(std::size_t sizes, int warmup, int iterations) {
@@ -112,11 +141,12 @@ double trial_duration(std::size_t sizes, int warmup, int iterations) {
 TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
   TrialMeasurement m;
   const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
-  Ranks ranks = resolve_ranks(model, request.env, nranks);
-  m.duration_s = trial_duration(sizes.size(), request.warmup, request.iterations);
-  if (ranks.fault) {
-    m.outcome = *ranks.fault;
-    m.reason = ranks.reason;
+  Ranks worst;
+  const std::vector<OpRanks> ops = resolve_ops(model, request.env, nranks, request.collectives, worst);
+  m.duration_s = trial_duration(sizes.size() * ops.size(), request.warmup, request.iterations);
+  if (worst.fault) {
+    m.outcome = *worst.fault;
+    m.reason = worst.reason;
     if (m.outcome == TrialOutcome::timeout) m.duration_s = kTrialFixedCost_s + kHangCost_s;
     if (m.outcome == TrialOutcome::crash) m.duration_s = kTrialFixedCost_s + kCrashCost_s;
     if (m.outcome == TrialOutcome::init_error) m.duration_s = kTrialFixedCost_s;
@@ -126,26 +156,30 @@ TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRe
   fake::Noise noise = model.noise;
   noise.seed = trial_seed(model, request);
   std::vector<fake::NoiseSource> sources;
-  sources.reserve(ranks.comms.size());
-  for (const auto& comm : ranks.comms) sources.emplace_back(noise, comm.rank);
-  for (std::uint64_t bytes : sizes) {
-    // NCCL's account of its own choice, as the fake prints it for rank 0 (TUNING).
-    if (!ranks.comms.empty()) {
-      const fake::AlgoProto chosen =
-          fake::choose_algo_proto(model, ranks.comms.front(), kOp, static_cast<double>(bytes));
-      m.nccl_choices.push_back(NcclChoice{chosen.algo, chosen.proto});
+  for (int rank = 0; rank < nranks; ++rank) sources.emplace_back(noise, rank);
+  for (const OpRanks& op : ops) {
+    const std::vector<fake::CommModel>& comms = op.ranks.comms;
+    for (std::uint64_t bytes : sizes) {
+      // NCCL's account of its own choice, as the fake prints it for rank 0 (TUNING).
+      if (!comms.empty()) {
+        const fake::AlgoProto chosen =
+            fake::choose_algo_proto(op.model, comms.front(), op.op, static_cast<double>(bytes));
+        m.nccl_choices.push_back(NcclChoice{chosen.algo, chosen.proto});
+      }
+      double slowest = 0;
+      for (std::size_t r = 0; r < comms.size(); ++r) {
+        const double time = fake::op_time_us(op.model, comms[r], op.op, static_cast<double>(bytes));
+        fake::NoiseSource& source = sources[static_cast<std::size_t>(comms[r].rank)];
+        for (int w = 0; w < request.warmup; ++w) source.next_factor();
+        double sum = 0;
+        for (int i = 0; i < iterations; ++i) sum += time * source.next_factor();
+        slowest = std::max(slowest, sum / iterations);
+      }
+      m.ops.push_back(op.op);
+      m.sizes.push_back(bytes);
+      m.time_us.push_back(slowest);
+      m.busbw.push_back(busbw_of(op.op, bytes, slowest, nranks));
     }
-    double slowest = 0;
-    for (std::size_t r = 0; r < ranks.comms.size(); ++r) {
-      const double op = fake::op_time_us(model, ranks.comms[r], kOp, static_cast<double>(bytes));
-      for (int w = 0; w < request.warmup; ++w) sources[r].next_factor();
-      double sum = 0;
-      for (int i = 0; i < iterations; ++i) sum += op * sources[r].next_factor();
-      slowest = std::max(slowest, sum / iterations);
-    }
-    m.sizes.push_back(bytes);
-    m.time_us.push_back(slowest);
-    m.busbw.push_back(busbw_of(bytes, slowest, nranks));
   }
   return m;
 }
@@ -183,57 +217,71 @@ TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks) {
 }
 
 std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks,
-                                        std::string* reason) {
-  Ranks ranks = resolve_ranks(model, env, nranks);
-  if (reason) *reason = ranks.reason;
-  return ranks.fault;
+                                        std::string* reason, const std::vector<std::string>& ops) {
+  Ranks worst;
+  resolve_ops(model, env, nranks, ops, worst);
+  if (reason) *reason = worst.reason;
+  return worst.fault;
 }
 
 std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks,
-                                      std::uint64_t bytes) {
-  Ranks ranks = resolve_ranks(model, env, nranks, false);
+                                      std::uint64_t bytes, const std::string& op) {
+  const fake::FakeModel op_model = fake::model_for_collective(model, op);
+  Ranks ranks = resolve_ranks(op_model, env, nranks, false);
   if (ranks.fault) return std::nullopt;
   ModelPoint point;
   for (const auto& comm : ranks.comms) {
-    const double time = fake::op_time_us(model, comm, kOp, static_cast<double>(bytes));
+    const double time = fake::op_time_us(op_model, comm, op, static_cast<double>(bytes));
     if (time >= point.time_us) {
       point.time_us = time;
-      const fake::AlgoProto pair = fake::choose_algo_proto(model, comm, kOp, static_cast<double>(bytes));
+      const fake::AlgoProto pair = fake::choose_algo_proto(op_model, comm, op, static_cast<double>(bytes));
       point.algo = pair.algo;
       point.proto = pair.proto;
     }
   }
-  point.busbw = busbw_of(bytes, point.time_us, nranks);
+  point.busbw = busbw_of(op, bytes, point.time_us, nranks);
   return point;
 }
 
 namespace {
 
-// Every rank's op time differs only by its slow_rank factor: the slowest rank is rank 0's pair
-// time scaled by the largest factor.
+// The points (trial.h) of `ops` over `sizes`. Every rank's op time differs only by its slow_rank
+// factor: the slowest rank is rank 0's pair time scaled by the largest factor.
 std::optional<std::vector<double>> noiseless_curve(const fake::FakeModel& model, const Env& env, int nranks,
-                                                   const std::vector<std::uint64_t>& sizes) {
-  Ranks ranks = resolve_ranks(model, env, nranks, false);
-  if (ranks.fault || ranks.comms.empty()) return std::nullopt;
-  double slow = 0;
-  for (const auto& comm : ranks.comms) slow = std::max(slow, comm.slow_factor);
-  const fake::CommModel& first = ranks.comms.front();
+                                                   const std::vector<std::uint64_t>& sizes,
+                                                   const std::vector<std::string>& ops) {
+  Ranks worst;
+  const std::vector<OpRanks> resolved = resolve_ops(model, env, nranks, ops, worst, false);
+  if (worst.fault) return std::nullopt;
   std::vector<double> busbw;
-  busbw.reserve(sizes.size());
-  for (std::uint64_t bytes : sizes) {
-    const double b = static_cast<double>(bytes);
-    const double time =
-        fake::pair_time_us(model, first, fake::choose_algo_proto(model, first, kOp, b), kOp, b) * slow;
-    busbw.push_back(busbw_of(bytes, time, nranks));
+  busbw.reserve(sizes.size() * ops.size());
+  for (const OpRanks& op : resolved) {
+    if (op.ranks.comms.empty()) return std::nullopt;
+    double slow = 0;
+    for (const auto& comm : op.ranks.comms) slow = std::max(slow, comm.slow_factor);
+    const fake::CommModel& first = op.ranks.comms.front();
+    for (std::uint64_t bytes : sizes) {
+      const double b = static_cast<double>(bytes);
+      const fake::AlgoProto pair = fake::choose_algo_proto(op.model, first, op.op, b);
+      const double time = fake::pair_time_us(op.model, first, pair, op.op, b) * slow;
+      busbw.push_back(busbw_of(op.op, bytes, time, nranks));
+    }
   }
   return busbw;
+}
+
+// The sizes of the points of `ops` over `sizes`.
+std::vector<std::size_t> point_sizes(const std::vector<std::uint64_t>& sizes, std::size_t ops) {
+  std::vector<std::size_t> points;
+  for (std::size_t i = 0; i < ops; ++i) points.insert(points.end(), sizes.begin(), sizes.end());
+  return points;
 }
 
 double objective_of(const std::optional<std::vector<double>>& baseline,
                     const std::optional<std::vector<double>>& candidate,
                     const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
   if (!baseline || !candidate) return 0;
-  const std::vector<std::size_t> s(sizes.begin(), sizes.end());
+  const std::vector<std::size_t> s = point_sizes(sizes, sizes.empty() ? 0 : baseline->size() / sizes.size());
   const Score result = score(objective, s, *baseline, *candidate, tolerance);
   return result.acceptable ? result.value : 0;
 }
@@ -242,18 +290,18 @@ double objective_of(const std::optional<std::vector<double>>& baseline,
 
 std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, int nranks,
                                  const std::vector<std::uint64_t>& sizes, Objective objective,
-                                 double tolerance) {
-  const auto baseline = noiseless_curve(model, {}, nranks, sizes);
-  const auto candidate = noiseless_curve(model, env, nranks, sizes);
+                                 double tolerance, const std::vector<std::string>& ops) {
+  const auto baseline = noiseless_curve(model, {}, nranks, sizes, ops);
+  const auto candidate = noiseless_curve(model, env, nranks, sizes, ops);
   if (!baseline || !candidate) return std::nullopt;
-  const std::vector<std::size_t> s(sizes.begin(), sizes.end());
-  return score(objective, s, *baseline, *candidate, tolerance);
+  return score(objective, point_sizes(sizes, ops.size()), *baseline, *candidate, tolerance);
 }
 
 double model_objective(const fake::FakeModel& model, const Env& env, int nranks,
-                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
-  return objective_of(noiseless_curve(model, {}, nranks, sizes), noiseless_curve(model, env, nranks, sizes),
-                      sizes, objective, tolerance);
+                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance,
+                       const std::vector<std::string>& ops) {
+  return objective_of(noiseless_curve(model, {}, nranks, sizes, ops),
+                      noiseless_curve(model, env, nranks, sizes, ops), sizes, objective, tolerance);
 }
 
 std::vector<Env> grid_configs(const SearchSpace& space) {
@@ -382,6 +430,40 @@ std::vector<KnobChoices> reduced_grid(const SearchSpace& space, const fake::Fake
   return grid;
 }
 
+std::vector<KnobChoices> reduced_grid(const SearchSpace& space, const fake::FakeModel& model,
+                                      const std::vector<std::string>& ops) {
+  std::vector<fake::FakeModel> op_models;
+  bool own_factors = false;  // some collective has effects, faults or algorithms of its own
+  for (const std::string& op : ops) {
+    op_models.push_back(fake::model_for_collective(model, op));
+    const auto section = model.collectives.find(op);
+    if (section != model.collectives.end())
+      own_factors |= section->second.effects || section->second.faults || section->second.algos;
+  }
+  if (op_models.empty()) return {};
+  if (!own_factors) return reduced_grid(space, op_models.front());
+  // A choice dominated for one collective may be the best for another: no dominance, only the
+  // variables some collective reacts to, less the choices fatal for any of them.
+  std::set<std::string> variables;
+  for (const auto& op_model : op_models)
+    for (const auto& name : model_variables(op_model)) variables.insert(name);
+  std::vector<KnobChoices> grid;
+  for (const Knob& knob : space.knobs) {
+    if (!variables.count(knob.name)) continue;
+    std::vector<std::optional<std::string>> all{std::nullopt};
+    all.insert(all.end(), knob.values.begin(), knob.values.end());
+    KnobChoices kept{knob.name, {}};
+    for (const auto& choice : all)
+      if (std::none_of(op_models.begin(), op_models.end(),
+                       [&](const fake::FakeModel& m) { return fatal_alone(knob.name, choice, m); }))
+        kept.choices.push_back(choice);
+    if (kept.choices.empty()) kept.choices.push_back(std::nullopt);
+    if (kept.choices.size() == 1 && !kept.choices.front()) continue;
+    grid.push_back(std::move(kept));
+  }
+  return grid;
+}
+
 std::uint64_t reduced_grid_size(const std::vector<KnobChoices>& grid) {
   std::uint64_t size = 1;
   for (const auto& knob : grid) size *= knob.choices.size();
@@ -389,11 +471,12 @@ std::uint64_t reduced_grid_size(const std::vector<KnobChoices>& grid) {
 }
 
 GridBest grid_best(const fake::FakeModel& model, const SearchSpace& space, int nranks,
-                   const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance) {
+                   const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance,
+                   const std::vector<std::string>& ops) {
   GridBest best;
-  const auto baseline = noiseless_curve(model, {}, nranks, sizes);
+  const auto baseline = noiseless_curve(model, {}, nranks, sizes, ops);
   best.objective = objective_of(baseline, baseline, sizes, objective, tolerance);
-  const std::vector<KnobChoices> grid = reduced_grid(space, model);
+  const std::vector<KnobChoices> grid = reduced_grid(space, model, ops);
   std::vector<std::size_t> index(grid.size(), 0);
   Env env;
   while (true) {
@@ -402,7 +485,7 @@ GridBest grid_best(const fake::FakeModel& model, const SearchSpace& space, int n
       if (const auto& choice = grid[k].choices[index[k]]) env[grid[k].name] = *choice;
     ++best.configs;
     const double value =
-        objective_of(baseline, noiseless_curve(model, env, nranks, sizes), sizes, objective, tolerance);
+        objective_of(baseline, noiseless_curve(model, env, nranks, sizes, ops), sizes, objective, tolerance);
     if (value > best.objective) {
       best.objective = value;
       best.env = env;

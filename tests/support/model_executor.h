@@ -72,22 +72,25 @@ class ModelExecutor {
 TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks);
 
 // The fault outcome of `env` (nullopt when the trial would run), with the reason in `reason`.
+// A trial of several collectives faults with the worst of their faults.
 std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks,
-                                        std::string* reason = nullptr);
+                                        std::string* reason = nullptr,
+                                        const std::vector<std::string>& ops = {kAllReduce});
 
-// Noiseless behaviour of `env` at `bytes` (nullopt on a fault).
+// Noiseless behaviour of `env` at `bytes` of `op` (nullopt on a fault).
 std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks,
-                                      std::uint64_t bytes);
+                                      std::uint64_t bytes, const std::string& op = kAllReduce);
 
-// The noiseless score of `env` against NCCL's defaults (the empty env) over `sizes`; nullopt when
-// `env` or the defaults fault.
+// The noiseless score of `env` against NCCL's defaults (the empty env) over every size of every
+// collective of `ops` (the points of trial.h); nullopt when `env` or the defaults fault.
 std::optional<Score> model_score(const fake::FakeModel& model, const Env& env, int nranks,
                                  const std::vector<std::uint64_t>& sizes, Objective objective,
-                                 double tolerance);
-// model_score's value when the env is a valid choice (runs and no size loses more than the
+                                 double tolerance, const std::vector<std::string>& ops = {kAllReduce});
+// model_score's value when the env is a valid choice (runs and no point loses more than the
 // tolerance), else 0: the number the exhaustive grid maximises. The defaults give 1.
 double model_objective(const fake::FakeModel& model, const Env& env, int nranks,
-                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance);
+                       const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance,
+                       const std::vector<std::string>& ops = {kAllReduce});
 
 // The full cross product of `space`: each knob unset (its default) or one of its values.
 std::vector<Env> grid_configs(const SearchSpace& space);
@@ -118,6 +121,11 @@ struct KnobChoices {
 //     only the non-dominated choices (equal ones once) are kept.
 // The best of what is left is therefore the best of the full grid.
 std::vector<KnobChoices> reduced_grid(const SearchSpace& space, const fake::FakeModel& model);
+// The same over several collectives, each under its own model. When some collective has effects,
+// faults or algorithms of its own, a choice dominated for one may be the best for another, so
+// only steps 1 and 2 apply (step 2 for a fault of any collective); else reduced_grid(space, model).
+std::vector<KnobChoices> reduced_grid(const SearchSpace& space, const fake::FakeModel& model,
+                                      const std::vector<std::string>& ops);
 std::uint64_t reduced_grid_size(const std::vector<KnobChoices>& grid);
 
 struct GridBest {
@@ -127,6 +135,7 @@ struct GridBest {
 };
 // The best env of reduced_grid(space, model) by model_objective: the best of the full grid.
 GridBest grid_best(const fake::FakeModel& model, const SearchSpace& space, int nranks,
-                   const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance);
+                   const std::vector<std::uint64_t>& sizes, Objective objective, double tolerance,
+                   const std::vector<std::string>& ops = {kAllReduce});
 
 }  // namespace nccltune::test_support

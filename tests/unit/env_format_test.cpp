@@ -18,9 +18,9 @@ Profile sample(const std::string& nccl_version = "2.28.9") {
   profile.shape.ranks = 16;
   profile.shape.nccl_version = nccl_version;
   profile.env = {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_ALGO", "NVLS,Tree"}, {"NCCL_PROTO", "^LL128"}};
-  profile.per_size = {{0, 65536, "Tree", "LL", 0},
-                      {65537, 16777216, "Ring", "LL128", 0},
-                      {16777217, 17179869184, "NVLS", "Simple", 24}};
+  profile.collectives["all_reduce"].per_size = {{0, 65536, "Tree", "LL", 0},
+                                                {65537, 16777216, "Ring", "LL128", 0},
+                                                {16777217, 17179869184, "NVLS", "Simple", 24}};
   return profile;
 }
 
@@ -180,11 +180,12 @@ TEST(EnvFormat, TunerCsvFollowsTheExamplePlugin) {
 
 TEST(EnvFormat, TunerCsvSkipsWhatThePluginCannotSay) {
   Profile profile = sample();
-  profile.per_size = {{0, 1023, "", "", 0},  // NCCL's own choice: no line, no warning
-                      {1024, 65535, "NVLSTree", "Simple", 0},
-                      {65536, 1048575, "Ring,Tree", "LL", 0},  // a list: the plugin takes one name
-                      {1048576, 2097151, "Ring", "", 0},
-                      {2097152, 4194303, "CollNetDirect", "simple", 0}};
+  profile.collectives["all_reduce"].per_size = {
+      {0, 1023, "", "", 0},  // NCCL's own choice: no line, no warning
+      {1024, 65535, "NVLSTree", "Simple", 0},
+      {65536, 1048575, "Ring,Tree", "LL", 0},  // a list: the plugin takes one name
+      {1048576, 2097151, "Ring", "", 0},
+      {2097152, 4194303, "CollNetDirect", "simple", 0}};
   const EnvEmission emission = render_env(profile, EnvFormat::tuner_csv, {});
   EXPECT_EQ(emission.warnings.size(), 3u);  // two ranges, and the one-channel warning
   EXPECT_NE(emission.text.find("allreduce,1024,65535,nvls_tree,simple,-1,-1,-1\n"), std::string::npos);

@@ -182,7 +182,8 @@ TEST(NcclObserved, LoggedChoicesPerSizeInNcclAlgoSpelling) {
       "NCCL INFO AllReduce: 8388608 Bytes -> Algo COLLNET_DIRECT proto LL128 channel{Lo..Hi}={0..1}\n"
       "NCCL INFO AllReduce: 65536 Bytes -> Algo WARP proto LL channel{Lo..Hi}={0..1}\n",
       "log");
-  const auto choices = logged_choices_at(log, "AllReduce", {1024, 4096, 65536, 8388608});
+  const auto choices =
+      logged_choices_at(log, std::vector<std::string>(4, "all_reduce"), {1024, 4096, 65536, 8388608});
   ASSERT_EQ(choices.size(), 4u);
   EXPECT_EQ(choices[0], (NcclChoice{"NVLSTree", "Simple"}));
   EXPECT_FALSE(choices[1].has_value());  // AllGather's line

@@ -52,14 +52,14 @@ TEST(ProfileDiff, NcclUpgradeFindsEachKindOfChange) {
   EXPECT_EQ(d.env[2].field, "NCCL_NET_GDR_LEVEL");
   EXPECT_EQ(d.env[2].before + d.env[2].after, "SYSPHB");
   // NVLS/Simple now from 2M: 2M changed, 512K did not.
-  ASSERT_EQ(d.per_size.size(), 1u);
-  EXPECT_EQ(d.per_size[0].bytes, 2097152u);
-  EXPECT_EQ(d.per_size[0].before, "Ring/LL128");
-  EXPECT_EQ(d.per_size[0].after, "NVLS/Simple");
-  EXPECT_EQ(d.busbw.size(), 11u);
-  EXPECT_EQ(d.sizes_only_b, (std::vector<std::uint64_t>{33554432}));
-  EXPECT_TRUE(d.sizes_only_a.empty());
-  EXPECT_TRUE(d.busbw_differs);
+  ASSERT_EQ(d.collectives.at(0).per_size.size(), 1u);
+  EXPECT_EQ(d.collectives.at(0).per_size[0].bytes, 2097152u);
+  EXPECT_EQ(d.collectives.at(0).per_size[0].before, "Ring/LL128");
+  EXPECT_EQ(d.collectives.at(0).per_size[0].after, "NVLS/Simple");
+  EXPECT_EQ(d.collectives.at(0).busbw.size(), 11u);
+  EXPECT_EQ(d.collectives.at(0).sizes_only_b, (std::vector<std::uint64_t>{33554432}));
+  EXPECT_TRUE(d.collectives.at(0).sizes_only_a.empty());
+  EXPECT_TRUE(d.collectives.at(0).busbw_differs);
 }
 
 TEST(ProfileDiff, SameResultsAreIdenticalWhateverTheProvenance) {
@@ -77,22 +77,22 @@ TEST(ProfileDiff, SameResultsAreIdenticalWhateverTheProvenance) {
 TEST(ProfileDiff, AnyBusbwChangeIsADifference) {
   const Profile a = read_fixture(kDemo);
   Profile b = a;
-  b.results.tuned[3] *= 1.5;
+  b.collectives["all_reduce"].results.tuned[3] *= 1.5;
   const ProfileDiff d = diff_profiles(a, b);
   EXPECT_FALSE(d.identical());
   EXPECT_TRUE(d.env.empty());
-  EXPECT_TRUE(d.per_size.empty());
+  EXPECT_TRUE(d.collectives.at(0).per_size.empty());
   EXPECT_NE(render_profile_diff(d, a, "a", b, "b").find("1.500x"), std::string::npos);
 }
 
 TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
   const Profile a = read_fixture(kDemo);
   Profile b = a;
-  b.per_size[0].max_bytes = 262143;  // Ring/LL128 from 256K instead of 512K
-  b.per_size[1].min_bytes = 262144;
+  b.collectives["all_reduce"].per_size[0].max_bytes = 262143;  // Ring/LL128 from 256K instead of 512K
+  b.collectives["all_reduce"].per_size[1].min_bytes = 262144;
   ProfileDiff d = diff_profiles(a, b);
-  ASSERT_EQ(d.per_size.size(), 1u);
-  EXPECT_EQ(d.per_size[0].bytes, 262144u);  // a range start, not a measured size
+  ASSERT_EQ(d.collectives.at(0).per_size.size(), 1u);
+  EXPECT_EQ(d.collectives.at(0).per_size[0].bytes, 262144u);  // a range start, not a measured size
 
   const Profile keep = read_fixture("keep-defaults-2n.yaml");
   d = diff_profiles(a, keep);
@@ -106,21 +106,23 @@ TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
 TEST(ProfileDiff, AProfileHoldingNanIsIdenticalToItself) {
   const Profile p = read_fixture("nan-2n.yaml");  // NaN baseline, tuned value and geomean
   const ProfileDiff same = diff_profiles(p, p);
-  EXPECT_FALSE(same.busbw_differs);
+  EXPECT_FALSE(same.collectives.at(0).busbw_differs);
   EXPECT_TRUE(same.identical());
 
   Profile b = p;
-  b.results.tuned[0] = std::nan("");  // a known value that became unknown is a change
-  EXPECT_TRUE(diff_profiles(p, b).busbw_differs);
+  b.collectives["all_reduce"].results.tuned[0] =
+      std::nan("");  // a known value that became unknown is a change
+  EXPECT_TRUE(diff_profiles(p, b).collectives.at(0).busbw_differs);
   b = p;
-  b.results.speedup_geomean = 1.1;
-  EXPECT_TRUE(diff_profiles(p, b).busbw_differs);
+  b.collectives["all_reduce"].results.speedup_geomean = 1.1;
+  EXPECT_TRUE(diff_profiles(p, b).collectives.at(0).busbw_differs);
 }
 
 TEST(ProfileDiff, UnknownValuesAndRatiosReadNa) {
   const Profile a = read_fixture("nan-2n.yaml");
   Profile b = a;
-  b.results.tuned[0] = 3;  // 8 B: 1.5 -> 3 is a change, the other rows keep their unknowns
+  b.collectives["all_reduce"].results.tuned[0] =
+      3;  // 8 B: 1.5 -> 3 is a change, the other rows keep their unknowns
   const std::string text = render_profile_diff(diff_profiles(a, b), a, "a", b, "b");
   EXPECT_NE(text.find("         8        1.50        1.50   1.000x        1.50        3.00   2.000x\n"),
             std::string::npos)

@@ -2,9 +2,8 @@
 // NCCLTUNE_UPDATE_GOLDEN=1 and review the diff), and the per-size helpers.
 #include "report/profile_summary.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
@@ -44,20 +43,21 @@ TEST(ProfileSummary, KeepDefaultsGolden) {
 
 TEST(ProfileSummary, ShowsTheShareOfTheHardwarePeak) {
   Profile p = read_fixture("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
-  const std::string size = format_byte_size(p.results.sizes.back());
-  p.results.peak_busbw_gbps = p.results.tuned.back() * 2;
-  p.results.peak_bottleneck = "NVLink4 x18";
-  EXPECT_NE(render_profile_summary(p, "x").find(fmt::format("peak     {:g} GB/s (NVLink4 x18): busbw at {} is 50% of it\n",
-                                                            *p.results.peak_busbw_gbps, size)),
+  const std::string size = format_byte_size(p.collectives["all_reduce"].results.sizes.back());
+  p.collectives["all_reduce"].results.peak_busbw_gbps = p.collectives["all_reduce"].results.tuned.back() * 2;
+  p.collectives["all_reduce"].results.peak_bottleneck = "NVLink4 x18";
+  EXPECT_NE(render_profile_summary(p, "x").find(
+                fmt::format("peak     {:g} GB/s (NVLink4 x18): busbw at {} is 50% of it\n",
+                            *p.collectives["all_reduce"].results.peak_busbw_gbps, size)),
             std::string::npos)
       << render_profile_summary(p, "x");
-  p.results.peak_busbw_gbps = p.results.tuned.back() / 2;
+  p.collectives["all_reduce"].results.peak_busbw_gbps = p.collectives["all_reduce"].results.tuned.back() / 2;
   EXPECT_NE(render_profile_summary(p, "x").find("is 200% of it (above the line rate"), std::string::npos);
-  p.results.peak_busbw_gbps.reset();
-  p.results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
+  p.collectives["all_reduce"].results.peak_busbw_gbps.reset();
+  p.collectives["all_reduce"].results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
   EXPECT_NE(render_profile_summary(p, "x").find("peak     unknown: GPU0's NVLink count is not known\n"),
             std::string::npos);
-  p.results.peak_bottleneck.clear();
+  p.collectives["all_reduce"].results.peak_bottleneck.clear();
   EXPECT_EQ(render_profile_summary(p, "x").find("peak "), std::string::npos) << "older profiles say nothing";
 }
 

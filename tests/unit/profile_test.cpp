@@ -33,20 +33,21 @@ Profile sample_profile() {
   p.shape.nccl_version = "2.28.9";
   p.shape.cuda_driver = "580.159.03";
   p.env = {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_MIN_NCHANNELS", "16"}, {"NCCL_ALGO", "NVLS,Tree"}};
-  p.results.sizes = {8, 1024, 65536, 1048576, 1073741824};
-  p.results.baseline = {0.01, 1.2, 30.25, 95.1, 370.2};
-  p.results.tuned = {0.01, 1.3, 31, 120.4, 471.9};
-  p.results.speedup_geomean = 1.18;
-  p.results.worst_size_ratio = 0.99;
-  p.results.peak_busbw_gbps = 400;
-  p.results.peak_bottleneck = "network, 1x mlx5 400 Gb/s per GPU x 8 GPUs";
+  p.collectives["all_reduce"].results.sizes = {8, 1024, 65536, 1048576, 1073741824};
+  p.collectives["all_reduce"].results.baseline = {0.01, 1.2, 30.25, 95.1, 370.2};
+  p.collectives["all_reduce"].results.tuned = {0.01, 1.3, 31, 120.4, 471.9};
+  p.collectives["all_reduce"].results.speedup_geomean = 1.18;
+  p.collectives["all_reduce"].results.worst_size_ratio = 0.99;
+  p.collectives["all_reduce"].results.peak_busbw_gbps = 400;
+  p.collectives["all_reduce"].results.peak_bottleneck = "network, 1x mlx5 400 Gb/s per GPU x 8 GPUs";
   std::vector<SizeChoice> best(5);
   best[0].algo = best[1].algo = best[2].algo = "Tree";
   best[0].proto = best[1].proto = best[2].proto = "LL";
   best[3].algo = best[4].algo = "NVLS";
   best[3].proto = best[4].proto = "Simple";
-  p.per_size = size_ranges(p.results.sizes, best);
-  p.measured = {p.results.sizes.front(), p.results.sizes.back()};
+  p.collectives["all_reduce"].per_size = size_ranges(p.collectives["all_reduce"].results.sizes, best);
+  p.collectives["all_reduce"].measured = {p.collectives["all_reduce"].results.sizes.front(),
+                                          p.collectives["all_reduce"].results.sizes.back()};
   p.notes = {
       "NCCL_PROTO=LL,Simple is not in env (it would apply to every size): it removes LL128, which "
       "NCCL's defaults use at the largest measured size (1G); its per-size choices stay in per_size"};
@@ -97,26 +98,29 @@ TEST(Profile, RoundTrip) {
   EXPECT_EQ(profile_to_yaml(*parsed), yaml);  // deterministic
 
   Profile odd_numbers = profile;
-  odd_numbers.results.baseline = {1e-300, 0.1 + 0.2, 1.0 / 3, 123456789.125, 5e20};
-  odd_numbers.results.speedup_geomean = 2.0 / 3;
+  odd_numbers.collectives["all_reduce"].results.baseline = {1e-300, 0.1 + 0.2, 1.0 / 3, 123456789.125, 5e20};
+  odd_numbers.collectives["all_reduce"].results.speedup_geomean = 2.0 / 3;
   Result<Profile> exact = parse_profile(profile_to_yaml(odd_numbers), "numbers.yaml");
   ASSERT_TRUE(exact.ok()) << exact.error();
-  EXPECT_EQ(exact->results.baseline, odd_numbers.results.baseline);  // bit for bit
-  EXPECT_EQ(exact->results.speedup_geomean, odd_numbers.results.speedup_geomean);
+  EXPECT_EQ(exact->collectives["all_reduce"].results.baseline,
+            odd_numbers.collectives["all_reduce"].results.baseline);  // bit for bit
+  EXPECT_EQ(exact->collectives["all_reduce"].results.speedup_geomean,
+            odd_numbers.collectives["all_reduce"].results.speedup_geomean);
 }
 
 TEST(Profile, PeakIsOptionalAndSaysWhyWhenUnknown) {
   Profile profile = sample_profile();
-  EXPECT_DOUBLE_EQ(percent_of_peak(profile.results, 4).value_or(0), 100 * 471.9 / 400);
-  EXPECT_FALSE(percent_of_peak(profile.results, 5)) << "no such size";
-  profile.results.peak_busbw_gbps.reset();
-  profile.results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
+  EXPECT_DOUBLE_EQ(percent_of_peak(profile.collectives["all_reduce"].results, 4).value_or(0),
+                   100 * 471.9 / 400);
+  EXPECT_FALSE(percent_of_peak(profile.collectives["all_reduce"].results, 5)) << "no such size";
+  profile.collectives["all_reduce"].results.peak_busbw_gbps.reset();
+  profile.collectives["all_reduce"].results.peak_bottleneck = "unknown: GPU0's NVLink count is not known";
   const std::string yaml = profile_to_yaml(profile);
   EXPECT_EQ(yaml.find("peak_busbw_gbps"), std::string::npos);
   Result<Profile> parsed = parse_profile(yaml, "unknown-peak.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.error();
   EXPECT_EQ(*parsed, profile);
-  EXPECT_FALSE(percent_of_peak(parsed->results, 4));
+  EXPECT_FALSE(percent_of_peak(parsed->collectives.at("all_reduce").results, 4));
 
   std::string negative = profile_to_yaml(sample_profile());
   negative.replace(negative.find("peak_busbw_gbps: 400"), 20, "peak_busbw_gbps: -4");
@@ -148,12 +152,16 @@ TEST(Profile, KeepDefaults) {
   Profile empty;  // every section written, even empty ones
   empty.shape.node_type_key = "x";
   const std::string minimal = profile_to_yaml(empty);
-  EXPECT_NE(minimal.find("per_size: []\n"), std::string::npos) << minimal;
+  EXPECT_NE(minimal.find("collectives: {}\n"), std::string::npos) << minimal;
   EXPECT_NE(minimal.find("failed: []\n"), std::string::npos) << minimal;
-  EXPECT_NE(minimal.find("  sizes: []\n"), std::string::npos) << minimal;
   Result<Profile> back = parse_profile(minimal, "empty.yaml");
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(*back, empty);
+  empty.collectives["all_gather"];  // a collective without results still writes each part
+  const std::string one = profile_to_yaml(empty);
+  EXPECT_NE(one.find("  all_gather:\n    per_size: []\n    results:\n      sizes: []\n"), std::string::npos)
+      << one;
+  EXPECT_EQ(*parse_profile(one, "one.yaml"), empty);
 }
 
 TEST(Profile, DesignExampleParses) {
@@ -162,9 +170,9 @@ TEST(Profile, DesignExampleParses) {
   EXPECT_EQ(profile->shape.node_type_key, "h100-sxm-80g.8gpu.nvswitch.8xib400.nccl2.28");
   EXPECT_EQ(profile->shape.ranks, 16);
   EXPECT_EQ(profile->env.at("NCCL_MIN_NCHANNELS"), "16");
-  ASSERT_EQ(profile->per_size.size(), 2u);
-  EXPECT_EQ(profile->per_size[1].max_bytes, 17179869184u);
-  EXPECT_EQ(profile->results.tuned.back(), 471.9);
+  ASSERT_EQ(profile->collectives.at("all_reduce").per_size.size(), 2u);
+  EXPECT_EQ(profile->collectives.at("all_reduce").per_size[1].max_bytes, 17179869184u);
+  EXPECT_EQ(profile->collectives.at("all_reduce").results.tuned.back(), 471.9);
   EXPECT_EQ(profile->provenance.duration_s, 1312);
   EXPECT_FALSE(profile->keep_defaults);
 }
@@ -175,7 +183,7 @@ TEST(Profile, MinimalHandWrittenProfile) {
   ASSERT_TRUE(profile.ok()) << profile.error();
   EXPECT_EQ(profile->env.at("NCCL_MIN_NCHANNELS"), "16");  // plain numbers are strings in env
   EXPECT_EQ(profile->shape.gpus_per_node, 1);
-  EXPECT_TRUE(profile->per_size.empty());
+  EXPECT_TRUE(profile->collectives.at("all_reduce").per_size.empty());
 }
 
 // The count left out follows from the others, so what the writer writes parses back (fuzz_profile
@@ -200,7 +208,7 @@ TEST(Profile, LeftOutCurveIsWrittenAndReadBack) {
       kHead + "keep_defaults: true\nenv: {}\nresults: {sizes: [8, 1024], baseline: [0.1, 2.5]}\n",
       "kept.yaml");
   ASSERT_TRUE(profile.ok()) << profile.error();
-  EXPECT_TRUE(profile->results.tuned.empty());
+  EXPECT_TRUE(profile->collectives.at("all_reduce").results.tuned.empty());
   Result<Profile> again = parse_profile(profile_to_yaml(*profile), "written.yaml");
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_EQ(*again, *profile);
@@ -283,12 +291,68 @@ TEST(Profile, HostileDocumentsAreRejected) {
   EXPECT_EQ(rejection(""), "hostile.yaml:1: the document must be a map (schema, shape, env, ...)");
 }
 
+TEST(Profile, V2HoldsEachCollectiveAndV1ReadsAsAllReduce) {
+  Profile p = sample_profile();
+  CollectiveProfile gather = p.collectives.at(kAllReduce);
+  gather.per_size = {{0, 1048576, "Ring", "LL128", 0}};
+  p.collectives["all_gather"] = gather;
+  CollectiveProfile guard;
+  guard.guard = true;
+  guard.results.sizes = {8, 1024};
+  guard.results.baseline = {0.5, 2};
+  guard.results.tuned = {0.5, 1.9};
+  p.collectives["alltoall"] = guard;
+  const std::string yaml = profile_to_yaml(p);
+  EXPECT_EQ(yaml.rfind("schema: nccltune/profile/v2\n", 0), 0u) << yaml;
+  EXPECT_NE(yaml.find("  alltoall:\n    guard: true\n"), std::string::npos) << yaml;
+  Result<Profile> back = parse_profile(yaml, "v2.yaml");
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(*back, p);
+  ASSERT_NE(back->collective("all_gather"), nullptr);
+  EXPECT_EQ(back->collective("all_gather")->per_size.front().proto, "LL128");
+  EXPECT_EQ(back->collective("reduce_scatter"), nullptr);
+
+  // A v1 file's top-level parts are its all_reduce; nothing else is measured.
+  Result<Profile> v1 =
+      parse_profile(kHead +
+                        "env: {}\nmeasured: {min_bytes: 8, max_bytes: 1024}\n"
+                        "per_size:\n  - {min_bytes: 0, max_bytes: 1024, algo: Ring, proto: LL}\n"
+                        "results: {sizes: [8, 1024], baseline: [1, 2], tuned: [1, 3]}\n",
+                    "v1.yaml");
+  ASSERT_TRUE(v1.ok()) << v1.error();
+  ASSERT_EQ(v1->collectives.size(), 1u);
+  const CollectiveProfile& all_reduce = v1->collectives.at(kAllReduce);
+  EXPECT_EQ(all_reduce.measured, (MeasuredRange{8, 1024}));
+  EXPECT_EQ(all_reduce.per_size.size(), 1u);
+  EXPECT_EQ(all_reduce.results.tuned, (std::vector<double>{1, 3}));
+}
+
+TEST(Profile, V2ErrorsNameTheCollective) {
+  const std::string head = "schema: nccltune/profile/v2\nshape: {key: k, nodes: 1}\nenv: {}\n";
+  EXPECT_EQ(rejection(head + "per_size: []\n"), "hostile.yaml:4: unknown key 'per_size'");
+  EXPECT_EQ(
+      rejection(head + "collectives:\n  all_to_all: {}\n"),
+      "hostile.yaml:5: collectives: unknown collective 'all_to_all' (all_reduce, all_gather, reduce_scatter, "
+      "alltoall, broadcast, reduce)");
+  EXPECT_EQ(rejection(head + "collectives:\n  all_gather: {results: {sizes: [16, 8]}}\n"),
+            "hostile.yaml:5: collectives.all_gather.results.sizes[1]: sizes must be ascending");
+  EXPECT_EQ(
+      rejection(head +
+                "collectives:\n  reduce_scatter:\n    per_size:\n      - {min_bytes: 10, max_bytes: 5}\n"),
+      "hostile.yaml:7: collectives.reduce_scatter.per_size[0].max_bytes: below min_bytes");
+  EXPECT_EQ(rejection(head + "collectives:\n  all_reduce: {guard: maybe}\n"),
+            "hostile.yaml:5: collectives.all_reduce.guard: must be true or false");
+  EXPECT_EQ(rejection(head + "collectives:\n  all_reduce: {tuned: true}\n"),
+            "hostile.yaml:5: collectives.all_reduce: unknown key 'tuned'");
+}
+
 TEST(Profile, StrictSchema) {
   EXPECT_EQ(rejection(kHead + "env: {}\nexec: reboot\n"), "hostile.yaml:4: unknown key 'exec'");
-  EXPECT_EQ(rejection("schema: nccltune/profile/v2\nshape: {key: k, nodes: 1}\nenv: {}\n"),
-            "hostile.yaml:1: schema: expected 'nccltune/profile/v1', found 'nccltune/profile/v2'");
+  EXPECT_EQ(rejection("schema: nccltune/profile/v3\nshape: {key: k, nodes: 1}\nenv: {}\n"),
+            "hostile.yaml:1: schema: expected 'nccltune/profile/v2' or 'nccltune/profile/v1', found "
+            "'nccltune/profile/v3'");
   EXPECT_EQ(rejection("shape: {key: k, nodes: 1}\nenv: {}\n"),
-            "hostile.yaml:1: schema: missing (nccltune/profile/v1)");
+            "hostile.yaml:1: schema: missing (nccltune/profile/v2)");
   EXPECT_EQ(rejection(kHead), "hostile.yaml:1: env: missing ({} when NCCL's defaults are kept)");
   EXPECT_EQ(rejection("schema: nccltune/profile/v1\nenv: {}\n"), "hostile.yaml:1: shape: missing");
 
@@ -474,6 +538,6 @@ TEST(Profile, SizeRanges) {
 
   // The ranges are what a profile holds: they parse back.
   Profile profile = sample_profile();
-  profile.per_size = three;
+  profile.collectives["all_reduce"].per_size = three;
   EXPECT_TRUE(parse_profile(profile_to_yaml(profile), "ranges.yaml").ok());
 }

@@ -46,7 +46,7 @@ ReportInput demo_input() {
   ReportInput in;
   in.profile = read_fixture_profile(kDemoProfile);
   in.profile_source = "out/h100/2n.yaml";
-  in.candidates = best_candidates(in.profile, read_fixture_journal(), 3);
+  in.candidates[kAllReduce] = best_candidates(in.profile, read_fixture_journal(), 3);
   in.journal_note = "candidates from out/journal.jsonl";
   in.topology = read_snapshot("dgx-h100");
   in.topology_source = "tests/fixtures/nodes/dgx-h100";
@@ -78,9 +78,9 @@ Profile small_profile() {
   p.shape.node_type_key = "k";
   p.shape.nccl_version = "2.28.9";
   p.env = {{"NCCL_ALGO", "Ring"}};
-  p.results.sizes = {8, 1024};
-  p.results.baseline = {1, 10};
-  p.results.tuned = {1, 20};
+  p.collectives["all_reduce"].results.sizes = {8, 1024};
+  p.collectives["all_reduce"].results.baseline = {1, 10};
+  p.collectives["all_reduce"].results.tuned = {1, 20};
   return p;
 }
 
@@ -118,7 +118,7 @@ TEST(ReportHtml, HasEverySection) {
 
 TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
   const ReportInput in = demo_input();
-  ASSERT_EQ(in.candidates.size(), 3u);
+  ASSERT_EQ(in.candidates.at(kAllReduce).size(), 3u);
   const std::string html = render_report_html(in);
   EXPECT_EQ(count(html, "data-series=\"defaults\""), 1u);
   EXPECT_EQ(count(html, "data-series=\"tuned\""), 1u);
@@ -126,24 +126,25 @@ TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
     EXPECT_EQ(count(html, std::string("data-series=\"") + id + "\""), 1u) << id;
   EXPECT_NE(html.find("candidates from out/journal.jsonl"), std::string::npos);
   // One speedup bar per measured size.
-  EXPECT_EQ(count(html, "class=\"bar\""), in.profile.results.sizes.size());
+  EXPECT_EQ(count(html, "class=\"bar\""), in.profile.collectives.at("all_reduce").results.sizes.size());
 }
 
 TEST(ReportHtml, DrawsTheHardwarePeakAndItsShare) {
   ReportInput in = demo_input();
   EXPECT_EQ(count(render_report_html(in), "data-series=\"peak\""), 0u) << "no peak in the profile";
-  in.profile.results.peak_busbw_gbps = 450;
-  in.profile.results.peak_bottleneck = "NVLink4 x18";
+  in.profile.collectives["all_reduce"].results.peak_busbw_gbps = 450;
+  in.profile.collectives["all_reduce"].results.peak_bottleneck = "NVLink4 x18";
   const std::string html = render_report_html(in);
   EXPECT_EQ(count(html, "data-series=\"peak\""), 1u);
   EXPECT_NE(html.find("hardware peak 450 GB/s (NVLink4 x18)"), std::string::npos);
   EXPECT_NE(html.find("<th class=\"num\">% of peak</th>"), std::string::npos);
-  const auto percent = percent_of_peak(in.profile.results, in.profile.results.sizes.size() - 1);
+  const auto percent = percent_of_peak(in.profile.collectives["all_reduce"].results,
+                                       in.profile.collectives["all_reduce"].results.sizes.size() - 1);
   ASSERT_TRUE(percent);
   EXPECT_NE(html.find(fmt::format("<td class=\"num\">{:.0f}%</td>", *percent)), std::string::npos);
 
-  in.profile.results.peak_busbw_gbps.reset();
-  in.profile.results.peak_bottleneck = "unknown: <b>no NIC</b>";
+  in.profile.collectives["all_reduce"].results.peak_busbw_gbps.reset();
+  in.profile.collectives["all_reduce"].results.peak_bottleneck = "unknown: <b>no NIC</b>";
   const std::string unknown = render_report_html(in);
   EXPECT_EQ(count(unknown, "data-series=\"peak\""), 0u);
   EXPECT_NE(unknown.find("Hardware peak unknown: &lt;b&gt;no NIC&lt;/b&gt;"), std::string::npos);
@@ -198,8 +199,8 @@ TEST(ReportHtml, EscapesHostileProfileText) {
   in.topology->nics[0].name = "<a name=nic>";
   in.topology->notes.push_back("<style>note</style>");
   in.topology_source = "<em>snapshot</em>";
-  ASSERT_FALSE(in.candidates.empty());
-  in.candidates[0].env["NCCL_ALGO"] = "</title><iframe>";
+  ASSERT_FALSE(in.candidates[kAllReduce].empty());
+  in.candidates[kAllReduce][0].env["NCCL_ALGO"] = "</title><iframe>";
   const std::string html = render_report_html(in);
   for (const char* raw : {"<script", "<img", "<b>path", "<i>simulated", "<u>", "<svg onload", "<a name",
                           "<style>note", "<em>", "</title><iframe", "<iframe"})
@@ -232,7 +233,7 @@ TEST(BestCandidates, FromTheDemoJournalTheBestOtherConfigsOnTheProfileSizes) {
   for (const CandidateCurve& c : candidates) {
     EXPECT_FALSE(c.env.empty());
     EXPECT_NE(c.env, profile.env);
-    EXPECT_EQ(c.busbw.size(), profile.results.sizes.size());
+    EXPECT_EQ(c.busbw.size(), profile.collectives.at("all_reduce").results.sizes.size());
     EXPECT_EQ(c.phase, TrialPhase::halving);  // the longest measurements on the final grid
   }
   EXPECT_GE(candidates[0].score, candidates[1].score);
@@ -278,7 +279,7 @@ TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
   NcclObservation shipped;
   shipped.transport = "IB";
   shipped.hcas = {"mlx5_0:1"};
-  const std::uint64_t size = in.profile.results.sizes.at(1);
+  const std::uint64_t size = in.profile.collectives["all_reduce"].results.sizes.at(1);
   shipped.choices = {{"AllReduce", size, "RING", "LL128<"}};
   in.profile.provenance.nccl_observed.shipped = shipped;
   in.profile.provenance.nccl_observed.verdicts = {{"warn", "hcas", "NCCL uses 1 of 8 <ACTIVE> ports"}};
@@ -289,5 +290,6 @@ TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
   EXPECT_NE(html.find("<dt>with the env</dt><dd>IB, 1 device (mlx5_0:1)</dd>"), std::string::npos);
   EXPECT_NE(html.find("<dt class=\"flag\">warn hcas</dt><dd>NCCL uses 1 of 8 &lt;ACTIVE&gt; ports</dd>"),
             std::string::npos);
-  EXPECT_NE(html.find("NCCL chose RING/LL128 under the shipped env; Tree/LL measured fastest"), std::string::npos);
+  EXPECT_NE(html.find("NCCL chose RING/LL128 under the shipped env; Tree/LL measured fastest"),
+            std::string::npos);
 }

@@ -67,7 +67,7 @@ TrialSpec solo_spec(const std::string& model_file, std::map<std::string, std::st
   c.device = 0;
   c.cuda_lib = NCCLTUNE_FAKECUDA;
   c.nccl_lib = NCCLTUNE_FAKENCCL;
-  c.collective = "all_reduce";
+  c.collectives = {"all_reduce"};
   c.sweep.min_bytes = 8;
   c.sweep.max_bytes = 4096;
   c.sweep.step_factor = 2;
@@ -367,7 +367,7 @@ TEST(TrialRunner, MissingWorkerExecutableIsAnInitError) {
 TEST(TrialRunner, EveryCollectiveOnOneRank) {
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
     TrialSpec spec = solo_spec("exact.yaml");
-    spec.config.collective = op;
+    spec.config.collectives = {op};
     spec.config.sweep.min_bytes = 1024;
     spec.config.sweep.max_bytes = 4096;
     const Timed run = run_solo(spec);
@@ -375,6 +375,32 @@ TEST(TrialRunner, EveryCollectiveOnOneRank) {
     EXPECT_EQ(run.result.sizes.size(), 3u) << op;
     EXPECT_TRUE(no_child_left()) << op;
   }
+}
+
+TEST(TrialRunner, SeveralCollectivesInOneWorkerRun) {
+  TrialSpec spec = solo_spec("exact.yaml");
+  spec.config.collectives = {"all_reduce", "all_gather", "reduce_scatter"};
+  spec.config.sweep.min_bytes = 1024;
+  spec.config.sweep.max_bytes = 4096;
+  const Timed run = run_solo(spec);
+  ASSERT_EQ(run.result.outcome, TrialOutcome::ok) << run.result.reason;
+  ASSERT_EQ(run.result.sizes.size(), 9u);
+  ASSERT_EQ(run.result.ops.size(), 9u);
+  const std::vector<std::string> ops(run.result.ops.begin(), run.result.ops.end());
+  EXPECT_EQ(ops,
+            (std::vector<std::string>{"all_reduce", "all_reduce", "all_reduce", "all_gather", "all_gather",
+                                      "all_gather", "reduce_scatter", "reduce_scatter", "reduce_scatter"}));
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(run.result.sizes[i].bytes, std::size_t{1024} << (i % 3));
+  EXPECT_TRUE(no_child_left());
+}
+
+TEST(TrialRunner, AnUnknownCollectiveFailsTheTrialAtLoad) {
+  TrialSpec spec = solo_spec("exact.yaml");
+  spec.config.collectives = {"all_reduce", "all_to_everyone"};
+  const Timed run = run_solo(spec);
+  EXPECT_EQ(run.result.outcome, TrialOutcome::init_error) << run.result.reason;
+  EXPECT_TRUE(contains(run.result.reason, "all_to_everyone")) << run.result.reason;
+  EXPECT_TRUE(no_child_left());
 }
 
 TEST(TrialRunner, ConsecutiveTrialsLeaveNothingBehind) {

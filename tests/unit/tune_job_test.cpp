@@ -65,6 +65,7 @@ struct ModelTrials {
                       spec.config.sweep.step_factor};
       request.iterations = spec.config.sweep.iterations;
       request.warmup = spec.config.sweep.warmup;
+      request.collectives = spec.config.collectives;
       const TrialMeasurement measured = executor(request);
       TrialResult result;
       result.outcome = measured.outcome;
@@ -76,6 +77,7 @@ struct ModelTrials {
         size.out_of_place_us = measured.time_us[i];
         size.out_of_place_wrong = 0;
         result.sizes.push_back(size);
+        result.ops.push_back(measured.ops[i]);
       }
       const auto& device = executor.model().devices.front();
       result.device = {device.name, device.pci, device.sm};
@@ -120,8 +122,8 @@ TEST(TuneJob, WritesTheModelsOptimumAndJournalsEveryTrial) {
   EXPECT_EQ(profile->shape.nodes, 2);
   // The model's optimum, +15% bus bandwidth (its algorithm and protocol lists may come with it).
   EXPECT_EQ(profile->env["NCCL_NET_GDR_LEVEL"], "SYS");
-  EXPECT_FALSE(profile->per_size.empty());
-  EXPECT_GT(profile->results.speedup_geomean, 1.03);
+  EXPECT_FALSE(profile->collectives.at("all_reduce").per_size.empty());
+  EXPECT_GT(profile->collectives.at("all_reduce").results.speedup_geomean, 1.03);
 
   Result<std::vector<JournalEntry>> journal = Journal::read(work / "store" / "journal.jsonl");
   ASSERT_TRUE(journal) << journal.error();
@@ -153,9 +155,10 @@ TEST(TuneJob, AResumedRunMeasuresOnlyWhatReadsNcclsLog) {
   ASSERT_TRUE(before && after);
   EXPECT_EQ(second.calls, before->env.empty() ? 3 : 4);
   EXPECT_EQ(after->env, before->env);
-  EXPECT_EQ(after->per_size, before->per_size);
+  EXPECT_EQ(after->collectives.at(kAllReduce).per_size, before->collectives.at(kAllReduce).per_size);
   // The confirmation's first round was measured again: the same sizes, fresh numbers.
-  EXPECT_EQ(after->results.sizes, before->results.sizes);
+  EXPECT_EQ(after->collectives.at(kAllReduce).results.sizes,
+            before->collectives.at(kAllReduce).results.sizes);
   // This runner's NCCL prints nothing: nothing is recorded of it.
   EXPECT_TRUE(after->provenance.nccl_observed.empty());
 }
@@ -245,7 +248,8 @@ TEST(TuneJob, RecordsWhatNcclSaidAndSaysSocketsWereUsed) {
   EXPECT_EQ(observed.defaults->transport, "Socket");
   EXPECT_EQ(observed.defaults->hcas, (std::vector<std::string>{"eth0"}));
   EXPECT_EQ(observed.defaults->gdr_connections, 0);
-  EXPECT_EQ(observed_choice_at(*observed.defaults, "AllReduce", profile->results.sizes.back()),
+  EXPECT_EQ(observed_choice_at(*observed.defaults, "AllReduce",
+                               profile->collectives.at("all_reduce").results.sizes.back()),
             "RING/SIMPLE");
   EXPECT_EQ(observed.shipped.has_value(), !profile->env.empty());
   bool says_sockets = false;

@@ -607,8 +607,8 @@ TEST(CostTableChoice, MapsNcclNamesToNccl228Indices) {
 TEST(CostTableChoice, AnAlgorithmWithoutAProtocolIsLeftToNccl) {
   const std::vector<SizeChoice> per_size = {{0, 100, "Ring", "", 8}};
   const NcclCostTable table(8);
-  const CostTableChoice choice = choose_cost_table_cell(
-      per_size, ncclFuncAllReduce, 8, CostTable{&table.cells[0][0], kNumAlgorithms, kNumProtocols});
+  const CostTableChoice choice =
+      choose_cost_table_cell(&per_size, 8, CostTable{&table.cells[0][0], kNumAlgorithms, kNumProtocols});
   EXPECT_EQ(choice.outcome, ChoiceOutcome::left_to_nccl);
   EXPECT_EQ(choice.channels, 0);
   EXPECT_EQ(choice.range, std::optional<std::size_t>(0));

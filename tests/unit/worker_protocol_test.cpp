@@ -22,7 +22,7 @@ WorkerConfig sample_config() {
   c.device = 7;
   c.cuda_lib = "/opt/fake/libfakecuda.so";
   c.nccl_lib = "/opt/torch/lib/libnccl.so.2";
-  c.collective = "reduce_scatter";
+  c.collectives = {"reduce_scatter", "alltoall"};
   c.sweep.min_bytes = 8;
   c.sweep.max_bytes = std::size_t{16} << 30;  // beyond 32 bits
   c.sweep.step_factor = 4;
@@ -61,7 +61,7 @@ TEST(WorkerProtocol, ConfigRoundTrip) {
   EXPECT_EQ(back->device, 7);
   EXPECT_EQ(back->cuda_lib, c.cuda_lib);
   EXPECT_EQ(back->nccl_lib, c.nccl_lib);
-  EXPECT_EQ(back->collective, "reduce_scatter");
+  EXPECT_EQ(back->collectives, (std::vector<std::string>{"reduce_scatter", "alltoall"}));
   EXPECT_EQ(back->sweep.min_bytes, 8u);
   EXPECT_EQ(back->sweep.max_bytes, std::size_t{16} << 30);
   EXPECT_EQ(back->sweep.step_factor, 4);
@@ -82,7 +82,7 @@ TEST(WorkerProtocol, ConfigDefaultsRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(back->cuda_lib, "libcuda.so.1");
   EXPECT_EQ(back->nccl_lib, "libnccl.so.2");
-  EXPECT_EQ(back->collective, "all_reduce");
+  EXPECT_EQ(back->collectives, std::vector<std::string>{"all_reduce"});
   EXPECT_EQ(worker_config_to_json(*back), worker_config_to_json(c));
 }
 
@@ -149,9 +149,18 @@ TEST(WorkerProtocol, ReadyAndDoneEvents) {
   EXPECT_EQ(encode_event(done), R"({"event":"done"})");
 }
 
+TEST(WorkerProtocol, ConfigWithoutCollectivesIsAnError) {
+  json j = worker_config_to_json(sample_config());
+  j["collectives"] = json::array();
+  const Result<WorkerConfig> back = worker_config_from_json(j);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().find("no collective"), std::string::npos) << back.error();
+}
+
 TEST(WorkerProtocol, SizeEvent) {
   WorkerEvent e;
   e.kind = WorkerEvent::Kind::size;
+  e.op = "reduce_scatter";
   e.size.bytes = std::size_t{1} << 33;
   e.size.count = std::size_t{1} << 31;
   e.size.out_of_place_us = 27.8125;
@@ -159,6 +168,7 @@ TEST(WorkerProtocol, SizeEvent) {
   e.size.out_of_place_wrong = 0;
   e.size.in_place_wrong = 12;
   const WorkerEvent back = round_trip(e);
+  EXPECT_EQ(back.op, "reduce_scatter");
   EXPECT_EQ(back.size.bytes, std::size_t{1} << 33);
   EXPECT_EQ(back.size.count, std::size_t{1} << 31);
   EXPECT_DOUBLE_EQ(back.size.out_of_place_us, 27.8125);
@@ -182,7 +192,8 @@ TEST(WorkerProtocol, SizeEventWithoutInPlaceOrCheck) {
   EXPECT_FALSE(back.size.out_of_place_wrong.has_value());
   EXPECT_FALSE(back.size.in_place_wrong.has_value());
   // Absent keys read as null too.
-  Result<WorkerEvent> minimal = decode_event(R"({"event":"size","bytes":8,"count":2,"oop_us":7})");
+  Result<WorkerEvent> minimal =
+      decode_event(R"({"event":"size","op":"alltoall","bytes":8,"count":2,"oop_us":7})");
   ASSERT_TRUE(minimal.ok()) << minimal.error();
   EXPECT_FALSE(minimal->size.in_place_us.has_value());
   EXPECT_FALSE(minimal->size.out_of_place_wrong.has_value());

@@ -27,10 +27,10 @@
 #include "collectives/library_versions.h"
 #include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
-#include "tune/nccl_log_verdicts.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/nccl_log_capture.h"
+#include "tune/nccl_log_verdicts.h"
 #include "tune/trial_runner.h"
 
 extern char** environ;
@@ -71,7 +71,7 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
   c.cuda_lib = libraries.cuda_lib;
   c.nccl_lib = libraries.nccl_lib;
-  c.collective = o.collective;
+  c.collectives = {o.collective};
   if (!find_collective(o.collective))
     return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
   for (const auto& [flag, value] : {std::pair{"-g", o.gpus}, std::pair{"-t", o.threads}})

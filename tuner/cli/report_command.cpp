@@ -81,8 +81,12 @@ int run_report(const ReportOptions& options) {
 
   auto journal = load_journal(options, input.journal_note);
   if (!journal) return fail(journal.error());
-  input.candidates = best_candidates(input.profile, *journal, options.candidates);
-  if (!journal->empty() && input.candidates.empty())
+  bool any_candidate = false;
+  for (const auto& [op, collective] : input.profile.collectives) {
+    input.candidates[op] = best_candidates(input.profile, *journal, options.candidates, op);
+    any_candidate |= !input.candidates[op].empty();
+  }
+  if (!journal->empty() && !any_candidate)
     input.journal_note =
         "The journal holds no other successful configuration measured on the profile's sizes.";
 

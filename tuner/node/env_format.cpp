@@ -26,10 +26,29 @@ constexpr std::array<std::pair<std::string_view, EnvFormat>, 6> kFormats = {{
 
 // NCCL 2.24 reads NCCL_ALGO and NCCL_PROTO as "[list;]func:list;...": a list per collective,
 // function names matched case-insensitively (src/graph/tuning.cc, parseList, and the NCCL_ALGO /
-// NCCL_PROTO entries of NCCL's environment variable documentation). The tuner measures
-// all_reduce only, so its choice of these two is scoped to allreduce there.
+// NCCL_PROTO entries of NCCL's environment variable documentation). The tuner's choice of these
+// two holds for the collectives it tuned, so it is scoped to them there: the others keep NCCL's.
 constexpr int kScopedSyntaxVersion = 22400;
-constexpr std::string_view kScopedCollective = "allreduce";
+
+// The NCCL function names of the collectives the profile tuned (not its guards), in the order
+// NCCL lists its functions; allreduce for a profile that names none.
+std::vector<std::string_view> tuned_functions(const Profile& profile) {
+  std::vector<std::string_view> functions;
+  for (const char* collective : {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"}) {
+    const CollectiveProfile* measured = profile.collective(collective);
+    if (measured && !measured->guard) functions.push_back(*nccl_function_name(collective));
+  }
+  if (functions.empty()) functions.push_back("allreduce");
+  return functions;
+}
+
+// "Ring,Tree" as "allgather:Ring,Tree;allreduce:Ring,Tree".
+std::string scoped_value(const std::vector<std::string_view>& functions, const std::string& value) {
+  std::string scoped;
+  for (std::string_view function : functions)
+    scoped += (scoped.empty() ? "" : ";") + std::string(function) + ":" + value;
+  return scoped;
+}
 
 bool is_collective_scoped(std::string_view name) {
   return name == "NCCL_ALGO" || name == "NCCL_PROTO";
@@ -53,6 +72,7 @@ struct Variable {
 std::vector<Variable> checked_variables(const Profile& profile, const std::vector<std::string>& allow_names,
                                         std::vector<std::string>& warnings) {
   const bool scoped = uses_scoped_syntax(profile.shape);
+  const std::vector<std::string_view> functions = tuned_functions(profile);
   std::vector<Variable> variables;
   for (const auto& [name, value] : profile.env) {
     if (is_denied_env_name(name)) {
@@ -75,7 +95,7 @@ std::vector<Variable> checked_variables(const Profile& profile, const std::vecto
     }
     // A value that names a collective already ("allreduce:Tree") is kept as written.
     const bool scope = scoped && is_collective_scoped(name) && value.find(':') == std::string::npos;
-    variables.push_back({name, scope ? std::string(kScopedCollective) + ":" + value : value});
+    variables.push_back({name, scope ? scoped_value(functions, value) : value});
   }
   return variables;
 }
@@ -126,15 +146,12 @@ constexpr std::string_view kTunerCsvChannelWarning =
     "channels -1, on 1 channel (it starts from nChannels = 1); use libnccl-tuner-nccltune.so "
     "(NCCL_TUNER_PLUGIN) instead, which keeps NCCL's own channel count";
 
-std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
-  warnings.emplace_back(kTunerCsvChannelWarning);
-  std::string out = "# nccltune profile " + shown(profile.shape.node_type_key) + ", tuned at " +
-                    std::to_string(profile.shape.nodes) + " nodes x " +
-                    std::to_string(profile.shape.gpus_per_node) +
-                    " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +
-                    "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
-  for (const SizeChoice& choice : profile.per_size) {
-    const std::string range = std::to_string(choice.min_bytes) + "-" + std::to_string(choice.max_bytes);
+// One row per range of one collective's per_size.
+void append_csv_rows(std::string& out, std::string_view function, const std::vector<SizeChoice>& per_size,
+                     std::vector<std::string>& warnings) {
+  for (const SizeChoice& choice : per_size) {
+    const std::string range = std::string(function) + " " + std::to_string(choice.min_bytes) + "-" +
+                              std::to_string(choice.max_bytes);
     if (choice.algo.empty() && choice.proto.empty()) continue;  // NCCL's own choice: nothing to say
     const std::optional<std::string> algorithm = csv_algorithm(choice.algo);
     const std::optional<std::string> protocol = csv_protocol(choice.proto);
@@ -145,9 +162,28 @@ std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings
       continue;
     }
     const int channels = choice.channels > 0 ? choice.channels : -1;
-    out += std::string(kScopedCollective) + "," + std::to_string(choice.min_bytes) + "," +
+    out += std::string(function) + "," + std::to_string(choice.min_bytes) + "," +
            std::to_string(choice.max_bytes) + "," + *algorithm + "," + *protocol + "," +
            std::to_string(channels) + ",-1,-1\n";
+  }
+}
+
+std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings) {
+  warnings.emplace_back(kTunerCsvChannelWarning);
+  std::string out = "# nccltune profile " + shown(profile.shape.node_type_key) + ", tuned at " +
+                    std::to_string(profile.shape.nodes) + " nodes x " +
+                    std::to_string(profile.shape.gpus_per_node) +
+                    " GPUs (NCCL_TUNER_CONFIG_FILE for the NCCL example tuner plugin)\n" +
+                    "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
+  for (const auto& [collective, measured] : profile.collectives) {
+    const std::optional<std::string_view> function = nccl_function_name(collective);
+    if (!function) {
+      if (!measured.per_size.empty())
+        warnings.push_back("tuner-csv: " + collective +
+                           " skipped: NCCL runs it as send/recv, which no tuner row applies to");
+      continue;
+    }
+    append_csv_rows(out, *function, measured.per_size, warnings);
   }
   return out;
 }

@@ -9,20 +9,37 @@ static_assert(kNcclAlgorithms.size() == nccl_abi::kNumAlgorithms &&
                   kNcclProtocols.size() == nccl_abi::kNumProtocols,
               "NCCL's names and its cost table's shape agree");
 
-CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>& per_size,
-                                       nccl_abi::ncclFunc_t collective, std::uint64_t bytes,
+std::string_view collective_name(nccl_abi::ncclFunc_t collective) {
+  switch (collective) {
+    case nccl_abi::ncclFuncBroadcast: return "broadcast";
+    case nccl_abi::ncclFuncReduce: return "reduce";
+    case nccl_abi::ncclFuncAllGather: return "all_gather";
+    case nccl_abi::ncclFuncReduceScatter: return "reduce_scatter";
+    case nccl_abi::ncclFuncAllReduce: return "all_reduce";
+    default: return "";
+  }
+}
+
+const std::vector<SizeChoice>* per_size_for(const Profile& profile, nccl_abi::ncclFunc_t collective) {
+  const std::string_view name = collective_name(collective);
+  if (name.empty()) return nullptr;
+  const CollectiveProfile* tuned = profile.collective(name);
+  return tuned && !tuned->guard ? &tuned->per_size : nullptr;
+}
+
+CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
                                        const CostTable& table) {
   CostTableChoice choice;
-  if (collective != nccl_abi::ncclFuncAllReduce) {
+  if (per_size == nullptr) {
     choice.outcome = ChoiceOutcome::other_collective;
     return choice;
   }
-  const SizeChoice* range = choice_for_size(per_size, bytes);
+  const SizeChoice* range = choice_for_size(*per_size, bytes);
   if (range == nullptr) {
     choice.outcome = ChoiceOutcome::no_range;
     return choice;
   }
-  choice.range = static_cast<std::size_t>(range - per_size.data());
+  choice.range = static_cast<std::size_t>(range - per_size->data());
   if (range->algo.empty() && range->proto.empty()) {
     choice.outcome = range->channels > 0 ? ChoiceOutcome::channels_only : ChoiceOutcome::left_to_nccl;
     choice.channels = range->channels;

@@ -27,7 +27,7 @@ struct CostTable {
 enum class ChoiceOutcome {
   marked,            // mark (algorithm, protocol) cheapest; channels when > 0
   channels_only,     // the range leaves algo and proto to NCCL but measured a channel count
-  other_collective,  // the tuner measures all_reduce only: NCCL decides the rest
+  other_collective,  // a collective the profile did not tune: NCCL decides
   no_range,          // no per_size range holds this size
   left_to_nccl,      // the range's algo or proto is empty or a list: NCCL picks among them
   outside_table,     // a name this NCCL's table has no row / column for (numAlgo, numProto)
@@ -41,9 +41,17 @@ struct CostTableChoice {
   std::optional<std::size_t> range;   // index into per_size of the range that holds the size
 };
 
-// per_size: ranges ascending and disjoint, as parse_profile guarantees.
-CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>& per_size,
-                                       nccl_abi::ncclFunc_t collective, std::uint64_t bytes,
+// NCCL's collective by its nccl-tests name ("all_gather"); "" for send/recv and the others no
+// profile tunes.
+std::string_view collective_name(nccl_abi::ncclFunc_t collective);
+
+// The per_size ranges the profile has for NCCL's `collective`: those of the tuned (not guard)
+// collective of that name; nullptr when it has none (send/recv, alltoall, an untuned collective).
+const std::vector<SizeChoice>* per_size_for(const Profile& profile, nccl_abi::ncclFunc_t collective);
+
+// per_size: one collective's ranges (per_size_for), ascending and disjoint, as parse_profile
+// guarantees; nullptr: other_collective.
+CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
                                        const CostTable& table);
 
 }  // namespace nccltune

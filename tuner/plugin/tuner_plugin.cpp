@@ -4,6 +4,7 @@
 // and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own choices.
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -40,31 +41,32 @@ void log_failure(ncclDebugLogger_t logger, const char* entry_point, const char* 
 // each, at their first use, so NCCL_DEBUG=INFO shows what the plugin did without a line per call).
 struct TunerContext {
   ncclDebugLogger_t logger = nullptr;
-  std::shared_ptr<const std::vector<SizeChoice>> per_size;
-  std::unique_ptr<std::atomic<bool>[]> range_reported;
+  std::shared_ptr<const Profile> profile;
+  // Per NCCL function (ncclFunc_t), one flag per range of its per_size.
+  std::array<std::unique_ptr<std::atomic<bool>[]>, nccl_abi::ncclNumFuncs> range_reported;
 };
 
 std::string range_text(const SizeChoice& range) {
   return std::to_string(range.min_bytes) + ".." + std::to_string(range.max_bytes) + " bytes";
 }
 
-std::string choice_text(const CostTableChoice& choice, const SizeChoice& range) {
+std::string choice_text(const CostTableChoice& choice, const SizeChoice& range, std::string_view op) {
   const std::string cell = std::string(nccl_algorithm_name(choice.algorithm)) + "/" +
                            std::string(nccl_protocol_name(choice.protocol));
   const std::string channels =
       choice.channels > 0 ? ", " + std::to_string(choice.channels) + " channels" : "";
   switch (choice.outcome) {
-    case ChoiceOutcome::marked: return "all_reduce " + range_text(range) + ": " + cell + channels;
+    case ChoiceOutcome::marked: return std::string(op) + " " + range_text(range) + ": " + cell + channels;
     case ChoiceOutcome::channels_only:
-      return "all_reduce " + range_text(range) + ": NCCL's algorithm and protocol" + channels;
+      return std::string(op) + " " + range_text(range) + ": NCCL's algorithm and protocol" + channels;
     case ChoiceOutcome::left_to_nccl:
-      return "all_reduce " + range_text(range) + ": algo '" + range.algo + "', proto '" + range.proto +
-             "' leave the choice to NCCL";
+      return std::string(op) + " " + range_text(range) + ": algo '" + range.algo + "', proto '" +
+             range.proto + "' leave the choice to NCCL";
     case ChoiceOutcome::outside_table:
-      return "all_reduce " + range_text(range) + ": " + range.algo + "/" + range.proto +
+      return std::string(op) + " " + range_text(range) + ": " + range.algo + "/" + range.proto +
              " is not in this NCCL's cost table; NCCL's choice stands";
     case ChoiceOutcome::unavailable:
-      return "all_reduce " + range_text(range) + ": " + cell +
+      return std::string(op) + " " + range_text(range) + ": " + cell +
              " is not available to this communicator; NCCL's choice stands";
     case ChoiceOutcome::other_collective:
     case ChoiceOutcome::no_range: break;
@@ -72,9 +74,12 @@ std::string choice_text(const CostTableChoice& choice, const SizeChoice& range) 
   return {};
 }
 
-void report_once(TunerContext& context, const CostTableChoice& choice) {
-  if (!choice.range || context.range_reported[*choice.range].exchange(true)) return;
-  log_line(context.logger, NCCL_LOG_INFO, choice_text(choice, (*context.per_size)[*choice.range]));
+void report_once(TunerContext& context, ncclFunc_t collective, const std::vector<SizeChoice>& per_size,
+                 const CostTableChoice& choice) {
+  const auto& reported = context.range_reported[static_cast<std::size_t>(collective)];
+  if (!choice.range || !reported || reported[*choice.range].exchange(true)) return;
+  log_line(context.logger, NCCL_LOG_INFO,
+           choice_text(choice, per_size[*choice.range], collective_name(collective)));
 }
 
 ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
@@ -95,9 +100,11 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
         log_line(logger, line.warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, line.text);
     }
     if (cached.found->profile) {
-      const std::vector<SizeChoice>& per_size = cached.found->profile->per_size;
-      context->per_size = std::shared_ptr<const std::vector<SizeChoice>>(cached.found, &per_size);
-      context->range_reported = std::make_unique<std::atomic<bool>[]>(per_size.size());
+      context->profile = std::shared_ptr<const Profile>(cached.found, &*cached.found->profile);
+      for (int f = 0; f < ncclNumFuncs; ++f)
+        if (const auto* per_size = per_size_for(*context->profile, static_cast<ncclFunc_t>(f)))
+          context->range_reported[static_cast<std::size_t>(f)] =
+              std::make_unique<std::atomic<bool>[]>(per_size->size());
     }
     *context_out = context.release();
   } catch (const std::exception& error) {
@@ -112,18 +119,19 @@ ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t 
                            float** cost_table, int num_algorithms, int num_protocols, int /*reg_buff*/,
                            int* channels) noexcept {
   auto* context = static_cast<TunerContext*>(context_in);
-  if (context == nullptr || !context->per_size || cost_table == nullptr) return ncclSuccess;
+  if (context == nullptr || !context->profile || cost_table == nullptr) return ncclSuccess;
   try {
     // NCCL passes its contiguous float[algorithms][protocols] array cast to float**.
     float* cells = reinterpret_cast<float*>(cost_table);
-    const CostTableChoice choice = choose_cost_table_cell(*context->per_size, collective, bytes,
-                                                          CostTable{cells, num_algorithms, num_protocols});
+    const std::vector<SizeChoice>* per_size = per_size_for(*context->profile, collective);
+    const CostTableChoice choice =
+        choose_cost_table_cell(per_size, bytes, CostTable{cells, num_algorithms, num_protocols});
     if (choice.outcome == ChoiceOutcome::marked)
       cells[choice.algorithm * num_protocols + choice.protocol] = 0.0f;
     if ((choice.outcome == ChoiceOutcome::marked || choice.outcome == ChoiceOutcome::channels_only) &&
         choice.channels > 0 && channels != nullptr)
       *channels = choice.channels;
-    report_once(*context, choice);
+    if (per_size) report_once(*context, collective, *per_size, choice);
   } catch (const std::exception& error) {
     log_failure(context->logger, "getCollInfo", error.what());
   } catch (...) {

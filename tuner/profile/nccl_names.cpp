@@ -92,7 +92,61 @@ std::string_view nccl_protocol_name(int index) {
              : "?";
 }
 
-bool nccl_list_allows(std::string_view list, std::string_view name) {
+namespace {
+
+// nccl-tests' name, NCCL's function name in scoped env values, and in its log.
+struct CollectiveNames {
+  std::string_view tests, function, log;
+};
+constexpr std::array<CollectiveNames, 5> kCollectiveNameTable = {{
+    {"all_reduce", "allreduce", "AllReduce"},
+    {"all_gather", "allgather", "AllGather"},
+    {"reduce_scatter", "reducescatter", "ReduceScatter"},
+    {"broadcast", "broadcast", "Broadcast"},
+    {"reduce", "reduce", "Reduce"},
+}};
+
+const CollectiveNames* collective_names_of(std::string_view collective) {
+  for (const CollectiveNames& names : kCollectiveNameTable)
+    if (names.tests == collective) return &names;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string_view> nccl_function_name(std::string_view collective) {
+  const CollectiveNames* names = collective_names_of(collective);
+  return names ? std::optional<std::string_view>(names->function) : std::nullopt;
+}
+
+std::optional<std::string_view> nccl_log_op_name(std::string_view collective) {
+  const CollectiveNames* names = collective_names_of(collective);
+  return names ? std::optional<std::string_view>(names->log) : std::nullopt;
+}
+
+std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective) {
+  const std::optional<std::string_view> function = nccl_function_name(collective);
+  std::optional<std::string> fallback;
+  for (std::size_t start = 0; start <= value.size();) {
+    const std::size_t semicolon = std::min(value.find(';', start), value.size());
+    const std::string_view entry = value.substr(start, semicolon - start);
+    start = semicolon + 1;
+    const std::size_t colon = entry.find(':');
+    if (colon == std::string_view::npos) {
+      fallback = std::string(entry);
+    } else if (function && same_text_ignoring_case(entry.substr(0, colon), *function)) {
+      return std::string(entry.substr(colon + 1));
+    }
+  }
+  return fallback;
+}
+
+bool nccl_list_allows(std::string_view value, std::string_view name, std::string_view collective) {
+  if (value.find_first_of(";:") != std::string_view::npos) {
+    const std::optional<std::string> list = nccl_list_for(value, collective);
+    return !list || nccl_list_allows(*list, name, collective);
+  }
+  std::string_view list = value;
   const bool excluded = !list.empty() && list.front() == '^';
   if (excluded) list.remove_prefix(1);
   bool listed = false;

@@ -30,9 +30,24 @@ std::string_view nccl_protocol_name(int index);
 // Names NCCL reads without case (algorithms, protocols, GDR levels).
 bool same_text_ignoring_case(std::string_view a, std::string_view b);
 
-// Whether an NCCL_ALGO / NCCL_PROTO value ("Ring,Tree", "^LL128") lets NCCL use `name`, names
-// compared without case as NCCL reads them. An empty value names nothing.
-bool nccl_list_allows(std::string_view list, std::string_view name);
+// The name NCCL 2.24+ gives a collective in a scoped NCCL_ALGO / NCCL_PROTO value ("allreduce"),
+// for its nccl-tests name ("all_reduce"); nullopt for alltoall (NCCL runs it as send/recv, which
+// no NCCL_ALGO / NCCL_PROTO applies to) and for unknown names.
+std::optional<std::string_view> nccl_function_name(std::string_view collective);
+// How NCCL's INFO log names the collective ("AllReduce" in its TUNING lines); nullopt likewise.
+std::optional<std::string_view> nccl_log_op_name(std::string_view collective);
+
+// The list a scoped NCCL_ALGO / NCCL_PROTO value ("Ring;allgather:Ring,Tree") gives
+// `collective` (nccl-tests name), as NCCL 2.24 reads it: the entry "<function>:list" for that
+// collective, else the entry without a function; nullopt when neither is there (NCCL's own
+// choice). A value without ';' or ':' is itself the list for every collective.
+std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective);
+
+// Whether an NCCL_ALGO / NCCL_PROTO value ("Ring,Tree", "^LL128", "allgather:Ring;Tree") lets
+// NCCL use `name` for `collective`, names compared without case as NCCL reads them. An empty
+// list names nothing; a value that gives the collective no list allows everything.
+bool nccl_list_allows(std::string_view list, std::string_view name,
+                      std::string_view collective = "all_reduce");
 
 // An algorithm or protocol as NCCL's log prints it ("NVLS_TREE", "COLLNET_DIRECT") in the
 // spelling its env values use, case aside: without the '_' ("NVLSTREE").

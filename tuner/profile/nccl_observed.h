@@ -73,9 +73,6 @@ struct NcclObserved {
   bool operator==(const NcclObserved&) const = default;
 };
 
-// The collective a nccltune/profile/v1 profile tunes, as NCCL's TUNING lines name it.
-inline constexpr std::string_view kProfileNcclOp = "AllReduce";
-
 // The most choices, verdicts and contradictions a profile holds of each.
 inline constexpr std::size_t kMaxObservedEntries = 512;
 

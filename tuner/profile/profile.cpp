@@ -187,8 +187,7 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
   return shape;
 }
 
-std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
-  const std::string field = "per_size";
+std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line, const std::string& field) {
   yaml_expect_list(node, field, line);
   std::vector<SizeChoice> ranges;
   for (std::size_t i = 0; i < node.size(); ++i) {
@@ -215,16 +214,17 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line) {
   return ranges;
 }
 
-MeasuredRange parse_measured(const YAML::Node& node, int line) {
-  yaml_expect_map(node, "measured", line);
-  yaml_check_keys(node, "measured", {"min_bytes", "max_bytes"});
+MeasuredRange parse_measured(const YAML::Node& node, int line, const std::string& field) {
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field, {"min_bytes", "max_bytes"});
   MeasuredRange range;
   for (const char* key : {"min_bytes", "max_bytes"})
-    if (!node[key]) yaml_fail(yaml_line(node), yaml_child("measured", key), "missing");
-  range.min_bytes = byte_count(node["min_bytes"], "measured.min_bytes");
-  range.max_bytes = byte_count(node["max_bytes"], "measured.max_bytes");
+    if (!node[key]) yaml_fail(yaml_line(node), yaml_child(field, key), "missing");
+  range.min_bytes = byte_count(node["min_bytes"], yaml_child(field, "min_bytes"));
+  range.max_bytes = byte_count(node["max_bytes"], yaml_child(field, "max_bytes"));
   if (range.max_bytes == 0 || range.max_bytes < range.min_bytes)
-    yaml_fail(yaml_line(node["max_bytes"]), "measured.max_bytes", "must be from 1 and at least min_bytes");
+    yaml_fail(yaml_line(node["max_bytes"]), yaml_child(field, "max_bytes"),
+              "must be from 1 and at least min_bytes");
   return range;
 }
 
@@ -235,8 +235,7 @@ std::vector<double> numbers(const YAML::Node& node, int line, const std::string&
   return values;
 }
 
-ProfileResults parse_results(const YAML::Node& node, int line) {
-  const std::string field = "results";
+ProfileResults parse_results(const YAML::Node& node, int line, const std::string& field) {
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
                   {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio", "peak_busbw_gbps",
@@ -244,11 +243,12 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
   ProfileResults results;
   const int at = yaml_line(node);
   if (const YAML::Node sizes = node["sizes"]) {
-    yaml_expect_list(sizes, "results.sizes", at);
+    const std::string sizes_field = yaml_child(field, "sizes");
+    yaml_expect_list(sizes, sizes_field, at);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const std::uint64_t bytes = byte_count(sizes[i], yaml_item("results.sizes", i));
+      const std::uint64_t bytes = byte_count(sizes[i], yaml_item(sizes_field, i));
       if (!results.sizes.empty() && bytes <= results.sizes.back())
-        yaml_fail(yaml_line(sizes[i]), yaml_item("results.sizes", i), "sizes must be ascending");
+        yaml_fail(yaml_line(sizes[i]), yaml_item(sizes_field, i), "sizes must be ascending");
       results.sizes.push_back(bytes);
     }
   }
@@ -265,14 +265,47 @@ ProfileResults parse_results(const YAML::Node& node, int line) {
           std::to_string(target.size()) + " values for " + std::to_string(results.sizes.size()) + " sizes");
   }
   if (node["speedup_geomean"])
-    results.speedup_geomean = number(node["speedup_geomean"], "results.speedup_geomean");
+    results.speedup_geomean = number(node["speedup_geomean"], yaml_child(field, "speedup_geomean"));
   if (node["worst_size_ratio"])
-    results.worst_size_ratio = number(node["worst_size_ratio"], "results.worst_size_ratio");
+    results.worst_size_ratio = number(node["worst_size_ratio"], yaml_child(field, "worst_size_ratio"));
   if (node["peak_busbw_gbps"])
-    results.peak_busbw_gbps = non_negative(node["peak_busbw_gbps"], "results.peak_busbw_gbps");
+    results.peak_busbw_gbps = non_negative(node["peak_busbw_gbps"], yaml_child(field, "peak_busbw_gbps"));
   if (node["peak_bottleneck"])
-    results.peak_bottleneck = yaml_text(node["peak_bottleneck"], "results.peak_bottleneck");
+    results.peak_bottleneck = yaml_text(node["peak_bottleneck"], yaml_child(field, "peak_bottleneck"));
   return results;
+}
+
+// One collective's part; `field` is where it sits ("" at a v1 document's top level).
+CollectiveProfile parse_collective(const YAML::Node& node, const std::string& field) {
+  CollectiveProfile collective;
+  const auto child = [&](const char* key) {
+    return field.empty() ? std::string(key) : yaml_child(field, key);
+  };
+  if (const YAML::Node n = node["measured"])
+    collective.measured = parse_measured(n, yaml_line(n), child("measured"));
+  if (const YAML::Node n = node["per_size"])
+    collective.per_size = parse_per_size(n, yaml_line(n), child("per_size"));
+  if (const YAML::Node n = node["results"])
+    collective.results = parse_results(n, yaml_line(n), child("results"));
+  if (const YAML::Node n = node["guard"]) collective.guard = yaml_boolean(n, child("guard"));
+  return collective;
+}
+
+std::map<std::string, CollectiveProfile> parse_collectives(const YAML::Node& node, int line) {
+  const std::string field = "collectives";
+  yaml_expect_map(node, field, line);
+  std::map<std::string, CollectiveProfile> collectives;
+  for (const auto& entry : node) {
+    const std::string name = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+    if (!is_collective_name(name))
+      yaml_fail(yaml_line(entry.first), field,
+                "unknown collective '" + shown(name) + "' (" + std::string(kCollectiveNames) + ")");
+    const std::string at = yaml_child(field, name);
+    yaml_expect_map(entry.second, at, yaml_line(entry.first));
+    yaml_check_keys(entry.second, at, {"measured", "per_size", "results", "guard"});
+    collectives[name] = parse_collective(entry.second, at);
+  }
+  return collectives;
 }
 
 ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
@@ -330,19 +363,54 @@ std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
   return failed;
 }
 
+void write_collective(std::ostream& out, const std::string& name, const CollectiveProfile& collective) {
+  out << "  " << name << ":\n";
+  if (collective.guard) out << "    guard: true\n";
+  if (collective.measured.known())
+    out << "    measured: {min_bytes: " << collective.measured.min_bytes
+        << ", max_bytes: " << collective.measured.max_bytes << "}\n";
+  if (collective.per_size.empty()) {
+    out << "    per_size: []\n";
+  } else {
+    out << "    per_size:\n";
+    for (const SizeChoice& choice : collective.per_size)
+      out << "      - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
+          << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
+          << ", channels: " << choice.channels << "}\n";
+  }
+  const ProfileResults& results = collective.results;
+  const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
+  out << "    results:\n"
+      << "      sizes: " << flow_list(results.sizes, integer_text) << "\n"
+      << "      baseline: " << flow_list(results.baseline, number_text) << "\n"
+      << "      tuned: " << flow_list(results.tuned, number_text) << "\n"
+      << "      speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
+      << "      worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
+  if (results.peak_busbw_gbps)
+    out << "      peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
+  if (!results.peak_bottleneck.empty())
+    out << "      peak_bottleneck: " << yaml_quoted(cleaned_text(results.peak_bottleneck)) << "\n";
+}
+
 Profile parse_document(const YAML::Node& root) {
   if (!root.IsMap())
     yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
               "the document must be a map (schema, shape, env, ...)");
-  yaml_check_keys(root, "",
-                  {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results", "provenance",
-                   "failed", "notes"});
   const YAML::Node schema = root["schema"];
   if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
-  if (!schema.IsScalar() || schema.Scalar() != kProfileSchema)
+  const bool v1 = schema.IsScalar() && schema.Scalar() == kProfileSchemaV1;
+  if (!v1 && (!schema.IsScalar() || schema.Scalar() != kProfileSchema))
     yaml_fail(yaml_line(schema), "schema",
-              "expected '" + std::string(kProfileSchema) + "'" +
+              "expected '" + std::string(kProfileSchema) + "' or '" + std::string(kProfileSchemaV1) + "'" +
                   (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
+  if (v1)
+    yaml_check_keys(root, "",
+                    {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results",
+                     "provenance", "failed", "notes"});
+  else
+    yaml_check_keys(
+        root, "",
+        {"schema", "shape", "env", "keep_defaults", "collectives", "provenance", "failed", "notes"});
   Profile profile;
   if (!root["shape"]) yaml_fail(1, "shape", "missing");
   profile.shape = parse_shape(root["shape"], yaml_line(root["shape"]));
@@ -354,12 +422,14 @@ Profile parse_document(const YAML::Node& root) {
     if (profile.keep_defaults && !profile.env.empty())
       yaml_fail(yaml_line(env), "env", "must be empty when keep_defaults is true");
   }
-  if (const YAML::Node node = root["per_size"]) profile.per_size = parse_per_size(node, yaml_line(node));
-  if (const YAML::Node node = root["results"]) profile.results = parse_results(node, yaml_line(node));
+  // A v1 profile tuned all_reduce alone, with its parts at the top level.
+  if (v1)
+    profile.collectives[kAllReduce] = parse_collective(root, "");
+  else if (const YAML::Node node = root["collectives"])
+    profile.collectives = parse_collectives(node, yaml_line(node));
   if (const YAML::Node node = root["provenance"])
     profile.provenance = parse_provenance(node, yaml_line(node));
   if (const YAML::Node node = root["failed"]) profile.failed = parse_failed(node, yaml_line(node));
-  if (const YAML::Node node = root["measured"]) profile.measured = parse_measured(node, yaml_line(node));
   if (const YAML::Node node = root["notes"]) {
     yaml_expect_list(node, "notes", yaml_line(node));
     for (std::size_t i = 0; i < node.size(); ++i)
@@ -375,6 +445,18 @@ std::string describe_env(const Env& env) {
   std::string out;
   for (const auto& [name, value] : env) out += (out.empty() ? "" : " ") + name + "=" + value;
   return out;
+}
+
+bool is_collective_name(std::string_view name) {
+  for (std::string_view known :
+       {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"})
+    if (name == known) return true;
+  return false;
+}
+
+const CollectiveProfile* Profile::collective(std::string_view name) const {
+  const auto it = collectives.find(std::string(name));
+  return it == collectives.end() ? nullptr : &it->second;
 }
 
 bool is_valid_node_type_key(std::string_view key) {
@@ -425,29 +507,8 @@ std::string profile_to_yaml(const Profile& profile) {
     for (const auto& [name, value] : profile.env)
       out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
   }
-  if (profile.measured.known())
-    out << "measured: {min_bytes: " << profile.measured.min_bytes
-        << ", max_bytes: " << profile.measured.max_bytes << "}\n";
-  if (profile.per_size.empty()) {
-    out << "per_size: []\n";
-  } else {
-    out << "per_size:\n";
-    for (const SizeChoice& choice : profile.per_size)
-      out << "  - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
-          << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
-          << ", channels: " << choice.channels << "}\n";
-  }
-  const ProfileResults& results = profile.results;
-  const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
-  out << "results:\n"
-      << "  sizes: " << flow_list(results.sizes, integer_text) << "\n"
-      << "  baseline: " << flow_list(results.baseline, number_text) << "\n"
-      << "  tuned: " << flow_list(results.tuned, number_text) << "\n"
-      << "  speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
-      << "  worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
-  if (results.peak_busbw_gbps) out << "  peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
-  if (!results.peak_bottleneck.empty())
-    out << "  peak_bottleneck: " << yaml_quoted(cleaned_text(results.peak_bottleneck)) << "\n";
+  out << (profile.collectives.empty() ? "collectives: {}\n" : "collectives:\n");
+  for (const auto& [name, collective] : profile.collectives) write_collective(out, name, collective);
   const ProfileProvenance& provenance = profile.provenance;
   out << "provenance:\n"
       << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"

@@ -1,6 +1,7 @@
-// The tuner's result for one cluster shape (schema nccltune/profile/v1, docs/ARCHITECTURE.md "File formats"):
-// the env that `nccltune env` emits, the best measured (algo, proto, channels) per size range,
-// baseline and tuned busbw per size, and how it was found.
+// The tuner's result for one cluster shape (schema nccltune/profile/v2, docs/ARCHITECTURE.md "File formats"):
+// the env that `nccltune env` emits and, per collective, the measured range, the best measured
+// (algo, proto, channels) per size range, baseline and tuned busbw per size; and how it was found.
+// A v1 file (all_reduce's parts at the top level) is still read.
 //
 // Profiles are read by job prologs from a shared store, so parsing is strict and defensive:
 // documents over 1 MiB, NUL bytes, invalid UTF-8, anchors and aliases, more than one document,
@@ -24,7 +25,8 @@
 
 namespace nccltune {
 
-inline constexpr std::string_view kProfileSchema = "nccltune/profile/v1";
+inline constexpr std::string_view kProfileSchema = "nccltune/profile/v2";
+inline constexpr std::string_view kProfileSchemaV1 = "nccltune/profile/v1";  // still read: all_reduce only
 inline constexpr std::size_t kMaxProfileBytes = std::size_t{1} << 20;
 
 // An environment: variable names and values ("NCCL_ALGO" -> "Ring").
@@ -32,6 +34,12 @@ using Env = std::map<std::string, std::string>;
 
 // "NCCL_ALGO=Ring NCCL_PROTO=LL" (sorted by name; values may hold commas); "defaults" for an empty env.
 std::string describe_env(const Env& env);
+
+// The collectives a profile may hold, by their nccl-tests names.
+inline constexpr std::string_view kCollectiveNames =
+    "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce";
+inline constexpr const char* kAllReduce = "all_reduce";  // what tune measures when told nothing else
+bool is_collective_name(std::string_view name);
 
 // A node type key is a directory name in the store: [A-Za-z0-9._-]+, not "." or "..", at most
 // 255 bytes. The one check, for profiles, the store, node.yaml and `env --shape`.
@@ -96,7 +104,7 @@ struct ProfileProvenance {
   std::string objective;  // balanced, bandwidth, latency (or empty)
   int hosts = 0;
   double noise_floor = 0;
-  std::string confirmation;  // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  std::string confirmation;    // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
   NcclObserved nccl_observed;  // what NCCL's own log said during the tune; empty when not captured
   bool operator==(const ProfileProvenance&) const = default;
 };
@@ -108,19 +116,29 @@ struct FailedTrial {
   bool operator==(const FailedTrial&) const = default;
 };
 
+// What the tune measured of one collective.
+struct CollectiveProfile {
+  bool guard = false;      // measured against the defaults only (tune --guard), never tuned
+  MeasuredRange measured;  // unknown in profiles written before it was recorded
+  std::vector<SizeChoice> per_size;
+  ProfileResults results;
+  bool operator==(const CollectiveProfile&) const = default;
+};
+
 struct Profile {
   ProfileShape shape;
   std::map<std::string, std::string> env;
   bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
-  MeasuredRange measured;      // unknown in profiles written before it was recorded
-  std::vector<SizeChoice> per_size;
-  ProfileResults results;
+  // By nccl-tests name (is_collective_name); a v1 file reads as its one all_reduce.
+  std::map<std::string, CollectiveProfile> collectives;
   ProfileProvenance provenance;
   std::vector<FailedTrial> failed;
   // Why the profile is the way it is where that is not obvious: a restriction kept in per_size
   // (for the tuner plugin) rather than in env, say. One line each.
   std::vector<std::string> notes;
   bool operator==(const Profile&) const = default;
+
+  const CollectiveProfile* collective(std::string_view name) const;  // nullptr when not measured
 };
 
 // Deterministic YAML; every section is written. Doubles are written in their shortest exact form

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "search/objective.h"
 
@@ -9,39 +10,53 @@ namespace nccltune {
 
 namespace {
 
-bool qualifies(const Profile& profile, const JournalEntry& entry) {
+// The entry's busbw of `op` when it qualifies (see the header); nullopt otherwise.
+std::optional<std::vector<double>> qualifying_busbw(const Profile& profile, const ProfileResults& results,
+                                                    const JournalEntry& entry, const std::string& op) {
   const ProfileShape& shape = profile.shape;
-  if (entry.node_type_key != shape.node_type_key || entry.outcome != TrialOutcome::ok) return false;
+  if (entry.node_type_key != shape.node_type_key || entry.outcome != TrialOutcome::ok) return std::nullopt;
   if (!entry.nccl_version.empty() && !shape.nccl_version.empty() && entry.nccl_version != shape.nccl_version)
-    return false;
-  if (entry.env.empty() || entry.env == profile.env) return false;
-  if (entry.sizes != profile.results.sizes || entry.busbw.size() != entry.sizes.size()) return false;
-  return std::all_of(entry.busbw.begin(), entry.busbw.end(), [](double b) { return std::isfinite(b); });
+    return std::nullopt;
+  if (entry.env.empty() || entry.env == profile.env || entry.sizes != results.sizes) return std::nullopt;
+  const auto at = std::find(entry.collectives.begin(), entry.collectives.end(), op);
+  const std::size_t n = entry.sizes.size();
+  if (at == entry.collectives.end() || entry.busbw.size() != n * entry.collectives.size())
+    return std::nullopt;
+  const auto first = entry.busbw.begin() + static_cast<std::ptrdiff_t>(
+                                               n * static_cast<std::size_t>(at - entry.collectives.begin()));
+  std::vector<double> busbw(first, first + static_cast<std::ptrdiff_t>(n));
+  if (!std::all_of(busbw.begin(), busbw.end(), [](double b) { return std::isfinite(b); }))
+    return std::nullopt;
+  return busbw;
 }
 
 }  // namespace
 
 std::vector<CandidateCurve> best_candidates(const Profile& profile, const std::vector<JournalEntry>& journal,
-                                            std::size_t count) {
+                                            std::size_t count, const std::string& op) {
+  const CollectiveProfile* collective = profile.collective(op);
+  if (!collective) return {};
+  const ProfileResults& results = collective->results;
   std::map<std::map<std::string, std::string>, CandidateCurve> by_env;
   for (const JournalEntry& entry : journal) {
-    if (!qualifies(profile, entry)) continue;
+    const std::optional<std::vector<double>> busbw = qualifying_busbw(profile, results, entry, op);
+    if (!busbw) continue;
     CandidateCurve& curve = by_env[entry.env];
     if (entry.iterations < curve.iterations) continue;
     if (entry.iterations > curve.iterations || curve.measurements == 0) {
-      curve = {entry.env, entry.phase, entry.iterations, 0, std::vector<double>(entry.busbw.size(), 0.0), 0};
+      curve = {entry.env, entry.phase, entry.iterations, 0, std::vector<double>(busbw->size(), 0.0), 0};
     }
-    for (std::size_t i = 0; i < entry.busbw.size(); ++i) curve.busbw[i] += entry.busbw[i];
+    for (std::size_t i = 0; i < busbw->size(); ++i) curve.busbw[i] += (*busbw)[i];
     ++curve.measurements;
   }
 
   const Result<Objective> parsed = parse_objective(profile.provenance.objective);
   const Objective objective = parsed ? *parsed : Objective::balanced;  // older profiles name none
-  const std::vector<std::size_t> sizes(profile.results.sizes.begin(), profile.results.sizes.end());
+  const std::vector<std::size_t> sizes(results.sizes.begin(), results.sizes.end());
   std::vector<CandidateCurve> curves;
   for (auto& [env, curve] : by_env) {
     for (double& b : curve.busbw) b /= curve.measurements;
-    curve.score = score(objective, sizes, profile.results.baseline, curve.busbw).value;
+    curve.score = score(objective, sizes, results.baseline, curve.busbw).value;
     curves.push_back(std::move(curve));
   }
   std::sort(curves.begin(), curves.end(), [](const CandidateCurve& a, const CandidateCurve& b) {

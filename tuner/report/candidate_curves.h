@@ -17,16 +17,16 @@ struct CandidateCurve {
   TrialPhase phase = TrialPhase::screen;  // the phase of the entries averaged (halving, cross, ...)
   int iterations = 0;                     // their iterations per size
   int measurements = 0;                   // how many entries were averaged
-  std::vector<double> busbw;              // per size of profile.results.sizes
-  double score = 0;                       // the profile's objective against profile.results.baseline
+  std::vector<double> busbw;              // per size of the collective's results.sizes
+  double score = 0;                       // the profile's objective against its results.baseline
 };
 
-// Entries qualify when they belong to the profile (same shape key; same NCCL version when both
-// name one), ended `ok`, were measured on exactly the profile's result sizes with finite busbw,
-// and set a non-empty env other than the profile's own. Per env, the entries with the most
-// iterations are averaged size by size (later phases measure longer and replace early screens).
+// Curves of collective `op`. Entries qualify when they belong to the profile (same shape key; same
+// NCCL version when both name one), ended `ok`, measured `op` on exactly the profile's result
+// sizes of it with finite busbw, and set a non-empty env other than the profile's own. Per env, the entries
+// with the most iterations are averaged size by size (later phases measure longer and replace early screens).
 // Sorted by score, best first (ties by env), at most `count`.
 std::vector<CandidateCurve> best_candidates(const Profile& profile, const std::vector<JournalEntry>& journal,
-                                            std::size_t count);
+                                            std::size_t count, const std::string& op = kAllReduce);
 
 }  // namespace nccltune

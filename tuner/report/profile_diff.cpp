@@ -49,12 +49,12 @@ std::vector<FieldChange> env_changes(const Profile& a, const Profile& b) {
   return out;
 }
 
-std::vector<ChoiceChange> choice_changes(const Profile& a, const Profile& b) {
+std::vector<ChoiceChange> choice_changes(const CollectiveProfile& a, const CollectiveProfile& b) {
   std::set<std::uint64_t> points(a.results.sizes.begin(), a.results.sizes.end());
   points.insert(b.results.sizes.begin(), b.results.sizes.end());
   for (const SizeChoice& c : a.per_size) points.insert(c.min_bytes);
   for (const SizeChoice& c : b.per_size) points.insert(c.min_bytes);
-  auto choice_at = [](const Profile& p, std::uint64_t bytes) {
+  auto choice_at = [](const CollectiveProfile& p, std::uint64_t bytes) {
     const SizeChoice* c = choice_for_size(p.per_size, bytes);
     return c ? describe_choice(*c) : std::string("-");
   };
@@ -79,12 +79,15 @@ std::string shown(const std::string& value) {
   return value.empty() ? "(none)" : value;
 }
 
-}  // namespace
-
-ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
-  ProfileDiff d;
-  d.shape = shape_changes(a, b);
-  d.env = env_changes(a, b);
+CollectiveDiff collective_diff(const std::string& name, const CollectiveProfile* in_a,
+                               const CollectiveProfile* in_b) {
+  static const CollectiveProfile kNone;
+  const CollectiveProfile& a = in_a ? *in_a : kNone;
+  const CollectiveProfile& b = in_b ? *in_b : kNone;
+  CollectiveDiff d;
+  d.name = name;
+  d.in_a = in_a != nullptr;
+  d.in_b = in_b != nullptr;
   d.per_size = choice_changes(a, b);
   const ProfileResults &ra = a.results, &rb = b.results;
   for (std::size_t i = 0; i < ra.sizes.size(); ++i) {
@@ -105,6 +108,53 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
       !same(d.speedup_a, d.speedup_b) || std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
         return !same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b);
       });
+  return d;
+}
+
+std::string size_list(const std::vector<std::uint64_t>& sizes) {
+  std::string text;
+  for (std::uint64_t bytes : sizes) text += (text.empty() ? "" : " ") + format_byte_size(bytes);
+  return text;
+}
+
+// One collective's changes; under its name unless both profiles hold all_reduce alone.
+std::string render_collective_diff(const CollectiveDiff& d, bool named) {
+  std::string out;
+  const std::string of = named ? " of " + d.name : "";
+  if (!d.in_a || !d.in_b) return fmt::format("\n{}: measured in {} only\n", d.name, d.in_a ? "A" : "B");
+  if (!d.per_size.empty()) {
+    out += "\nper-size choices" + of + "\n";
+    for (const ChoiceChange& c : d.per_size)
+      out += fmt::format("  {:>8}: {} -> {}\n", format_byte_size(c.bytes), c.before, c.after);
+  }
+  if (!d.busbw.empty()) {
+    out += fmt::format(
+        "\nbusbw GB/s{} at the sizes both measured\n{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n",
+        of, "size", "defaults A", "defaults B", "B/A", "tuned A", "tuned B", "B/A");
+    for (const BusbwRow& r : d.busbw)
+      out += fmt::format("{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n", format_byte_size(r.bytes),
+                         format_busbw(r.baseline_a), format_busbw(r.baseline_b),
+                         ratio(r.baseline_a, r.baseline_b), format_busbw(r.tuned_a), format_busbw(r.tuned_b),
+                         ratio(r.tuned_a, r.tuned_b));
+  }
+  if (!d.sizes_only_a.empty()) out += "sizes only in A: " + size_list(d.sizes_only_a) + "\n";
+  if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
+  out += fmt::format("speedup{} over the defaults: {} -> {}\n", of, format_speedup(d.speedup_a),
+                     format_speedup(d.speedup_b));
+  return out;
+}
+
+}  // namespace
+
+ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
+  ProfileDiff d;
+  d.shape = shape_changes(a, b);
+  d.env = env_changes(a, b);
+  std::set<std::string> names;
+  for (const auto& [name, c] : a.collectives) names.insert(name);
+  for (const auto& [name, c] : b.collectives) names.insert(name);
+  for (const std::string& name : names)
+    d.collectives.push_back(collective_diff(name, a.collective(name), b.collective(name)));
   return d;
 }
 
@@ -134,30 +184,8 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
         out += fmt::format("  ~ {}: {} -> {}\n", c.field, c.before, c.after);
     }
   }
-  if (!d.per_size.empty()) {
-    out += "\nper-size choices\n";
-    for (const ChoiceChange& c : d.per_size)
-      out += fmt::format("  {:>8}: {} -> {}\n", format_byte_size(c.bytes), c.before, c.after);
-  }
-  if (!d.busbw.empty()) {
-    out += fmt::format(
-        "\nbusbw GB/s at the sizes both measured\n{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n",
-        "size", "defaults A", "defaults B", "B/A", "tuned A", "tuned B", "B/A");
-    for (const BusbwRow& r : d.busbw)
-      out += fmt::format("{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n", format_byte_size(r.bytes),
-                         format_busbw(r.baseline_a), format_busbw(r.baseline_b),
-                         ratio(r.baseline_a, r.baseline_b), format_busbw(r.tuned_a), format_busbw(r.tuned_b),
-                         ratio(r.tuned_a, r.tuned_b));
-  }
-  auto size_list = [](const std::vector<std::uint64_t>& sizes) {
-    std::string text;
-    for (std::uint64_t bytes : sizes) text += (text.empty() ? "" : " ") + format_byte_size(bytes);
-    return text;
-  };
-  if (!d.sizes_only_a.empty()) out += "sizes only in A: " + size_list(d.sizes_only_a) + "\n";
-  if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
-  out += fmt::format("speedup over the defaults: {} -> {}\n", format_speedup(d.speedup_a),
-                     format_speedup(d.speedup_b));
+  const bool named = !(d.collectives.size() == 1 && d.collectives.front().name == kAllReduce);
+  for (const CollectiveDiff& c : d.collectives) out += render_collective_diff(c, named);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // after an NCCL upgrade: shape fields, env, per-size choices and busbw per size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,19 +26,31 @@ struct BusbwRow {
   double baseline_a = 0, baseline_b = 0, tuned_a = 0, tuned_b = 0;  // NaN: not recorded
 };
 
-struct ProfileDiff {
-  std::vector<FieldChange> shape;  // "nccl_version", "key", ... and "keep_defaults"
-  std::vector<FieldChange> env;    // added (before empty), removed (after empty), changed
+// One collective of either profile.
+struct CollectiveDiff {
+  std::string name;               // nccl-tests name
+  bool in_a = true, in_b = true;  // measured by that profile
   std::vector<ChoiceChange> per_size;
   std::vector<BusbwRow> busbw;  // sizes present in both, ascending
   std::vector<std::uint64_t> sizes_only_a, sizes_only_b;
   bool busbw_differs = false;  // any value of a common size, or the geomean, differs (NaN equals NaN)
   double speedup_a = 1, speedup_b = 1;
 
+  bool identical() const {
+    return in_a && in_b && per_size.empty() && !busbw_differs && sizes_only_a.empty() && sizes_only_b.empty();
+  }
+};
+
+struct ProfileDiff {
+  std::vector<FieldChange> shape;           // "nccl_version", "key", ... and "keep_defaults"
+  std::vector<FieldChange> env;             // added (before empty), removed (after empty), changed
+  std::vector<CollectiveDiff> collectives;  // by name
+
   // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same.
   bool identical() const {
-    return shape.empty() && env.empty() && per_size.empty() && !busbw_differs && sizes_only_a.empty() &&
-           sizes_only_b.empty();
+    return shape.empty() && env.empty() &&
+           std::all_of(collectives.begin(), collectives.end(),
+                       [](const CollectiveDiff& c) { return c.identical(); });
   }
 };
 

@@ -8,6 +8,7 @@
 #include "base/byte_size.h"
 #include "base/duration.h"
 #include "collectives/bench_peak.h"
+#include "profile/nccl_names.h"
 
 namespace nccltune {
 
@@ -27,8 +28,12 @@ std::string describe_range(const SizeChoice& choice) {
   return format_byte_size(choice.min_bytes) + " .. " + end;
 }
 
-std::string describe_unmeasured(const Profile& profile) {
-  return profile.measured.known() ? "above " + format_byte_size(profile.measured.max_bytes) : "";
+std::string describe_unmeasured(const CollectiveProfile& collective) {
+  return collective.measured.known() ? "above " + format_byte_size(collective.measured.max_bytes) : "";
+}
+
+bool only_all_reduce(const Profile& profile) {
+  return profile.collectives.size() == 1 && profile.collectives.count(kAllReduce);
 }
 
 double value_at(const std::vector<double>& values, std::size_t i) {
@@ -50,6 +55,53 @@ std::string format_speedup(double ratio) {
 std::string format_busbw(double gbps) {
   return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : std::string("n/a");
 }
+
+namespace {
+
+// One collective's per-size choices and its table of busbw; under its name unless the profile
+// holds all_reduce alone (as every v1 profile does).
+std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c) {
+  std::string out;
+  if (!only_all_reduce(profile))
+    out += fmt::format("\n{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
+  const std::string unmeasured = describe_unmeasured(c);
+  if (!c.per_size.empty() || (!unmeasured.empty() && !c.guard)) {
+    out += "per size (best measured algorithm/protocol per size range)\n";
+    for (const SizeChoice& choice : c.per_size)
+      out += fmt::format("  {:<18} {}\n", describe_range(choice), describe_choice(choice));
+    if (!unmeasured.empty()) out += fmt::format("  {:<18} {}\n", unmeasured, kUnmeasuredChoice);
+  }
+  const ProfileResults& r = c.results;
+  if (r.sizes.empty()) return out;
+  // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
+  const NcclObservation* nccl = jobs_observation(profile.provenance.nccl_observed);
+  const std::string_view logged = nccl_log_op_name(name).value_or("");
+  out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", "size", "defaults GB/s", "tuned GB/s",
+                     "speedup", nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const SizeChoice* choice = choice_for_size(c.per_size, r.sizes[i]);
+    const std::string chose = nccl && !logged.empty() ? observed_choice_at(*nccl, logged, r.sizes[i]) : "";
+    out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", format_byte_size(r.sizes[i]),
+                       format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
+                       format_speedup(speedup_at(r, i)),
+                       nccl ? fmt::format("{:<16}  ", chose.empty() ? "-" : chose) : "",
+                       choice ? describe_choice(*choice) : "-");
+  }
+  out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
+                     format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
+  if (r.peak_busbw_gbps) {
+    out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
+    if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
+      out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(r.sizes.back()), *percent,
+                         *percent > 100 ? kAbovePeakNote : "");
+    out += "\n";
+  } else if (!r.peak_bottleneck.empty()) {
+    out += "peak     " + r.peak_bottleneck + "\n";
+  }
+  return out + "\n";
+}
+
+}  // namespace
 
 std::string render_profile_summary(const Profile& profile, std::string_view origin) {
   const ProfileShape& s = profile.shape;
@@ -78,43 +130,9 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     }
   }
 
-  const std::string unmeasured = describe_unmeasured(profile);
-  if (!profile.per_size.empty() || !unmeasured.empty()) {
-    out += "per size (best measured algorithm/protocol per size range)\n";
-    for (const SizeChoice& c : profile.per_size)
-      out += fmt::format("  {:<18} {}\n", describe_range(c), describe_choice(c));
-    if (!unmeasured.empty()) out += fmt::format("  {:<18} {}\n", unmeasured, kUnmeasuredChoice);
-  }
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
-
-  const ProfileResults& r = profile.results;
-  if (!r.sizes.empty()) {
-    // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
-    const NcclObservation* nccl = jobs_observation(profile.provenance.nccl_observed);
-    out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", "size", "defaults GB/s", "tuned GB/s",
-                       "speedup", nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
-    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-      const SizeChoice* choice = choice_for_size(profile.per_size, r.sizes[i]);
-      const std::string chose = nccl ? observed_choice_at(*nccl, kProfileNcclOp, r.sizes[i]) : "";
-      out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", format_byte_size(r.sizes[i]),
-                         format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
-                         format_speedup(speedup_at(r, i)),
-                         nccl ? fmt::format("{:<16}  ", chose.empty() ? "-" : chose) : "",
-                         choice ? describe_choice(*choice) : "-");
-    }
-    out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
-                       format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
-    if (r.peak_busbw_gbps) {
-      out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
-      if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
-        out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(r.sizes.back()), *percent,
-                           *percent > 100 ? kAbovePeakNote : "");
-      out += "\n";
-    } else if (!r.peak_bottleneck.empty()) {
-      out += "peak     " + r.peak_bottleneck + "\n";
-    }
-    out += "\n";
-  }
+  for (const auto& [name, collective] : profile.collectives)
+    out += render_collective(profile, name, collective);
 
   const ProfileProvenance& p = profile.provenance;
   out +=

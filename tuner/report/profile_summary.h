@@ -21,7 +21,7 @@ std::string describe_range(const SizeChoice& choice);
 
 // The sizes above the measured range, as show and the report mark them: "above 1M"; "" when the
 // profile does not say what it measured.
-std::string describe_unmeasured(const Profile& profile);
+std::string describe_unmeasured(const CollectiveProfile& collective);
 inline constexpr std::string_view kUnmeasuredChoice = "not measured: NCCL's own choice";
 
 // values[i], or NaN when the list is shorter (a result not recorded).

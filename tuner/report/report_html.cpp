@@ -7,6 +7,7 @@
 
 #include "base/byte_size.h"
 #include "base/duration.h"
+#include "profile/nccl_names.h"
 #include "report/html_text.h"
 #include "report/node_diagram.h"
 #include "report/profile_summary.h"
@@ -79,23 +80,43 @@ std::string objective_meaning(const std::string& objective) {
   return "geometric mean of the per-size speedup over all sizes, no size worse than the tolerance";
 }
 
+// Whether the profile is all_reduce alone (every v1 profile): its sections keep their plain names.
+bool only_all_reduce(const Profile& p) {
+  return p.collectives.size() == 1 && p.collectives.count(kAllReduce);
+}
+
+// "" for the one all_reduce of such a profile, else " (all_gather)".
+std::string of_collective(const Profile& p, const std::string& op) {
+  return only_all_reduce(p) ? "" : " (" + op + ")";
+}
+
+// An HTML id part: "" as above, else "-all_gather".
+std::string id_suffix(const Profile& p, const std::string& op) {
+  return only_all_reduce(p) ? "" : "-" + op;
+}
+
 std::string summary_cards(const Profile& p) {
-  const ProfileResults& r = p.results;
   const double noise = p.provenance.noise_floor;
-  double peak_base = 0, peak_tuned = 0;
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    const double base = value_at(r.baseline, i), tuned = value_at(r.tuned, i);
-    if (std::isfinite(base)) peak_base = std::max(peak_base, base);
-    if (std::isfinite(tuned)) peak_tuned = std::max(peak_tuned, tuned);
-  }
   std::string out = "<div class=\"cards\">\n";
-  out += card(
-      "Speedup", format_speedup(r.speedup_geomean),
-      (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) + " objective, geometric mean",
-      ratio_class(r.speedup_geomean, noise));
-  out += card("Worst size", format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
-              ratio_class(r.worst_size_ratio, noise));
-  out += card("Peak busbw", fixed(peak_tuned, 1) + " GB/s", "defaults: " + fixed(peak_base, 1) + " GB/s");
+  for (const auto& [op, c] : p.collectives) {
+    const ProfileResults& r = c.results;
+    double peak_base = 0, peak_tuned = 0;
+    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+      const double base = value_at(r.baseline, i), tuned = value_at(r.tuned, i);
+      if (std::isfinite(base)) peak_base = std::max(peak_base, base);
+      if (std::isfinite(tuned)) peak_tuned = std::max(peak_tuned, tuned);
+    }
+    const std::string of = of_collective(p, op);
+    out += card("Speedup" + of, format_speedup(r.speedup_geomean),
+                c.guard ? "guard: measured, not tuned"
+                        : (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) +
+                              " objective, geometric mean",
+                ratio_class(r.speedup_geomean, noise));
+    out += card("Worst size" + of, format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
+                ratio_class(r.worst_size_ratio, noise));
+    out +=
+        card("Peak busbw" + of, fixed(peak_tuned, 1) + " GB/s", "defaults: " + fixed(peak_base, 1) + " GB/s");
+  }
   out += card(
       "Trials", std::to_string(p.provenance.trials),
       std::to_string(p.provenance.failed_trials) + " failed, " + format_duration(p.provenance.duration_s));
@@ -122,20 +143,30 @@ std::string settings_section(const Profile& p) {
                          html_text(value));
     env += "</table>\n";
   }
-  std::string ranges = "<p>None recorded.</p>\n";
-  const std::string unmeasured = describe_unmeasured(p);
-  if (!p.per_size.empty() || !unmeasured.empty()) {
-    ranges = "<table><tr><th>message size</th><th>algorithm / protocol</th></tr>\n";
-    for (const SizeChoice& c : p.per_size)
+  std::string ranges;
+  for (const auto& [op, collective] : p.collectives) {
+    if (collective.guard) continue;
+    const std::string unmeasured = describe_unmeasured(collective);
+    if (!only_all_reduce(p)) ranges += "<h4>" + html_text(op) + "</h4>\n";
+    if (collective.per_size.empty() && unmeasured.empty()) {
+      ranges += "<p>None recorded.</p>\n";
+      continue;
+    }
+    ranges += "<table><tr><th>message size</th><th>algorithm / protocol</th></tr>\n";
+    for (const SizeChoice& c : collective.per_size)
       ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n", html_text(describe_range(c)),
                             html_text(describe_choice(c)));
     if (!unmeasured.empty())
       ranges += fmt::format("<tr class=\"unmeasured\"><td class=\"mono\">{}</td><td>{}</td></tr>\n",
                             html_text(unmeasured), html_text(kUnmeasuredChoice));
-    ranges +=
-        "</table>\n<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
-        "at each size with the environment's other settings.</p>\n";
+    ranges += "</table>\n";
   }
+  if (ranges.empty())
+    ranges = "<p>None recorded.</p>\n";
+  else
+    ranges +=
+        "<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
+        "at each size with the environment's other settings.</p>\n";
   return fmt::format(
       "<section id=\"settings\"><h2>Chosen settings</h2><div class=\"columns\">\n"
       "<div><h3>Environment</h3>\n{}</div>\n<div><h3>Per message size</h3>\n{}</div>\n</div></section>\n",
@@ -184,10 +215,15 @@ std::string nccl_section(const Profile& p) {
   return out + "</dl></section>\n";
 }
 
-std::string curves_section(const ReportInput& in) {
-  const ProfileResults& r = in.profile.results;
-  if (r.sizes.empty())
-    return "<section id=\"busbw\"><h2>Bus bandwidth</h2><p>The profile holds no results.</p></section>\n";
+std::string curves_section(const ReportInput& in, const std::string& op,
+                           const CollectiveProfile& collective) {
+  const ProfileResults& r = collective.results;
+  const std::string open = "<section id=\"busbw" + id_suffix(in.profile, op) + "\"><h2>Bus bandwidth" +
+                           html_text(of_collective(in.profile, op)) + "</h2>\n";
+  if (r.sizes.empty()) return open + "<p>The profile holds no results.</p></section>\n";
+  static const std::vector<CandidateCurve> kNone;
+  const auto found = in.candidates.find(op);
+  const std::vector<CandidateCurve>& candidates = found == in.candidates.end() ? kNone : found->second;
   LineChart chart;
   chart.title = "busbw against message size: defaults, tuned and the best other candidates";
   chart.y_label = "busbw (GB/s, log scale)";
@@ -195,8 +231,8 @@ std::string curves_section(const ReportInput& in) {
   // The first series is drawn on top: the tuned curve, where it runs along the defaults'.
   chart.series.push_back({"tuned", "tuned profile", kTunedColor, false, r.sizes, r.tuned});
   chart.series.push_back({"defaults", "NCCL defaults", kDefaultsColor, false, r.sizes, r.baseline});
-  for (std::size_t i = 0; i < in.candidates.size(); ++i) {
-    const CandidateCurve& c = in.candidates[i];
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const CandidateCurve& c = candidates[i];
     chart.series.push_back({"candidate-" + std::to_string(i + 1),
                             fmt::format("candidate {}: {} ({:.3f}x, {} phase)", i + 1, describe_env(c.env),
                                         c.score, to_string(c.phase)),
@@ -206,16 +242,17 @@ std::string curves_section(const ReportInput& in) {
     chart.series.push_back(
         {"peak", fmt::format("hardware peak {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck),
          kPeakColor, true, r.sizes, std::vector<double>(r.sizes.size(), *r.peak_busbw_gbps)});
-  std::string out = "<section id=\"busbw\"><h2>Bus bandwidth</h2>\n" + render_line_chart(chart);
+  std::string out = open + render_line_chart(chart);
   if (!r.peak_busbw_gbps && !r.peak_bottleneck.empty())
     out += "<p class=\"note\">Hardware peak " + html_text(r.peak_bottleneck) + "</p>\n";
   if (!in.journal_note.empty()) out += "<p class=\"note\">" + html_text(in.journal_note) + "</p>\n";
   return out + "</section>\n";
 }
 
-std::string speedup_section(const Profile& p) {
-  const ProfileResults& r = p.results;
+std::string speedup_section(const Profile& p, const std::string& op, const CollectiveProfile& collective) {
+  const ProfileResults& r = collective.results;
   if (r.sizes.empty()) return "";
+  const std::string_view logged = nccl_log_op_name(op).value_or("");
   SpeedupBars bars;
   bars.title = "speedup of the tuned profile over NCCL's defaults, per message size";
   bars.bytes = r.sizes;
@@ -230,10 +267,10 @@ std::string speedup_section(const Profile& p) {
       std::string(r.peak_busbw_gbps ? "<th class=\"num\">% of peak</th>" : "") +
       (nccl ? "<th>NCCL chose</th>" : "") + "<th>measured best</th></tr>\n";
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    const SizeChoice* choice = choice_for_size(p.per_size, r.sizes[i]);
+    const SizeChoice* choice = choice_for_size(collective.per_size, r.sizes[i]);
     std::string nccl_cell;
     if (nccl) {
-      const std::string chose = observed_choice_at(*nccl, kProfileNcclOp, r.sizes[i]);
+      const std::string chose = logged.empty() ? "" : observed_choice_at(*nccl, logged, r.sizes[i]);
       nccl_cell = "<td class=\"mono\">" + (chose.empty() ? std::string("-") : html_text(chose)) + "</td>";
     }
     std::string peak_cell;
@@ -251,7 +288,8 @@ std::string speedup_section(const Profile& p) {
         choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
-  return "<section id=\"speedup\"><h2>Speedup per message size</h2>\n" + render_speedup_bars(bars) +
+  return "<section id=\"speedup" + id_suffix(p, op) + "\"><h2>Speedup per message size" +
+         html_text(of_collective(p, op)) + "</h2>\n" + render_speedup_bars(bars) +
          "<p class=\"note\">Green: faster than the defaults beyond the noise floor (grey band); red: "
          "slower.</p>\n" +
          table + "</section>\n";
@@ -314,8 +352,10 @@ std::string render_report_html(const ReportInput& in) {
   if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
   out += "</header>\n";
   out += summary_cards(p);
-  out += curves_section(in);
-  out += speedup_section(p);
+  for (const auto& [op, collective] : p.collectives) {
+    out += curves_section(in, op, collective);
+    out += speedup_section(p, op, collective);
+  }
   out += settings_section(p);
   out += why_section(p);
   out += nccl_section(p);

@@ -1,9 +1,10 @@
 // `nccltune report`: one self-contained HTML page for a profile: summary, chosen settings and
-// why, busbw curves (defaults, tuned, the best few other candidates), speedup per size, the node
-// diagram and the failed trials. Inline CSS and SVG only: no script, no font, no URL, so it opens
-// anywhere, offline, and can be mailed or attached to a ticket.
+// why, and per collective its busbw curves (defaults, tuned, the best few other candidates),
+// speedup and choice per size; the node diagram and the failed trials. Inline CSS and SVG only: no script, no
+// font, no URL, so it opens anywhere, offline, and can be mailed or attached to a ticket.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ struct ReportInput {
   Profile profile;
   std::string profile_source;  // the profile's path as the user gave it
   std::string title;           // a heading line above the report, e.g. the demo's "simulated" label
-  std::vector<CandidateCurve> candidates;
+  std::map<std::string, std::vector<CandidateCurve>> candidates;  // by collective
   std::string journal_note;  // where the candidates came from, or why there are none
   std::optional<NodeTopology> topology;
   std::string topology_source;  // where the topology was read from, shown under the diagram

@@ -17,14 +17,18 @@ std::string why_not_shippable(const Env& env, const std::string& variable, const
       return "it lets NCCL choose " + pair.algo + "/" + pair.proto +
              ", which gave wrong data when a trial forced it";
   const std::string largest = format_byte_size(facts.largest_measured);
-  if (!facts.default_at_largest)
-    return "NCCL's own choice at the largest measured size (" + largest +
-           ") is unknown, so it cannot be shown to keep it";
-  const std::string& used =
-      variable == kAlgo ? facts.default_at_largest->algo : facts.default_at_largest->proto;
-  if (!env_allows(env, variable, used))
-    return "it removes " + used + ", which NCCL's defaults use at the largest measured size (" + largest +
-           ")";
+  for (const std::string& op : facts.collectives) {
+    const auto used_by_default = facts.default_at_largest.find(op);
+    const std::string of_op = facts.collectives.size() > 1 ? " for " + op : "";
+    if (used_by_default == facts.default_at_largest.end())
+      return "NCCL's own choice" + of_op + " at the largest measured size (" + largest +
+             ") is unknown, so it cannot be shown to keep it";
+    const std::string& used =
+        variable == kAlgo ? used_by_default->second.algo : used_by_default->second.proto;
+    if (!env_allows(env, variable, used))
+      return "it removes " + used + ", which NCCL's defaults use" + of_op +
+             " at the largest measured size (" + largest + ")";
+  }
   if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes &&
       !env_allows(env, kProto, "Simple"))
     return "it removes Simple, and no size of at least " + format_byte_size(kSimpleProvenFromBytes) +

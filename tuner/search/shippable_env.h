@@ -2,8 +2,9 @@
 // to every message size of every job, but the tune measured only up to its largest size: a list
 // that drops what NCCL uses above it (Simple for multi-GiB all_reduce, say) would make those
 // sizes slower where nothing was measured. So a list ships only when it keeps:
-//   - the algorithm and the protocol NCCL's defaults used at the largest measured size (when
-//     NCCL's own account of that size is unknown, nothing can be shown to be kept: no list ships);
+//   - the algorithm and the protocol NCCL's defaults used at the largest measured size, for every
+//     tuned collective (when NCCL's own account of that size is unknown, nothing can be shown to
+//     be kept: no list ships);
 //   - Simple, unless sizes of at least 256 MiB were measured;
 //   - no (algorithm, protocol) pair that gave wrong data when a trial forced it: NCCL would be
 //     free to pick it at some size.
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,8 +28,9 @@ inline constexpr std::uint64_t kSimpleProvenFromBytes = std::uint64_t{256} << 20
 
 struct ShipFacts {
   std::uint64_t largest_measured = 0;
-  std::optional<NcclChoice> default_at_largest;  // NCCL's own pick there, with nothing set
-  std::vector<NcclChoice> corrupt_pairs;         // pairs a trial forced and got wrong data from
+  std::vector<std::string> collectives{kAllReduce};      // what was tuned: a list applies to each
+  std::map<std::string, NcclChoice> default_at_largest;  // by collective: NCCL's own pick there, unset
+  std::vector<NcclChoice> corrupt_pairs;                 // pairs a trial forced and got wrong data from
 };
 
 struct ShippableEnv {

@@ -74,9 +74,10 @@ std::optional<std::string> next_helpful_value(const HelpfulValues& helpful, cons
 
 using AlgoProto = std::pair<std::string, std::string>;
 
-// One NCCL_ALGO x NCCL_PROTO pair measured on the final grid.
+// One NCCL_ALGO x NCCL_PROTO pair measured on the final grid (points as in trial.h).
 struct PairCurve {
   AlgoProto pair;
+  std::vector<std::string> ops;
   std::vector<std::uint64_t> sizes;
   std::vector<double> time_us;
 };
@@ -92,21 +93,23 @@ Env without_algo_proto(Env env) {
   return env;
 }
 
-// At each measured size, the fastest of the pairs that `env` allows.
-std::vector<SizeChoice> fastest_pair_per_size(const std::vector<PairCurve>& curves, const Env& env) {
-  std::vector<SizeChoice> choices;
+// Per collective, at each measured size, the fastest of the pairs that `env` allows.
+std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::vector<PairCurve>& curves,
+                                                                     const Env& env) {
+  std::map<std::string, std::vector<SizeChoice>> choices;
   if (curves.empty()) return choices;
-  for (std::size_t i = 0; i < curves.front().sizes.size(); ++i) {
+  const PairCurve& first = curves.front();
+  for (std::size_t i = 0; i < first.sizes.size() && i < first.ops.size(); ++i) {
     const PairCurve* best = nullptr;
     for (const auto& c : curves)
       if (allows(env, c.pair) && i < c.time_us.size() && (!best || c.time_us[i] < best->time_us[i]))
         best = &c;
     if (!best) continue;
     SizeChoice choice;
-    choice.min_bytes = choice.max_bytes = curves.front().sizes[i];
+    choice.min_bytes = choice.max_bytes = first.sizes[i];
     choice.algo = best->pair.first;
     choice.proto = best->pair.second;
-    choices.push_back(choice);
+    choices[first.ops[i]].push_back(choice);
   }
   return choices;
 }
@@ -166,11 +169,12 @@ class Search {
 
   TrialMeasurement run_trial(TrialRequest request) {
     TrialMeasurement m = execute_(request);
-    // NCCL's own choice at the largest size, when this trial ran the defaults and NCCL said.
-    if (request.env.empty() && m.outcome == TrialOutcome::ok && !m.sizes.empty() &&
-        m.sizes.back() == options_.final_grid.max_bytes && m.nccl_choices.size() == m.sizes.size() &&
-        m.nccl_choices.back())
-      default_at_largest_ = m.nccl_choices.back();
+    // NCCL's own choice at the largest size of each collective, when this trial ran the defaults
+    // and NCCL said.
+    if (request.env.empty() && m.outcome == TrialOutcome::ok && m.nccl_choices.size() == m.sizes.size())
+      for (std::size_t i = 0; i < m.sizes.size() && i < m.ops.size(); ++i)
+        if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i])
+          default_at_largest_[m.ops[i]] = *m.nccl_choices[i];
     ++result_.trials;
     if (m.cached)
       ++result_.cached_trials;
@@ -203,14 +207,38 @@ class Search {
     return false;
   }
 
+  // A trial of the tuned collectives; `guarded` adds the guards (the defaults' repeats and the
+  // confirmation).
+  TrialRequest request(Env env, TrialPhase phase, const SizeGrid& grid, int iterations, int repeat,
+                       bool guarded = false) const {
+    TrialRequest r{std::move(env), phase, grid, iterations, options_.warmup, repeat, options_.collectives};
+    if (guarded) r.collectives.insert(r.collectives.end(), options_.guards.begin(), options_.guards.end());
+    return r;
+  }
   TrialRequest screen_request(Env env, TrialPhase phase, int repeat = 0) const {
-    return {std::move(env), phase, options_.screen_grid, options_.screen_iterations, options_.warmup, repeat};
+    return request(std::move(env), phase, options_.screen_grid, options_.screen_iterations, repeat);
   }
 
   Score score_against(const std::vector<double>& baseline, const std::vector<double>& candidate,
                       const std::vector<std::uint64_t>& sizes) const {
     std::vector<std::size_t> s(sizes.begin(), sizes.end());
     return score(options_.objective, s, baseline, candidate, options_.tolerance);
+  }
+
+  // The score over the tuned collectives' points; a guard's points (when measured) only count
+  // against: a size of one slower than the tolerance makes the score unacceptable.
+  Score score_against(const TrialMeasurement& baseline, const std::vector<double>& candidate) const {
+    TrialMeasurement cand = baseline;
+    cand.busbw = candidate;
+    const TrialMeasurement tuned_base = points_of(baseline, options_.collectives);
+    Score s = score_against(tuned_base.busbw, points_of(cand, options_.collectives).busbw, tuned_base.sizes);
+    if (options_.guards.empty()) return s;
+    const TrialMeasurement guard_base = points_of(baseline, options_.guards);
+    if (guard_base.sizes.empty()) return s;
+    const Score g = score_against(guard_base.busbw, points_of(cand, options_.guards).busbw, guard_base.sizes);
+    s.worst_ratio = std::min(s.worst_ratio, g.worst_ratio);
+    s.acceptable = s.acceptable && g.acceptable;
+    return s;
   }
 
   void note(const Env& env, const TrialMeasurement& m) {
@@ -226,11 +254,13 @@ class Search {
     planned_ = options_.baseline_repeats + singles + 12 + 2 * options_.halving_candidates + reserve_trials();
     std::vector<std::vector<double>> repeats;
     for (int r = 0; r < std::max(1, options_.baseline_repeats); ++r) {
-      TrialMeasurement m = run_trial(screen_request({}, TrialPhase::baseline, r));
+      TrialMeasurement m = run_trial(
+          request({}, TrialPhase::baseline, options_.screen_grid, options_.screen_iterations, r, true));
       if (m.outcome != TrialOutcome::ok) {
         result_.error = "NCCL's defaults failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
         return false;
       }
+      m = points_of(m, options_.collectives);
       repeats.push_back(m.busbw);
       screen_sizes_ = m.sizes;
       final_trial_s_ = std::max(final_trial_s_, m.duration_s * final_cost_ratio());
@@ -282,8 +312,8 @@ class Search {
       if (!budget_left()) return std::nullopt;
       const Env env = merged(base, {{kAlgo, pair.first}, {kProto, pair.second}});
       const TrialMeasurement m =
-          run_trial({env, phase, options_.final_grid, options_.screen_iterations, options_.warmup, 0});
-      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.sizes, m.time_us});
+          run_trial(request(env, phase, options_.final_grid, options_.screen_iterations, 0));
+      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
     }
     return curves;
   }
@@ -301,12 +331,12 @@ class Search {
     const auto curves = cross_pairs({}, pairs, TrialPhase::cross);
     if (!curves || curves->empty()) return;
     pair_curves_[{}] = *curves;
-    result_.sizes = curves->front().sizes;
     std::set<std::string> algos, protos;
-    for (const auto& choice : fastest_pair_per_size(*curves, {})) {
-      algos.insert(choice.algo);
-      protos.insert(choice.proto);
-    }
+    for (const auto& [op, choices] : fastest_pair_per_size(*curves, {}))
+      for (const auto& choice : choices) {
+        algos.insert(choice.algo);
+        protos.insert(choice.proto);
+      }
     auto join = [](const std::set<std::string>& names) {
       std::string out;
       for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
@@ -427,6 +457,7 @@ class Search {
   std::vector<Candidate> shippable(const std::vector<Candidate>& finalists) {
     ShipFacts facts;
     facts.largest_measured = options_.final_grid.max_bytes;
+    facts.collectives = options_.collectives;
     facts.default_at_largest = default_at_largest_;
     facts.corrupt_pairs = corrupt_pairs(result_.failed);
     std::vector<Candidate> kept;
@@ -459,13 +490,13 @@ class Search {
     int round = 0;
     while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
       TrialMeasurement baseline =
-          run_trial({{}, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
+          run_trial(request({}, TrialPhase::halving, options_.final_grid, iterations, round));
       if (baseline.outcome != TrialOutcome::ok) break;
       std::vector<Candidate> measured;
       for (const auto& c : unique) {
         TrialMeasurement m =
-            run_trial({c.env, TrialPhase::halving, options_.final_grid, iterations, options_.warmup, round});
-        if (m.outcome != TrialOutcome::ok) continue;
+            run_trial(request(c.env, TrialPhase::halving, options_.final_grid, iterations, round));
+        if (m.outcome != TrialOutcome::ok || m.busbw.size() != baseline.busbw.size()) continue;
         measured.push_back({c.env, score_against(baseline.busbw, m.busbw, m.sizes)});
       }
       std::sort(measured.begin(), measured.end(),
@@ -482,21 +513,24 @@ class Search {
   void confirm(const std::vector<Candidate>& finalists) {
     std::vector<std::vector<double>> a_runs, b_runs;
     const Env winner = finalists.empty() ? Env{} : finalists.front().env;
+    TrialMeasurement points;  // the points every A run measured
     for (int round = 0; round < std::max(1, options_.confirm_rounds); ++round) {
-      TrialMeasurement a = run_trial(
-          {{}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, options_.warmup, round});
+      const TrialMeasurement a = run_trial(
+          request({}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, round, true));
       if (a.outcome == TrialOutcome::ok) {
         a_runs.push_back(a.busbw);
-        result_.sizes = a.sizes;
+        points = a;
       }
       if (winner.empty()) continue;
-      TrialMeasurement b = run_trial({winner, TrialPhase::confirm, options_.final_grid,
-                                      options_.final_iterations, options_.warmup, round});
-      if (b.outcome == TrialOutcome::ok) b_runs.push_back(b.busbw);
+      const TrialMeasurement b = run_trial(
+          request(winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, round, true));
+      if (b.outcome == TrialOutcome::ok && b.busbw.size() == a.busbw.size()) b_runs.push_back(b.busbw);
     }
-    result_.baseline_busbw = mean_curve(a_runs);
+    result_.ops = points.ops;
+    result_.sizes = points.sizes;
+    points.busbw = result_.baseline_busbw = mean_curve(a_runs);
     result_.tuned_busbw = result_.baseline_busbw;
-    result_.score = score_against(result_.baseline_busbw, result_.baseline_busbw, result_.sizes);
+    result_.score = score_against(points, result_.baseline_busbw);
     if (a_runs.empty()) {
       result_.confirmation = "the defaults failed during confirmation; keeping them";
       return;
@@ -512,7 +546,7 @@ class Search {
       return;
     }
     const std::vector<double> tuned = mean_curve(b_runs);
-    const Score s = score_against(result_.baseline_busbw, tuned, result_.sizes);
+    const Score s = score_against(points, tuned);
     const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) +
                                 " " + signed_percent(s.value - 1) + " (worst size " +
                                 signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) + ")";
@@ -552,7 +586,7 @@ class Search {
   Env derived_;
   std::string rejected_;  // why the best finalist could not ship, when none could
   std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
-  std::optional<NcclChoice> default_at_largest_;       // NCCL's pick at the largest size, unset
+  std::map<std::string, NcclChoice> default_at_largest_;  // by collective: NCCL's pick there, unset
   int planned_ = 0;
   int measured_ = 0;
   double measured_s_ = 0;

@@ -22,6 +22,11 @@
 namespace nccltune {
 
 struct StrategyOptions {
+  // What every trial measures and the score spans (trial.h's points). Guards are measured by the
+  // defaults' repeats and the A/B confirmation only: a winner that slows one of them at any size
+  // beyond the tolerance is not confirmed, but they do not steer the search.
+  std::vector<std::string> collectives{kAllReduce};
+  std::vector<std::string> guards;
   Objective objective = Objective::balanced;
   double tolerance = 0.02;
   SizeGrid screen_grid{8, 64u << 20, 8};
@@ -52,15 +57,18 @@ using ProgressCallback =
 struct StrategyResult {
   Env env;  // empty when the defaults are kept
   bool keep_defaults = true;
-  std::vector<std::uint64_t> sizes;  // the final grid
+  // The confirmation's points (trial.h): the final grid for each collective and guard.
+  std::vector<std::string> ops;
+  std::vector<std::uint64_t> sizes;
   std::vector<double> baseline_busbw, tuned_busbw;
   Score score;
   double noise = 0;
   std::string confirmation;
   std::vector<std::string> notes;  // restrictions left out of env, and why (shippable_env.h)
-  // The fastest measured (algo, proto) at each size of `sizes` that `env` allows, measured under
-  // `env`'s other settings; empty when the budget ended those measurements early.
-  std::vector<SizeChoice> per_size;
+  // Per tuned collective, the fastest measured (algo, proto) at each size of the final grid that
+  // `env` allows, measured under `env`'s other settings; empty when the budget ended those
+  // measurements early.
+  std::map<std::string, std::vector<SizeChoice>> per_size;
   int trials = 0, failed_trials = 0, cached_trials = 0;
   std::vector<FailedTrial> failed;
   std::string error;  // set when even NCCL's defaults cannot run; nothing else is valid then

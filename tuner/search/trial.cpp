@@ -1,5 +1,6 @@
 #include "search/trial.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/size_steps.h"
@@ -40,6 +41,24 @@ std::uint64_t SizeGrid::aligned_min_bytes() const {
 
 std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid) {
   return size_steps(grid.aligned_min_bytes(), grid.max_bytes, grid.factor, 0);
+}
+
+TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::string>& ops) {
+  TrialMeasurement out = m;
+  out.ops.clear();
+  out.sizes.clear();
+  out.time_us.clear();
+  out.busbw.clear();
+  out.nccl_choices.clear();
+  for (std::size_t i = 0; i < m.ops.size(); ++i) {
+    if (std::find(ops.begin(), ops.end(), m.ops[i]) == ops.end()) continue;
+    out.ops.push_back(m.ops[i]);
+    if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
+    if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
+    if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
+    if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
+  }
+  return out;
 }
 
 }  // namespace nccltune

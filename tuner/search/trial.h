@@ -39,6 +39,9 @@ struct TrialRequest {
   int iterations = 5;
   int warmup = 1;
   int repeat = 0;  // distinguishes repeated measurements of one config (resume matches on it)
+  // The collectives to measure (nccl-tests names), in this order, each over the grid, in one
+  // worker run: the communicator and its NCCL_* settings are the same for all of them.
+  std::vector<std::string> collectives{kAllReduce};
 };
 
 // The algorithm and protocol NCCL itself chose for one size, as its TUNING log lines say.
@@ -47,18 +50,24 @@ struct NcclChoice {
   friend bool operator==(const NcclChoice&, const NcclChoice&) = default;
 };
 
+// A trial's numbers are points, one per (collective, size): each of the request's collectives in
+// turn, over its sizes in ascending order. With one collective, a point is a size.
 struct TrialMeasurement {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;
+  std::vector<std::string> ops;  // per point, the collective (nccl-tests name)
   std::vector<std::uint64_t> sizes;
-  std::vector<double> time_us;  // per size, the slowest rank
-  std::vector<double> busbw;    // per size, GB/s
-  // Per size, what NCCL chose; empty when NCCL's account was not read for this trial.
+  std::vector<double> time_us;  // per point, the slowest rank
+  std::vector<double> busbw;    // per point, GB/s with the collective's own busbw factor
+  // Per point, what NCCL chose; empty when NCCL's account was not read for this trial.
   std::vector<std::optional<NcclChoice>> nccl_choices;
   double duration_s = 0;
   bool cached = false;  // taken from the journal, not measured now
 };
 
 using TrialExecutor = std::function<TrialMeasurement(const TrialRequest&)>;
+
+// The points of `m` whose collective is one of `ops`, in their order; outcome and the rest kept.
+TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::string>& ops);
 
 }  // namespace nccltune

@@ -98,6 +98,9 @@ std::string journal_key(const JournalEntry& entry) {
          std::to_string(entry.warmup) + "|";
   for (std::size_t i = 0; i < entry.sizes.size(); ++i) key += (i ? "," : "") + std::to_string(entry.sizes[i]);
   key += "|" + std::to_string(entry.repeat);
+  // all_reduce alone keeps the key it had before trials measured several collectives.
+  if (entry.collectives != std::vector<std::string>{kAllReduce})
+    for (std::size_t i = 0; i < entry.collectives.size(); ++i) key += (i ? "," : "|") + entry.collectives[i];
   return key;
 }
 
@@ -112,6 +115,7 @@ std::string journal_line(const JournalEntry& entry) {
   line["iterations"] = entry.iterations;
   line["warmup"] = entry.warmup;
   line["sizes"] = entry.sizes;
+  line["collectives"] = entry.collectives;
   line["outcome"] = to_string(entry.outcome);
   line["reason"] = entry.reason;
   line["time_us"] = numbers_json(entry.time_us);
@@ -151,6 +155,17 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
     for (const auto& size : sizes) {
       if (!size.is_number_unsigned()) throw LineError{"\"sizes\" items must be whole numbers from 0"};
       entry.sizes.push_back(size.get<std::uint64_t>());
+    }
+    if (const auto collectives = json.find("collectives"); collectives != json.end()) {
+      if (!collectives->is_array() || collectives->empty())
+        throw LineError{"\"collectives\" must be a list of collective names"};
+      entry.collectives.clear();
+      for (const auto& name : *collectives) {
+        if (!name.is_string() || !is_collective_name(name.get<std::string>()))
+          throw LineError{"\"collectives\" items must be collective names (" + std::string(kCollectiveNames) +
+                          ")"};
+        entry.collectives.push_back(name.get<std::string>());
+      }
     }
     const std::string outcome = string_field(json, "outcome");
     const std::optional<TrialOutcome> parsed_outcome = parse_trial_outcome(outcome);

@@ -3,7 +3,8 @@
 // `tune --resume` measures nothing again that the journal holds.
 //
 //   {"schema":"nccltune/journal/v1","shape_key":"...","nccl_version":"2.28.9","env":{"NCCL_ALGO":"Ring"},
-//    "phase":"screen","iterations":20,"warmup":5,"sizes":[8,1024],"outcome":"ok","reason":"",
+//    "phase":"screen","iterations":20,"warmup":5,"sizes":[8,1024],"collectives":["all_reduce"],
+//    "outcome":"ok","reason":"",
 //    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0}
 //
 // Non-finite numbers are written as null and read back as NaN.
@@ -31,17 +32,21 @@ struct JournalEntry {
   Env env;                                  // the trial's NCCL_* settings
   TrialPhase phase = TrialPhase::screen;
   int iterations = 0, warmup = 0;
-  std::vector<std::uint64_t> sizes;
+  std::vector<std::uint64_t> sizes;  // the grid, once for all collectives
+  // What the trial measured, in order (absent in older journals: all_reduce alone).
+  std::vector<std::string> collectives{kAllReduce};
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;
-  std::vector<double> time_us;  // per size (slowest rank), out-of-place
-  std::vector<double> busbw;    // per size
+  // Per point (trial.h): each collective in turn over `sizes`; empty when the trial failed early.
+  std::vector<double> time_us;  // slowest rank, out-of-place
+  std::vector<double> busbw;
   double duration_s = 0;
   int repeat = 0;  // 0.. for repeated measurements of the same config
 };
 
 // What resume matches on:
 // node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
+// and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...
 std::string journal_key(const JournalEntry& entry);
 
 // One entry as one JSON line, without the newline; and back. Invalid UTF-8 in strings is replaced

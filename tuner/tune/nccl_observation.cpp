@@ -29,17 +29,19 @@ NcclObservation observation_from_log(const NcclInfoLog& log) {
   return o;
 }
 
-std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log, std::string_view op,
+std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
+                                                         const std::vector<std::string>& ops,
                                                          const std::vector<std::uint64_t>& sizes) {
   std::vector<std::optional<NcclChoice>> out(sizes.size());
   for (const NcclLoggedChoice& c : log.choices) {
-    if (c.op && *c.op != op) continue;
-    const auto at = std::find(sizes.begin(), sizes.end(), static_cast<std::uint64_t>(c.bytes));
     const std::optional<int> algo = nccl_algorithm_index(nccl_name_from_log(c.algo));
     const std::optional<int> proto = nccl_protocol_index(c.proto);
-    if (c.bytes < 0 || at == sizes.end() || !algo || !proto) continue;
-    out[static_cast<std::size_t>(at - sizes.begin())] =
-        NcclChoice{std::string(nccl_algorithm_name(*algo)), std::string(nccl_protocol_name(*proto))};
+    if (c.bytes < 0 || !algo || !proto) continue;
+    for (std::size_t i = 0; i < sizes.size() && i < ops.size(); ++i) {
+      if (sizes[i] != static_cast<std::uint64_t>(c.bytes)) continue;
+      if (c.op && *c.op != nccl_log_op_name(ops[i]).value_or("")) continue;
+      out[i] = NcclChoice{std::string(nccl_algorithm_name(*algo)), std::string(nccl_protocol_name(*proto))};
+    }
   }
   return out;
 }

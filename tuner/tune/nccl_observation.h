@@ -16,10 +16,11 @@ namespace nccltune {
 
 NcclObservation observation_from_log(const NcclInfoLog& log);
 
-// NCCL's choice for `op` at each of `sizes` as its TUNING lines say (an op-less line counts for any
-// op), spelled as NCCL_ALGO and NCCL_PROTO values ("NVLS_TREE" -> "NVLSTree", "SIMPLE" -> "Simple");
-// nullopt where no line names the size or a name is not NCCL's.
-std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log, std::string_view op,
+// NCCL's choice at each point (trial.h: ops[i] at sizes[i], nccl-tests names) as its TUNING lines
+// say (an op-less line counts for any op), spelled as NCCL_ALGO and NCCL_PROTO values ("NVLS_TREE" ->
+// "NVLSTree", "SIMPLE" -> "Simple"); nullopt where no line names the size or a name is not NCCL's.
+std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
+                                                         const std::vector<std::string>& ops,
                                                          const std::vector<std::uint64_t>& sizes);
 
 std::vector<ObservedVerdict> observed_verdicts(const std::vector<LogVerdict>& verdicts);

@@ -36,6 +36,7 @@ struct RankRun {
   LocalOutcome outcome = local_ok;
   std::string reason;
   std::vector<SizeMeasurement> sizes;
+  std::vector<std::string> ops;
   DeviceDescription device;
   int nccl_version = 0;
   int cuda_driver = 0;
@@ -142,6 +143,7 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     auto next = process->next_event(spec.size_timeout);
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::size) {
       run.sizes.push_back(next.event.size);
+      run.ops.push_back(next.event.op);
       continue;
     }
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
@@ -213,6 +215,7 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
   group.sum(wrong);
   int64_t total_wrong = 0;
   result.sizes = run.sizes;
+  result.ops = run.ops;
   for (size_t i = 0; i < result.sizes.size(); ++i) {
     auto& s = result.sizes[i];
     s.out_of_place_us = times[2 * i];

@@ -36,7 +36,9 @@ struct TrialResult {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;  // from the first rank whose own outcome is the agreed one
   // Per size: the ranks' times combined by the spec's time_rule, wrong elements summed over ranks.
+  // The config's collectives one after another, each over its sizes; ops[i] names sizes[i]'s.
   std::vector<SizeMeasurement> sizes;
+  std::vector<std::string> ops;
   // This rank's worker's view.
   DeviceDescription device;
   int nccl_version = 0;

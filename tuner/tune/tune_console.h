@@ -31,13 +31,18 @@ class TuneConsole {
 
 // The table (with NCCL's own choice per size when its log showed it: under the defaults, and
 // under the shipped env), the env, how it was confirmed, what NCCL's log says of the network and
-// its warnings, and where NCCL's choice is not the measured best. `op`: NCCL's name of the
-// collective ("AllReduce").
-std::string render_tune_summary(const StrategyResult& result, const NcclObserved& observed,
-                                std::string_view op);
+// its warnings, and where NCCL's choice is not the measured best. One table per collective, under
+// its name when there are several.
+std::string render_tune_summary(const StrategyResult& result, const NcclObserved& observed);
 
 // "peak: 450 GB/s (NVLink4 x18); tuned busbw at 32M is 380.00 GB/s, 84% of peak", or why the
-// peak is unknown.
-std::string render_peak_line(const StrategyResult& result, const LineRate& peak);
+// peak is unknown, for one collective (nccl-tests name).
+std::string render_peak_line(const StrategyResult& result, const std::string& op, const LineRate& peak);
+
+// The result's points (trial.h) of one collective: its sizes, baseline and tuned busbw, and its
+// per-size choices.
+StrategyResult collective_result(const StrategyResult& result, const std::string& op);
+// The collectives of the result's points, in their order.
+std::vector<std::string> result_collectives(const StrategyResult& result);
 
 }  // namespace nccltune

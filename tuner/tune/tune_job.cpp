@@ -15,6 +15,7 @@
 #include "collectives/bus_bandwidth.h"
 #include "collectives/library_versions.h"
 #include "collectives/nccl_library.h"
+#include "profile/nccl_names.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
 #include "profile/store_permissions.h"
@@ -38,8 +39,6 @@ struct Job {
   const NodeLayout& layout;
   const TrialRunner& run;
 };
-
-constexpr const char* kTunedCollective = "all_reduce";
 
 // NCCL's own account of the trials that show it, on rank 0: every rank's log text of those
 // trials, by the env they ran under (the defaults' is the empty env), and the topology of rank
@@ -87,7 +86,6 @@ TrialSpec base_spec(const TuneOptions& o, const Job& job) {
   const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
   spec.config.cuda_lib = libraries.cuda_lib;
   spec.config.nccl_lib = libraries.nccl_lib;
-  spec.config.collective = kTunedCollective;
   spec.config.sweep.check = true;
   spec.config.sweep.in_place = false;
   spec.config.sweep.max_bytes_per_size = o.max_bytes_per_size;
@@ -104,7 +102,8 @@ json request_to_json(const TrialRequest& r) {
           {"factor", r.grid.factor},
           {"iterations", r.iterations},
           {"warmup", r.warmup},
-          {"repeat", r.repeat}};
+          {"repeat", r.repeat},
+          {"collectives", r.collectives}};
 }
 
 TrialRequest request_from_json(const json& j) {
@@ -115,6 +114,7 @@ TrialRequest request_from_json(const json& j) {
   r.iterations = j.at("iterations").get<int>();
   r.warmup = j.at("warmup").get<int>();
   r.repeat = j.at("repeat").get<int>();
+  r.collectives = j.at("collectives").get<std::vector<std::string>>();
   return r;
 }
 
@@ -128,16 +128,19 @@ TrialMeasurement measure(const Job& job, TrialSpec spec, const TrialRequest& req
   spec.config.sweep.step_factor = request.grid.factor;
   spec.config.sweep.iterations = request.iterations;
   spec.config.sweep.warmup = request.warmup;
+  spec.config.collectives = request.collectives;
   const auto start = std::chrono::steady_clock::now();
   const TrialResult result = nccl_logs ? run_with_nccl_log(job, spec, *nccl_logs) : job.run(job.group, spec);
   TrialMeasurement m;
   m.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.outcome = result.outcome;
   m.reason = result.reason;
-  for (const auto& size : result.sizes) {
+  for (std::size_t i = 0; i < result.sizes.size() && i < result.ops.size(); ++i) {
+    const SizeMeasurement& size = result.sizes[i];
+    m.ops.push_back(result.ops[i]);
     m.sizes.push_back(size.bytes);
     m.time_us.push_back(size.out_of_place_us);
-    m.busbw.push_back(bus_bandwidth_gbps("all_reduce", job.group.size(), size.bytes, size.out_of_place_us));
+    m.busbw.push_back(bus_bandwidth_gbps(result.ops[i], job.group.size(), size.bytes, size.out_of_place_us));
   }
   return m;
 }
@@ -173,12 +176,14 @@ std::string topology_source_for_node(const std::string& from, int node) {
 }
 
 // Each node's first rank reads the node's topology; its NodeType goes to every rank, and so does
-// the hardware peak of the tuned collective on this job's layout as that node sees it: `peak` is
-// the lowest (unknown when any node's is), since the slowest node bounds every collective. `own`
-// gets the topology this rank read, if it read one.
+// the hardware peak of each measured collective on this job's layout as that node sees it:
+// `peaks` gets the lowest (unknown when any node's is), since the slowest node bounds every
+// collective. `own` gets the topology this rank read, if it read one.
 std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, const TrialResult& probe,
-                                        std::string& error, LineRate& peak,
+                                        std::string& error, std::map<std::string, LineRate>& peaks,
                                         std::optional<NodeTopology>& own) {
+  std::vector<std::string> ops = o.strategy.collectives;
+  ops.insert(ops.end(), o.strategy.guards.begin(), o.strategy.guards.end());
   std::string mine;
   const NodeLayout& layout = job.layout;
   if (layout.local_rank == 0) {
@@ -188,7 +193,8 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
       auto read = read_node_topology(*source, {});
       if (read) {
         topology = std::move(read.value());
-        peak = collective_peak(node_peak(topology), kTunedCollective, layout.nodes, layout.local_size);
+        for (const std::string& op : ops)
+          peaks[op] = collective_peak(node_peak(topology), op, layout.nodes, layout.local_size);
         own = topology;
       } else {
         error = read.error();
@@ -218,21 +224,30 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
               {"error", error}};
     j["nvswitch"] = type.nvswitch ? json(*type.nvswitch) : json(nullptr);
     j["nics"] = type.nics ? json(*type.nics) : json(nullptr);
-    j["peak"] = peak.gbps ? json(*peak.gbps) : json(nullptr);
-    j["peak_what"] = peak.gbps ? peak.bottleneck.value_or("") : peak.unknown_reason.value_or("not known");
+    json& peak_json = j["peaks"] = json::object();
+    for (const std::string& op : ops) {
+      const LineRate& peak = peaks[op];
+      peak_json[op] = {
+          {"gbps", peak.gbps ? json(*peak.gbps) : json(nullptr)},
+          {"what", peak.gbps ? peak.bottleneck.value_or("") : peak.unknown_reason.value_or("not known")}};
+    }
     mine = j.dump(-1, ' ', false, json::error_handler_t::replace);  // an error may quote a path
   }
   std::vector<NodeType> types;
-  std::optional<LineRate> lowest;
+  std::map<std::string, LineRate> lowest;
   for (const auto& text : job.group.gather(mine)) {
     if (text.empty()) continue;
     const json j = json::parse(text);
-    LineRate node;
-    if (j.at("peak").is_null())
-      node.unknown_reason = j.at("peak_what").get<std::string>();
-    else
-      node = {j.at("peak").get<double>(), j.at("peak_what").get<std::string>(), {}};
-    if (!lowest || (lowest->gbps && (!node.gbps || *node.gbps < *lowest->gbps))) lowest = node;
+    for (const auto& [op, peak] : j.at("peaks").items()) {
+      LineRate node;
+      if (peak.at("gbps").is_null())
+        node.unknown_reason = peak.at("what").get<std::string>();
+      else
+        node = {peak.at("gbps").get<double>(), peak.at("what").get<std::string>(), {}};
+      const auto seen = lowest.find(op);
+      if (seen == lowest.end() || (seen->second.gbps && (!node.gbps || *node.gbps < *seen->second.gbps)))
+        lowest[op] = node;
+    }
     if (!j.at("error").get<std::string>().empty() && error.empty()) error = j.at("error").get<std::string>();
     NodeType t;
     t.gpu = j.at("gpu");
@@ -249,7 +264,7 @@ std::vector<NodeType> gather_node_types(const Job& job, const TuneOptions& o, co
     if (!j.at("nics").is_null()) t.nics = j.at("nics").get<int>();
     types.push_back(t);
   }
-  if (lowest) peak = *lowest;
+  if (!lowest.empty()) peaks = lowest;
   return types;
 }
 
@@ -284,14 +299,45 @@ NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
     std::vector<LogVerdict> verdicts = explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr);
     std::erase_if(verdicts, [](const LogVerdict& v) { return v.check == "env"; });
     observed.verdicts = observed_verdicts(verdicts);
-    observed.contradictions = choice_contradictions(*jobs_observation(observed), kProfileNcclOp,
-                                                    profile.per_size, profile.measured);
+    for (const auto& [op, collective] : profile.collectives) {
+      const std::optional<std::string_view> logged = nccl_log_op_name(op);
+      if (!logged || collective.guard) continue;
+      for (ChoiceContradiction& c : choice_contradictions(*jobs_observation(observed), *logged,
+                                                          collective.per_size, collective.measured))
+        observed.contradictions.push_back(std::move(c));
+    }
   }
   return observed;
 }
 
+// One collective's part of the profile: its points of the confirmation, scored on their own.
+CollectiveProfile collective_profile(const StrategyResult& whole, const std::string& op, const TuneOptions& o,
+                                     const LineRate& peak) {
+  const StrategyResult r = collective_result(whole, op);
+  CollectiveProfile c;
+  c.guard = std::find(o.strategy.guards.begin(), o.strategy.guards.end(), op) != o.strategy.guards.end();
+  if (const auto it = r.per_size.find(op); it != r.per_size.end()) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& choice : it->second) sizes.push_back(choice.min_bytes);
+    c.per_size = size_ranges(sizes, it->second);
+  }
+  if (!r.sizes.empty()) c.measured = {r.sizes.front(), r.sizes.back()};
+  c.results.sizes = r.sizes;
+  c.results.baseline = r.baseline_busbw;
+  c.results.tuned = r.tuned_busbw;
+  const Score s = score(o.strategy.objective, std::vector<std::size_t>(r.sizes.begin(), r.sizes.end()),
+                        r.baseline_busbw, r.tuned_busbw, o.strategy.tolerance);
+  c.results.speedup_geomean = s.value;
+  c.results.worst_size_ratio = s.worst_ratio;
+  c.results.peak_busbw_gbps = peak.gbps;
+  c.results.peak_bottleneck =
+      peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
+  return c;
+}
+
 Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const TuneOptions& o,
-                     const LineRate& peak, double duration_s, const NcclAccount& account) {
+                     const std::map<std::string, LineRate>& peaks, double duration_s,
+                     const NcclAccount& account) {
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
   p.shape.nodes = shape.nodes;
@@ -306,18 +352,10 @@ Profile make_profile(const ClusterShape& shape, const StrategyResult& r, const T
   p.shape.cuda_driver = shape.node.cuda_driver;
   p.env = r.env;
   p.keep_defaults = r.keep_defaults;
-  std::vector<std::uint64_t> sizes;
-  for (const auto& c : r.per_size) sizes.push_back(c.min_bytes);
-  p.per_size = size_ranges(sizes, r.per_size);
-  if (!r.sizes.empty()) p.measured = {r.sizes.front(), r.sizes.back()};
-  p.results.sizes = r.sizes;
-  p.results.baseline = r.baseline_busbw;
-  p.results.tuned = r.tuned_busbw;
-  p.results.speedup_geomean = r.score.value;
-  p.results.worst_size_ratio = r.score.worst_ratio;
-  p.results.peak_busbw_gbps = peak.gbps;
-  p.results.peak_bottleneck =
-      peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
+  for (const std::string& op : result_collectives(r)) {
+    const auto peak = peaks.find(op);
+    p.collectives[op] = collective_profile(r, op, o, peak == peaks.end() ? LineRate{} : peak->second);
+  }
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
   p.provenance.date = rfc3339_utc();
   p.provenance.trials = r.trials;
@@ -364,7 +402,8 @@ void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
 }
 
 int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
-         const SearchSpace& space, const LineRate& peak, NcclAccount& account, TuneConsole& console) {
+         const SearchSpace& space, const std::map<std::string, LineRate>& peaks, NcclAccount& account,
+         TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   const std::string journal_path =
       o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
@@ -401,6 +440,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     e.iterations = r.iterations;
     e.warmup = r.warmup;
     e.sizes = grid_sizes(r.grid);
+    e.collectives = r.collectives;
     e.repeat = r.repeat;
     return e;
   };
@@ -414,7 +454,12 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       m.cached = true;
       m.outcome = it->second.outcome;
       m.reason = it->second.reason;
-      m.sizes = it->second.sizes;
+      if (it->second.busbw.size() == it->second.sizes.size() * it->second.collectives.size())
+        for (const std::string& op : it->second.collectives)
+          for (std::uint64_t bytes : it->second.sizes) {
+            m.ops.push_back(op);
+            m.sizes.push_back(bytes);
+          }
       m.time_us = it->second.time_us;
       m.busbw = it->second.busbw;
       m.duration_s = it->second.duration_s;
@@ -427,8 +472,8 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     // NCCL's own choices tell the strategy what the defaults use at the largest size
     // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship.
     if (nccl_log)
-      m.nccl_choices = logged_choices_at(account.add(request.env, nccl_logs, to_string(request.phase)),
-                                         kProfileNcclOp, m.sizes);
+      m.nccl_choices =
+          logged_choices_at(account.add(request.env, nccl_logs, to_string(request.phase)), m.ops, m.sizes);
     e.outcome = m.outcome;
     e.reason = m.reason;
     e.time_us = m.time_us;
@@ -446,15 +491,15 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
     return stop_followers(job, 1);
   }
   const double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const Profile profile = make_profile(shape, result, o, peak, duration, account);
+  const Profile profile = make_profile(shape, result, o, peaks, duration, account);
   std::filesystem::path written;
   if (auto saved = write_profile(o.out_dir, profile, &written); !saved) {
     console.message("nccltune tune: " + saved.error());
     return stop_followers(job, 1);
   }
   warn_if_env_refuses(console, o.out_dir, written);
-  console.message("\n" + render_tune_summary(result, profile.provenance.nccl_observed, kProfileNcclOp));
-  console.message(render_peak_line(result, peak));
+  console.message("\n" + render_tune_summary(result, profile.provenance.nccl_observed));
+  for (const auto& [op, peak] : peaks) console.message(render_peak_line(result, op, peak));
   console.message(fmt::format("profile: {} ({} in {})", written.string(),
                               result.keep_defaults ? "keep defaults" : describe_env(result.env),
                               format_duration(duration)));
@@ -497,8 +542,8 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   }
 
   std::string topology_error;
-  LineRate peak;
-  const auto types = gather_node_types(job, o, probe, topology_error, peak, account.node);
+  std::map<std::string, LineRate> peaks;
+  const auto types = gather_node_types(job, o, probe, topology_error, peaks, account.node);
   if (!topology_error.empty()) return fail_all(topology_error, 2);
   auto shape = cluster_shape(types, layout.hosts, o.allow_mixed);
   if (!shape) return fail_all(shape.error(), 2);
@@ -510,7 +555,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
-    return lead(job, o, spec, *shape, pruned, peak, account, console);
+    return lead(job, o, spec, *shape, pruned, peaks, account, console);
   }
   return follow(job, spec);
 }

@@ -20,7 +20,10 @@ namespace {
 constexpr std::uint64_t kOneMiB = std::uint64_t{1} << 20;
 
 ShipFacts at(std::uint64_t largest, const std::string& algo, const std::string& proto) {
-  return {largest, NcclChoice{algo, proto}, {}};
+  ShipFacts facts;
+  facts.largest_measured = largest;
+  facts.default_at_largest[kAllReduce] = NcclChoice{algo, proto};
+  return facts;
 }
 
 }  // namespace
@@ -58,9 +61,28 @@ TEST(ShippableEnv, AListThatDropsNcclsOwnChoiceAtTheLargestSizeStaysOut) {
 
 TEST(ShippableEnv, UnknownNcclChoiceShipsNoList) {
   const Env env{{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_BUFFSIZE", "8388608"}};
-  const ShippableEnv shipped = shippable_env(env, ShipFacts{kOneMiB << 10, std::nullopt, {}});
+  ShipFacts facts;
+  facts.largest_measured = kOneMiB << 10;
+  const ShippableEnv shipped = shippable_env(env, facts);
   EXPECT_EQ(shipped.env, (Env{{"NCCL_BUFFSIZE", "8388608"}}));
   EXPECT_EQ(shipped.notes.size(), 2u);
+}
+
+TEST(ShippableEnv, AListMustKeepWhatEveryTunedCollectiveUsesByDefault) {
+  // all_gather's defaults use LL128 at the largest size: a global NCCL_PROTO without it would make
+  // all_gather slower beyond the measured sizes, whatever all_reduce uses.
+  ShipFacts facts = at(kOneMiB << 10, "Ring", "Simple");
+  facts.collectives = {"all_reduce", "all_gather"};
+  facts.default_at_largest["all_gather"] = NcclChoice{"Ring", "LL128"};
+  const ShippableEnv shipped = shippable_env({{"NCCL_PROTO", "LL,Simple"}}, facts);
+  EXPECT_TRUE(shipped.env.empty());
+  ASSERT_EQ(shipped.notes.size(), 1u);
+  EXPECT_NE(shipped.notes[0].find("LL128, which NCCL's defaults use for all_gather"), std::string::npos)
+      << shipped.notes[0];
+  EXPECT_FALSE(shippable_env({{"NCCL_PROTO", "LL128,Simple"}}, facts).env.empty());
+  // A collective whose own choice is unknown: nothing can be shown to be kept.
+  facts.collectives.push_back("reduce_scatter");
+  EXPECT_TRUE(shippable_env({{"NCCL_PROTO", "LL128,Simple"}}, facts).env.empty());
 }
 
 TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
@@ -81,11 +103,13 @@ TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
   EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
   EXPECT_TRUE(env_allows(result.env, "NCCL_PROTO", "Simple")) << describe_env(result.env);
   EXPECT_TRUE(env_allows(result.env, "NCCL_ALGO", "Ring")) << describe_env(result.env);
-  ASSERT_FALSE(result.per_size.empty());
-  EXPECT_LE(result.per_size.back().max_bytes, kOneMiB);
+  ASSERT_EQ(result.per_size.count(kAllReduce), 1u);
+  const std::vector<SizeChoice>& per_size = result.per_size.at(kAllReduce);
+  ASSERT_FALSE(per_size.empty());
+  EXPECT_LE(per_size.back().max_bytes, kOneMiB);
   // The pairs that were fastest are still the profile's per-size choices.
-  EXPECT_EQ(result.per_size.front().algo, "Tree");
-  EXPECT_EQ(result.per_size.back().proto, "LL128");
+  EXPECT_EQ(per_size.front().algo, "Tree");
+  EXPECT_EQ(per_size.back().proto, "LL128");
 }
 
 TEST(ShippableEnv, WhenNothingFasterMayShipTheDefaultsStayAndTheConfirmationSaysWhy) {

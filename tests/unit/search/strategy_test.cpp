@@ -32,6 +32,13 @@ using test_support::ModelExecutor;
 
 constexpr int kRanks = 16;
 
+// The per-size choices of all_reduce, the one collective these runs tune.
+const std::vector<SizeChoice>& all_reduce_choices(const StrategyResult& result) {
+  static const std::vector<SizeChoice> none;
+  const auto it = result.per_size.find(kAllReduce);
+  return it == result.per_size.end() ? none : it->second;
+}
+
 std::string model_path(const std::string& name) {
   return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
 }
@@ -86,7 +93,7 @@ void expect_near_grid_best(const fake::FakeModel& model, const ModelRun& run,
 }
 
 const SizeChoice* choice_at(const StrategyResult& result, std::uint64_t bytes) {
-  for (const auto& choice : result.per_size)
+  for (const auto& choice : all_reduce_choices(result))
     if (choice.min_bytes == bytes) return &choice;
   return nullptr;
 }
@@ -318,7 +325,7 @@ TEST(StrategyModels, PerSizeAlgoProtoRanges) {
   const fake::FakeModel model = load_model("tune-per-size.yaml");
   const ModelRun run = run_model(model);
   const StrategyResult& r = run.result;
-  ASSERT_EQ(r.per_size.size(), final_sizes().size());
+  ASSERT_EQ(all_reduce_choices(r).size(), final_sizes().size());
   // At every size where the fastest pair leads the next by 3% or more (beyond the noise), the
   // strategy's choice is that pair; and the model's ranges are the designed ones.
   int checked = 0;
@@ -337,8 +344,8 @@ TEST(StrategyModels, PerSizeAlgoProtoRanges) {
   EXPECT_GE(checked, 8);
   // As the profile stores them: three ranges, in this order.
   std::vector<std::uint64_t> sizes;
-  for (const auto& c : r.per_size) sizes.push_back(c.min_bytes);
-  const std::vector<SizeChoice> ranges = size_ranges(sizes, r.per_size);
+  for (const auto& c : all_reduce_choices(r)) sizes.push_back(c.min_bytes);
+  const std::vector<SizeChoice> ranges = size_ranges(sizes, all_reduce_choices(r));
   ASSERT_EQ(ranges.size(), 3u);
   EXPECT_EQ(ranges[0].algo + "/" + ranges[0].proto, "Tree/LL");
   EXPECT_EQ(ranges[1].algo + "/" + ranges[1].proto, "Ring/LL128");
@@ -436,9 +443,9 @@ TEST(StrategyModels, OptimaHoldAtEightRanks) {
   const fake::FakeModel per_size = load_model("tune-per-size.yaml");
   const ModelRun run = run_model(per_size, {}, kEight);
   std::vector<std::uint64_t> sizes;
-  for (const auto& choice : run.result.per_size) sizes.push_back(choice.min_bytes);
+  for (const auto& choice : all_reduce_choices(run.result)) sizes.push_back(choice.min_bytes);
   std::string ranges;
-  for (const auto& range : size_ranges(sizes, run.result.per_size))
+  for (const auto& range : size_ranges(sizes, all_reduce_choices(run.result)))
     ranges += range.algo + "/" + range.proto + " ";
   EXPECT_EQ(ranges, "Tree/LL Ring/LL128 NVLS/Simple ");
   EXPECT_FALSE(run.result.keep_defaults);
@@ -581,12 +588,12 @@ TEST(StrategyModels, PairsAreMeasuredAgainUnderTheFinalistsOtherSettingsOnly) {
   }
   EXPECT_EQ(expected.size(), 8u);  // 12 pairs, NVLS and NVLSTree only with Simple
   EXPECT_EQ(one.envs_of(TrialPhase::per_size), expected);
-  EXPECT_EQ(one.result.per_size.size(), final_sizes().size());
+  EXPECT_EQ(all_reduce_choices(one.result).size(), final_sizes().size());
   // Per-size: the finalist is only an NCCL_ALGO/NCCL_PROTO list, which the first cross measured.
   const RecordedRun per_size = run_recorded(load_model("tune-per-size.yaml"));
   EXPECT_TRUE(per_size.result.env.count("NCCL_ALGO")) << describe_env(per_size.result.env);
   EXPECT_TRUE(per_size.envs_of(TrialPhase::per_size).empty());
-  EXPECT_EQ(per_size.result.per_size.size(), final_sizes().size());
+  EXPECT_EQ(all_reduce_choices(per_size.result).size(), final_sizes().size());
 }
 
 TEST(StrategyModels, PerSizeChoicesAreAllowedByTheChosenEnv) {
@@ -612,8 +619,8 @@ TEST(StrategyModels, PerSizeChoicesAreAllowedByTheChosenEnv) {
   }
   EXPECT_LT(expected.size(), pairs_that_ran(run).size());  // NVLSTree/Simple ran, but is not listed
   EXPECT_EQ(run.envs_of(TrialPhase::per_size), expected);
-  ASSERT_EQ(run.result.per_size.size(), final_sizes().size());
-  for (const SizeChoice& choice : run.result.per_size) {
+  ASSERT_EQ(all_reduce_choices(run.result).size(), final_sizes().size());
+  for (const SizeChoice& choice : all_reduce_choices(run.result)) {
     EXPECT_TRUE(listed(env.at("NCCL_ALGO"), choice.algo)) << choice.algo;
     EXPECT_TRUE(listed(env.at("NCCL_PROTO"), choice.proto)) << choice.proto;
   }
