@@ -22,6 +22,14 @@ tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log; MODEL: a fixtur
     --out "$out" --max-bytes 1M --init-timeout 5 --size-timeout 3 --progress log "$@" >"$work/log" 2>&1
 }
 
+# 0. A collective tune does not measure is refused before any trial, on one line.
+tune tune-one-knob.yaml tune-small.yaml "$work/bad-ops" --ops all_reduce,allgather
+status=$?
+check_that "[ $status -eq 2 ]" "--ops with an unknown collective exits 2 (got $status)"
+check_that "grep -q \"^nccltune tune: --ops: 'allgather' is not a collective tune measures\" '$work/log'" \
+  "--ops: the error names the flag and the value" || show_log "$work/log"
+check_that "[ ! -e '$work/bad-ops' ]" "--ops error: nothing written"
+
 # 1. One knob is the optimum: the profile's env is exactly that knob, per-size choices are there.
 # Under umask 002, as many sites set it: the store must still be one that env accepts.
 (umask 002; tune tune-one-knob.yaml tune-small.yaml "$work/one")
@@ -40,7 +48,13 @@ check_that "[ -z \"\$(find '$work/one' -type f ! -perm 0644)\" ]" "store files a
 # No GPU on this machine: the hardware peak is unknown, and the profile and summary say why.
 check_that "grep -q 'peak_bottleneck: \"unknown: no GPU found\"' '$profile'" "profile: peak unknown, with the reason"
 check_that "! grep -q 'peak_busbw_gbps' '$profile'" "profile: no peak number invented"
-check_that "grep -q '^peak: unknown (no GPU found)' '$work/log'" "summary: peak unknown, with the reason"
+# The default collectives, measured in every trial, and alltoall as a guard.
+for op in all_reduce all_gather reduce_scatter; do
+  check_that "sed -n '/^collectives:/,/^provenance:/p' '$profile' | grep -qx '  $op:'" "profile holds $op"
+done
+check_that "sed -n '/^  alltoall:/,+1p' '$profile' | grep -qx '    guard: true'" "profile holds alltoall as a guard"
+check_that "grep -qx 'all_gather:' '$work/log'" "summary: a table per collective"
+check_that "grep -q '^all_reduce peak: unknown (no GPU found)' '$work/log'" "summary: peak unknown, with the reason"
 : >"$work/empty-config.yaml"
 key=$(basename "$(dirname "$profile")")
 "$nccltune" env --config "$work/empty-config.yaml" --node-state "$work/no-node.yaml" --profiles "$work/one" --shape "$key" \
@@ -98,7 +112,7 @@ check_that "[ $status -eq 0 ]" "--allow-mixed tunes anyway (got $status)"
 profile=$(find "$work/mixed" -name 2n.yaml)
 check_that "grep -q 'peak_busbw_gbps: 50$' '$profile'" "profile: peak of the slower node, 2 rails"
 check_that "grep -q 'peak_bottleneck: \"network, 1x mlx5 200 Gb/s per GPU x 2 GPUs\"' '$profile'" "profile: the bottleneck"
-check_that "grep -Eq '^peak: 50 GB/s \(network, 1x mlx5 200 Gb/s per GPU x 2 GPUs\); (tuned|baseline) busbw at 1M is [0-9.]+ GB/s, [0-9]+% of peak' '$work/log'" \
+check_that "grep -Eq '^all_reduce peak: 50 GB/s \(network, 1x mlx5 200 Gb/s per GPU x 2 GPUs\); (tuned|baseline) busbw at 1M is [0-9.]+ GB/s, [0-9]+% of peak' '$work/log'" \
   "summary: the share of the peak" || show_log "$work/log"
 
 # 5. Only what was measured. The model's defaults use Simple above 64K and LL128 wins up to 1M:

@@ -124,7 +124,7 @@ TEST(NcclObserved, ContradictionsAreMeasuredSizesWherePerSizeSaysOtherwise) {
   EXPECT_EQ(found[2], (ChoiceContradiction{"AllReduce", 16 << 20, "RING/LL", "NVLS/auto"}));
   EXPECT_EQ(
       describe_contradiction(found[0]),
-      "at 128K NCCL chose RING/SIMPLE under the shipped env; Ring/LL128 measured fastest (per_size: only "
+      "AllReduce at 128K: NCCL chose RING/SIMPLE under the shipped env; Ring/LL128 measured fastest (per_size: only "
       "the tuner plugin applies it)");
   EXPECT_EQ(observed_choice_at(o, "AllReduce", 262144), "TREE/LL");
   EXPECT_EQ(observed_choice_at(o, "AllReduce", 4096), "");

@@ -7,6 +7,7 @@
 #include "base/duration.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "search/collective_selection.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/tune_job.h"
@@ -21,6 +22,7 @@ struct TuneFlags {
   std::string objective = "balanced";
   std::string min_bytes = "8", max_bytes = "1G", max_bytes_per_size = "1G";
   std::string progress = "auto";
+  std::string ops = std::string(kDefaultTunedCollectives), guard;
 };
 
 int run_tune(TuneFlags flags, int* argc, char*** argv) {
@@ -46,7 +48,11 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   if (!max) return fail("--max-bytes " + max.error());
   if (!cap) return fail("--max-bytes-per-size " + cap.error());
   if (*min == 0 || *min > *max) return fail("--min-bytes must be positive and at most --max-bytes");
+  auto collectives = select_collectives(flags.ops, flags.guard);
+  if (!collectives) return fail(collectives.error());
   TuneOptions& o = flags.options;
+  o.strategy.collectives = collectives->tuned;
+  o.strategy.guards = collectives->guards;
   o.strategy.budget = *budget;
   o.strategy.objective = *objective;
   o.strategy.screen_grid = {*min, *max, 8};
@@ -81,10 +87,16 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_option("--tolerance", o.strategy.tolerance, "Largest loss at any size the objective accepts")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  sub->add_option("--min-bytes", flags->min_bytes, "Smallest all_reduce size measured")
+  sub->add_option("--ops", flags->ops,
+                  "Collectives to tune, measured together in every trial (all_reduce, all_gather, "
+                  "reduce_scatter, alltoall)")
       ->capture_default_str();
+  sub->add_option("--guard", flags->guard,
+                  "Collectives measured against the defaults only: a setting that slows one is not shipped "
+                  "(default: alltoall unless tuned; none: no guard)");
+  sub->add_option("--min-bytes", flags->min_bytes, "Smallest message size measured")->capture_default_str();
   sub->add_option("--max-bytes", flags->max_bytes,
-                  "Largest all_reduce size measured; above it NCCL's own choices stand")
+                  "Largest message size measured; above it NCCL's own choices stand")
       ->capture_default_str();
   sub->add_option("--max-bytes-per-size", flags->max_bytes_per_size,
                   "Fewer iterations at large sizes: bytes per timed loop at most")

@@ -191,7 +191,7 @@ std::vector<ChoiceContradiction> choice_contradictions(const NcclObservation& ob
 }
 
 std::string describe_contradiction(const ChoiceContradiction& c) {
-  return "at " + format_byte_size(c.bytes) + " NCCL chose " + c.nccl + " under the shipped env; " +
+  return c.op + " at " + format_byte_size(c.bytes) + ": NCCL chose " + c.nccl + " under the shipped env; " +
          c.measured + " measured fastest (per_size: only the tuner plugin applies it)";
 }
 
