@@ -38,9 +38,9 @@ double busbw_factor(std::string_view op, int nranks) {
 
 namespace {
 
-std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env) {
-  const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO");
-  const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO");
+std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op) {
+  const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op);
+  const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO", op);
   std::vector<AlgoProto> pairs;
   for (const auto& [algo, algo_model] : model.algos) {
     if (algo_filter && !algo_filter->allows(algo)) continue;
@@ -58,7 +58,8 @@ std::string setting(const NcclEnv& env, const std::string& variable) {
 
 }  // namespace
 
-Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks) {
+Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
+                                     std::string_view op) {
   CommModel comm;
   comm.rank = rank;
   comm.nranks = nranks;
@@ -69,8 +70,8 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     comm.busbw_scale *= effect.busbw_scale;
     comm.lat_scale *= effect.lat_scale;
   }
-  comm.algo_or_proto_set = env.contains("NCCL_ALGO") || env.contains("NCCL_PROTO");
-  comm.allowed = allowed_pairs(model, env);
+  comm.algo_or_proto_set = name_filter(env, "NCCL_ALGO", op) || name_filter(env, "NCCL_PROTO", op);
+  comm.allowed = allowed_pairs(model, env, op);
   if (comm.allowed.empty())
     return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
                  setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};

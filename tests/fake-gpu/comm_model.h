@@ -38,8 +38,10 @@ struct CommModel {
   bool has(FaultKind kind) const;
 };
 
-// Error when no algorithm/protocol pair is allowed.
-Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks);
+// The communicator as collective `op` sees it (a scoped NCCL_ALGO / NCCL_PROTO applies per
+// collective). Error when no algorithm/protocol pair is allowed.
+Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
+                                     std::string_view op = "all_reduce");
 
 // The model's default channel count, raised to NCCL_MIN_NCHANNELS, capped by NCCL_MAX_NCHANNELS.
 int channels_used(const FakeModel& model, const NcclEnv& env);

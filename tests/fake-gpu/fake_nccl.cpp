@@ -108,7 +108,7 @@ struct ncclComm {
 
   FakeModel model;
   CommModel behaviour;
-  std::map<std::string, OpModel> ops;  // by op name, for the ops the model has an entry for
+  std::map<std::string, OpModel> ops;  // by op name
   NoiseSource noise;
   SharedComm shared;
   FakeCudaHooks cuda;
@@ -418,15 +418,16 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     say(who + "init_error fault: failing");
     return ncclSystemError;
   }
+  // Each collective runs under its own entry and sees its own scoped NCCL_ALGO / NCCL_PROTO.
   std::map<std::string, OpModel> ops;
-  for (const auto& entry : model->collectives) {
-    FakeModel op_model = nccltune::fake::model_for_collective(*model, entry.first);
-    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks);
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
+    FakeModel op_model = nccltune::fake::model_for_collective(*model, op);
+    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op);
     if (!op_behaviour) {
-      say(who + entry.first + ": " + op_behaviour.error());
+      say(who + op + ": " + op_behaviour.error());
       return ncclInvalidUsage;
     }
-    ops.emplace(entry.first, OpModel{std::move(op_model), std::move(*op_behaviour)});
+    ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
   }
   Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
   if (!shared) {

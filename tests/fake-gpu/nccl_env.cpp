@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "profile/nccl_names.h"
+
 namespace nccltune::fake {
 
 namespace {
@@ -72,10 +74,12 @@ bool NameFilter::allows(std::string_view name) const {
   return exclude ? !listed : listed;
 }
 
-std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable) {
+std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable, std::string_view op) {
   const auto set = env.find(std::string(variable));
   if (set == env.end()) return std::nullopt;
-  std::string_view text = set->second;
+  const std::optional<std::string> list = nccl_list_for(set->second, op);
+  if (!list) return std::nullopt;
+  std::string_view text = *list;
   NameFilter filter;
   if (!text.empty() && text.front() == '^') {
     filter.exclude = true;

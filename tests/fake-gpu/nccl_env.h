@@ -33,8 +33,11 @@ struct NameFilter {
   bool allows(std::string_view name) const;
 };
 
-// The filter `variable` sets, or nullopt when it is unset.
-std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable);
+// The filter `variable` sets for collective `op` (nccl-tests name), or nullopt when it sets none.
+// A scoped value ("Ring;allgather:Tree", NCCL 2.24) gives `op` its own entry, else the entry
+// without a function, else nothing (NCCL's own choice).
+std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable,
+                                      std::string_view op = "all_reduce");
 
 // `variable` as an integer, or nullopt when it is unset or not an integer.
 std::optional<long> integer_variable(const NcclEnv& env, std::string_view variable);

@@ -33,7 +33,8 @@ struct Ranks {
 // Every rank's communicator; the first fault in the order the trial runner meets them:
 // init (init_error), the first op (crash, hang), the data check (corrupt).
 // every_rank false: only the distinct communicators (enough for noiseless times and faults).
-Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bool every_rank = true) {
+Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bool every_rank = true,
+                    const std::string& op = kAllReduce) {
   Ranks ranks;
   const fake::NcclEnv snapshot = nccl_env(env);
   const std::string settings = describe_env(env);
@@ -46,7 +47,7 @@ Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bo
   for (int rank = 0; rank < nranks; ++rank) {
     Result<fake::CommModel> comm = Error{""};
     if (distinct.count(rank) || !shared) {
-      comm = fake::resolve_comm_model(model, snapshot, rank, nranks);
+      comm = fake::resolve_comm_model(model, snapshot, rank, nranks, op);
       if (comm && !distinct.count(rank)) shared = *comm;
     } else {
       if (!every_rank) continue;
@@ -122,7 +123,7 @@ std::vector<OpRanks> resolve_ops(const fake::FakeModel& model, const Env& env, i
   std::vector<OpRanks> resolved;
   for (const std::string& op : ops) {
     fake::FakeModel op_model = fake::model_for_collective(model, op);
-    Ranks ranks = resolve_ranks(op_model, env, nranks, every_rank);
+    Ranks ranks = resolve_ranks(op_model, env, nranks, every_rank, op);
     if (ranks.fault && (!worst.fault || fault_level(*ranks.fault) > fault_level(*worst.fault))) {
       worst.fault = ranks.fault;
       worst.reason = ranks.reason;
@@ -227,7 +228,7 @@ std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env&
 std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& env, int nranks,
                                       std::uint64_t bytes, const std::string& op) {
   const fake::FakeModel op_model = fake::model_for_collective(model, op);
-  Ranks ranks = resolve_ranks(op_model, env, nranks, false);
+  Ranks ranks = resolve_ranks(op_model, env, nranks, false, op);
   if (ranks.fault) return std::nullopt;
   ModelPoint point;
   for (const auto& comm : ranks.comms) {

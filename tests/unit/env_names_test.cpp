@@ -20,6 +20,22 @@ TEST(EnvNames, SafeNamesAndValues) {
   EXPECT_FALSE(is_safe_env_value(std::string(1025, 'a')));
 }
 
+TEST(EnvNames, ListsPerCollectiveForAlgoAndProtoOnly) {
+  EXPECT_TRUE(is_safe_env_setting("NCCL_ALGO", "allreduce:Tree,Ring;allgather:Ring"));
+  EXPECT_TRUE(is_safe_env_setting("NCCL_PROTO", "Simple;AllGather:^LL;reducescatter:LL128,Simple"));
+  EXPECT_TRUE(is_safe_env_setting("NCCL_ALGO", "Ring,Tree"));  // plain values as before
+  // ';' where NCCL reads no list, names NCCL does not know (NCCL 2.24 fails init on them),
+  // functions it has no list for, two plain entries, empty entries.
+  EXPECT_FALSE(is_safe_env_setting("NCCL_BUFFSIZE", "1;2"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "Ring;reboot"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "allreduce:Ring;alltoall:Ring"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_PROTO", "allreduce:Ring;allgather:LL"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "Ring;Tree"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "allreduce:Ring;"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "allreduce:Ring;allgather:Ring $(id)"));
+  EXPECT_FALSE(is_safe_env_setting("NCCL_ALGO", "allreduce:Ring;allgather:'Ring'"));
+}
+
 TEST(EnvNames, AllowableNames) {
   EXPECT_TRUE(is_allowable_env_name("UCX_TLS"));
   EXPECT_TRUE(is_allowable_env_name("NCCL_IB_HCA"));

@@ -52,3 +52,20 @@ TEST(NcclNames, AlgorithmsAndProtocolsByNcclsIndex) {
   EXPECT_EQ(nccl_algorithm_name(7), "?");
   EXPECT_EQ(nccl_protocol_name(-1), "?");
 }
+
+TEST(NcclNames, ListsPerCollectiveAsNccl224ReadsThem) {
+  EXPECT_EQ(nccl_function_name("reduce_scatter"), std::optional<std::string_view>("reducescatter"));
+  EXPECT_EQ(nccl_function_name("alltoall"), std::nullopt);  // send/recv: no NCCL_ALGO applies
+  EXPECT_EQ(nccl_log_op_name("all_gather"), std::optional<std::string_view>("AllGather"));
+  const std::string_view scoped = "Ring;AllGather:Tree,NVLS;reducescatter:^Ring";
+  EXPECT_EQ(nccl_list_for(scoped, "all_gather"), std::optional<std::string>("Tree,NVLS"));
+  EXPECT_EQ(nccl_list_for(scoped, "all_reduce"), std::optional<std::string>("Ring"));  // the plain entry
+  EXPECT_EQ(nccl_list_for("allgather:Tree", "all_reduce"), std::nullopt);              // NCCL's own choice
+  EXPECT_EQ(nccl_list_for("Ring,Tree", "broadcast"), std::optional<std::string>("Ring,Tree"));
+  EXPECT_TRUE(nccl_list_allows(scoped, "nvls", "all_gather"));
+  EXPECT_FALSE(nccl_list_allows(scoped, "Ring", "all_gather"));
+  EXPECT_FALSE(nccl_list_allows(scoped, "Ring", "reduce_scatter"));
+  EXPECT_TRUE(nccl_list_allows(scoped, "Tree", "reduce_scatter"));
+  EXPECT_TRUE(nccl_list_allows("allgather:Tree", "Ring", "all_reduce"));
+  EXPECT_FALSE(nccl_list_allows("Tree", "Ring", "all_gather"));
+}

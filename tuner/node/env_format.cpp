@@ -28,7 +28,6 @@ constexpr std::array<std::pair<std::string_view, EnvFormat>, 6> kFormats = {{
 // function names matched case-insensitively (src/graph/tuning.cc, parseList, and the NCCL_ALGO /
 // NCCL_PROTO entries of NCCL's environment variable documentation). The tuner's choice of these
 // two holds for the collectives it tuned, so it is scoped to them there: the others keep NCCL's.
-constexpr int kScopedSyntaxVersion = 22400;
 
 // The NCCL function names of the collectives the profile tuned (not its guards), in the order
 // NCCL lists its functions; allreduce for a profile that names none.
@@ -56,7 +55,7 @@ bool is_collective_scoped(std::string_view name) {
 
 bool uses_scoped_syntax(const ProfileShape& shape) {
   const Result<int> version = parse_nccl_version(shape.nccl_version);
-  return version && *version >= kScopedSyntaxVersion;
+  return version && *version >= kScopedListsNcclVersion;
 }
 
 std::string shown(std::string_view text) {
@@ -87,7 +86,7 @@ std::vector<Variable> checked_variables(const Profile& profile, const std::vecto
                          "': not a name matching ^NCCL_[A-Z0-9_]+$ nor in env.allow_names");
       continue;
     }
-    if (!is_safe_env_value(value)) {
+    if (!is_safe_env_setting(name, value)) {
       warnings.push_back("dropped " + name + ": its value '" + shown(value) +
                          "' is empty, longer than 1024 or has characters outside " +
                          std::string(kSafeValueCharacters));

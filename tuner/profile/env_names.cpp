@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "profile/nccl_names.h"
+
 namespace nccltune {
 
 namespace {
@@ -24,6 +26,47 @@ bool is_safe_env_value(std::string_view value) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
            std::string_view("_,.:^=+-").find(c) != std::string_view::npos;
   });
+}
+
+namespace {
+
+// "Ring,Tree", "^LL128": names of `variable`'s kind (NCCL_ALGO: algorithms, else protocols).
+bool is_name_list(std::string_view variable, std::string_view list) {
+  if (!list.empty() && list.front() == '^') list.remove_prefix(1);
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view name = list.substr(start, comma - start);
+    if (!(variable == "NCCL_ALGO" ? nccl_algorithm_index(name) : nccl_protocol_index(name))) return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
+bool is_function_name(std::string_view name) {
+  for (std::string_view function : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
+    if (same_text_ignoring_case(name, function)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_safe_env_setting(std::string_view name, std::string_view value) {
+  if (value.find(';') == std::string_view::npos) return is_safe_env_value(value);
+  if ((name != "NCCL_ALGO" && name != "NCCL_PROTO") || value.size() > 1024) return false;
+  bool plain = false;  // at most one entry without a function
+  for (std::size_t start = 0; start <= value.size();) {
+    const std::size_t semicolon = std::min(value.find(';', start), value.size());
+    const std::string_view entry = value.substr(start, semicolon - start);
+    start = semicolon + 1;
+    const std::size_t colon = entry.find(':');
+    if (colon == std::string_view::npos) {
+      if (plain || !is_name_list(name, entry)) return false;
+      plain = true;
+    } else if (!is_function_name(entry.substr(0, colon)) || !is_name_list(name, entry.substr(colon + 1))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool is_denied_env_name(std::string_view name) {

@@ -15,6 +15,14 @@ bool is_safe_env_name(std::string_view name);
 bool is_safe_env_value(std::string_view value);
 inline constexpr std::string_view kSafeValueCharacters = "[A-Za-z0-9_,.:^=+-]";
 
+// A profile's value for `name`: is_safe_env_value, or for NCCL_ALGO / NCCL_PROTO a list per
+// collective (NCCL 2.24: "Ring;allreduce:Tree,Ring;allgather:^NVLS"): entries joined by ';', each
+// "<function>:<names>" (allreduce, allgather, reducescatter, broadcast, reduce) or, once, plain
+// names, every name NCCL's own (an unknown one fails NCCL 2.24's init); at most 1024 characters. Every
+// renderer of such a value quotes it where ';' means something (sh: single quotes); the TaskProlog,
+// EnvironmentFile and nccl.conf readers take it literally.
+bool is_safe_env_setting(std::string_view name, std::string_view value);
+
 // Names never emitted, whatever a profile or allow_names says: those that load code, change the
 // dynamic loader or a shell, or make NCCL read or write files. BASH_ENV, ENV, PATH, IFS, PS4,
 // CDPATH, SHELLOPTS, BASHOPTS, GLIBC_TUNABLES, LD_* and BASH_FUNC_*; the code-injection variables

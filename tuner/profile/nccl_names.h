@@ -34,6 +34,8 @@ bool same_text_ignoring_case(std::string_view a, std::string_view b);
 // for its nccl-tests name ("all_reduce"); nullopt for alltoall (NCCL runs it as send/recv, which
 // no NCCL_ALGO / NCCL_PROTO applies to) and for unknown names.
 std::optional<std::string_view> nccl_function_name(std::string_view collective);
+// The first NCCL that reads such scoped values (2.24.0, as ncclGetVersion codes it).
+inline constexpr int kScopedListsNcclVersion = 22400;
 // How NCCL's INFO log names the collective ("AllReduce" in its TUNING lines); nullopt likewise.
 std::optional<std::string_view> nccl_log_op_name(std::string_view collective);
 

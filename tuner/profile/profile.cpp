@@ -114,7 +114,7 @@ std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, c
     const int value_line = entry.second.IsNull() ? yaml_line(entry.first) : yaml_line(entry.second);
     if (!entry.second.IsScalar()) yaml_fail(value_line, name_field, "must be a string");
     const std::string& value = entry.second.Scalar();
-    if (!is_safe_env_value(value))
+    if (!is_safe_env_setting(name, value))
       yaml_fail(value_line, name_field,
                 value.empty() ? std::string("empty value")
                               : "'" + shown(value) + "' has characters outside " +

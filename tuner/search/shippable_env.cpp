@@ -10,37 +10,38 @@ namespace {
 constexpr const char* kAlgo = "NCCL_ALGO";
 constexpr const char* kProto = "NCCL_PROTO";
 
-// Why `variable`'s value in `env` may not ship, or "" when it may.
+// Why `variable`'s value in `env` may not ship, or "" when it may. Each rule holds for every tuned
+// collective: a list scoped to one ("allgather:Ring") is read for that one, a plain list for all.
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
-  for (const NcclChoice& pair : facts.corrupt_pairs)
-    if (env_allows(env, kAlgo, pair.algo) && env_allows(env, kProto, pair.proto))
-      return "it lets NCCL choose " + pair.algo + "/" + pair.proto +
-             ", which gave wrong data when a trial forced it";
   const std::string largest = format_byte_size(facts.largest_measured);
   for (const std::string& op : facts.collectives) {
-    const auto used_by_default = facts.default_at_largest.find(op);
     const std::string of_op = facts.collectives.size() > 1 ? " for " + op : "";
+    for (const NcclChoice& pair : facts.corrupt_pairs)
+      if (env_allows(env, kAlgo, pair.algo, op) && env_allows(env, kProto, pair.proto, op))
+        return "it lets NCCL choose " + pair.algo + "/" + pair.proto + of_op +
+               ", which gave wrong data when a trial forced it";
+    const auto used_by_default = facts.default_at_largest.find(op);
     if (used_by_default == facts.default_at_largest.end())
       return "NCCL's own choice" + of_op + " at the largest measured size (" + largest +
              ") is unknown, so it cannot be shown to keep it";
     const std::string& used =
         variable == kAlgo ? used_by_default->second.algo : used_by_default->second.proto;
-    if (!env_allows(env, variable, used))
+    if (!env_allows(env, variable, used, op))
       return "it removes " + used + ", which NCCL's defaults use" + of_op +
              " at the largest measured size (" + largest + ")";
+    if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes &&
+        !env_allows(env, kProto, "Simple", op))
+      return "it removes Simple" + of_op + ", and no size of at least " +
+             format_byte_size(kSimpleProvenFromBytes) + " was measured (the largest was " + largest + ")";
   }
-  if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes &&
-      !env_allows(env, kProto, "Simple"))
-    return "it removes Simple, and no size of at least " + format_byte_size(kSimpleProvenFromBytes) +
-           " was measured (the largest was " + largest + ")";
   return "";
 }
 
 }  // namespace
 
-bool env_allows(const Env& env, const std::string& variable, const std::string& name) {
+bool env_allows(const Env& env, const std::string& variable, const std::string& name, const std::string& op) {
   const auto it = env.find(variable);
-  return it == env.end() || nccl_list_allows(it->second, name);
+  return it == env.end() || nccl_list_allows(it->second, name, op);
 }
 
 std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {

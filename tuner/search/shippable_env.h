@@ -40,8 +40,10 @@ struct ShippableEnv {
 
 ShippableEnv shippable_env(const Env& env, const ShipFacts& facts);
 
-// Whether NCCL_ALGO or NCCL_PROTO's value ("Ring,Tree", "^NVLS", unset) lets NCCL use `name`.
-bool env_allows(const Env& env, const std::string& variable, const std::string& name);
+// Whether NCCL_ALGO or NCCL_PROTO's value ("Ring,Tree", "^NVLS", "allgather:Ring", unset) lets
+// NCCL use `name` for collective `op`.
+bool env_allows(const Env& env, const std::string& variable, const std::string& name,
+                const std::string& op = kAllReduce);
 
 // The (algorithm, protocol) pairs of failed trials that forced one of each and got wrong data.
 std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed);

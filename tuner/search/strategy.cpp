@@ -82,8 +82,37 @@ struct PairCurve {
   std::vector<double> time_us;
 };
 
-bool allows(const Env& env, const AlgoProto& pair) {
-  return env_allows(env, kAlgo, pair.first) && env_allows(env, kProto, pair.second);
+bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
+  return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
+}
+
+// Whether `env` lets NCCL use `pair` for some collective of `ops`.
+bool allows_any(const Env& env, const AlgoProto& pair, const std::vector<std::string>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [&](const std::string& op) { return allows(env, pair, op); });
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// One NCCL_ALGO or NCCL_PROTO value from each collective's names: the plain list when they agree
+// (or cannot be scoped), else one entry per collective ("allgather:LL128,Simple;allreduce:LL,Simple").
+// Collectives NCCL_ALGO does not apply to (alltoall) are left out.
+std::string list_value(const std::map<std::string, std::set<std::string>>& by_op, bool scoped) {
+  std::set<std::string> all;
+  bool alike = true;
+  for (const auto& [op, names] : by_op) {
+    all.insert(names.begin(), names.end());
+    alike = alike && names == by_op.begin()->second;
+  }
+  if (alike || !scoped) return joined(all);
+  std::string value;
+  for (const auto& [op, names] : by_op)
+    if (const auto function = nccl_function_name(op))
+      value += (value.empty() ? "" : ";") + std::string(*function) + ":" + joined(names);
+  return value;
 }
 
 // What the pairs of an env are measured under: the env less its NCCL_ALGO and NCCL_PROTO.
@@ -102,7 +131,8 @@ std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::
   for (std::size_t i = 0; i < first.sizes.size() && i < first.ops.size(); ++i) {
     const PairCurve* best = nullptr;
     for (const auto& c : curves)
-      if (allows(env, c.pair) && i < c.time_us.size() && (!best || c.time_us[i] < best->time_us[i]))
+      if (allows(env, c.pair, first.ops[i]) && i < c.time_us.size() &&
+          (!best || c.time_us[i] < best->time_us[i]))
         best = &c;
     if (!best) continue;
     SizeChoice choice;
@@ -331,18 +361,14 @@ class Search {
     const auto curves = cross_pairs({}, pairs, TrialPhase::cross);
     if (!curves || curves->empty()) return;
     pair_curves_[{}] = *curves;
-    std::set<std::string> algos, protos;
+    std::map<std::string, std::set<std::string>> algos, protos;
     for (const auto& [op, choices] : fastest_pair_per_size(*curves, {}))
       for (const auto& choice : choices) {
-        algos.insert(choice.algo);
-        protos.insert(choice.proto);
+        algos[op].insert(choice.algo);
+        protos[op].insert(choice.proto);
       }
-    auto join = [](const std::set<std::string>& names) {
-      std::string out;
-      for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-      return out;
-    };
-    derived_ = Env{{kAlgo, join(algos)}, {kProto, join(protos)}};
+    derived_ = Env{{kAlgo, list_value(algos, options_.scoped_lists)},
+                   {kProto, list_value(protos, options_.scoped_lists)}};
     if (budget_left() && !involves_broken(derived_))
       note(derived_, run_trial(screen_request(derived_, TrialPhase::cross)));
   }
@@ -361,7 +387,7 @@ class Search {
     if (base.empty() || unset == pair_curves_.end()) return true;
     std::vector<AlgoProto> pairs;
     for (const auto& c : unset->second)
-      if (allows(finalist, c.pair)) pairs.push_back(c.pair);
+      if (allows_any(finalist, c.pair, options_.collectives)) pairs.push_back(c.pair);
     planned_ += static_cast<int>(pairs.size());
     auto curves = cross_pairs(base, pairs, TrialPhase::per_size);
     if (!curves) return true;                         // cut short by the budget: per_size stays empty
@@ -473,7 +499,8 @@ class Search {
   }
 
   // Successive halving on the final grid: the best candidates and the defaults, measured again
-  // with more sizes and iterations each round; the better half goes on.
+  // with more sizes and iterations each round; the better half goes on. Returns the survivor
+  // first, then the candidates it beat, the last round's first (the confirmation's fallbacks).
   std::vector<Candidate> halve() {
     std::vector<Candidate> field;
     for (const auto& c : screened_)
@@ -488,6 +515,7 @@ class Search {
       unique.resize(static_cast<size_t>(options_.halving_candidates));
     int iterations = std::max(options_.screen_iterations, options_.final_iterations / 2);
     int round = 0;
+    std::vector<Candidate> beaten;
     while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
       TrialMeasurement baseline =
           run_trial(request({}, TrialPhase::halving, options_.final_grid, iterations, round));
@@ -501,30 +529,54 @@ class Search {
       }
       std::sort(measured.begin(), measured.end(),
                 [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
-      measured.resize((measured.size() + 1) / 2);
+      const auto half = measured.begin() + static_cast<std::ptrdiff_t>((measured.size() + 1) / 2);
+      beaten.insert(beaten.begin(), half, measured.end());
+      measured.erase(half, measured.end());
       unique = measured;
       iterations = options_.final_iterations;
       ++round;
     }
+    unique.insert(unique.end(), beaten.begin(), beaten.end());
     return unique;
   }
 
-  // Interleaved A/B rounds of the defaults (A) and the winner (B) on the final grid.
+  // Interleaved A/B rounds of the defaults (A) and the best finalist (B) on the final grid. A
+  // finalist that fails a round (a guard it turns into wrong data, a crash the shorter trials
+  // never met) is dropped for the next, while the budget holds another confirmation.
   void confirm(const std::vector<Candidate>& finalists) {
+    if (finalists.empty()) {
+      confirm_against_defaults({}, 0);
+      return;
+    }
+    for (std::size_t i = 0; i < finalists.size(); ++i) {
+      if (i > 0 && !budget_left(2 * options_.confirm_rounds)) break;
+      if (confirm_against_defaults(finalists[i].env, static_cast<int>(i)) != Confirmation::winner_failed)
+        return;
+    }
+  }
+
+  enum class Confirmation { done, winner_failed };
+
+  Confirmation confirm_against_defaults(const Env& winner, int attempt) {
     std::vector<std::vector<double>> a_runs, b_runs;
-    const Env winner = finalists.empty() ? Env{} : finalists.front().env;
     TrialMeasurement points;  // the points every A run measured
-    for (int round = 0; round < std::max(1, options_.confirm_rounds); ++round) {
+    bool winner_failed = false;
+    const int rounds = std::max(1, options_.confirm_rounds);
+    for (int round = 0; round < rounds && !winner_failed; ++round) {
+      const int repeat = attempt * rounds + round;
       const TrialMeasurement a = run_trial(
-          request({}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, round, true));
+          request({}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, repeat, true));
       if (a.outcome == TrialOutcome::ok) {
         a_runs.push_back(a.busbw);
         points = a;
       }
       if (winner.empty()) continue;
       const TrialMeasurement b = run_trial(
-          request(winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, round, true));
-      if (b.outcome == TrialOutcome::ok && b.busbw.size() == a.busbw.size()) b_runs.push_back(b.busbw);
+          request(winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, repeat, true));
+      if (b.outcome == TrialOutcome::ok && b.busbw.size() == a.busbw.size())
+        b_runs.push_back(b.busbw);
+      else if (b.outcome != TrialOutcome::ok)
+        winner_failed = true;
     }
     result_.ops = points.ops;
     result_.sizes = points.sizes;
@@ -533,17 +585,17 @@ class Search {
     result_.score = score_against(points, result_.baseline_busbw);
     if (a_runs.empty()) {
       result_.confirmation = "the defaults failed during confirmation; keeping them";
-      return;
+      return Confirmation::done;
     }
     if (winner.empty()) {
       result_.confirmation = !rejected_.empty() ? rejected_ + "; keeping the defaults"
                                                 : "no candidate beat the defaults beyond the noise floor (" +
                                                       percent(result_.noise) + ")";
-      return;
+      return Confirmation::done;
     }
-    if (b_runs.size() != a_runs.size()) {
+    if (winner_failed || b_runs.size() != a_runs.size()) {
       result_.confirmation = describe_env(winner) + " failed during confirmation; keeping the defaults";
-      return;
+      return winner_failed ? Confirmation::winner_failed : Confirmation::done;
     }
     const std::vector<double> tuned = mean_curve(b_runs);
     const Score s = score_against(points, tuned);
@@ -559,6 +611,7 @@ class Search {
     } else {
       result_.confirmation = summary + ": not confirmed, keeping the defaults";
     }
+    return Confirmation::done;
   }
 
   static std::string percent(double fraction) {

@@ -27,6 +27,9 @@ struct StrategyOptions {
   // beyond the tolerance is not confirmed, but they do not steer the search.
   std::vector<std::string> collectives{kAllReduce};
   std::vector<std::string> guards;
+  // NCCL 2.24+ reads NCCL_ALGO / NCCL_PROTO per collective ("allreduce:Tree;allgather:Ring"): the
+  // pair-derived candidate may then give each tuned collective its own list.
+  bool scoped_lists = false;
   Objective objective = Objective::balanced;
   double tolerance = 0.02;
   SizeGrid screen_grid{8, 64u << 20, 8};

@@ -555,7 +555,9 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     std::string knobs;
     for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
     console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
-    return lead(job, o, spec, *shape, pruned, peaks, account, console);
+    TuneOptions options = o;
+    options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
+    return lead(job, options, spec, *shape, pruned, peaks, account, console);
   }
   return follow(job, spec);
 }
