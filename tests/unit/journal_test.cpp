@@ -101,6 +101,36 @@ TEST(Journal, LineRoundTrip) {
   EXPECT_EQ(parse_journal_line(wrong_type).error(), "\"iterations\" must be a whole number from 0");
 }
 
+TEST(Journal, SeveralCollectivesAndTheSizesTheirPointsMeasured) {
+  JournalEntry entry = sample_entry();
+  entry.sizes = {8, 1024};
+  entry.collectives = {"all_reduce", "all_gather"};
+  entry.point_bytes = {8, 1024, 0, 1024};  // all_gather of 8 B on 4 ranks measures 0 B
+  entry.time_us = {1, 2, 3, 4};
+  entry.busbw = {0.5, 1, 0, 2};
+  Result<JournalEntry> back = parse_journal_line(journal_line(entry));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->collectives, entry.collectives);
+  EXPECT_EQ(back->point_bytes, entry.point_bytes);
+  // Not the key of the same trial of all_reduce alone, whose key is what it was before.
+  JournalEntry alone = sample_entry();
+  EXPECT_NE(journal_key(*back), journal_key(alone));
+  EXPECT_EQ(journal_key(alone).find("all_reduce"), std::string::npos);
+  std::vector<std::uint64_t> sizes;
+  EXPECT_EQ(journal_points(*back, sizes),
+            (std::vector<std::string>{"all_reduce", "all_reduce", "all_gather", "all_gather"}));
+  EXPECT_EQ(sizes, entry.point_bytes);
+  back->busbw.pop_back();  // numbers that do not cover every point: none
+  EXPECT_TRUE(journal_points(*back, sizes).empty());
+
+  std::string line = journal_line(entry);
+  line.replace(line.find("\"all_gather\""), 12, "\"allgather\"");
+  EXPECT_EQ(
+      parse_journal_line(line).error(),
+      "\"collectives\" items must be collective names (all_reduce, all_gather, reduce_scatter, alltoall, "
+      "broadcast, reduce)");
+}
+
 TEST(Journal, AppendAndRead) {
   const TempDir dir("nccltune-journal-append");
   const auto path = dir / "journal.jsonl";

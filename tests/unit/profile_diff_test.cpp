@@ -33,6 +33,22 @@ TEST(ProfileDiff, NcclUpgradeGolden) {
   expect_golden("diff-nccl-upgrade.txt", render_profile_diff(d, a, "a/2n.yaml", b, "b/2n.yaml"));
 }
 
+TEST(ProfileDiff, CollectivesOnOneSideOnlyAreNamed) {
+  // A v1 profile (all_reduce alone) against the demo's v2 one with four collectives.
+  const Profile a = read_fixture(kDemo), b = read_fixture("collectives/2n.yaml");
+  const ProfileDiff d = diff_profiles(a, b);
+  ASSERT_EQ(d.collectives.size(), 4u);
+  EXPECT_EQ(d.collectives[0].name, "all_gather");
+  EXPECT_FALSE(d.collectives[0].in_a);
+  EXPECT_TRUE(d.collectives[1].in_a && d.collectives[1].in_b);  // all_reduce
+  const std::string text = render_profile_diff(d, a, "v1/2n.yaml", b, "v2/2n.yaml");
+  EXPECT_NE(text.find("\nall_gather: measured in B only\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nalltoall: measured in B only\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("busbw GB/s of all_reduce at the sizes both measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("speedup of all_reduce over the defaults"), std::string::npos) << text;
+  EXPECT_TRUE(diff_profiles(b, b).identical());
+}
+
 TEST(ProfileDiff, NcclUpgradeFindsEachKindOfChange) {
   const ProfileDiff d = diff_profiles(read_fixture(kDemo), read_fixture("upgraded-2n.yaml"));
   auto shape_field = [&](const std::string& field) {

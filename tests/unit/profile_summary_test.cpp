@@ -36,6 +36,12 @@ TEST(ProfileSummary, DemoProfileGolden) {
   expect_golden("show-demo.txt", render_profile_summary(read_fixture(origin), origin));
 }
 
+TEST(ProfileSummary, CollectivesGolden) {
+  // The demo's three tuned collectives and its alltoall guard, each with its own table.
+  expect_golden("show-collectives.txt",
+                render_profile_summary(read_fixture("collectives/2n.yaml"), "collectives/2n.yaml"));
+}
+
 TEST(ProfileSummary, KeepDefaultsGolden) {
   expect_golden("show-keep-defaults.txt",
                 render_profile_summary(read_fixture("keep-defaults-2n.yaml"), "keep-defaults-2n.yaml"));

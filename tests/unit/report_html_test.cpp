@@ -240,6 +240,34 @@ TEST(BestCandidates, FromTheDemoJournalTheBestOtherConfigsOnTheProfileSizes) {
   EXPECT_GE(candidates[1].score, candidates[2].score);
 }
 
+TEST(ReportHtml, ASectionPerCollectiveWithItsOwnCandidates) {
+  ReportInput in;
+  in.profile = read_fixture_profile("report/collectives/2n.yaml");
+  in.profile_source = "collectives/2n.yaml";
+  const auto journal = Journal::read(fixture("report/collectives/journal.jsonl"));
+  ASSERT_TRUE(journal) << journal.error();
+  for (const auto& [op, collective] : in.profile.collectives) {
+    in.candidates[op] = best_candidates(in.profile, *journal, 3, op);
+    // Every tuned collective was measured in the same trials: each has its own curves from
+    // them. A guard was measured by the defaults and the winner only.
+    EXPECT_EQ(in.candidates[op].size(), collective.guard ? 0u : 3u) << op;
+    for (const CandidateCurve& c : in.candidates[op])
+      EXPECT_EQ(c.busbw.size(), collective.results.sizes.size()) << op;
+  }
+  EXPECT_NE(in.candidates.at("all_gather")[0].busbw, in.candidates.at("all_reduce")[0].busbw);
+  const std::string html = render_report_html(in);
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}) {
+    EXPECT_NE(html.find(std::string("<section id=\"busbw-") + op + "\"><h2>Bus bandwidth (" + op + ")</h2>"),
+              std::string::npos)
+        << op;
+    EXPECT_NE(html.find(std::string("<section id=\"speedup-") + op + "\">"), std::string::npos) << op;
+    EXPECT_NE(html.find(std::string("Speedup (") + op + ")"), std::string::npos) << op;
+  }
+  EXPECT_NE(html.find("guard: measured, not tuned"), std::string::npos);
+  EXPECT_NE(html.find("<h4>reduce_scatter</h4>"), std::string::npos);  // its per-size choices
+  EXPECT_EQ(html.find("<h4>alltoall</h4>"), std::string::npos);        // a guard has none
+}
+
 TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
   const Profile p = small_profile();
   std::vector<JournalEntry> journal = {

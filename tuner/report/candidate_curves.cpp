@@ -17,14 +17,17 @@ std::optional<std::vector<double>> qualifying_busbw(const Profile& profile, cons
   if (entry.node_type_key != shape.node_type_key || entry.outcome != TrialOutcome::ok) return std::nullopt;
   if (!entry.nccl_version.empty() && !shape.nccl_version.empty() && entry.nccl_version != shape.nccl_version)
     return std::nullopt;
-  if (entry.env.empty() || entry.env == profile.env || entry.sizes != results.sizes) return std::nullopt;
-  const auto at = std::find(entry.collectives.begin(), entry.collectives.end(), op);
-  const std::size_t n = entry.sizes.size();
-  if (at == entry.collectives.end() || entry.busbw.size() != n * entry.collectives.size())
-    return std::nullopt;
-  const auto first = entry.busbw.begin() + static_cast<std::ptrdiff_t>(
-                                               n * static_cast<std::size_t>(at - entry.collectives.begin()));
-  std::vector<double> busbw(first, first + static_cast<std::ptrdiff_t>(n));
+  if (entry.env.empty() || entry.env == profile.env) return std::nullopt;
+  std::vector<std::uint64_t> sizes;
+  const std::vector<std::string> ops = journal_points(entry, sizes);
+  std::vector<std::uint64_t> op_sizes;
+  std::vector<double> busbw;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i] == op) {
+      op_sizes.push_back(sizes[i]);
+      busbw.push_back(entry.busbw[i]);
+    }
+  if (op_sizes.empty() || op_sizes != results.sizes) return std::nullopt;
   if (!std::all_of(busbw.begin(), busbw.end(), [](double b) { return std::isfinite(b); }))
     return std::nullopt;
   return busbw;

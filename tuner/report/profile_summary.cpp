@@ -63,7 +63,7 @@ namespace {
 std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c) {
   std::string out;
   if (!only_all_reduce(profile))
-    out += fmt::format("\n{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
+    out += fmt::format("{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
   const std::string unmeasured = describe_unmeasured(c);
   if (!c.per_size.empty() || (!unmeasured.empty() && !c.guard)) {
     out += "per size (best measured algorithm/protocol per size range)\n";
@@ -131,6 +131,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   }
 
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
+  if (!only_all_reduce(profile)) out += "\n";
   for (const auto& [name, collective] : profile.collectives)
     out += render_collective(profile, name, collective);
 

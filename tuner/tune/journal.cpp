@@ -104,6 +104,20 @@ std::string journal_key(const JournalEntry& entry) {
   return key;
 }
 
+std::vector<std::string> journal_points(const JournalEntry& entry, std::vector<std::uint64_t>& sizes) {
+  std::vector<std::string> ops;
+  sizes.clear();
+  const std::size_t points = entry.sizes.size() * entry.collectives.size();
+  if (entry.busbw.size() != points || (!entry.point_bytes.empty() && entry.point_bytes.size() != points))
+    return ops;
+  for (const std::string& op : entry.collectives)
+    for (std::size_t i = 0; i < entry.sizes.size(); ++i) {
+      ops.push_back(op);
+      sizes.push_back(entry.point_bytes.empty() ? entry.sizes[i] : entry.point_bytes[ops.size() - 1]);
+    }
+  return ops;
+}
+
 std::string journal_line(const JournalEntry& entry) {
   nlohmann::ordered_json line;
   line["schema"] = kJournalSchema;
@@ -116,6 +130,7 @@ std::string journal_line(const JournalEntry& entry) {
   line["warmup"] = entry.warmup;
   line["sizes"] = entry.sizes;
   line["collectives"] = entry.collectives;
+  if (!entry.point_bytes.empty()) line["point_bytes"] = entry.point_bytes;
   line["outcome"] = to_string(entry.outcome);
   line["reason"] = entry.reason;
   line["time_us"] = numbers_json(entry.time_us);
@@ -165,6 +180,13 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
           throw LineError{"\"collectives\" items must be collective names (" + std::string(kCollectiveNames) +
                           ")"};
         entry.collectives.push_back(name.get<std::string>());
+      }
+    }
+    if (const auto bytes = json.find("point_bytes"); bytes != json.end()) {
+      if (!bytes->is_array()) throw LineError{"\"point_bytes\" must be a list"};
+      for (const auto& size : *bytes) {
+        if (!size.is_number_unsigned()) throw LineError{"\"point_bytes\" items must be whole numbers from 0"};
+        entry.point_bytes.push_back(size.get<std::uint64_t>());
       }
     }
     const std::string outcome = string_field(json, "outcome");

@@ -38,6 +38,9 @@ struct JournalEntry {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;
   // Per point (trial.h): each collective in turn over `sizes`; empty when the trial failed early.
+  // point_bytes: the size each point measured (nccl-tests rounds a size down to whole elements
+  // per rank: all_gather of 8 B on 4 ranks is 0 B); absent in older journals: `sizes`.
+  std::vector<std::uint64_t> point_bytes;
   std::vector<double> time_us;  // slowest rank, out-of-place
   std::vector<double> busbw;
   double duration_s = 0;
@@ -48,6 +51,10 @@ struct JournalEntry {
 // node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
 // and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...
 std::string journal_key(const JournalEntry& entry);
+
+// The entry's points (trial.h): their collectives, and in `sizes` their sizes (point_bytes, or
+// the grid's for each collective). None when the numbers do not cover every collective's grid.
+std::vector<std::string> journal_points(const JournalEntry& entry, std::vector<std::uint64_t>& sizes);
 
 // One entry as one JSON line, without the newline; and back. Invalid UTF-8 in strings is replaced
 // by U+FFFD when writing.

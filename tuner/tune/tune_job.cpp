@@ -454,12 +454,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
       m.cached = true;
       m.outcome = it->second.outcome;
       m.reason = it->second.reason;
-      if (it->second.busbw.size() == it->second.sizes.size() * it->second.collectives.size())
-        for (const std::string& op : it->second.collectives)
-          for (std::uint64_t bytes : it->second.sizes) {
-            m.ops.push_back(op);
-            m.sizes.push_back(bytes);
-          }
+      m.ops = journal_points(it->second, m.sizes);
       m.time_us = it->second.time_us;
       m.busbw = it->second.busbw;
       m.duration_s = it->second.duration_s;
@@ -476,6 +471,7 @@ int lead(const Job& job, const TuneOptions& o, const TrialSpec& spec, const Clus
           logged_choices_at(account.add(request.env, nccl_logs, to_string(request.phase)), m.ops, m.sizes);
     e.outcome = m.outcome;
     e.reason = m.reason;
+    e.point_bytes = m.sizes;
     e.time_us = m.time_us;
     e.busbw = m.busbw;
     e.duration_s = m.duration_s;
