@@ -289,6 +289,11 @@ expect_line "$job_environment" "SLURM_GPUS_ON_NODE=2" "the job sees its two GPUs
 expect_equal "$job_nccl" "$expected" "a 1 node x 2 GPU job gets exactly the profile's variables"
 expect_line "$job_nccl" "NCCL_MIN_NCHANNELS=16" "the profile's NCCL_MIN_NCHANNELS reaches the job"
 expect_line "$job_nccl" "NCCL_NVLS_ENABLE=0" "the profile's NCCL_NVLS_ENABLE reaches the job"
+# A list per collective, as NCCL 2.24 reads it, reaches the job whole through the TaskProlog;
+# a plain list is scoped to the collectives the profile tuned.
+expect_line "$job_nccl" "NCCL_PROTO=allgather:LL128,Simple;allreduce:LL,LL128,Simple" \
+  "a per-collective NCCL_PROTO reaches the job with its ';'"
+expect_line "$job_nccl" "NCCL_ALGO=allgather:Tree;allreduce:Tree" "NCCL_ALGO scoped to the tuned collectives"
 expect_equal "$job_env_file" "$expected_sh" "during the job, the Prolog's <jobid>.env holds the profile"
 sourced=$(env -i bash -c '. /dev/stdin && env' <<<"$job_env_file" | grep -E '^NCCL_' | sort)
 expect_equal "$sourced" "$expected" "the env file, sourced in a shell, sets the profile's variables"
