@@ -293,12 +293,14 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
   if (view.behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
+  // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
+  // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
-  const double model_bytes =
-      static_cast<double>((total ? count * static_cast<std::size_t>(nranks) : count) * size);
+  const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
+  const double model_bytes = static_cast<double>(nbytes);
   if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
     comm->log.info(nccltune::fake::kSubsysTuning,
-                   nccltune::fake::tuning_message(nccl_func_name(kind), count * size,
+                   nccltune::fake::tuning_message(nccl_func_name(kind), nbytes,
                                                   nccltune::fake::choose_algo_proto(
                                                       view.model, view.behaviour, op_name(kind), model_bytes),
                                                   view.behaviour.channels));

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -221,10 +222,11 @@ TEST(FakeGpuModel, CollectivesEntriesAreReadAsStrictlyAsTheTopLevel) {
   EXPECT_EQ(parse_error(kMinimal + "collectives: {all_gather: {default: [{algo: Tree, proto: LL}]}}\n"),
             "model.yaml:3: collectives.all_gather.default[0].algo: Tree is not in 'algos'");
   // An op that replaces algos must still have every pair the top-level default uses.
-  EXPECT_NE(parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
-                                   "collectives: {alltoall: {algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}}\n")
-                .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
+                             "collectives: {alltoall: {algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}}\n")
+          .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
+      std::string::npos);
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {
@@ -985,6 +987,32 @@ TEST(FakeGpuProcesses, DebugFilesSayWhatTheModelStates) {
   }
 }
 
+// NCCL's TUNING lines count every rank's part of all_gather and reduce_scatter (nBytes is
+// ncclFuncMaxSendRecvCount's): nccl-tests' size, which tune matches them to.
+TEST(FakeGpuProcesses, TuningLinesOfAllGatherAndReduceScatterNameTheTotalSize) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();
+  options.min_bytes = 1024;
+  options.max_bytes = 8192;
+  options.step_factor = 2;
+  RankProcesses ranks(4, env, sweep_body({"all_gather", "reduce_scatter"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  NcclInfoLogReader reader;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    reader.add(read_file(entry.path().string()), entry.path().filename().string());
+  std::map<std::string, std::set<int64_t>> sizes;
+  for (const NcclLoggedChoice& choice : reader.result().choices)
+    sizes[choice.op.value_or("?")].insert(choice.bytes);
+  const std::set<int64_t> expected{1024, 2048, 4096, 8192};
+  EXPECT_EQ(sizes["AllGather"], expected);
+  EXPECT_EQ(sizes["ReduceScatter"], expected);
+}
+
 TEST(FakeGpuProcesses, CorruptFaultGivesWrongElements) {
   RankProcesses ranks(4,
                       {{"NCCLTUNE_FAKE_MODEL", model_fixture("fault-corrupt.yaml")},
@@ -1091,8 +1119,8 @@ TEST(FakeGpuProcesses, EachCollectiveRunsUnderItsOwnEntry) {
     for (const Row& row : rows) {
       SCOPED_TRACE("rank " + std::to_string(r) + " " + row.op + " " + std::to_string(row.bytes));
       const FakeModel op_model = model_for_collective(*model, row.op);
-      const double expected =
-          op_time_us(op_model, resolve(op_model, nccl_env, r, nranks), row.op, static_cast<double>(row.bytes));
+      const double expected = op_time_us(op_model, resolve(op_model, nccl_env, r, nranks), row.op,
+                                         static_cast<double>(row.bytes));
       EXPECT_NEAR(row.out_of_place_us, expected, expected * 1e-5);
       if (row.op == "alltoall")
         EXPECT_GT(row.out_of_place_wrong.value_or(0), 0);
