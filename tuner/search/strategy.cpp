@@ -349,7 +349,8 @@ class Search {
   }
 
   // Every NCCL_ALGO x NCCL_PROTO pair with nothing else set, and a derived candidate that allows
-  // only the algorithms and protocols that are the fastest at some size.
+  // only the algorithms and protocols that are the fastest at some size, and those it must keep
+  // to ship.
   void cross_algo_proto() {
     const Knob* algo = knob_named(kAlgo);
     const Knob* proto = knob_named(kProto);
@@ -362,11 +363,19 @@ class Search {
     if (!curves || curves->empty()) return;
     pair_curves_[{}] = *curves;
     std::map<std::string, std::set<std::string>> algos, protos;
-    for (const auto& [op, choices] : fastest_pair_per_size(*curves, {}))
+    for (const auto& [op, choices] : fastest_pair_per_size(*curves, {})) {
       for (const auto& choice : choices) {
         algos[op].insert(choice.algo);
         protos[op].insert(choice.proto);
       }
+      // What a list must keep to ship (shippable_env.h): NCCL's own pair at the largest size,
+      // and Simple below the sizes that prove it unneeded.
+      if (const auto used = default_at_largest_.find(op); used != default_at_largest_.end()) {
+        algos[op].insert(used->second.algo);
+        protos[op].insert(used->second.proto);
+      }
+      if (options_.final_grid.max_bytes < kSimpleProvenFromBytes) protos[op].insert("Simple");
+    }
     derived_ = Env{{kAlgo, list_value(algos, options_.scoped_lists)},
                    {kProto, list_value(protos, options_.scoped_lists)}};
     if (budget_left() && !involves_broken(derived_))

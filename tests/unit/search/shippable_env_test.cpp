@@ -87,7 +87,8 @@ TEST(ShippableEnv, AListMustKeepWhatEveryTunedCollectiveUsesByDefault) {
 
 TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
   // NCCL's defaults in this model go Ring/Simple above 64 KiB; up to 1 MiB the fastest pairs are
-  // Tree/LL and Ring/LL128, so the measured best list drops Simple.
+  // Tree/LL and Ring/LL128, so a list of the measured best would drop Simple: the derived
+  // candidate keeps it (and NCCL's own pair at 1 MiB), and whatever ships allows it.
   Result<fake::FakeModel> model = fake::load_fake_model(fixture("models/tune-drops-simple.yaml").string());
   ASSERT_TRUE(model) << model.error();
   Result<SearchSpace> space = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
@@ -99,8 +100,6 @@ TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
   options.final_grid = {8, kOneMiB, 4};
   const StrategyResult result = run_strategy(prune(*space, dgx_h100_facts(2)), options, executor.executor());
   ASSERT_TRUE(result.error.empty()) << result.error;
-  ASSERT_FALSE(result.notes.empty());
-  EXPECT_NE(result.notes[0].find("NCCL_PROTO="), std::string::npos) << result.notes[0];
   EXPECT_TRUE(env_allows(result.env, "NCCL_PROTO", "Simple")) << describe_env(result.env);
   EXPECT_TRUE(env_allows(result.env, "NCCL_ALGO", "Ring")) << describe_env(result.env);
   ASSERT_EQ(result.per_size.count(kAllReduce), 1u);
