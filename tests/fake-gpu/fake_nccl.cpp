@@ -120,8 +120,10 @@ struct ncclComm {
 
 namespace {
 
-thread_local int group_depth = 0;
-thread_local std::vector<ncclComm*> group_comms;  // with pending send/recv
+// initial-exec, as fake_cuda.cpp's current_context (LeakSanitizer and dynamic TLS).
+__attribute__((tls_model("initial-exec"))) thread_local int group_depth = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::vector<ncclComm*>
+    group_comms;  // pending send/recv
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
 
