@@ -42,27 +42,17 @@ bool is_name_list(std::string_view variable, std::string_view list) {
   return true;
 }
 
-bool is_function_name(std::string_view name) {
-  for (std::string_view function : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
-    if (same_text_ignoring_case(name, function)) return true;
-  return false;
-}
-
 }  // namespace
 
 bool is_safe_env_setting(std::string_view name, std::string_view value) {
   if (value.find(';') == std::string_view::npos) return is_safe_env_value(value);
   if ((name != "NCCL_ALGO" && name != "NCCL_PROTO") || value.size() > 1024) return false;
   bool plain = false;  // at most one entry without a function
-  for (std::size_t start = 0; start <= value.size();) {
-    const std::size_t semicolon = std::min(value.find(';', start), value.size());
-    const std::string_view entry = value.substr(start, semicolon - start);
-    start = semicolon + 1;
-    const std::size_t colon = entry.find(':');
-    if (colon == std::string_view::npos) {
-      if (plain || !is_name_list(name, entry)) return false;
+  for (const NcclListEntry& entry : nccl_list_entries(value)) {
+    if (!entry.function) {
+      if (plain || !is_name_list(name, entry.list)) return false;
       plain = true;
-    } else if (!is_function_name(entry.substr(0, colon)) || !is_name_list(name, entry.substr(colon + 1))) {
+    } else if (!is_nccl_function_name(*entry.function) || !is_name_list(name, entry.list)) {
       return false;
     }
   }

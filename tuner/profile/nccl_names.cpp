@@ -124,19 +124,35 @@ std::optional<std::string_view> nccl_log_op_name(std::string_view collective) {
   return names ? std::optional<std::string_view>(names->log) : std::nullopt;
 }
 
-std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective) {
-  const std::optional<std::string_view> function = nccl_function_name(collective);
-  std::optional<std::string> fallback;
+std::vector<NcclListEntry> nccl_list_entries(std::string_view value) {
+  std::vector<NcclListEntry> entries;
   for (std::size_t start = 0; start <= value.size();) {
     const std::size_t semicolon = std::min(value.find(';', start), value.size());
     const std::string_view entry = value.substr(start, semicolon - start);
     start = semicolon + 1;
     const std::size_t colon = entry.find(':');
-    if (colon == std::string_view::npos) {
-      fallback = std::string(entry);
-    } else if (function && same_text_ignoring_case(entry.substr(0, colon), *function)) {
-      return std::string(entry.substr(colon + 1));
-    }
+    if (colon == std::string_view::npos)
+      entries.push_back({std::nullopt, entry});
+    else
+      entries.push_back({entry.substr(0, colon), entry.substr(colon + 1)});
+  }
+  return entries;
+}
+
+bool is_nccl_function_name(std::string_view name) {
+  return std::any_of(
+      kCollectiveNameTable.begin(), kCollectiveNameTable.end(),
+      [&](const CollectiveNames& names) { return same_text_ignoring_case(name, names.function); });
+}
+
+std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective) {
+  const std::optional<std::string_view> function = nccl_function_name(collective);
+  std::optional<std::string> fallback;
+  for (const NcclListEntry& entry : nccl_list_entries(value)) {
+    if (!entry.function)
+      fallback = std::string(entry.list);
+    else if (function && same_text_ignoring_case(*entry.function, *function))
+      return std::string(entry.list);
   }
   return fallback;
 }

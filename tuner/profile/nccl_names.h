@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -44,6 +45,17 @@ std::optional<std::string_view> nccl_log_op_name(std::string_view collective);
 // collective, else the entry without a function; nullopt when neither is there (NCCL's own
 // choice). A value without ';' or ':' is itself the list for every collective.
 std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective);
+
+// One ';'-separated entry of such a value: "allgather:Ring,Tree" is {"allgather", "Ring,Tree"},
+// a plain "Ring" is {nullopt, "Ring"}. Every entry, empty ones too, in order.
+struct NcclListEntry {
+  std::optional<std::string_view> function;
+  std::string_view list;
+};
+std::vector<NcclListEntry> nccl_list_entries(std::string_view value);
+
+// Whether `name` is a function NCCL 2.24 reads a list for ("AllGather"; without case).
+bool is_nccl_function_name(std::string_view name);
 
 // Whether an NCCL_ALGO / NCCL_PROTO value ("Ring,Tree", "^LL128", "allgather:Ring;Tree") lets
 // NCCL use `name` for `collective`, names compared without case as NCCL reads them. An empty
