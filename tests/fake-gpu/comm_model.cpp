@@ -70,7 +70,6 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     comm.busbw_scale *= effect.busbw_scale;
     comm.lat_scale *= effect.lat_scale;
   }
-  comm.algo_or_proto_set = name_filter(env, "NCCL_ALGO", op) || name_filter(env, "NCCL_PROTO", op);
   comm.allowed = allowed_pairs(model, env, op);
   if (comm.allowed.empty())
     return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
@@ -95,14 +94,17 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
 
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op,
                             double bytes) {
-  if (!comm.algo_or_proto_set) {
-    for (const DefaultChoice& choice : model.defaults) {
-      if (choice.max_bytes && bytes > static_cast<double>(*choice.max_bytes)) continue;
-      const AlgoProto pair{choice.algo, choice.proto};
-      if (std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end()) return pair;
-      break;  // the default is not allowed (its `requires` fails): NCCL picks among the rest
-    }
+  // NCCL reads NCCL_ALGO / NCCL_PROTO as a filter (parseList in src/graph/tuning.cc zeroes the
+  // bandwidth of what they leave out) and its cost model still picks the cheapest enabled pair
+  // (topoGetAlgoInfo in src/enqueue.cc). The model's `default` stands for that pick, so a list
+  // that still allows it changes nothing.
+  for (const DefaultChoice& choice : model.defaults) {
+    if (choice.max_bytes && bytes > static_cast<double>(*choice.max_bytes)) continue;
+    const AlgoProto pair{choice.algo, choice.proto};
+    if (std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end()) return pair;
+    break;  // excluded by a list or its `requires`: NCCL picks among the rest
   }
+  // Standing in for NCCL's cost model once its own choice is excluded: the fastest allowed pair.
   const AlgoProto* fastest = &comm.allowed.front();
   double fastest_time = std::numeric_limits<double>::infinity();
   for (const AlgoProto& pair : comm.allowed) {

@@ -30,7 +30,6 @@ struct CommModel {
   double channel_scale = 1;
   double busbw_scale = 1;  // product of the effects that hold
   double lat_scale = 1;
-  bool algo_or_proto_set = false;  // NCCL_ALGO or NCCL_PROTO set: the fastest allowed pair wins
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
   std::vector<FaultKind> faults;   // faults that hold for this rank
   double slow_factor = 1;          // slow_rank's factor on this rank, else 1
@@ -56,8 +55,9 @@ double busbw_factor(std::string_view op, int nranks);
 // The formula for one pair; a factor of 0 (one rank) leaves the latency alone.
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
                     double bytes);
-// What NCCL would pick: the model's default for the size when neither NCCL_ALGO nor NCCL_PROTO
-// is set and it is allowed, else the fastest allowed pair.
+// What NCCL would pick: the model's default for the size when NCCL_ALGO, NCCL_PROTO and its
+// `requires` allow it (a list is a filter, NCCL's cost model still chooses), else the fastest
+// allowed pair (standing in for that cost model).
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 // Time of one op on this rank, before noise: the chosen pair's time times slow_factor.
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);

@@ -234,6 +234,22 @@ expect_busbw noisy 1.5
 expect_no_wrong noisy
 expect_clean noisy
 
+# NCCL reads NCCL_ALGO/NCCL_PROTO as a filter and still picks its own pair where the lists allow
+# it: lists of every algorithm and protocol the model has leave reduce_scatter's numbers as they
+# are (the same noise draws, so the same busbw on every row).
+bench rs_defaults NCCLTUNE_FAKE_MODEL="$models/dgx-h100.yaml" -- --op reduce_scatter -b 128K -e 8M -f 4 -n 3 -w 1
+bench rs_lists NCCLTUNE_FAKE_MODEL="$models/dgx-h100.yaml" NCCL_ALGO=Ring,Tree,NVLS NCCL_PROTO=LL,LL128,Simple -- \
+  --op reduce_scatter -b 128K -e 8M -f 4 -n 3 -w 1
+expect_rc rs_defaults 0
+expect_rc rs_lists 0
+if [ "$(rows "$work/rs_defaults.out" | wc -l)" -eq 4 ] &&
+  diff <(rows "$work/rs_defaults.out" | awk '{print $1, $8, $12}') <(rows "$work/rs_lists.out" | awk '{print $1, $8, $12}') >/dev/null; then
+  pass
+else
+  fail "lists that allow NCCL's own choice changed reduce_scatter's busbw"
+  paste <(rows "$work/rs_defaults.out") <(rows "$work/rs_lists.out") | head -5
+fi
+
 # ---------------------------------------------------------------------------------------------
 # Faults: each gives its outcome on rank 0's stderr (once), the job exits non-zero by itself
 # within the timeouts, and nothing is left behind.

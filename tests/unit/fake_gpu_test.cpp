@@ -358,7 +358,27 @@ TEST(FakeGpuSelection, DefaultsBySizeWithoutAlgoOrProto) {
   EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "1"}}, 1 << 30), (AlgoProto{"Ring", "Simple"}));
 }
 
-TEST(FakeGpuSelection, ListsAndExclusionsPickTheFastestAllowedPair) {
+TEST(FakeGpuSelection, AListThatAllowsNcclsOwnChoiceChangesNothing) {
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  const double gib = 1 << 30;
+  // NCCL reads the lists as a filter and its cost model still picks among what is left: every
+  // list below allows the default pair at that size, so the default runs.
+  for (const double bytes : {8.0, 65536.0, 300000.0, 16777216.0, gib}) {
+    const AlgoProto own = choice(model, {}, bytes);
+    for (const NcclEnv& lists :
+         std::vector<NcclEnv>{{{"NCCL_ALGO", "Ring,Tree"}, {"NCCL_PROTO", "LL,LL128,Simple"}},
+                              {{"NCCL_ALGO", "ring,tree,nvls"}},
+                              {{"NCCL_ALGO", "^NVLS,PAT"}},
+                              {{"NCCL_ALGO", "Tree;allreduce:Ring,Tree"}},
+                              {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_PROTO", "Simple,LL,LL128"}}}) {
+      EXPECT_EQ(choice(model, lists, bytes), own) << bytes << " B";
+    }
+  }
+  // All the more for another collective: an entry scoped to all_gather leaves all_reduce alone.
+  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "allgather:NVLS"}}, 8), (AlgoProto{"Tree", "LL"}));
+}
+
+TEST(FakeGpuSelection, ListsThatExcludeNcclsOwnChoicePickTheFastestAllowedPair) {
   const FakeModel model = load_fixture("dgx-h100.yaml");
   const double gib = 1 << 30;
   EXPECT_EQ(choice(model, {{"NCCL_ALGO", "ring"}}, 8), (AlgoProto{"Ring", "LL"}));
@@ -369,16 +389,16 @@ TEST(FakeGpuSelection, ListsAndExclusionsPickTheFastestAllowedPair) {
   EXPECT_EQ(choice(model, {{"NCCL_PROTO", "LL128"}}, gib), (AlgoProto{"Ring", "LL128"}));
   EXPECT_EQ(choice(model, {{"NCCL_ALGO", "Tree,Ring"}, {"NCCL_PROTO", "^LL"}}, 8),
             (AlgoProto{"Tree", "LL128"}));
-  EXPECT_EQ(choice(model, {{"NCCL_ALGO", "Tree,Ring"}, {"NCCL_PROTO", "^LL"}}, gib),
-            (AlgoProto{"Ring", "Simple"}));
-  // Without NVLS's requirement NVLS is not a candidate; with it, it wins large sizes.
-  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_PROTO", "Simple"}}, gib),
-            (AlgoProto{"Ring", "Simple"}));
-  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_PROTO", "Simple"}}, gib),
+  // Without NVLS's requirement NVLS is not a candidate; with it, it wins large sizes once Ring,
+  // NCCL's own choice there, is excluded.
+  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_ALGO", "^Ring"}}, gib),
+            (AlgoProto{"Tree", "Simple"}));
+  EXPECT_EQ(choice(model, {{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_ALGO", "^Ring"}}, gib),
             (AlgoProto{"NVLS", "Simple"}));
-  // The pick is the fastest of everything allowed.
-  const CommModel comm = resolve(model, {{"NCCL_PROTO", "^Simple"}});
+  // Once the default is excluded, the pick is the fastest of everything allowed.
+  const CommModel comm = resolve(model, {{"NCCL_PROTO", "^LL128"}});
   const AlgoProto picked = choose_algo_proto(model, comm, "all_gather", 300000);
+  EXPECT_NE(picked, (AlgoProto{"Ring", "LL128"}));
   for (const AlgoProto& pair : comm.allowed)
     EXPECT_LE(pair_time_us(model, comm, picked, "all_gather", 300000),
               pair_time_us(model, comm, pair, "all_gather", 300000));
@@ -1133,4 +1153,56 @@ TEST(FakeGpuProcesses, EachCollectiveRunsUnderItsOwnEntry) {
   const FakeModel scatter = model_for_collective(*model, "reduce_scatter");
   EXPECT_GT(op_time_us(scatter, resolve(scatter, nccl_env, 0, nranks), "reduce_scatter", 4096000),
             op_time_us(top, resolve(top, nccl_env, 0, nranks), "reduce_scatter", 4096000));
+}
+
+// NCCL reads NCCL_ALGO / NCCL_PROTO as a filter and still chooses with its cost model, so a list
+// that allows every algorithm and protocol changes nothing: on every model of
+// tests/fixtures/models, forked ranks under that list take the defaults' times (the same noise
+// draws, so the same numbers) for every collective and size.
+TEST(FakeGpuProcesses, AListThatAllowsTheDefaultPairTakesTheDefaultsTimes) {
+  const int nranks = 4;
+  std::vector<std::string> ops;
+  for (const CollectiveSpec* spec : all_collectives()) ops.emplace_back(spec->name());
+  int models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test_support::fixture("models"))) {
+    const FakeModel model = load_fixture(entry.path().filename().string());
+    bool defaults_fault = false;
+    std::set<std::string> algos, protos;
+    for (const std::string& op : ops) {
+      const FakeModel op_model = model_for_collective(model, op);
+      for (int r = 0; r < nranks; ++r)
+        defaults_fault = defaults_fault || !resolve(op_model, {}, r, nranks).faults.empty();
+      for (const auto& [algo, costs] : op_model.algos) {
+        algos.insert(algo);
+        for (const auto& [proto, cost] : costs.protos) protos.insert(proto);
+      }
+    }
+    if (defaults_fault) continue;  // slow_rank and the like: nothing to compare with
+    ++models;
+    const auto list = [](const std::set<std::string>& names) {
+      std::string text;
+      for (const std::string& name : names) text += (text.empty() ? "" : ",") + name;
+      return text;
+    };
+    const Env defaults{{"NCCLTUNE_FAKE_MODEL", entry.path().string()}, {"NCCLTUNE_FAKE_TIMEOUT_S", "30"}};
+    Env listed = defaults;
+    listed.emplace_back("NCCL_ALGO", list(algos));
+    listed.emplace_back("NCCL_PROTO", list(protos));
+    RankProcesses own(nranks, defaults, sweep_body(ops, small_sweep()));
+    own.finish(120);
+    RankProcesses filtered(nranks, listed, sweep_body(ops, small_sweep()));
+    filtered.finish(120);
+    for (int r = 0; r < nranks; ++r) {
+      SCOPED_TRACE(entry.path().filename().string() + " rank " + std::to_string(r) +
+                   " NCCL_ALGO=" + list(algos) + " NCCL_PROTO=" + list(protos));
+      const std::vector<Row> expected = rows_of(own.output(r));
+      const std::vector<Row> rows = rows_of(filtered.output(r));
+      ASSERT_EQ(expected.size(), ops.size() * sweep_sizes(small_sweep()).size()) << own.output(r);
+      ASSERT_EQ(rows.size(), expected.size()) << filtered.output(r);
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        EXPECT_DOUBLE_EQ(rows[i].out_of_place_us, expected[i].out_of_place_us)
+            << rows[i].op << " " << rows[i].bytes << " B";
+    }
+  }
+  EXPECT_GE(models, 10);
 }

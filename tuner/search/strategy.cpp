@@ -97,20 +97,34 @@ std::string joined(const std::set<std::string>& names) {
   return out;
 }
 
+// Whether `names` are every name NCCL has for `variable`: such a list filters nothing (NCCL's own
+// choice always stays), and for NCCL_PROTO it would turn on LL128 where NCCL leaves it off.
+bool names_everything(const char* variable, const std::set<std::string>& names) {
+  const auto every = [&](const auto& table) {
+    return std::all_of(table.begin(), table.end(), [&](std::string_view name) {
+      return std::any_of(names.begin(), names.end(),
+                         [&](const std::string& n) { return same_text_ignoring_case(n, name); });
+    });
+  };
+  return std::string_view(variable) == kAlgo ? every(kNcclAlgorithms) : every(kNcclProtocols);
+}
+
 // One NCCL_ALGO or NCCL_PROTO value from each collective's names: the plain list when they agree
 // (or cannot be scoped), else one entry per collective ("allgather:LL128,Simple;allreduce:LL,Simple").
-// Collectives NCCL_ALGO does not apply to (alltoall) are left out.
-std::string list_value(const std::map<std::string, std::set<std::string>>& by_op, bool scoped) {
+// Collectives NCCL_ALGO does not apply to (alltoall) are left out, and so is a collective whose
+// list names every algorithm or protocol (no filter); "" when nothing is left.
+std::string list_value(const char* variable, const std::map<std::string, std::set<std::string>>& by_op,
+                       bool scoped) {
   std::set<std::string> all;
   bool alike = true;
   for (const auto& [op, names] : by_op) {
     all.insert(names.begin(), names.end());
     alike = alike && names == by_op.begin()->second;
   }
-  if (alike || !scoped) return joined(all);
+  if (alike || !scoped) return names_everything(variable, all) ? "" : joined(all);
   std::string value;
   for (const auto& [op, names] : by_op)
-    if (const auto function = nccl_function_name(op))
+    if (const auto function = nccl_function_name(op); function && !names_everything(variable, names))
       value += (value.empty() ? "" : ";") + std::string(*function) + ":" + joined(names);
   return value;
 }
@@ -186,8 +200,9 @@ class Search {
  private:
   double elapsed() const { return clock_() - start_s_; }
 
-  // Trials of the final grid cost more than screening ones; keep what the confirmation needs.
-  int reserve_trials() const { return 2 * options_.confirm_rounds; }
+  // Trials of the final grid cost more than screening ones; keep what the confirmation needs: A,
+  // B and, for a winner with lists, the winner without each of them, in each round.
+  int reserve_trials() const { return 4 * options_.confirm_rounds; }
   double reserve_seconds() const { return reserve_trials() * final_trial_s_; }
   bool budget_left(int trials_needed = 1) const {
     if (options_.max_trials > 0 && result_.trials + trials_needed + reserve_trials() > options_.max_trials)
@@ -376,9 +391,11 @@ class Search {
       }
       if (options_.final_grid.max_bytes < kSimpleProvenFromBytes) protos[op].insert("Simple");
     }
-    derived_ = Env{{kAlgo, list_value(algos, options_.scoped_lists)},
-                   {kProto, list_value(protos, options_.scoped_lists)}};
-    if (budget_left() && !involves_broken(derived_))
+    derived_.clear();
+    for (const auto& [variable, names] : {std::pair{kAlgo, &algos}, std::pair{kProto, &protos}})
+      if (std::string value = list_value(variable, *names, options_.scoped_lists); !value.empty())
+        derived_[variable] = std::move(value);
+    if (!derived_.empty() && budget_left() && !involves_broken(derived_))
       note(derived_, run_trial(screen_request(derived_, TrialPhase::cross)));
   }
 
@@ -566,7 +583,66 @@ class Search {
 
   enum class Confirmation { done, winner_failed };
 
+  // The envs a winner's lists are measured against in the confirmation: the winner without each of
+  // NCCL_ALGO and NCCL_PROTO, when something is left (without anything, the defaults are that env).
+  static std::vector<Env> list_ablations(const Env& winner) {
+    std::vector<Env> arms;
+    for (const char* variable : {kAlgo, kProto}) {
+      if (!winner.count(variable)) continue;
+      Env without = winner;
+      without.erase(variable);
+      if (!without.empty()) arms.push_back(std::move(without));
+    }
+    return arms;
+  }
+
+  using CurveOf = std::function<std::optional<std::vector<double>>(const Env&)>;
+
+  // `winner` less each list that gives nothing over the winner without it (measured in the
+  // confirmation's rounds, `curve_of`); when both would leave, only the one that gives less (the
+  // env without both was not measured). Notes and `verdict` say what left.
+  Env without_lists_that_give_nothing(const Env& winner, const std::vector<double>& winner_curve,
+                                      const TrialMeasurement& points, const CurveOf& curve_of,
+                                      std::string& verdict) {
+    struct ListGain {
+      const char* variable;
+      Score gain;
+    };
+    std::vector<ListGain> idle;
+    for (const char* variable : {kAlgo, kProto}) {
+      if (!winner.count(variable)) continue;
+      Env without = winner;
+      without.erase(variable);
+      const auto base = curve_of(without);
+      if (!base) continue;
+      TrialMeasurement measured_without = points;
+      measured_without.busbw = *base;
+      const Score gain = score_against(measured_without, winner_curve);
+      if (!gain.acceptable || gain.value <= 1 + result_.noise) idle.push_back({variable, gain});
+    }
+    if (idle.size() == 2 && !curve_of(without_algo_proto(winner)))
+      idle.erase(better(idle[0].gain, idle[1].gain) ? idle.begin() : idle.begin() + 1);
+    Env shipped = winner;
+    for (const ListGain& g : idle) {
+      shipped.erase(g.variable);
+      verdict += std::string("; ") + g.variable + " " + signed_percent(g.gain.value - 1) +
+                 " over the rest, not shipped";
+      result_.notes.push_back(
+          std::string(g.variable) + "=" + winner.at(g.variable) + " is not in env: it gave " +
+          signed_percent(g.gain.value - 1) + " over the rest of " + describe_env(winner) + " (noise " +
+          percent(result_.noise) + "); its per-size choices stay in per_size, for the tuner plugin");
+    }
+    return shipped;
+  }
+
   Confirmation confirm_against_defaults(const Env& winner, int attempt) {
+    // A list is a filter: NCCL still chooses among what it allows, so one that only restates its
+    // own choices gives nothing (and can enable a protocol NCCL had turned off). The winner
+    // without each of its lists runs in every round too, and a list ships only when the winner
+    // beats the same env without it beyond the noise.
+    const std::vector<Env> arms = list_ablations(winner);
+    std::vector<std::vector<std::vector<double>>> arm_runs(arms.size());
+    std::vector<bool> arm_failed(arms.size(), false);
     std::vector<std::vector<double>> a_runs, b_runs;
     TrialMeasurement points;  // the points every A run measured
     bool winner_failed = false;
@@ -586,6 +662,15 @@ class Search {
         b_runs.push_back(b.busbw);
       else if (b.outcome != TrialOutcome::ok)
         winner_failed = true;
+      for (std::size_t i = 0; i < arms.size() && !winner_failed; ++i) {
+        if (arm_failed[i]) continue;
+        const TrialMeasurement c = run_trial(request(arms[i], TrialPhase::confirm, options_.final_grid,
+                                                     options_.final_iterations, repeat, true));
+        if (c.outcome == TrialOutcome::ok && c.busbw.size() == a.busbw.size())
+          arm_runs[i].push_back(c.busbw);
+        else
+          arm_failed[i] = true;  // the list is what lets the rest run
+      }
     }
     result_.ops = points.ops;
     result_.sizes = points.sizes;
@@ -606,13 +691,28 @@ class Search {
       result_.confirmation = describe_env(winner) + " failed during confirmation; keeping the defaults";
       return winner_failed ? Confirmation::winner_failed : Confirmation::done;
     }
-    const std::vector<double> tuned = mean_curve(b_runs);
+    const std::vector<double> winner_curve = mean_curve(b_runs);
+    std::string lists_verdict;
+    // The curve of `env` as measured in these rounds: the winner's, an arm's or the defaults'.
+    const CurveOf curve_of = [&](const Env& env) -> std::optional<std::vector<double>> {
+      if (env == winner) return winner_curve;
+      if (env.empty()) return points.busbw;
+      for (std::size_t i = 0; i < arms.size(); ++i)
+        if (arms[i] == env && !arm_failed[i] && arm_runs[i].size() == a_runs.size())
+          return mean_curve(arm_runs[i]);
+      return std::nullopt;
+    };
+    const Env shipped =
+        without_lists_that_give_nothing(winner, winner_curve, points, curve_of, lists_verdict);
+    const auto shipped_curve = curve_of(shipped);
+    const std::vector<double> tuned = *shipped_curve;
     const Score s = score_against(points, tuned);
-    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(winner) +
+    const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(shipped) +
                                 " " + signed_percent(s.value - 1) + " (worst size " +
-                                signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) + ")";
-    if (s.acceptable && s.value > 1 + result_.noise) {
-      result_.env = winner;
+                                signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) +
+                                ")" + lists_verdict;
+    if (!shipped.empty() && s.acceptable && s.value > 1 + result_.noise) {
+      result_.env = shipped;
       result_.keep_defaults = false;
       result_.tuned_busbw = tuned;
       result_.score = s;

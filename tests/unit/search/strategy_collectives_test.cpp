@@ -25,8 +25,7 @@ constexpr int kRanks = 16;
 const std::vector<std::string> kThree{"all_reduce", "all_gather", "reduce_scatter"};
 
 fake::FakeModel load_model(const std::string& name) {
-  Result<fake::FakeModel> model =
-      fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
+  Result<fake::FakeModel> model = fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
   EXPECT_TRUE(model.ok()) << model.error();
   return model.ok() ? std::move(model).value() : fake::FakeModel{};
 }
@@ -102,6 +101,31 @@ TEST(StrategyCollectives, AKnobThatSlowsReduceScatterDoesNotShip) {
   EXPECT_EQ(three.env.count("NCCL_IB_QPS_PER_CONNECTION"), 1u) << describe_env(three.env);
   for (const std::string& op : kThree)
     EXPECT_GE(worst_ratio(model, three.env, op), 0.98) << op << " under " << describe_env(three.env);
+}
+
+TEST(StrategyCollectives, AChannelBoundThatSlowsReduceScatterDoesNotShipATransportKnobDoes) {
+  // NCCL_MIN_NCHANNELS=32: all_reduce +15%, reduce_scatter -12%; GDR=SYS +10% for every collective.
+  // No NCCL_ALGO/NCCL_PROTO list gains anything to hide the loss, whatever the noise draws.
+  const fake::FakeModel model = load_model("collectives-channels-tradeoff.yaml");
+  const auto at_largest = [&](const Env& env, const std::string& op) {
+    const auto tuned = test_support::model_point(model, env, kRanks, final_sizes().back(), op);
+    const auto own = test_support::model_point(model, {}, kRanks, final_sizes().back(), op);
+    return tuned && own ? tuned->busbw / own->busbw : 0;
+  };
+  const Env thirty_two{{"NCCL_MIN_NCHANNELS", "32"}};
+  EXPECT_GT(at_largest(thirty_two, "all_reduce"), 1.13);  // x1.15 bandwidth, latency aside
+  EXPECT_LT(at_largest(thirty_two, "reduce_scatter"), 0.90);
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    fake::FakeModel seeded = model;
+    seeded.noise.seed += 7919 * seed;
+    const StrategyResult r = run_model(seeded, kThree, {"alltoall"});
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    // A fake NCCL that ran the fastest allowed pair under any list shipped
+    // NCCL_ALGO=NVLS,Ring,Tree NCCL_PROTO=LL,LL128,Simple with GDR=SYS here ("+14.2%").
+    EXPECT_EQ(r.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}})) << r.confirmation;
+    for (const std::string& op : kThree)
+      EXPECT_GE(worst_ratio(model, r.env, op), 0.98) << op << " under " << describe_env(r.env);
+  }
 }
 
 TEST(StrategyCollectives, AProtocolOnlyAllGatherWantsShipsScopedToIt) {
