@@ -89,12 +89,13 @@ if [ "${gpus:-0}" -gt 0 ]; then
 else
   echo "== DEMO: this machine has no NVIDIA GPU, so nccltune tunes a simulated cluster instead:"
   echo "   the fake GPU stack (tests/fake-gpu) with a DGX-H100-like model (configs/demo/dgx-h100-model.yaml),"
-  echo "   2 emulated nodes of 2 GPUs on this machine. The numbers come from the model, not from hardware."
+  echo "   2 emulated nodes of 2 GPUs on this machine, each read from a DGX-H100 snapshot (configs/demo/dgx-h100-node)."
+  echo "   The numbers come from the model, not from hardware."
   rm -f out/journal.jsonl
   NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml \
     mpirun_as --oversubscribe -np 4 build/nccltune tune --out out --journal out/journal.jsonl \
       --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
-      --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
+      --from configs/demo/dgx-h100-node --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
 fi
 
 # The report of the profile tune just wrote (the newest under out/), with the other candidates
