@@ -21,6 +21,15 @@ std::string printable_excerpt(std::string_view text, std::size_t limit) {
   return out;
 }
 
+std::string printable_field(std::string_view text) {
+  constexpr std::size_t kMaxText = 1000;  // escaped (\xNN, 4 bytes each), within 4096 bytes
+  std::string shown = printable_excerpt(text.substr(0, kMaxText), kMaxText);
+  if (text.size() <= kMaxText && shown.size() <= kMaxText) return shown;
+  const std::string cut = "... (" + std::to_string(text.size()) + " bytes)";
+  shown.resize(kMaxText - cut.size());
+  return shown + cut;
+}
+
 void print_error_line(std::string_view prefix, std::string_view message) {
   const std::string line = std::string(prefix) + ": " + printable_excerpt(message, 2000) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -183,6 +184,25 @@ bool yaml_boolean(const YAML::Node& node, const std::string& field) {
     if (value == "false" || value == "False" || value == "FALSE") return false;
   }
   yaml_fail(yaml_line(node), field, "must be true or false");
+}
+
+bool yaml_is_null(const YAML::Node& node) {
+  return !node.IsDefined() || node.IsNull();
+}
+
+std::optional<std::string> yaml_optional_text(const YAML::Node& node, const std::string& field) {
+  if (yaml_is_null(node)) return std::nullopt;
+  return yaml_text(node, field);
+}
+
+std::optional<int> yaml_optional_int(const YAML::Node& node, const std::string& field) {
+  if (yaml_is_null(node)) return std::nullopt;
+  return static_cast<int>(yaml_integer(node, field, 0, std::numeric_limits<int>::max()));
+}
+
+std::optional<bool> yaml_optional_bool(const YAML::Node& node, const std::string& field) {
+  if (yaml_is_null(node)) return std::nullopt;
+  return yaml_boolean(node, field);
 }
 
 Status parse_strict_yaml(std::string_view text, std::string_view origin,

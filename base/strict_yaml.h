@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,13 @@ double yaml_number(const YAML::Node& node, const std::string& field);  // finite
 // The one boolean grammar: a plain true, True, TRUE, false, False or FALSE (YAML 1.2's core
 // schema). yes/no/on/off are refused, not read as YAML 1.1 would.
 bool yaml_boolean(const YAML::Node& node, const std::string& field);
+
+// Fields a file may leave out or set to null: nullopt then, else read as above (integers from 0
+// to INT_MAX).
+bool yaml_is_null(const YAML::Node& node);  // missing or null
+std::optional<std::string> yaml_optional_text(const YAML::Node& node, const std::string& field);
+std::optional<int> yaml_optional_int(const YAML::Node& node, const std::string& field);
+std::optional<bool> yaml_optional_bool(const YAML::Node& node, const std::string& field);
 
 // The other direction, for the files nccltune writes: `text` as a double-quoted YAML scalar, with
 // '"' and '\\' escaped and control bytes as \xNN, so that any text reads back as itself.

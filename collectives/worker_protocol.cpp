@@ -1,15 +1,12 @@
 #include "collectives/worker_protocol.h"
 
+#include "base/json_optional.h"
+
 namespace nccltune {
 
 using nlohmann::json;
 
 namespace {
-
-template <class T>
-json optional_json(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
 
 template <class T>
 std::optional<T> optional_from(const json& j, const char* key) {
@@ -90,9 +87,9 @@ std::string encode_event(const WorkerEvent& e) {
            {"bytes", e.size.bytes},
            {"count", e.size.count},
            {"oop_us", e.size.out_of_place_us},
-           {"ip_us", optional_json(e.size.in_place_us)},
-           {"oop_wrong", optional_json(e.size.out_of_place_wrong)},
-           {"ip_wrong", optional_json(e.size.in_place_wrong)}};
+           {"ip_us", optional_to_json<json>(e.size.in_place_us)},
+           {"oop_wrong", optional_to_json<json>(e.size.out_of_place_wrong)},
+           {"ip_wrong", optional_to_json<json>(e.size.in_place_wrong)}};
       break;
     case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
     case WorkerEvent::Kind::error:

@@ -5,12 +5,23 @@
 
 namespace nccltune {
 
+namespace {
+
+// "PASS", "WARN", "FAIL": check's text and JSON spell verdicts in capitals.
+std::string verdict_label(Verdict verdict) {
+  std::string label(to_string(verdict));
+  for (char& c : label) c = static_cast<char>(c - 'a' + 'A');
+  return label;
+}
+
+}  // namespace
+
 std::string render_check_text(const NodeTopology& topology, const CheckReport& report) {
   std::string out =
       fmt::format("{}: {} GPUs, {} NICs\n", topology.host, topology.gpus.size(), topology.nics.size());
   if (topology.gpus.empty()) out += "No NVIDIA GPU found on this node: GPU checks skipped.\n";
   for (const auto& f : report.findings)
-    out += fmt::format("{}  {:<17} {:<20} {}\n", to_string(f.verdict), f.check, f.subject, f.message);
+    out += fmt::format("{}  {:<17} {:<20} {}\n", verdict_label(f.verdict), f.check, f.subject, f.message);
   if (report.gdr)
     out += report.gdr->ready ? "\nGPUDirect RDMA: ready\n"
                              : fmt::format("\nGPUDirect RDMA: blocked by {} (above)\n",
@@ -19,7 +30,7 @@ std::string render_check_text(const NodeTopology& topology, const CheckReport& r
   for (const auto& r : report.recommendations)
     out += fmt::format("  export {}='{}'   # {}\n", r.name, r.value, r.reason);
   for (const auto& note : topology.notes) out += "Note: " + note + "\n";
-  out += fmt::format("\n{}: {} passed, {} warnings, {} failures\n", to_string(report.overall()),
+  out += fmt::format("\n{}: {} passed, {} warnings, {} failures\n", verdict_label(report.overall()),
                      report.count(Verdict::pass), report.count(Verdict::warn), report.count(Verdict::fail));
   return out;
 }
@@ -28,7 +39,7 @@ nlohmann::ordered_json check_to_json(const NodeTopology& topology, const CheckRe
   nlohmann::ordered_json doc;
   doc["schema"] = "nccltune/check/v1";
   doc["host"] = topology.host;
-  doc["verdict"] = std::string(to_string(report.overall()));
+  doc["verdict"] = verdict_label(report.overall());
   doc["exit_code"] = report.exit_code();
   doc["counts"] = {{"pass", report.count(Verdict::pass)},
                    {"warn", report.count(Verdict::warn)},
@@ -37,7 +48,7 @@ nlohmann::ordered_json check_to_json(const NodeTopology& topology, const CheckRe
   for (const auto& f : report.findings)
     findings.push_back({{"check", f.check},
                         {"subject", f.subject},
-                        {"verdict", std::string(to_string(f.verdict))},
+                        {"verdict", verdict_label(f.verdict)},
                         {"message", f.message}});
   doc["findings"] = findings;
   nlohmann::ordered_json recommendations = nlohmann::ordered_json::object();

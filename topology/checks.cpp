@@ -16,9 +16,9 @@ namespace nccltune {
 
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::pass: return "PASS";
-    case Verdict::warn: return "WARN";
-    case Verdict::fail: return "FAIL";
+    case Verdict::pass: return "pass";
+    case Verdict::warn: return "warn";
+    case Verdict::fail: return "fail";
   }
   return "?";
 }
@@ -254,14 +254,16 @@ void check_bar1(const NodeTopology& topology, std::vector<Finding>& out) {
   if (topology.nics.empty()) return;
   for (const auto& gpu : topology.gpus) {
     if (!gpu.bar1_bytes || !gpu.memory_bytes) continue;
-    const std::string sizes = "BAR1 " + binary_size_text(*gpu.bar1_bytes) + ", memory " + binary_size_text(*gpu.memory_bytes);
+    const std::string sizes =
+        "BAR1 " + binary_size_text(*gpu.bar1_bytes) + ", memory " + binary_size_text(*gpu.memory_bytes);
     if (*gpu.bar1_bytes >= *gpu.memory_bytes) {
       out.push_back({"bar1", gpu_id(gpu.index), Verdict::pass, sizes + ": GPUDirect RDMA can map all of it"});
     } else {
       out.push_back({"bar1", gpu_id(gpu.index), Verdict::warn,
-                     sizes + ": BAR1 is smaller than the GPU's memory, so GPUDirect RDMA cannot map all of it; "
-                             "registrations beyond it fail and those transfers lose GPUDirect RDMA (enable "
-                             "Resizable BAR and Above 4G Decoding in the BIOS, or use a GPU with a full BAR1)"});
+                     sizes +
+                         ": BAR1 is smaller than the GPU's memory, so GPUDirect RDMA cannot map all of it; "
+                         "registrations beyond it fail and those transfers lose GPUDirect RDMA (enable "
+                         "Resizable BAR and Above 4G Decoding in the BIOS, or use a GPU with a full BAR1)"});
     }
   }
 }

@@ -15,6 +15,8 @@
 namespace nccltune {
 
 enum class Verdict { pass, warn, fail };
+// "pass", "warn", "fail": node.yaml, metrics and every reader of them. `check` prints them in
+// capitals (check_render.h), as it always has.
 std::string_view to_string(Verdict verdict);
 
 struct Finding {

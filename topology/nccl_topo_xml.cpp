@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/markup_text.h"
 #include "base/utf8.h"
 #include "topology/pci_path.h"
 
@@ -65,22 +66,9 @@ constexpr std::string_view kNvSwitchClass = "0x068000";  // NCCL's PCI_NVSWITCH_
 // control characters, bytes that are not UTF-8) or NCCL's reader could not (too long).
 std::optional<std::string> escape(std::string_view raw) {
   if (!is_valid_utf8(raw)) return std::nullopt;
-  std::string out;
-  for (char ch : raw) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\t': out += "&#9;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\r': out += "&#13;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) return std::nullopt;
-        out += ch;
-    }
-  }
+  for (char ch : raw)
+    if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') return std::nullopt;
+  std::string out = escape_markup(raw);
   if (out.size() > kMaxValueLength) return std::nullopt;
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/json_optional.h"
 #include "topology/affinity.h"
 #include "topology/peak_model.h"
 
@@ -11,17 +12,12 @@ using nlohmann::ordered_json;
 
 namespace {
 
-template <class T>
-ordered_json optional_json(const std::optional<T>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
 ordered_json pcie_json(const PcieLink& link) {
   if (!link.known()) return nullptr;
-  return {{"gen", optional_json(link.gen)},
-          {"width", optional_json(link.width)},
-          {"max_gen", optional_json(link.max_gen)},
-          {"max_width", optional_json(link.max_width)}};
+  return {{"gen", optional_to_json(link.gen)},
+          {"width", optional_to_json(link.width)},
+          {"max_gen", optional_to_json(link.max_gen)},
+          {"max_width", optional_to_json(link.max_width)}};
 }
 
 ordered_json sources_json(const Provenance& sources) {
@@ -39,15 +35,15 @@ ordered_json topology_to_json(const NodeTopology& topology) {
   ordered_json gpus = ordered_json::array();
   for (const auto& gpu : topology.gpus) {
     gpus.push_back({{"index", gpu.index},
-                    {"name", optional_json(gpu.name)},
-                    {"pci", optional_json(gpu.pci)},
-                    {"numa", optional_json(gpu.numa)},
-                    {"cpu_affinity", optional_json(gpu.cpu_affinity)},
-                    {"nvlinks", optional_json(gpu.nvlinks)},
-                    {"sm", optional_json(gpu.sm)},
-                    {"c2c", optional_json(gpu.c2c)},
-                    {"memory_bytes", optional_json(gpu.memory_bytes)},
-                    {"bar1_bytes", optional_json(gpu.bar1_bytes)},
+                    {"name", optional_to_json(gpu.name)},
+                    {"pci", optional_to_json(gpu.pci)},
+                    {"numa", optional_to_json(gpu.numa)},
+                    {"cpu_affinity", optional_to_json(gpu.cpu_affinity)},
+                    {"nvlinks", optional_to_json(gpu.nvlinks)},
+                    {"sm", optional_to_json(gpu.sm)},
+                    {"c2c", optional_to_json(gpu.c2c)},
+                    {"memory_bytes", optional_to_json(gpu.memory_bytes)},
+                    {"bar1_bytes", optional_to_json(gpu.bar1_bytes)},
                     {"pcie", pcie_json(gpu.pcie)},
                     {"sources", sources_json(gpu.sources)}});
   }
@@ -55,14 +51,14 @@ ordered_json topology_to_json(const NodeTopology& topology) {
   ordered_json nics = ordered_json::array();
   for (const auto& nic : topology.nics) {
     nics.push_back({{"index", nic.index},
-                    {"name", optional_json(nic.name)},
-                    {"pci", optional_json(nic.pci)},
-                    {"numa", optional_json(nic.numa)},
-                    {"link_layer", optional_json(nic.link_layer)},
-                    {"state", optional_json(nic.state)},
-                    {"rate_gbps", optional_json(nic.rate_gbps)},
-                    {"port", optional_json(nic.port)},
-                    {"netdev", optional_json(nic.netdev)},
+                    {"name", optional_to_json(nic.name)},
+                    {"pci", optional_to_json(nic.pci)},
+                    {"numa", optional_to_json(nic.numa)},
+                    {"link_layer", optional_to_json(nic.link_layer)},
+                    {"state", optional_to_json(nic.state)},
+                    {"rate_gbps", optional_to_json(nic.rate_gbps)},
+                    {"port", optional_to_json(nic.port)},
+                    {"netdev", optional_to_json(nic.netdev)},
                     {"pcie", pcie_json(nic.pcie)},
                     {"sources", sources_json(nic.sources)}});
   }
@@ -74,30 +70,30 @@ ordered_json topology_to_json(const NodeTopology& topology) {
                      {"type", to_string(link.type)},
                      {"source", std::string(to_string(link.source))}});
   doc["links"] = links;
-  doc["nvswitch"] = optional_json(topology.nvswitch);
+  doc["nvswitch"] = optional_to_json(topology.nvswitch);
   ordered_json nearest = ordered_json::object();
   for (const auto& [gpu, nic] : nearest_nic_map(assign_nearest_nics(topology))) nearest[gpu] = nic;
   doc["nearest_nic"] = nearest;
   NodePeak peak = node_peak(topology);
-  doc["peak"] = {{"intra_node_gbps", optional_json(peak.intra_node.gbps)},
-                 {"intra_node_bottleneck", optional_json(peak.intra_node.bottleneck)},
-                 {"inter_node_gbps", optional_json(peak.inter_node.gbps)},
-                 {"inter_node_bottleneck", optional_json(peak.inter_node.bottleneck)}};
+  doc["peak"] = {{"intra_node_gbps", optional_to_json(peak.intra_node.gbps)},
+                 {"intra_node_bottleneck", optional_to_json(peak.intra_node.bottleneck)},
+                 {"inter_node_gbps", optional_to_json(peak.inter_node.gbps)},
+                 {"inter_node_bottleneck", optional_to_json(peak.inter_node.bottleneck)}};
   ordered_json bridges = ordered_json::array();
   for (const auto& bridge : topology.bridges)
     bridges.push_back({{"pci", bridge.pci},
                        {"pcie", pcie_json(bridge.pcie)},
-                       {"acs_redirect", optional_json(bridge.acs_redirect)},
+                       {"acs_redirect", optional_to_json(bridge.acs_redirect)},
                        {"below", bridge.below}});
   doc["bridges"] = bridges;
   ordered_json interfaces = ordered_json::array();
   for (const auto& net : topology.interfaces)
     interfaces.push_back({{"name", net.name},
-                          {"pci", optional_json(net.pci)},
-                          {"operstate", optional_json(net.operstate)},
+                          {"pci", optional_to_json(net.pci)},
+                          {"operstate", optional_to_json(net.operstate)},
                           {"rdma", net.rdma}});
   doc["interfaces"] = interfaces;
-  doc["driver_version"] = optional_json(topology.driver_version);
+  doc["driver_version"] = optional_to_json(topology.driver_version);
   ordered_json sources = ordered_json::array();
   for (auto source : topology.sources_used) sources.push_back(std::string(to_string(source)));
   doc["sources"] = sources;

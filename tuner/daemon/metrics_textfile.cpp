@@ -225,7 +225,7 @@ std::string render_metrics_textfile(const NodeState& state, const std::optional<
   out.family("nccltune_check_verdicts", "gauge",
              "Findings of the last scan's checks (as `nccltune check`), by verdict.");
   for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail})
-    out.sample("nccltune_check_verdicts", {{"verdict", verdict_level(v)}}, state.count(v));
+    out.sample("nccltune_check_verdicts", {{"verdict", std::string(to_string(v))}}, state.count(v));
 
   out.family("nccltune_devices", "gauge", "Devices the last scan found, by kind.");
   out.sample("nccltune_devices", {{"kind", "gpu"}}, state.topology.gpus);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/json_optional.h"
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
 #include "topology/roce.h"
@@ -20,34 +21,15 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Escaped (\xNN, 4 bytes each) and cut, a text stays within the reader's 4096-byte limit.
-constexpr std::size_t kMaxText = 1000;
-
-// Whatever a source reported, the file stays printable and parses back: escaped, then cut to at
-// most kMaxText bytes with its length noted, so that a text read back from the file is written
-// the same way again (the last good state must not change by being read and written).
-std::string printable(std::string_view text) {
-  std::string shown = printable_excerpt(text.substr(0, kMaxText), kMaxText);
-  if (text.size() <= kMaxText && shown.size() <= kMaxText) return shown;
-  const std::string cut = "... (" + std::to_string(text.size()) + " bytes)";
-  shown.resize(kMaxText - cut.size());
-  return shown + cut;
-}
-
-template <class T>
-ordered_json optional_json(const std::optional<T>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
 ordered_json optional_text(const std::optional<std::string>& value) {
-  return value ? ordered_json(printable(*value)) : ordered_json(nullptr);
+  return value ? ordered_json(printable_field(*value)) : ordered_json(nullptr);
 }
 
 ordered_json pcie_json(const PcieLink& link) {
-  return {{"gen", optional_json(link.gen)},
-          {"width", optional_json(link.width)},
-          {"max_gen", optional_json(link.max_gen)},
-          {"max_width", optional_json(link.max_width)}};
+  return {{"gen", optional_to_json(link.gen)},
+          {"width", optional_to_json(link.width)},
+          {"max_gen", optional_to_json(link.max_gen)},
+          {"max_width", optional_to_json(link.max_width)}};
 }
 
 ordered_json device_json(const DeviceState& device, bool nic) {
@@ -57,9 +39,9 @@ ordered_json device_json(const DeviceState& device, bool nic) {
                       {"pcie", pcie_json(device.pcie)}};
   if (nic) {
     out["port_state"] = optional_text(device.port_state);
-    out["rate_gbps"] = optional_json(device.rate_gbps);
-    out["roce_mtu"] = optional_json(device.roce_mtu);
-    out["roce_gid_index"] = optional_json(device.roce_gid_index);
+    out["rate_gbps"] = optional_to_json(device.rate_gbps);
+    out["roce_mtu"] = optional_to_json(device.roce_mtu);
+    out["roce_gid_index"] = optional_to_json(device.roce_gid_index);
   }
   return out;
 }
@@ -93,53 +75,23 @@ void emit(YAML::Emitter& out, const ordered_json& value) {
 }
 
 ordered_json node_type_json(const NodeState& state) {
-  const NodeType& t = state.node_type;
-  return {{"key", state.node_type_key},
-          {"gpu", printable(t.gpu)},
-          {"gpus", t.gpus},
-          {"gpu_sm", t.gpu_sm},
-          {"nvswitch", optional_json(t.nvswitch)},
-          {"nvlinks", t.nvlinks},
-          {"nics", optional_json(t.nics)},
-          {"nic", printable(t.nic)},
-          {"nic_ethernet", t.nic_ethernet},
-          {"nic_rate_gbps", t.nic_rate_gbps},
-          {"gpu_nic_affinity", printable(t.gpu_nic_affinity)},
-          {"nccl_version", printable(t.nccl_version)},
-          {"cuda_driver", printable(t.cuda_driver)}};
+  ordered_json out = {{"key", state.node_type_key}};
+  out.update(node_type_to_json(state.node_type));
+  return out;
 }
 
 ordered_json peak_json(const NodePeak& peak) {
-  return {{"intra_node_gbps", optional_json(peak.intra_node.gbps)},
+  return {{"intra_node_gbps", optional_to_json(peak.intra_node.gbps)},
           {"intra_node_bottleneck", optional_text(peak.intra_node.bottleneck)},
-          {"inter_node_gbps", optional_json(peak.inter_node.gbps)},
+          {"inter_node_gbps", optional_to_json(peak.inter_node.gbps)},
           {"inter_node_bottleneck", optional_text(peak.inter_node.bottleneck)},
-          {"nvlink_domain_gpus", optional_json(peak.nvlink_domain_gpus)}};
+          {"nvlink_domain_gpus", optional_to_json(peak.nvlink_domain_gpus)}};
 }
 
 // ---- reading ----------------------------------------------------------------------------------
 
-bool is_null(const YAML::Node& node) {
-  return !node.IsDefined() || node.IsNull();
-}
-
-std::optional<std::string> optional_text_field(const YAML::Node& node, const std::string& field) {
-  if (is_null(node)) return std::nullopt;
-  return yaml_text(node, field);
-}
-
-std::optional<int> optional_int_field(const YAML::Node& node, const std::string& field) {
-  if (is_null(node)) return std::nullopt;
-  return static_cast<int>(yaml_integer(node, field, 0, std::numeric_limits<int>::max()));
-}
-
-std::optional<bool> optional_bool_field(const YAML::Node& node, const std::string& field) {
-  if (is_null(node)) return std::nullopt;
-  return yaml_boolean(node, field);
-}
-
 std::optional<double> optional_rate_field(const YAML::Node& node, const std::string& field) {
-  if (is_null(node)) return std::nullopt;
+  if (yaml_is_null(node)) return std::nullopt;
   const double value = yaml_number(node, field);
   if (value < 0) yaml_fail(yaml_line(node), field, "must not be negative");
   return value;
@@ -152,10 +104,12 @@ NodePeak read_peak(const YAML::Node& node, const std::string& field) {
                    "nvlink_domain_gpus"});
   NodePeak peak;
   peak.intra_node.gbps = optional_rate_field(node["intra_node_gbps"], field + ".intra_node_gbps");
-  peak.intra_node.bottleneck = optional_text_field(node["intra_node_bottleneck"], field + ".intra_node_bottleneck");
+  peak.intra_node.bottleneck =
+      yaml_optional_text(node["intra_node_bottleneck"], field + ".intra_node_bottleneck");
   peak.inter_node.gbps = optional_rate_field(node["inter_node_gbps"], field + ".inter_node_gbps");
-  peak.inter_node.bottleneck = optional_text_field(node["inter_node_bottleneck"], field + ".inter_node_bottleneck");
-  peak.nvlink_domain_gpus = optional_int_field(node["nvlink_domain_gpus"], field + ".nvlink_domain_gpus");
+  peak.inter_node.bottleneck =
+      yaml_optional_text(node["inter_node_bottleneck"], field + ".inter_node_bottleneck");
+  peak.nvlink_domain_gpus = yaml_optional_int(node["nvlink_domain_gpus"], field + ".nvlink_domain_gpus");
   return peak;
 }
 
@@ -180,18 +134,18 @@ std::string validated_key(const YAML::Node& node_type, const std::string& field)
 
 PcieLink read_pcie(const YAML::Node& node, const std::string& field) {
   PcieLink link;
-  if (is_null(node)) return link;
+  if (yaml_is_null(node)) return link;
   yaml_check_keys(node, field, {"gen", "width", "max_gen", "max_width"});
-  link.gen = optional_int_field(node["gen"], field + ".gen");
-  link.width = optional_int_field(node["width"], field + ".width");
-  link.max_gen = optional_int_field(node["max_gen"], field + ".max_gen");
-  link.max_width = optional_int_field(node["max_width"], field + ".max_width");
+  link.gen = yaml_optional_int(node["gen"], field + ".gen");
+  link.width = yaml_optional_int(node["width"], field + ".width");
+  link.max_gen = yaml_optional_int(node["max_gen"], field + ".max_gen");
+  link.max_width = yaml_optional_int(node["max_width"], field + ".max_width");
   return link;
 }
 
 std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string& field, bool nic) {
   std::vector<DeviceState> devices;
-  if (is_null(list)) return devices;
+  if (yaml_is_null(list)) return devices;
   yaml_expect_list(list, field);
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string item = field + "[" + std::to_string(i) + "]";
@@ -203,14 +157,15 @@ std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string&
       yaml_check_keys(node, item, {"id", "name", "pci", "pcie"});
     DeviceState device;
     device.id = required_text(node, "id", item);
-    device.name = optional_text_field(node["name"], item + ".name");
-    device.pci = optional_text_field(node["pci"], item + ".pci");
+    device.name = yaml_optional_text(node["name"], item + ".name");
+    device.pci = yaml_optional_text(node["pci"], item + ".pci");
     device.pcie = read_pcie(node["pcie"], item + ".pcie");
     if (nic) {
-      device.port_state = optional_text_field(node["port_state"], item + ".port_state");
-      if (!is_null(node["rate_gbps"])) device.rate_gbps = yaml_number(node["rate_gbps"], item + ".rate_gbps");
-      device.roce_mtu = optional_int_field(node["roce_mtu"], item + ".roce_mtu");
-      device.roce_gid_index = optional_int_field(node["roce_gid_index"], item + ".roce_gid_index");
+      device.port_state = yaml_optional_text(node["port_state"], item + ".port_state");
+      if (!yaml_is_null(node["rate_gbps"]))
+        device.rate_gbps = yaml_number(node["rate_gbps"], item + ".rate_gbps");
+      device.roce_mtu = yaml_optional_int(node["roce_mtu"], item + ".roce_mtu");
+      device.roce_gid_index = yaml_optional_int(node["roce_gid_index"], item + ".roce_gid_index");
     }
     devices.push_back(std::move(device));
   }
@@ -220,37 +175,8 @@ std::vector<DeviceState> read_devices(const YAML::Node& list, const std::string&
 Verdict read_level(const YAML::Node& node, const std::string& field) {
   const std::string text = yaml_text(node, field);
   for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail})
-    if (verdict_level(v) == text) return v;
+    if (to_string(v) == text) return v;
   yaml_fail(yaml_line(node), field, "'" + printable_excerpt(text, 40) + "' is not pass, warn or fail");
-}
-
-NodeType read_node_type(const YAML::Node& node, const std::string& field) {
-  yaml_check_keys(node, field,
-                  {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "nics", "nic", "nic_ethernet",
-                   "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
-  const auto text = [&](std::string_view key) {
-    const YAML::Node value = node[std::string(key)];
-    return value.IsDefined() ? yaml_text(value, yaml_child(field, key)) : std::string();
-  };
-  const auto number = [&](std::string_view key) {
-    const YAML::Node value = node[std::string(key)];
-    return value.IsDefined() ? static_cast<int>(yaml_integer(value, yaml_child(field, key), 0, 1 << 20)) : 0;
-  };
-  NodeType type;
-  type.gpu = text("gpu");
-  type.gpus = number("gpus");
-  type.gpu_sm = number("gpu_sm");
-  type.nvswitch = optional_bool_field(node["nvswitch"], field + ".nvswitch");
-  type.nvlinks = number("nvlinks");
-  type.nics = optional_int_field(node["nics"], field + ".nics");
-  type.nic = text("nic");
-  if (node["nic_ethernet"].IsDefined())
-    type.nic_ethernet = yaml_boolean(node["nic_ethernet"], field + ".nic_ethernet");
-  type.nic_rate_gbps = number("nic_rate_gbps");
-  type.gpu_nic_affinity = text("gpu_nic_affinity");
-  type.nccl_version = text("nccl_version");
-  type.cuda_driver = text("cuda_driver");
-  return type;
 }
 
 void read_document(const YAML::Node& root, NodeState& state) {
@@ -269,7 +195,7 @@ void read_document(const YAML::Node& root, NodeState& state) {
   const YAML::Node type = root["node_type"];
   if (!type.IsDefined()) yaml_fail(yaml_line(root), "node_type", "is missing");
   state.node_type_key = validated_key(type, "node_type");
-  state.node_type = read_node_type(type, "node_type");
+  state.node_type = node_type_from_yaml(type, "node_type");
 
   if (const YAML::Node summary = root["topology"]; summary.IsDefined()) {
     yaml_check_keys(summary, "topology", {"gpus", "nics", "numa_nodes", "pci_bridges", "nvswitch", "peak"});
@@ -277,8 +203,9 @@ void read_document(const YAML::Node& root, NodeState& state) {
     state.topology.nics = count_field(summary["nics"], "topology.nics");
     state.topology.numa_nodes = count_field(summary["numa_nodes"], "topology.numa_nodes");
     state.topology.pci_bridges = count_field(summary["pci_bridges"], "topology.pci_bridges");
-    state.topology.nvswitch = optional_bool_field(summary["nvswitch"], "topology.nvswitch");
-    if (const YAML::Node peak = summary["peak"]; peak.IsDefined()) state.topology.peak = read_peak(peak, "topology.peak");
+    state.topology.nvswitch = yaml_optional_bool(summary["nvswitch"], "topology.nvswitch");
+    if (const YAML::Node peak = summary["peak"]; peak.IsDefined())
+      state.topology.peak = read_peak(peak, "topology.peak");
   }
   if (const YAML::Node devices = root["devices"]; devices.IsDefined()) {
     yaml_check_keys(devices, "devices", {"gpus", "nics"});
@@ -289,7 +216,7 @@ void read_document(const YAML::Node& root, NodeState& state) {
     // The counts are derived from the checks; they are in the file for people and scripts.
     yaml_check_keys(verdicts, "verdicts", {"pass", "warn", "fail", "checks"});
     const YAML::Node checks = verdicts["checks"];
-    if (!is_null(checks)) {
+    if (!yaml_is_null(checks)) {
       yaml_expect_list(checks, "verdicts.checks");
       for (std::size_t i = 0; i < checks.size(); ++i) {
         const std::string item = "verdicts.checks[" + std::to_string(i) + "]";
@@ -303,12 +230,12 @@ void read_document(const YAML::Node& root, NodeState& state) {
       }
     }
   }
-  if (const YAML::Node gdr = root["gpudirect_rdma"]; !is_null(gdr)) {
+  if (const YAML::Node gdr = root["gpudirect_rdma"]; !yaml_is_null(gdr)) {
     yaml_check_keys(gdr, "gpudirect_rdma", {"ready", "blocked_by"});
     if (!gdr["ready"].IsDefined()) yaml_fail(yaml_line(gdr), "gpudirect_rdma.ready", "is missing");
     GdrStatus status;
     status.ready = yaml_boolean(gdr["ready"], "gpudirect_rdma.ready");
-    if (const YAML::Node blocked = gdr["blocked_by"]; !is_null(blocked)) {
+    if (const YAML::Node blocked = gdr["blocked_by"]; !yaml_is_null(blocked)) {
       yaml_expect_list(blocked, "gpudirect_rdma.blocked_by");
       for (std::size_t i = 0; i < blocked.size(); ++i)
         status.blocked_by.push_back(
@@ -316,7 +243,7 @@ void read_document(const YAML::Node& root, NodeState& state) {
     }
     state.gdr = std::move(status);
   }
-  if (const YAML::Node drift = root["drift"]; !is_null(drift)) {
+  if (const YAML::Node drift = root["drift"]; !yaml_is_null(drift)) {
     yaml_expect_list(drift, "drift");
     for (std::size_t i = 0; i < drift.size(); ++i) {
       const std::string item = "drift[" + std::to_string(i) + "]";
@@ -325,7 +252,7 @@ void read_document(const YAML::Node& root, NodeState& state) {
                              required_text(drift[i], "message", item)});
     }
   }
-  if (const YAML::Node degraded = root["degraded"]; !is_null(degraded)) {
+  if (const YAML::Node degraded = root["degraded"]; !yaml_is_null(degraded)) {
     yaml_expect_list(degraded, "degraded");
     for (std::size_t i = 0; i < degraded.size(); ++i)
       state.degraded.push_back(yaml_text(degraded[i], "degraded[" + std::to_string(i) + "]"));
@@ -333,15 +260,6 @@ void read_document(const YAML::Node& root, NodeState& state) {
 }
 
 }  // namespace
-
-std::string verdict_level(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::pass: return "pass";
-    case Verdict::warn: return "warn";
-    case Verdict::fail: return "fail";
-  }
-  return "fail";
-}
 
 int NodeState::count(Verdict level) const {
   return static_cast<int>(
@@ -399,7 +317,7 @@ std::vector<CheckEntry> check_entries(const CheckReport& report) {
 std::string render_node_state(const NodeState& state) {
   ordered_json doc;
   doc["schema"] = std::string(kNodeStateSchema);
-  doc["host"] = printable(state.host);
+  doc["host"] = printable_field(state.host);
   doc["scanned_at"] = state.scanned_at;
   // Microseconds are all a scan duration means; fewer digits keep the file readable.
   doc["scan_duration_s"] = std::round(state.scan_duration_s * 1e6) / 1e6;
@@ -408,7 +326,7 @@ std::string render_node_state(const NodeState& state) {
                      {"nics", state.topology.nics},
                      {"numa_nodes", state.topology.numa_nodes},
                      {"pci_bridges", state.topology.pci_bridges},
-                     {"nvswitch", optional_json(state.topology.nvswitch)},
+                     {"nvswitch", optional_to_json(state.topology.nvswitch)},
                      {"peak", peak_json(state.topology.peak)}};
   ordered_json gpus = ordered_json::array(), nics = ordered_json::array();
   for (const auto& gpu : state.gpus) gpus.push_back(device_json(gpu, false));
@@ -416,28 +334,29 @@ std::string render_node_state(const NodeState& state) {
   doc["devices"] = {{"gpus", gpus}, {"nics", nics}};
   ordered_json checks = ordered_json::array();
   for (const auto& c : state.checks)
-    checks.push_back({{"id", printable(c.id)},
-                      {"subject", printable(c.subject)},
-                      {"level", verdict_level(c.level)},
-                      {"message", printable(c.message)}});
+    checks.push_back({{"id", printable_field(c.id)},
+                      {"subject", printable_field(c.subject)},
+                      {"level", std::string(to_string(c.level))},
+                      {"message", printable_field(c.message)}});
   doc["verdicts"] = {{"pass", state.count(Verdict::pass)},
                      {"warn", state.count(Verdict::warn)},
                      {"fail", state.count(Verdict::fail)},
                      {"checks", checks}};
   if (state.gdr) {
     ordered_json blocked = ordered_json::array();
-    for (const auto& check : state.gdr->blocked_by) blocked.push_back(printable(check));
+    for (const auto& check : state.gdr->blocked_by) blocked.push_back(printable_field(check));
     doc["gpudirect_rdma"] = {{"ready", state.gdr->ready}, {"blocked_by", blocked}};
   } else {
     doc["gpudirect_rdma"] = nullptr;
   }
   ordered_json drift = ordered_json::array();
   for (const auto& d : state.drift)
-    drift.push_back(
-        {{"kind", printable(d.kind)}, {"subject", printable(d.subject)}, {"message", printable(d.message)}});
+    drift.push_back({{"kind", printable_field(d.kind)},
+                     {"subject", printable_field(d.subject)},
+                     {"message", printable_field(d.message)}});
   doc["drift"] = drift;
   ordered_json degraded = ordered_json::array();
-  for (const auto& note : state.degraded) degraded.push_back(printable(note));
+  for (const auto& note : state.degraded) degraded.push_back(printable_field(note));
   doc["degraded"] = degraded;
   YAML::Emitter out;
   out.SetDoublePrecision(9);

@@ -44,9 +44,6 @@ struct TopologySummary {
   friend bool operator==(const TopologySummary&, const TopologySummary&) = default;
 };
 
-// "pass", "warn", "fail": how node.yaml and the metrics name a verdict.
-std::string verdict_level(Verdict verdict);
-
 struct CheckEntry {
   std::string id;       // Finding::check, "pcie_link", "nic_port", ...
   std::string subject;  // "GPU2", "NIC5", "node"

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <map>
 
+#include "base/json_optional.h"
+#include "base/printable_text.h"
+#include "base/strict_yaml.h"
 #include "topology/affinity.h"
 
 namespace nccltune {
@@ -91,6 +94,58 @@ NodeType local_node_type(const NodeTopology& topology, const std::string& nccl_v
                          const std::string& cuda_driver) {
   return node_type(topology, DeviceFacts{}, static_cast<int>(topology.gpus.size()), nccl_version,
                    cuda_driver);
+}
+
+nlohmann::ordered_json node_type_to_json(const NodeType& t) {
+  return {{"gpu", printable_field(t.gpu)},
+          {"gpus", t.gpus},
+          {"gpu_sm", t.gpu_sm},
+          {"nvswitch", optional_to_json(t.nvswitch)},
+          {"nvlinks", t.nvlinks},
+          {"nics", optional_to_json(t.nics)},
+          {"nic", printable_field(t.nic)},
+          {"nic_ethernet", t.nic_ethernet},
+          {"nic_rate_gbps", t.nic_rate_gbps},
+          {"gpu_nic_affinity", printable_field(t.gpu_nic_affinity)},
+          {"nccl_version", printable_field(t.nccl_version)},
+          {"cuda_driver", printable_field(t.cuda_driver)}};
+}
+
+NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  yaml_check_keys(node, field,
+                  {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "nics", "nic", "nic_ethernet",
+                   "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+  const auto text = [&](std::string_view key) {
+    return yaml_optional_text(node[std::string(key)], yaml_child(field, key)).value_or("");
+  };
+  const auto number = [&](std::string_view key) {
+    const YAML::Node value = node[std::string(key)];
+    return value.IsDefined() ? static_cast<int>(yaml_integer(value, yaml_child(field, key), 0, 1 << 20)) : 0;
+  };
+  NodeType type;
+  type.gpu = text("gpu");
+  type.gpus = number("gpus");
+  type.gpu_sm = number("gpu_sm");
+  type.nvswitch = yaml_optional_bool(node["nvswitch"], yaml_child(field, "nvswitch"));
+  type.nvlinks = number("nvlinks");
+  type.nics = yaml_optional_int(node["nics"], yaml_child(field, "nics"));
+  type.nic = text("nic");
+  type.nic_ethernet =
+      yaml_optional_bool(node["nic_ethernet"], yaml_child(field, "nic_ethernet")).value_or(false);
+  type.nic_rate_gbps = number("nic_rate_gbps");
+  type.gpu_nic_affinity = text("gpu_nic_affinity");
+  type.nccl_version = text("nccl_version");
+  type.cuda_driver = text("cuda_driver");
+  return type;
+}
+
+Result<NodeType> parse_node_type(std::string_view text, std::string_view origin) {
+  NodeType type;
+  const Status parsed = parse_strict_yaml(
+      text, origin, [&](const YAML::Node& root) { type = node_type_from_yaml(root, "node_type"); });
+  if (!parsed) return Error{parsed.error()};
+  return type;
 }
 
 }  // namespace nccltune

@@ -4,8 +4,12 @@
 // (local_node_type); both give the same key for the same node.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -49,5 +53,17 @@ std::string node_type_key(const NodeType& type);
 // "13.0", each empty when unknown.
 NodeType local_node_type(const NodeTopology& topology, const std::string& nccl_version,
                          const std::string& cuda_driver);
+
+// NodeType's one wire format, written by node.yaml's `node_type` (which adds `key`) and by each
+// node to tune's rank 0: {gpu, gpus, gpu_sm, nvswitch, nvlinks, nics, nic, nic_ethernet,
+// nic_rate_gbps, gpu_nic_affinity, nccl_version, cuda_driver}, unknown optionals as null, text
+// made printable.
+nlohmann::ordered_json node_type_to_json(const NodeType& type);
+// Its reader, strict as every reader of outside text (base/strict_yaml.h): those keys and `key`,
+// each optional; a bad value fails through yaml_fail naming `field`.`key`. JSON is YAML, so this
+// reads what node_type_to_json wrote either way.
+NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field);
+// The same from text (tune's wire: node_type_to_json dumped); errors name `origin`.
+Result<NodeType> parse_node_type(std::string_view text, std::string_view origin);
 
 }  // namespace nccltune

@@ -1,33 +1,14 @@
 #include "report/html_text.h"
 
+#include "base/markup_text.h"
 #include "base/printable_text.h"
 #include "profile/profile.h"
 
 namespace nccltune {
 
-namespace {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string html_text(std::string_view text) {
-  if (is_clean_text(text)) return escape(text);
-  return escape(printable_excerpt(text, kMaxFreeText));
+  if (is_clean_text(text)) return escape_markup(text);
+  return escape_markup(printable_excerpt(text, kMaxFreeText));
 }
 
 std::string shorten(std::string_view text, std::size_t limit) {
