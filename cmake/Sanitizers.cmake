@@ -58,7 +58,7 @@ function(nccltune_sanitizer_environment)
 endfunction()
 
 # nccltune_gtest_properties(TARGET [FULL_STACKS] [ENV VAR=VALUE...]): every test
-# gtest_discover_tests(TARGET) finds gets the label TARGET (`ctest -L unit_tests`) and the
+# gtest_discover_tests(TARGET) finds gets the labels TARGET and unit (`ctest -L '^unit$'`) and the
 # ENVIRONMENT VAR=VALUE..., then the sanitizer environment. Not through gtest_discover_tests'
 # PROPERTIES: it splits a list there (CMake 3.25), so only the first variable would survive. A
 # ctest include file read after the discovered tests (named in TARGET_TESTS) sets them.
@@ -73,7 +73,7 @@ function(nccltune_gtest_properties target)
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${target}_properties.cmake)
   file(WRITE ${file}
     "foreach(test IN LISTS ${target}_TESTS)\n"
-    "  set_tests_properties(\"\${test}\" PROPERTIES LABELS ${target} ENVIRONMENT [==[${env}]==])\n"
+    "  set_tests_properties(\"\${test}\" PROPERTIES LABELS \"${target};unit\" ENVIRONMENT [==[${env}]==])\n"
     "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
 endfunction()

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tune/journal.h"
+#include "search/journal.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "collectives/nccl_info_log.h"
-#include "tune/nccl_log_verdicts.h"
+#include "nccl_log/nccl_log_verdicts.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

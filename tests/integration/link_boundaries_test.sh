@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The built files keep the boundaries that CMake's check (cmake/LinkBoundaries.cmake) keeps in the
-# graph: no MPI, hwloc or verbs in the search library's tests, nccltune-env and the tuner plugin.
-# usage: link_boundaries_test.sh SEARCH_UNIT_TESTS NCCLTUNE_ENV PLUGIN
+# graph: no MPI, hwloc or verbs in the pure libraries' tests, nccltune-env and the tuner plugin.
+# usage: link_boundaries_test.sh SEARCH_UNIT_TESTS BINARY...
 source "$(dirname "$0")/lib.sh"
 
 forbidden='libmpi|libopen-|libhwloc|libibverbs|libpmix'

@@ -10,7 +10,7 @@ if [ $# -lt 2 ]; then
 fi
 build_dir=$1 source_dir=$2 jobs=${3:-2}
 sanitizers=address,undefined
-unit_labels='^(unit_tests|search_unit_tests)$'
+unit_labels='^unit$'
 integration_tests='^(cli|env|env_lean|daemon|exit_codes)$'
 
 # Debug (-O0 -g): with ASan and UBSan, -O2 compiles each file five to eight times slower than

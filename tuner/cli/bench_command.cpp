@@ -27,10 +27,10 @@
 #include "collectives/library_versions.h"
 #include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
+#include "nccl_log/nccl_log_verdicts.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/nccl_log_capture.h"
-#include "tune/nccl_log_verdicts.h"
 #include "tune/trial_runner.h"
 
 extern char** environ;

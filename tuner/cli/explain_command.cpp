@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "collectives/nccl_info_log.h"
-#include "tune/nccl_log_verdicts.h"
+#include "nccl_log/nccl_log_verdicts.h"
 
 namespace nccltune::cli {
 

@@ -16,8 +16,8 @@
 #include "cli/commands.h"
 #include "report/candidate_curves.h"
 #include "report/report_html.h"
+#include "search/journal.h"
 #include "topology/sources/topology_reader.h"
-#include "tune/journal.h"
 
 namespace nccltune::cli {
 

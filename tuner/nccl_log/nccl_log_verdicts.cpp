@@ -1,4 +1,4 @@
-#include "tune/nccl_log_verdicts.h"
+#include "nccl_log/nccl_log_verdicts.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "tune/nccl_observation.h"
+#include "nccl_log/nccl_observation.h"
 
 #include <algorithm>
 #include <string>

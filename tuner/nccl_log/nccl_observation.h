@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "collectives/nccl_info_log.h"
+#include "nccl_log/nccl_log_verdicts.h"
 #include "profile/nccl_observed.h"
 #include "search/trial.h"
-#include "tune/nccl_log_verdicts.h"
 
 namespace nccltune {
 

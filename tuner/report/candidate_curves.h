@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profile/profile.h"
-#include "tune/journal.h"
+#include "search/journal.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "tune/journal.h"
+#include "search/journal.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>

@@ -1,6 +1,8 @@
-// `nccltune tune` as one job of ranks: one rank per node reads that node's topology, rank 0
-// builds the ClusterShape, runs the strategy and sends each trial to every rank; each finished
-// trial is journaled; the profile is written atomically to <out>/<node type key>/<nodes>n.yaml.
+// `nccltune tune` as one job of ranks, in steps: a probe trial; every node's type and peaks
+// (tune/node_gather.h); the ClusterShape and the knobs that apply to it; then rank 0 runs the
+// strategy and sends each trial to every rank (tune/trial_protocol.h), journals each finished
+// trial (search/journal_replay.h), builds the profile (tune_profile/profile_builder.h), writes it
+// atomically to <out>/<node type key>/<nodes>n.yaml and prints `show`'s summary of it.
 // The job is given its RankGroup, the ranks' layout on nodes and how one trial runs, so tests
 // drive it in one process (SoloGroup and a model) and `tune` under MPI (MpiSession, run_trial).
 #pragma once
@@ -11,6 +13,7 @@
 #include "search/strategy.h"
 #include "tune/node_layout.h"
 #include "tune/rank_group.h"
+#include "tune/trial_protocol.h"
 #include "tune/trial_runner.h"
 #include "tune/tune_console.h"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tune/nccl_log_verdicts.h"
+#include "nccl_log/nccl_log_verdicts.h"
 #include "test_files.h"
 
 using namespace nccltune;

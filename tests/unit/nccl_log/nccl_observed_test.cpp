@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "nccl_log/nccl_observation.h"
 #include "profile/profile.h"
 #include "test_files.h"
-#include "tune/nccl_observation.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
@@ -122,10 +122,10 @@ TEST(NcclObserved, ContradictionsAreMeasuredSizesWherePerSizeSaysOtherwise) {
   EXPECT_EQ(found[0], (ChoiceContradiction{"AllReduce", 131072, "RING/SIMPLE", "Ring/LL128"}));
   EXPECT_EQ(found[1], (ChoiceContradiction{"AllReduce", 262144, "TREE/LL", "Ring/LL128"}));
   EXPECT_EQ(found[2], (ChoiceContradiction{"AllReduce", 16 << 20, "RING/LL", "NVLS/auto"}));
-  EXPECT_EQ(
-      describe_contradiction(found[0]),
-      "AllReduce at 128K: NCCL chose RING/SIMPLE under the shipped env; Ring/LL128 measured fastest (per_size: only "
-      "the tuner plugin applies it)");
+  EXPECT_EQ(describe_contradiction(found[0]),
+            "AllReduce at 128K: NCCL chose RING/SIMPLE under the shipped env; Ring/LL128 measured fastest "
+            "(per_size: only "
+            "the tuner plugin applies it)");
   EXPECT_EQ(observed_choice_at(o, "AllReduce", 262144), "TREE/LL");
   EXPECT_EQ(observed_choice_at(o, "AllReduce", 4096), "");
 }

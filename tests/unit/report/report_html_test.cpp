@@ -10,9 +10,9 @@
 #include <string>
 
 #include "report/candidate_curves.h"
+#include "search/journal.h"
 #include "test_files.h"
 #include "topology/sources/topology_reader.h"
-#include "tune/journal.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;

@@ -1,4 +1,4 @@
-#include "tune/journal.h"
+#include "search/journal.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -412,5 +412,6 @@ TEST(NvidiaSmiTopo, ErrorOnDeviceNumbersWithGaps) {
   const Result<NodeTopology> gap = parse_nvidia_smi_topo(
       "\tGPU0\tGPU5\tNIC3\nGPU0\t X \tNV4\tSYS\nGPU5\tNV4\t X \tSYS\nNIC3\tSYS\tSYS\t X \n", "gap.txt");
   ASSERT_FALSE(gap);
-  EXPECT_EQ(gap.error(), "gap.txt:1: header names GPU5 but only 2 GPUs: numbers must run from 0 without gaps");
+  EXPECT_EQ(gap.error(),
+            "gap.txt:1: header names GPU5 but only 2 GPUs: numbers must run from 0 without gaps");
 }

@@ -16,8 +16,8 @@
 #include "fake_model.h"
 #include "model_executor.h"
 #include "profile/profile.h"
+#include "search/journal.h"
 #include "test_files.h"
-#include "tune/journal.h"
 
 using namespace nccltune;
 using namespace nccltune::test_support;

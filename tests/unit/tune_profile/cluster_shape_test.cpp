@@ -1,4 +1,4 @@
-#include "tune/cluster_shape.h"
+#include "tune_profile/cluster_shape.h"
 
 #include <gtest/gtest.h>
 

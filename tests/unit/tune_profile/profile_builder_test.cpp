@@ -1,0 +1,116 @@
+// The profile a tune run writes, from a strategy result built by hand: no MPI, no processes.
+#include "tune_profile/profile_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "profile/profile.h"
+
+namespace nccltune {
+namespace {
+
+ClusterShape two_dgx_nodes() {
+  ClusterShape shape;
+  shape.nodes = 2;
+  shape.node.gpu = "NVIDIA H100 80GB HBM3";
+  shape.node.gpus = 8;
+  shape.node.nvswitch = true;
+  shape.node.nics = 8;
+  shape.node.nic = "mlx5 InfiniBand 400 Gb/s";
+  shape.node.nic_rate_gbps = 400;
+  shape.node.gpu_nic_affinity = "PIX";
+  shape.node.nccl_version = "2.28.9";
+  shape.node.cuda_driver = "13.0";
+  shape.node_type_key = node_type_key(shape.node);
+  return shape;
+}
+
+// all_reduce at 1K and 1M, alltoall (a guard) at the same sizes: the confirmation's points.
+StrategyResult two_collectives() {
+  StrategyResult r;
+  r.env = {{"NCCL_NET_GDR_LEVEL", "SYS"}};
+  r.keep_defaults = false;
+  r.ops = {"all_reduce", "all_reduce", "alltoall", "alltoall"};
+  r.sizes = {1024, 1048576, 1024, 1048576};
+  r.baseline_busbw = {1.0, 100.0, 2.0, 50.0};
+  r.tuned_busbw = {1.0, 121.0, 2.0, 50.0};
+  r.per_size["all_reduce"] = {{1024, 1024, "Tree", "LL", 0}, {1048576, 1048576, "Ring", "Simple", 0}};
+  r.trials = 57;
+  r.failed_trials = 1;
+  r.failed = {{{{"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data, "12 wrong elements"}};
+  r.noise = 0.01;
+  r.confirmation = "A/B 3 rounds: confirmed";
+  r.notes = {"a note"};
+  return r;
+}
+
+TEST(ProfileBuilder, ShapeEnvAndProvenanceComeFromTheRun) {
+  StrategyOptions strategy;
+  strategy.guards = {"alltoall"};
+  RunFacts run;
+  run.duration_s = 12.5;
+  run.date = "2026-12-02T12:00:00Z";
+  const Profile p = build_profile(two_dgx_nodes(), two_collectives(), strategy, run);
+  EXPECT_EQ(p.shape.node_type_key, "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28");
+  EXPECT_EQ(p.shape.nodes, 2);
+  EXPECT_EQ(p.shape.ranks, 16);
+  EXPECT_EQ(p.shape.nics_per_node, 8);
+  EXPECT_EQ(p.env, (Env{{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  EXPECT_FALSE(p.keep_defaults);
+  EXPECT_EQ(p.provenance.trials, 57);
+  EXPECT_EQ(p.provenance.failed_trials, 1);
+  EXPECT_EQ(p.provenance.hosts, 2);
+  EXPECT_DOUBLE_EQ(p.provenance.duration_s, 12.5);
+  EXPECT_EQ(p.provenance.date, "2026-12-02T12:00:00Z");
+  EXPECT_EQ(p.provenance.objective, "balanced");
+  EXPECT_EQ(p.provenance.confirmation, "A/B 3 rounds: confirmed");
+  ASSERT_EQ(p.failed.size(), 1u);
+  EXPECT_EQ(p.failed[0].outcome, TrialOutcome::wrong_data);
+  EXPECT_EQ(p.notes, std::vector<std::string>{"a note"});
+}
+
+TEST(ProfileBuilder, EachCollectiveKeepsItsOwnPointsChoicesAndScore) {
+  StrategyOptions strategy;
+  strategy.guards = {"alltoall"};
+  RunFacts run;
+  run.peaks["all_reduce"] = LineRate{400.0, std::string("network"), std::nullopt};
+  LineRate unknown;
+  unknown.unknown_reason = "no GPU found";
+  run.peaks["alltoall"] = unknown;
+  const Profile p = build_profile(two_dgx_nodes(), two_collectives(), strategy, run);
+  ASSERT_EQ(p.collectives.size(), 2u);
+  const CollectiveProfile& ar = p.collectives.at("all_reduce");
+  EXPECT_FALSE(ar.guard);
+  EXPECT_EQ(ar.measured.min_bytes, 1024u);
+  EXPECT_EQ(ar.measured.max_bytes, 1048576u);
+  EXPECT_EQ(ar.results.sizes, (std::vector<std::uint64_t>{1024, 1048576}));
+  EXPECT_EQ(ar.results.tuned, (std::vector<double>{1.0, 121.0}));
+  EXPECT_NEAR(ar.results.speedup_geomean, 1.1, 1e-9);  // sqrt(1 x 1.21)
+  EXPECT_DOUBLE_EQ(ar.results.worst_size_ratio, 1.0);
+  ASSERT_EQ(ar.per_size.size(), 2u);
+  EXPECT_EQ(ar.per_size[0].algo + "/" + ar.per_size[0].proto, "Tree/LL");
+  EXPECT_EQ(ar.per_size[0].min_bytes, 0u);  // ranges cover every size up to the largest measured
+  EXPECT_EQ(ar.per_size[1].min_bytes, 1048576u);
+  EXPECT_EQ(ar.per_size[1].max_bytes, 1048576u);
+  EXPECT_EQ(ar.results.peak_busbw_gbps, 400.0);
+  EXPECT_EQ(ar.results.peak_bottleneck, "network");
+
+  const CollectiveProfile& guard = p.collectives.at("alltoall");
+  EXPECT_TRUE(guard.guard);
+  EXPECT_TRUE(guard.per_size.empty());
+  EXPECT_EQ(guard.results.baseline, (std::vector<double>{2.0, 50.0}));
+  EXPECT_FALSE(guard.results.peak_busbw_gbps);
+  EXPECT_EQ(guard.results.peak_bottleneck, "unknown: no GPU found");
+}
+
+TEST(ProfileBuilder, CollectiveResultSplitsThePointsInTheirOrder) {
+  const StrategyResult whole = two_collectives();
+  EXPECT_EQ(result_collectives(whole), (std::vector<std::string>{"all_reduce", "alltoall"}));
+  const StrategyResult alltoall = collective_result(whole, "alltoall");
+  EXPECT_EQ(alltoall.sizes, (std::vector<std::uint64_t>{1024, 1048576}));
+  EXPECT_EQ(alltoall.tuned_busbw, (std::vector<double>{2.0, 50.0}));
+  EXPECT_TRUE(alltoall.per_size.empty());
+  EXPECT_EQ(alltoall.env, whole.env);
+}
+
+}  // namespace
+}  // namespace nccltune

@@ -1,0 +1,50 @@
+#include "nccl_log/nccl_account.h"
+
+#include <fmt/format.h>
+
+#include "nccl_log/nccl_log_verdicts.h"
+#include "nccl_log/nccl_observation.h"
+#include "profile/nccl_names.h"
+
+namespace nccltune {
+
+NcclInfoLog NcclAccount::add(const Env& env, const std::vector<std::string>& rank_logs,
+                             std::string_view trial) {
+  NcclInfoLogReader& reader = logs[env];
+  NcclInfoLogReader this_trial;
+  for (std::size_t rank = 0; rank < rank_logs.size(); ++rank) {
+    const std::string source = fmt::format("{} rank {}", trial, rank);
+    reader.add(rank_logs[rank], source);
+    this_trial.add(rank_logs[rank], source);
+  }
+  return this_trial.result();
+}
+
+NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
+  NcclObserved observed;
+  std::optional<NcclInfoLog> jobs_log;
+  const auto read = [&](const Env& env) -> std::optional<NcclObservation> {
+    const auto it = account.logs.find(env);
+    if (it == account.logs.end()) return std::nullopt;
+    NcclInfoLog log = it->second.result();
+    if (log.nccl_lines == 0) return std::nullopt;
+    jobs_log = std::move(log);
+    return observation_from_log(*jobs_log);
+  };
+  observed.defaults = read(Env{});
+  if (!profile.env.empty()) observed.shipped = read(profile.env);
+  if (!jobs_log) return observed;
+  std::vector<LogVerdict> verdicts = explain_nccl_log(*jobs_log, account.node ? &*account.node : nullptr);
+  std::erase_if(verdicts, [](const LogVerdict& v) { return v.check == "env"; });
+  observed.verdicts = observed_verdicts(verdicts);
+  for (const auto& [op, collective] : profile.collectives) {
+    const std::optional<std::string_view> logged = nccl_log_op_name(op);
+    if (!logged || collective.guard) continue;
+    for (ChoiceContradiction& c : choice_contradictions(*jobs_observation(observed), *logged,
+                                                        collective.per_size, collective.measured))
+      observed.contradictions.push_back(std::move(c));
+  }
+  return observed;
+}
+
+}  // namespace nccltune

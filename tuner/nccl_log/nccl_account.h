@@ -1,0 +1,33 @@
+// NCCL's own account of a tune run: every rank's log text of the trials that showed it, by the env
+// they ran under (the defaults' is the empty env), and the node explain's verdicts compare it
+// with; and what the profile keeps of it (profile/nccl_observed.h).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/nccl_info_log.h"
+#include "profile/nccl_observed.h"
+#include "profile/profile.h"
+#include "topology/node_topology.h"
+
+namespace nccltune {
+
+struct NcclAccount {
+  std::map<Env, NcclInfoLogReader> logs;
+  std::optional<NodeTopology> node;
+
+  // Adds one trial's logs (one text per rank); returns what they say of that trial alone.
+  NcclInfoLog add(const Env& env, const std::vector<std::string>& rank_logs, std::string_view trial);
+};
+
+// What NCCL's log said under the defaults and under the env `profile` ships, explain's verdicts on
+// the latter (without the "forced settings" ones: the shipped NCCL_ALGO / NCCL_PROTO are tune's
+// own choice), and where NCCL's own choice there is not per_size's. A log without a line of
+// NCCL's (NCCL printed nothing, or the trials came from the journal) records nothing.
+NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile);
+
+}  // namespace nccltune

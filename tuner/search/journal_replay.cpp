@@ -1,0 +1,68 @@
+#include "search/journal_replay.h"
+
+#include <memory>
+
+namespace nccltune {
+
+namespace {
+
+JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
+  JournalEntry e;
+  e.node_type_key = scope.node_type_key;
+  e.nccl_version = scope.nccl_version;
+  e.env = r.env;
+  e.phase = r.phase;
+  e.iterations = r.iterations;
+  e.warmup = r.warmup;
+  e.sizes = grid_sizes(r.grid);
+  e.collectives = r.collectives;
+  e.repeat = r.repeat;
+  return e;
+}
+
+TrialMeasurement from_journal(const JournalEntry& e) {
+  TrialMeasurement m;
+  m.cached = true;
+  m.outcome = e.outcome;
+  m.reason = e.reason;
+  m.ops = journal_points(e, m.sizes);
+  m.time_us = e.time_us;
+  m.busbw = e.busbw;
+  m.duration_s = e.duration_s;
+  return m;
+}
+
+}  // namespace
+
+std::map<std::string, JournalEntry> resumable_trials(const std::vector<JournalEntry>& entries,
+                                                     const JournalScope& scope) {
+  std::map<std::string, JournalEntry> cache;
+  for (const auto& e : entries)
+    if (e.node_type_key == scope.node_type_key && e.nccl_version == scope.nccl_version)
+      cache[journal_key(e)] = e;
+  return cache;
+}
+
+TrialExecutor journaled_executor(Journal& journal, JournalScope scope,
+                                 std::map<std::string, JournalEntry> cache, TrialExecutor measure,
+                                 std::function<bool(const TrialRequest&)> measure_again,
+                                 std::function<void(const std::string&)> warn) {
+  auto held = std::make_shared<const std::map<std::string, JournalEntry>>(std::move(cache));
+  return [&journal, scope = std::move(scope), held, measure = std::move(measure),
+          measure_again = std::move(measure_again), warn = std::move(warn)](const TrialRequest& request) {
+    JournalEntry e = entry_for(request, scope);
+    if (auto it = held->find(journal_key(e)); it != held->end() && !measure_again(request))
+      return from_journal(it->second);
+    TrialMeasurement m = measure(request);
+    e.outcome = m.outcome;
+    e.reason = m.reason;
+    e.point_bytes = m.sizes;
+    e.time_us = m.time_us;
+    e.busbw = m.busbw;
+    e.duration_s = m.duration_s;
+    if (Status appended = journal.append(e); !appended) warn(appended.error());
+    return m;
+  };
+}
+
+}  // namespace nccltune

@@ -1,0 +1,96 @@
+#include "tune_profile/profile_builder.h"
+
+#include <algorithm>
+
+#include "profile/size_ranges.h"
+#include "search/objective.h"
+
+namespace nccltune {
+
+StrategyResult collective_result(const StrategyResult& r, const std::string& op) {
+  StrategyResult out;
+  out.env = r.env;
+  out.keep_defaults = r.keep_defaults;
+  for (std::size_t i = 0; i < r.ops.size() && i < r.sizes.size(); ++i) {
+    if (r.ops[i] != op) continue;
+    out.ops.push_back(op);
+    out.sizes.push_back(r.sizes[i]);
+    if (i < r.baseline_busbw.size()) out.baseline_busbw.push_back(r.baseline_busbw[i]);
+    if (i < r.tuned_busbw.size()) out.tuned_busbw.push_back(r.tuned_busbw[i]);
+  }
+  if (const auto it = r.per_size.find(op); it != r.per_size.end()) out.per_size[op] = it->second;
+  return out;
+}
+
+std::vector<std::string> result_collectives(const StrategyResult& r) {
+  std::vector<std::string> ops;
+  for (const std::string& op : r.ops)
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  return ops;
+}
+
+namespace {
+
+// One collective's part of the profile: its points of the confirmation, scored on their own.
+CollectiveProfile collective_profile(const StrategyResult& whole, const std::string& op,
+                                     const StrategyOptions& strategy, const LineRate& peak) {
+  const StrategyResult r = collective_result(whole, op);
+  CollectiveProfile c;
+  c.guard = std::find(strategy.guards.begin(), strategy.guards.end(), op) != strategy.guards.end();
+  if (const auto it = r.per_size.find(op); it != r.per_size.end()) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& choice : it->second) sizes.push_back(choice.min_bytes);
+    c.per_size = size_ranges(sizes, it->second);
+  }
+  if (!r.sizes.empty()) c.measured = {r.sizes.front(), r.sizes.back()};
+  c.results.sizes = r.sizes;
+  c.results.baseline = r.baseline_busbw;
+  c.results.tuned = r.tuned_busbw;
+  const Score s = score(strategy.objective, std::vector<std::size_t>(r.sizes.begin(), r.sizes.end()),
+                        r.baseline_busbw, r.tuned_busbw, strategy.tolerance);
+  c.results.speedup_geomean = s.value;
+  c.results.worst_size_ratio = s.worst_ratio;
+  c.results.peak_busbw_gbps = peak.gbps;
+  c.results.peak_bottleneck =
+      peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
+  return c;
+}
+
+}  // namespace
+
+Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const StrategyOptions& strategy,
+                      const RunFacts& run) {
+  Profile p;
+  p.shape.node_type_key = shape.node_type_key;
+  p.shape.nodes = shape.nodes;
+  p.shape.gpus_per_node = shape.node.gpus;
+  p.shape.ranks = shape.nodes * shape.node.gpus;
+  p.shape.gpu = shape.node.gpu;
+  p.shape.nvswitch = shape.node.nvswitch.value_or(false);
+  p.shape.nics_per_node = shape.node.nics.value_or(0);
+  p.shape.nic = shape.node.nic;
+  p.shape.gpu_nic_affinity = shape.node.gpu_nic_affinity;
+  p.shape.nccl_version = shape.node.nccl_version;
+  p.shape.cuda_driver = shape.node.cuda_driver;
+  p.env = r.env;
+  p.keep_defaults = r.keep_defaults;
+  for (const std::string& op : result_collectives(r)) {
+    const auto peak = run.peaks.find(op);
+    p.collectives[op] =
+        collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
+  }
+  p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
+  p.provenance.date = run.date;
+  p.provenance.trials = r.trials;
+  p.provenance.failed_trials = r.failed_trials;
+  p.provenance.duration_s = run.duration_s;
+  p.provenance.objective = std::string(to_string(strategy.objective));
+  p.provenance.hosts = shape.nodes;
+  p.provenance.noise_floor = r.noise;
+  p.provenance.confirmation = r.confirmation;
+  p.failed = r.failed;
+  p.notes = r.notes;
+  return p;
+}
+
+}  // namespace nccltune
