@@ -51,5 +51,6 @@ function(nccltune_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/tuner)
   target_link_libraries(${name} ${ARGN})
   target_link_libraries(${name} PRIVATE nccltune_warnings)
+  target_compile_options(${name} PRIVATE ${NCCLTUNE_FUZZ_LIBRARY_FLAGS})  # cmake/Fuzzing.cmake
   set_property(GLOBAL APPEND PROPERTY NCCLTUNE_FOLDER_TARGETS ${name})
 endfunction()

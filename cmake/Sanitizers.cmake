@@ -3,6 +3,15 @@
 # test that hits one fails instead of printing a report nobody reads.
 set(NCCLTUNE_SANITIZE "" CACHE STRING "Sanitizers for every target, e.g. address,undefined (empty: none)")
 
+# Shared libraries normally link with --no-undefined, so a missing symbol fails the build, not a
+# job. Clang links a sanitizer's runtime into executables only: a shared library built with
+# clang's sanitizers or libFuzzer's instrumentation leaves those symbols to the executable that
+# loads it, so there the check is off.
+set(NCCLTUNE_NO_UNDEFINED -Wl,--no-undefined)
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND (NCCLTUNE_SANITIZE OR NCCLTUNE_FUZZ))
+  set(NCCLTUNE_NO_UNDEFINED "")
+endif()
+
 # The tests' environment under sanitizers: test registrations append it to ENVIRONMENT. The
 # suppressions (tests/sanitizers/) are for the system libraries we cannot fix (Open MPI, hwloc).
 # NCCLTUNE_SANITIZE also tells the test scripts which checks cannot hold here (they exit 77).

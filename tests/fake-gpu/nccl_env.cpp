@@ -56,7 +56,9 @@ std::string normalized_value(std::string_view variable, std::string_view value) 
 }
 
 bool holds(const Condition& condition, const NcclEnv& env) {
-  for (const auto& [variable, accepted] : condition) {
+  for (const auto& entry : condition) {
+    const std::string& variable = entry.first;  // named, not bound: clang 14 cannot capture a binding
+    const auto& accepted = entry.second;
     const auto set = env.find(variable);
     const bool matches =
         std::any_of(accepted.begin(), accepted.end(), [&](const std::optional<std::string>& expected) {
