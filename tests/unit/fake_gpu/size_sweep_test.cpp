@@ -137,6 +137,31 @@ TEST(SizeSweep, WithoutCheckWrongIsUnknown) {
   EXPECT_GT(sweep->front().out_of_place_us, 0);
 }
 
+// Sizes round down to whole elements: 2..7 bytes of bfloat16 are 2, 2, 4, 4, 6, 6 bytes, each
+// measured once, so a profile's sizes ascend (tiny sizes on many ranks do this for all_gather).
+TEST(SizeSweep, SizesThatRoundToTheSameBytesAreMeasuredOnce) {
+  setenv("NCCLTUNE_FAKE_MODEL", kExactModel.c_str(), 1);
+  Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
+  Result<NcclLibrary> nccl = NcclLibrary::load(NCCLTUNE_FAKENCCL);
+  ASSERT_TRUE(cuda.ok() && nccl.ok());
+  Result<CudaContext> device = cuda->use_device(0);
+  Result<CudaStream> stream = cuda->create_stream();
+  Result<NcclComm> comm = nccl->init_rank(1, *nccl->unique_id(), 0);
+  ASSERT_TRUE(device.ok() && stream.ok() && comm.ok());
+  SweepOptions options;
+  options.min_bytes = 2;
+  options.max_bytes = 7;
+  options.step_factor = 1;
+  options.step_bytes = 1;
+  options.type = DataType::bfloat16;
+  Result<std::vector<SizeMeasurement>> sweep =
+      run_size_sweep({*cuda, *nccl, *comm, *stream, 0, 1}, *find_collective("all_reduce"), options);
+  ASSERT_TRUE(sweep.ok()) << sweep.error();
+  std::vector<std::size_t> bytes;
+  for (const SizeMeasurement& row : *sweep) bytes.push_back(row.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{2, 4, 6}));
+}
+
 TEST(SizeSweep, ReportsTheFailingCollectiveAndSize) {
   setenv("NCCLTUNE_FAKE_MODEL", kExactModel.c_str(), 1);
   Result<CudaDriver> cuda = CudaDriver::load(NCCLTUNE_FAKECUDA);
