@@ -120,8 +120,10 @@ std::map<std::string, AlgoModel> parse_algos(const YAML::Node& node, const std::
   return algos;
 }
 
+// `algos`, when given, must hold every pair named (nullptr: only the names are checked, and the
+// resolved models are checked later).
 std::vector<DefaultChoice> parse_defaults(const YAML::Node& node, const std::string& path,
-                                          const std::map<std::string, AlgoModel>& algos) {
+                                          const std::map<std::string, AlgoModel>* algos) {
   yaml_expect_list(node, path);
   std::vector<DefaultChoice> defaults;
   for (std::size_t i = 0; i < node.size(); ++i) {
@@ -134,9 +136,9 @@ std::vector<DefaultChoice> parse_defaults(const YAML::Node& node, const std::str
     const std::string proto = yaml_text(required(node[i], at, "proto"), yaml_child(at, "proto"));
     const std::optional<std::string> known_algo = canonical(algo, kNcclAlgorithms);
     const std::optional<std::string> known_proto = canonical(proto, kNcclProtocols);
-    if (!known_algo || !algos.contains(*known_algo))
+    if (!known_algo || (algos && !algos->contains(*known_algo)))
       fail(node[i]["algo"], yaml_child(at, "algo"), algo + " is not in 'algos'");
-    if (!known_proto || !algos.at(*known_algo).protos.contains(*known_proto))
+    if (!known_proto || (algos && !algos->at(*known_algo).protos.contains(*known_proto)))
       fail(node[i]["proto"], yaml_child(at, "proto"), *known_algo + " has no " + proto + " in 'algos'");
     choice.algo = *known_algo;
     choice.proto = *known_proto;
@@ -247,20 +249,30 @@ NcclLogModel parse_nccl_log(const YAML::Node& node, const std::string& path) {
   return log;
 }
 
-// Checks that `defaults` only name pairs `algos` has (an op that replaces `algos` but keeps the
-// top-level `default`).
-void check_defaults_exist(const YAML::Node& node, const std::string& path,
-                          const std::vector<DefaultChoice>& defaults,
-                          const std::map<std::string, AlgoModel>& algos) {
-  for (const DefaultChoice& choice : defaults)
-    if (!algos.contains(choice.algo) || !algos.at(choice.algo).protos.contains(choice.proto))
-      fail(node, path,
-           "its algos lack " + choice.algo + "/" + choice.proto +
-               ", which the top-level default uses; give it a default");
+// The keys a `collectives` entry or a `nodes` entry may give instead of the top level's. Its
+// `default` must name pairs of its own `algos`, else of `algos` (the one it falls back to); whether
+// every model an op resolves to holds its default pairs is checked at the end
+// (check_resolved_models).
+CollectiveModel parse_override(const YAML::Node& c, const std::string& at,
+                               const std::map<std::string, AlgoModel>& algos) {
+  CollectiveModel keys;
+  if (c["algos"]) keys.algos = parse_algos(c["algos"], yaml_child(at, "algos"));
+  if (c["default"])
+    keys.defaults =
+        parse_defaults(c["default"], yaml_child(at, "default"), keys.algos ? &*keys.algos : &algos);
+  if (c["channels"]) {
+    FakeModel channels;
+    parse_channels(c["channels"], yaml_child(at, "channels"), channels);
+    keys.default_channels = channels.default_channels;
+    keys.channel_scale = channels.channel_scale;
+  }
+  if (c["effects"]) keys.effects = parse_effects(c["effects"], yaml_child(at, "effects"));
+  if (c["faults"]) keys.faults = parse_faults(c["faults"], yaml_child(at, "faults"));
+  return keys;
 }
 
 std::map<std::string, CollectiveModel> parse_collectives(const YAML::Node& node, const std::string& path,
-                                                         const FakeModel& model) {
+                                                         const std::map<std::string, AlgoModel>& algos) {
   yaml_expect_map(node, path);
   yaml_check_keys(node, path,
                   {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"});
@@ -268,32 +280,69 @@ std::map<std::string, CollectiveModel> parse_collectives(const YAML::Node& node,
   for (const auto& entry : node) {
     const std::string op = entry.first.Scalar();
     const std::string at = yaml_child(path, op);
-    const YAML::Node c = entry.second;
-    yaml_expect_map(c, at);
-    yaml_check_keys(c, at, {"default", "algos", "channels", "effects", "faults"});
-    CollectiveModel& collective = collectives[op];
-    if (c["algos"]) collective.algos = parse_algos(c["algos"], yaml_child(at, "algos"));
-    const auto& algos = collective.algos ? *collective.algos : model.algos;
-    if (c["default"])
-      collective.defaults = parse_defaults(c["default"], yaml_child(at, "default"), algos);
-    else if (collective.algos)
-      check_defaults_exist(c["algos"], yaml_child(at, "algos"), model.defaults, algos);
-    if (c["channels"]) {
-      FakeModel channels;
-      parse_channels(c["channels"], yaml_child(at, "channels"), channels);
-      collective.default_channels = channels.default_channels;
-      collective.channel_scale = channels.channel_scale;
-    }
-    if (c["effects"]) collective.effects = parse_effects(c["effects"], yaml_child(at, "effects"));
-    if (c["faults"]) collective.faults = parse_faults(c["faults"], yaml_child(at, "faults"));
+    yaml_expect_map(entry.second, at);
+    yaml_check_keys(entry.second, at, {"default", "algos", "channels", "effects", "faults"});
+    collectives[op] = parse_override(entry.second, at, algos);
   }
   return collectives;
+}
+
+std::vector<NodeCountModel> parse_nodes(const YAML::Node& node, const std::string& path,
+                                        const std::map<std::string, AlgoModel>& top_algos) {
+  yaml_expect_list(node, path);
+  std::vector<NodeCountModel> entries;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string at = yaml_item(path, i);
+    yaml_expect_map(node[i], at);
+    yaml_check_keys(node[i], at,
+                    {"min_nodes", "default", "algos", "channels", "effects", "faults", "collectives"});
+    NodeCountModel entry;
+    entry.min_nodes = small_integer(required(node[i], at, "min_nodes"), yaml_child(at, "min_nodes"), 1);
+    for (const NodeCountModel& before : entries)
+      if (before.min_nodes == entry.min_nodes)
+        fail(node[i]["min_nodes"], yaml_child(at, "min_nodes"),
+             std::to_string(entry.min_nodes) + " is given twice");
+    entry.keys = parse_override(node[i], at, top_algos);
+    if (node[i]["collectives"])
+      entry.collectives = parse_collectives(node[i]["collectives"], yaml_child(at, "collectives"),
+                                            entry.keys.algos ? *entry.keys.algos : top_algos);
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const NodeCountModel& a, const NodeCountModel& b) { return a.min_nodes < b.min_nodes; });
+  return entries;
+}
+
+// Every model an op can run under holds the pairs of its default table: an entry that replaces
+// `algos` must keep the pairs of the `default` that applies with it, or give its own.
+void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
+  std::vector<int> counts{1};
+  for (const NodeCountModel& entry : model.nodes) counts.push_back(entry.min_nodes);
+  for (const int nodes : counts) {
+    for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"}) {
+      const FakeModel resolved = model_for_collective(model, op, nodes);
+      for (const DefaultChoice& choice : resolved.defaults) {
+        const auto algo = resolved.algos.find(choice.algo);
+        if (algo != resolved.algos.end() && algo->second.protos.contains(choice.proto)) continue;
+        const std::string pair = choice.algo + "/" + choice.proto;
+        if (nodes == 1 && (model.nodes.empty() || model.nodes.front().min_nodes > 1)) {
+          YAML::Node where = root["collectives"];
+          if (where && where[op] && where[op]["algos"]) where = where[op]["algos"];
+          fail(where ? where : root, yaml_child(yaml_child("collectives", op), "algos"),
+               "its algos lack " + pair + ", which the top-level default uses; give it a default");
+        }
+        fail(root["nodes"], "nodes",
+             std::string(op) + " on " + std::to_string(nodes) + " node(s) runs a default of " + pair +
+                 " that its algos lack; give that entry its own default");
+      }
+    }
+  }
 }
 
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
-                   "effects", "faults", "noise", "nccl_log", "collectives"});
+                   "effects", "faults", "noise", "nccl_log", "collectives", "nodes"});
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
   if (schema != kModelSchema)
@@ -303,13 +352,16 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["device_count"]) model.device_count = small_integer(root["device_count"], "device_count", 1);
   if (root["nccl_version"]) model.nccl_version = small_integer(root["nccl_version"], "nccl_version", 1);
   model.algos = parse_algos(required(root, "", "algos"), "algos");
-  if (root["default"]) model.defaults = parse_defaults(root["default"], "default", model.algos);
+  if (root["default"]) model.defaults = parse_defaults(root["default"], "default", &model.algos);
   if (root["channels"]) parse_channels(root["channels"], "channels", model);
   if (root["effects"]) model.effects = parse_effects(root["effects"], "effects");
   if (root["faults"]) model.faults = parse_faults(root["faults"], "faults");
   if (root["noise"]) model.noise = parse_noise(root["noise"], "noise");
   if (root["nccl_log"]) model.nccl_log = parse_nccl_log(root["nccl_log"], "nccl_log");
-  if (root["collectives"]) model.collectives = parse_collectives(root["collectives"], "collectives", model);
+  if (root["collectives"])
+    model.collectives = parse_collectives(root["collectives"], "collectives", model.algos);
+  if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos);
+  check_resolved_models(root, model);
   return model;
 }
 
@@ -343,18 +395,47 @@ std::optional<std::string> canonical_proto(std::string_view name) {
   return canonical(name, kNcclProtocols);
 }
 
-FakeModel model_for_collective(const FakeModel& model, std::string_view op) {
+namespace {
+
+void apply(FakeModel& out, const CollectiveModel& keys) {
+  if (keys.defaults) out.defaults = *keys.defaults;
+  if (keys.algos) out.algos = *keys.algos;
+  if (keys.default_channels) out.default_channels = *keys.default_channels;
+  if (keys.channel_scale) out.channel_scale = *keys.channel_scale;
+  if (keys.effects) out.effects = *keys.effects;
+  if (keys.faults) out.faults = *keys.faults;
+}
+
+// Later keys win: `over` given in an entry replaces `under`'s.
+CollectiveModel merged(CollectiveModel under, const CollectiveModel& over) {
+  if (over.defaults) under.defaults = over.defaults;
+  if (over.algos) under.algos = over.algos;
+  if (over.default_channels) under.default_channels = over.default_channels;
+  if (over.channel_scale) under.channel_scale = over.channel_scale;
+  if (over.effects) under.effects = over.effects;
+  if (over.faults) under.faults = over.faults;
+  return under;
+}
+
+}  // namespace
+
+FakeModel model_for_nodes(const FakeModel& model, int nodes) {
   FakeModel out = model;
+  out.nodes.clear();
+  const NodeCountModel* entry = nullptr;
+  for (const NodeCountModel& candidate : model.nodes)
+    if (candidate.min_nodes <= nodes) entry = &candidate;
+  if (!entry) return out;
+  apply(out, entry->keys);
+  for (const auto& [op, keys] : entry->collectives) out.collectives[op] = merged(out.collectives[op], keys);
+  return out;
+}
+
+FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes) {
+  FakeModel out = model_for_nodes(model, nodes);
+  const auto it = out.collectives.find(std::string(op));
+  if (it != out.collectives.end()) apply(out, it->second);
   out.collectives.clear();
-  const auto it = model.collectives.find(std::string(op));
-  if (it == model.collectives.end()) return out;
-  const CollectiveModel& c = it->second;
-  if (c.defaults) out.defaults = *c.defaults;
-  if (c.algos) out.algos = *c.algos;
-  if (c.default_channels) out.default_channels = *c.default_channels;
-  if (c.channel_scale) out.channel_scale = *c.channel_scale;
-  if (c.effects) out.effects = *c.effects;
-  if (c.faults) out.faults = *c.faults;
   return out;
 }
 

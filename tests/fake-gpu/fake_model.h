@@ -93,6 +93,15 @@ struct CollectiveModel {
   std::optional<std::vector<Fault>> faults;
 };
 
+// `nodes[i]`: for communicators of at least `min_nodes` nodes (counted from their ranks' hosts, as
+// NCCL counts them), any of the top-level keys default, algos, channels, effects and faults, and
+// `collectives` per op. The entry with the largest min_nodes at or below the count applies.
+struct NodeCountModel {
+  int min_nodes = 1;
+  CollectiveModel keys;
+  std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
+};
+
 struct FakeModel {
   std::string file;                               // where it was read from, for messages
   std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
@@ -107,11 +116,17 @@ struct FakeModel {
   Noise noise;
   NcclLogModel nccl_log;
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
+  std::vector<NodeCountModel> nodes;                   // by min_nodes, ascending
 };
 
-// The model `op` runs under: the top level with that op's `collectives` entry in place of the keys
-// it gives (the result has no `collectives`). An op without an entry gets the top level.
-FakeModel model_for_collective(const FakeModel& model, std::string_view op);
+// The model of a communicator of `nodes` nodes: `nodes[k]`'s keys over the top level's, and each
+// collective's entry with `nodes[k].collectives[op]`'s keys over it. The result has no `nodes`.
+FakeModel model_for_nodes(const FakeModel& model, int nodes);
+
+// The model `op` runs under on a communicator of `nodes` nodes: each key resolved on its own, the
+// most specific first: nodes[k].collectives[op] > collectives[op] > nodes[k] > the top level. The
+// result has no `collectives` or `nodes`.
+FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes = 1);
 
 // NCCL's algorithm and protocol names ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
 // "NVLSTree", "PAT"; "LL", "LL128", "Simple"), matched case-insensitively.

@@ -389,6 +389,25 @@ FAKE_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id) {
   return ncclSuccess;
 }
 
+// The rank and size of the job that started this process, as the launcher says (Open MPI,
+// Slurm), for NCCLTUNE_EMULATE_NODES: a worker inherits its MPI rank's environment. A process no
+// launcher started (the tests' forked ranks) is its own job: the communicator's rank and size.
+std::pair<int, int> launcher_rank(int comm_rank, int comm_size) {
+  const auto number = [](const char* name) -> int {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') return -1;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    return *end == '\0' && value >= 0 && value < (1 << 24) ? static_cast<int>(value) : -1;
+  };
+  for (const auto& [rank_var, size_var] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                           std::pair{"SLURM_PROCID", "SLURM_NTASKS"}}) {
+    const int rank = number(rank_var), size = number(size_var);
+    if (rank >= 0 && size > rank) return {rank, size};
+  }
+  return {comm_rank, comm_size};
+}
+
 FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id, int rank) {
   if (comm == nullptr || nranks < 1 || rank < 0 || rank >= nranks) return ncclInvalidArgument;
   *comm = nullptr;
@@ -413,26 +432,8 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     return ncclInvalidUsage;
   }
   const nccltune::fake::NcclEnv env = nccltune::fake::read_nccl_env(environ);
-  Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(*model, env, rank, nranks);
-  if (!behaviour) {
-    say(who + behaviour.error());
-    return ncclInvalidUsage;
-  }
-  if (behaviour->has(FaultKind::init_error)) {
-    say(who + "init_error fault: failing");
-    return ncclSystemError;
-  }
-  // Each collective runs under its own entry and sees its own scoped NCCL_ALGO / NCCL_PROTO.
-  std::map<std::string, OpModel> ops;
-  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
-    FakeModel op_model = nccltune::fake::model_for_collective(*model, op);
-    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op);
-    if (!op_behaviour) {
-      say(who + op + ": " + op_behaviour.error());
-      return ncclInvalidUsage;
-    }
-    ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
-  }
+  // NCCL counts nodes by host: every rank's host, then this rank's place among them. A
+  // communicator split off a job gets its own count, whatever its ranks' numbers.
   Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
   if (!shared) {
     say(who + shared.error());
@@ -440,13 +441,37 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   }
   char hostname[256] = {};
   gethostname(hostname, sizeof hostname - 1);
-  const nccltune::fake::RankPlace place =
-      nccltune::fake::rank_place(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), rank, nranks);
+  const auto [world_rank, world_size] = launcher_rank(rank, nranks);
+  Result<std::vector<std::string>> hosts = shared->all_texts(
+      nccltune::fake::process_host(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), world_rank, world_size));
+  if (!hosts) {
+    say(who + hosts.error());
+    return ncclSystemError;
+  }
+  const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, rank);
+  // The model of this node count (its `nodes` entry), and each collective's own entry within it.
+  const auto failed_init = [&](const std::string& why, ncclResult_t result) {
+    say(who + why);
+    shared->mark_failed();
+    return result;
+  };
+  FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes);
+  Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
+      nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks);
+  if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);
+  if (behaviour->has(FaultKind::init_error)) return failed_init("init_error fault: failing", ncclSystemError);
+  std::map<std::string, OpModel> ops;
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
+    FakeModel op_model = nccltune::fake::model_for_collective(node_model, op);
+    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op);
+    if (!op_behaviour) return failed_init(std::string(op) + ": " + op_behaviour.error(), ncclInvalidUsage);
+    ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
+  }
   DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
-  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(*model, env, *behaviour, place))
+  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place))
     log.info(line.subsystems, line.message);
-  *comm = new ncclComm(std::move(*model), std::move(*behaviour), std::move(ops), std::move(*shared), *hooks,
-                       std::move(log));
+  *comm = new ncclComm(std::move(node_model), std::move(*behaviour), std::move(ops), std::move(*shared),
+                       *hooks, std::move(log));
   return ncclSuccess;
 }
 

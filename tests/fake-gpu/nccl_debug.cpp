@@ -139,21 +139,33 @@ std::string debug_file_name(std::string_view pattern, std::string_view host, lon
   return out;
 }
 
-RankPlace rank_place(std::string_view hostname, const char* emulate_nodes, int rank, int nranks) {
+std::string process_host(std::string_view hostname, const char* emulate_nodes, int world_rank,
+                         int world_size) {
   std::string host(hostname.substr(0, hostname.find('.')));  // NCCL prints the name to the first '.'
   if (host.empty()) host = "localhost";
-  int nodes = 1;
-  if (emulate_nodes != nullptr) {
-    char* end = nullptr;
-    const long n = std::strtol(emulate_nodes, &end, 10);
-    if (end != emulate_nodes && *end == '\0' && n > 1 && n <= nranks && nranks % n == 0)
-      nodes = static_cast<int>(n);
-  }
+  if (emulate_nodes == nullptr || world_size < 1 || world_rank < 0 || world_rank >= world_size) return host;
+  char* end = nullptr;
+  const long nodes = std::strtol(emulate_nodes, &end, 10);
+  if (end == emulate_nodes || *end != '\0' || nodes < 2 || nodes > world_size || world_size % nodes != 0)
+    return host;
+  return host + "-node" + std::to_string(world_rank / (world_size / static_cast<int>(nodes)));
+}
+
+RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank) {
   RankPlace place;
-  place.nodes = nodes;
-  place.local_ranks = nranks / nodes;
-  place.local_rank = rank % place.local_ranks;
-  place.host = nodes > 1 ? host + "-node" + std::to_string(rank / place.local_ranks) : host;
+  place.host = host_of_rank.at(static_cast<std::size_t>(rank));
+  std::vector<std::string> hosts;  // in order of first appearance
+  for (const std::string& host : host_of_rank)
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  place.nodes = static_cast<int>(hosts.size());
+  place.node = static_cast<int>(std::find(hosts.begin(), hosts.end(), place.host) - hosts.begin());
+  place.local_ranks = 0;
+  place.local_rank = 0;
+  for (std::size_t r = 0; r < host_of_rank.size(); ++r) {
+    if (host_of_rank[r] != place.host) continue;
+    if (static_cast<int>(r) < rank) ++place.local_rank;
+    ++place.local_ranks;
+  }
   return place;
 }
 

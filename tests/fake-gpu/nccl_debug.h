@@ -56,18 +56,25 @@ DebugSettings debug_settings(const NcclEnv& env);
 // "%x" is kept as written.
 std::string debug_file_name(std::string_view pattern, std::string_view host, long pid);
 
-// Where one rank sits: the host it reports (emulated nodes get "<host>-node<k>", so that each
-// emulated node's lines read as another host's), its node, and its place on the node.
+// The host this process reports, to the first '.' as NCCL prints it. NCCLTUNE_EMULATE_NODES=N
+// (as tune reads it) gives each process of a job of `world_size` ranks the host
+// "<host>-node<k>", k = world_rank / (world_size / N): the launcher's consecutive equal blocks, so
+// a worker started by rank r of mpirun or srun sits on r's node. Anything else, or a count that
+// does not divide world_size, is the host itself.
+std::string process_host(std::string_view hostname, const char* emulate_nodes, int world_rank,
+                         int world_size);
+
+// Where one rank of a communicator sits, from every rank's host as NCCL counts nodes (by host,
+// never by rank number): the number of nodes, this rank's node (in order of first appearance),
+// and its place among the ranks of its host.
 struct RankPlace {
   std::string host;
   int nodes = 1;
+  int node = 0;
   int local_ranks = 1;
   int local_rank = 0;
 };
-
-// NCCLTUNE_EMULATE_NODES=N (as tune reads it) makes consecutive blocks of nranks/N ranks N
-// nodes; anything else, or a count that does not divide nranks, is one node.
-RankPlace rank_place(std::string_view hostname, const char* emulate_nodes, int rank, int nranks);
+RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank);
 
 // One INFO line's message and the subsystems it belongs to (kSubsysAll: printed whatever the
 // mask, as NCCL prints its version).

@@ -189,6 +189,21 @@ Status SharedComm::barrier() {
   return wait_for_barrier(target, barriers_passed_ == 1 ? "to join" : "at a collective");
 }
 
+Result<std::vector<std::string>> SharedComm::all_texts(const std::string& text) {
+  const std::size_t length = std::min<std::size_t>(text.size(), 255);
+  std::byte* own = slot(rank_);
+  own[0] = static_cast<std::byte>(length);
+  std::memcpy(own + 1, text.data(), length);
+  if (Status arrived = barrier(); !arrived) return Error{arrived.error()};
+  std::vector<std::string> texts;
+  for (int r = 0; r < nranks_; ++r) {
+    const std::byte* at = slot(r);
+    texts.emplace_back(reinterpret_cast<const char*>(at + 1), static_cast<std::size_t>(at[0]));
+  }
+  if (Status read = barrier(); !read) return Error{read.error()};  // slots are free again
+  return texts;
+}
+
 Status SharedComm::wait_for_barrier(uint64_t target, const char* what) {
   std::atomic_ref<uint64_t> arrivals(header_word(kArrivalsWord));
   Backoff backoff(timeout_s_);

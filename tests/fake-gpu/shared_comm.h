@@ -62,6 +62,8 @@ class SharedComm {
 
   // Waits until every rank has arrived at the same barrier.
   Status barrier();
+  // Every rank's `text` (at most 255 bytes), in rank order: each rank calls it once, together.
+  Result<std::vector<std::string>> all_texts(const std::string& text);
   // Moves every transfer through the mailboxes, in order per peer and direction.
   Status exchange(std::vector<Transfer>& transfers);
   // Tells the peers to stop waiting for this rank.

@@ -191,8 +191,8 @@ void collect(const fake::Condition& condition, std::set<std::string>& names) {
 
 }  // namespace
 
-ModelExecutor::ModelExecutor(fake::FakeModel model, int nranks)
-    : model_(std::make_shared<const fake::FakeModel>(std::move(model))),
+ModelExecutor::ModelExecutor(const fake::FakeModel& model, int nranks, int nodes)
+    : model_(std::make_shared<const fake::FakeModel>(fake::model_for_nodes(model, nodes))),
       nranks_(nranks),
       stats_(std::make_shared<ModelExecutorStats>()) {}
 
@@ -213,8 +213,8 @@ std::function<double()> ModelExecutor::clock() const {
   return [stats = stats_] { return stats->simulated_s; };
 }
 
-TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks) {
-  return ModelExecutor(model, nranks).executor();
+TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks, int nodes) {
+  return ModelExecutor(model, nranks, nodes).executor();
 }
 
 std::optional<TrialOutcome> model_fault(const fake::FakeModel& model, const Env& env, int nranks,

@@ -48,9 +48,12 @@ struct ModelExecutorStats {
   double wall_s = 0;       // real time spent inside the executor
 };
 
+// Models with a `nodes` section are taken at the communicator's node count (fake_model.h's
+// model_for_nodes): the executor at `nodes`; the free functions below take a model already
+// resolved so (model_for_nodes), or the top level.
 class ModelExecutor {
  public:
-  ModelExecutor(fake::FakeModel model, int nranks);
+  ModelExecutor(const fake::FakeModel& model, int nranks, int nodes = 1);
 
   TrialMeasurement operator()(const TrialRequest& request) const;
   // A TrialExecutor sharing this executor's counters (copies of it share them too).
@@ -69,7 +72,7 @@ class ModelExecutor {
   std::shared_ptr<ModelExecutorStats> stats_;
 };
 
-TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks);
+TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks, int nodes = 1);
 
 // The fault outcome of `env` (nullopt when the trial would run), with the reason in `reason`.
 // A trial of several collectives faults with the worst of their faults.

@@ -30,6 +30,7 @@
 #include "collectives/size_sweep.h"
 #include "comm_model.h"
 #include "fake_model.h"
+#include "nccl_debug.h"
 #include "nccl_env.h"
 #include "test_files.h"
 
@@ -227,6 +228,79 @@ TEST(FakeGpuModel, CollectivesEntriesAreReadAsStrictlyAsTheTopLevel) {
                              "collectives: {alltoall: {algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}}\n")
           .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
       std::string::npos);
+}
+
+TEST(FakeGpuModel, NodeCountEntriesResolveEachKeyMostSpecificFirst) {
+  Result<FakeModel> model = parse_fake_model(
+      "schema: nccltune/fake-model/v1\n"
+      "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: 100}}, Tree: {LL: {lat_us: 5, busbw_gbps: 20}}}\n"
+      "default: [{algo: Ring, proto: Simple}]\n"
+      "channels: {default: 16}\n"
+      "effects: [{when: {NCCL_MIN_NCHANNELS: \"32\"}, busbw_scale: 1.1}]\n"
+      "collectives:\n"
+      "  reduce_scatter: {effects: [{when: {NCCL_MIN_NCHANNELS: \"32\"}, busbw_scale: 0.9}]}\n"
+      "nodes:\n"
+      "  - min_nodes: 8\n"
+      "    default: [{algo: Tree, proto: LL}]\n"
+      "    collectives:\n"
+      "      reduce_scatter: {channels: {default: 4}}\n"
+      "  - min_nodes: 2\n"
+      "    channels: {default: 8}\n",
+      "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  ASSERT_EQ(model->nodes.size(), 2u);
+  EXPECT_EQ(model->nodes.front().min_nodes, 2);  // sorted
+  // One node: the top level (no entry at or below 1).
+  EXPECT_EQ(model_for_collective(*model, "all_reduce", 1).default_channels, 16);
+  // 2 to 7 nodes: the entry of 2; 8 and more: the entry of 8 (its own keys), the rest from below.
+  EXPECT_EQ(model_for_collective(*model, "all_reduce", 4).default_channels, 8);
+  EXPECT_EQ(model_for_collective(*model, "all_reduce", 4).defaults.at(0).algo, "Ring");
+  EXPECT_EQ(model_for_collective(*model, "all_reduce", 64).defaults.at(0).algo, "Tree");
+  EXPECT_EQ(model_for_collective(*model, "all_reduce", 64).default_channels, 16);  // the 8 entry gives none
+  // nodes[k].collectives[op] > collectives[op] > nodes[k] > the top level, key by key.
+  const FakeModel scatter = model_for_collective(*model, "reduce_scatter", 8);
+  EXPECT_EQ(scatter.default_channels, 4);
+  EXPECT_EQ(scatter.effects.at(0).busbw_scale, 0.9);
+  EXPECT_EQ(scatter.defaults.at(0).algo, "Tree");
+  // model_for_nodes keeps each collective's entry, merged: the same answers.
+  const FakeModel at_eight = model_for_nodes(*model, 8);
+  EXPECT_TRUE(at_eight.nodes.empty());
+  EXPECT_EQ(model_for_collective(at_eight, "reduce_scatter").default_channels, 4);
+  EXPECT_EQ(model_for_collective(at_eight, "reduce_scatter").effects.at(0).busbw_scale, 0.9);
+}
+
+TEST(FakeGpuModel, NodeCountEntriesAreReadStrictly) {
+  EXPECT_EQ(parse_error(kMinimal + "nodes: [{min_nodes: 2, noise: {cv: 1}}]\n"),
+            "model.yaml:3: nodes[0]: unknown key 'noise'");
+  EXPECT_NE(parse_error(kMinimal + "nodes: [{min_nodes: 2}, {min_nodes: 2}]\n").find("is given twice"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kMinimal + "nodes: [{min_nodes: 0}]\n").find("nodes[0].min_nodes"),
+            std::string::npos);
+  // An entry that replaces algos must keep the pairs of the default that applies with it.
+  EXPECT_NE(
+      parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
+                             "nodes: [{min_nodes: 4, algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}]\n")
+          .find("on 4 node(s) runs a default of Ring/Simple that its algos lack"),
+      std::string::npos);
+}
+
+TEST(FakeGpuPlaces, NodesAreCountedFromHostsNotRankNumbers) {
+  // NCCLTUNE_EMULATE_NODES: the launcher's blocks of ranks (world rank 5 of 16 on 8 nodes: node 2).
+  EXPECT_EQ(process_host("gpu01.cluster", "8", 5, 16), "gpu01-node2");
+  EXPECT_EQ(process_host("gpu01", nullptr, 5, 16), "gpu01");
+  EXPECT_EQ(process_host("gpu01", "3", 5, 16), "gpu01");  // does not divide: one host
+  // A communicator of world ranks 4-7 (nodes 2 and 3) has 2 nodes; one of ranks 4-5, one.
+  const RankPlace split = place_in_comm({"h-node2", "h-node2", "h-node3", "h-node3"}, 2);
+  EXPECT_EQ(split.nodes, 2);
+  EXPECT_EQ(split.node, 1);
+  EXPECT_EQ(split.local_ranks, 2);
+  EXPECT_EQ(split.local_rank, 0);
+  EXPECT_EQ(place_in_comm({"h-node2", "h-node2"}, 1).nodes, 1);
+  // Unequal nodes are counted as NCCL counts them, by host.
+  const RankPlace uneven = place_in_comm({"a", "b", "a", "a"}, 3);
+  EXPECT_EQ(uneven.nodes, 2);
+  EXPECT_EQ(uneven.local_ranks, 3);
+  EXPECT_EQ(uneven.local_rank, 2);
 }
 
 TEST(FakeGpuModel, NamesAreCaseInsensitiveAndBecomeNcclsSpelling) {

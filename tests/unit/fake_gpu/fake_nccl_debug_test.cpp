@@ -36,7 +36,10 @@ std::string job_log(const FakeModel& model, const NcclEnv& env, int nranks, cons
   for (int rank = 0; rank < nranks; ++rank) {
     Result<CommModel> comm = resolve_comm_model(model, env, rank, nranks);
     EXPECT_TRUE(comm);
-    const RankPlace place = rank_place("node.example.com", emulate_nodes, rank, nranks);
+    std::vector<std::string> hosts;
+    for (int r = 0; r < nranks; ++r)
+      hosts.push_back(process_host("node.example.com", emulate_nodes, r, nranks));
+    const RankPlace place = place_in_comm(hosts, rank);
     for (const LogLine& line : init_lines(model, env, *comm, place))
       text +=
           place.host + ":100:101 [" + std::to_string(place.local_rank) + "] NCCL INFO " + line.message + "\n";
@@ -65,18 +68,23 @@ TEST(FakeNcclDebug, FileNameExpandsHostAndPid) {
 }
 
 TEST(FakeNcclDebug, EmulatedNodesAreHostsOfTheirOwn) {
-  const RankPlace one = rank_place("gpu7.cluster.local", nullptr, 3, 4);
+  const auto place = [](const char* emulate, int rank, int nranks) {
+    std::vector<std::string> hosts;
+    for (int r = 0; r < nranks; ++r) hosts.push_back(process_host("gpu7.cluster.local", emulate, r, nranks));
+    return place_in_comm(hosts, rank);
+  };
+  const RankPlace one = place(nullptr, 3, 4);
   EXPECT_EQ(one.host, "gpu7");
   EXPECT_EQ(one.nodes, 1);
   EXPECT_EQ(one.local_ranks, 4);
   EXPECT_EQ(one.local_rank, 3);
-  const RankPlace two = rank_place("gpu7", "2", 3, 4);
+  const RankPlace two = place("2", 3, 4);
   EXPECT_EQ(two.host, "gpu7-node1");
   EXPECT_EQ(two.nodes, 2);
   EXPECT_EQ(two.local_ranks, 2);
   EXPECT_EQ(two.local_rank, 1);
-  EXPECT_EQ(rank_place("gpu7", "3", 3, 4).nodes, 1) << "3 does not divide 4 ranks";
-  EXPECT_EQ(rank_place("gpu7", "x", 0, 4).nodes, 1);
+  EXPECT_EQ(place("3", 3, 4).nodes, 1) << "3 does not divide 4 ranks";
+  EXPECT_EQ(place("x", 0, 4).nodes, 1);
 }
 
 TEST(FakeNcclDebug, TuningLineIsNcclsFormat) {
