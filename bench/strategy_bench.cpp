@@ -10,6 +10,11 @@
 // Target (issue 4, README): within 1% of the grid's best objective using at most 15% of the
 // grid's trials.
 //
+// Node-count models (node-*.yaml, 2 GPUs per node): tune --node-counts 8,4,2 (search/
+// node_count_search.h) against one search at 8 nodes, and each count's env against that count's
+// own grid best. Target (README): every count within 1% of its grid's best, and the three counts
+// in at most 1 + 0.5 (3 - 1) = 2x the trials of one.
+//
 // usage: strategy_bench [--short] [--seeds N] [--models DIR] [--space FILE] [--budget S] [--max-trials N]
 //                       [--trace]   (--trace: every trial of every run, and the confirmation line)
 #include <algorithm>
@@ -18,12 +23,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dgx_shape.h"
 #include "model_executor.h"
 #include "search/default_search_space.h"
+#include "search/node_count_search.h"
 #include "search/search_space.h"
 #include "search/strategy.h"
 #include "test_files.h"
@@ -53,6 +61,18 @@ struct Row {
   std::string env;         // of the worst run
 };
 
+// The models in `dir` whose file name starts with `prefix`, sorted.
+std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir, const std::string& prefix) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".yaml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 const std::vector<std::string> kTuned{"all_reduce", "all_gather", "reduce_scatter"};
 const std::vector<std::string> kGuards{"alltoall"};
 
@@ -61,14 +81,7 @@ const std::vector<std::string> kGuards{"alltoall"};
 // against all_reduce alone for the trial count. Per collective: the worst over seeds of the
 // strategy's noiseless score (over its own sizes) divided by the grid best's.
 bool run_collectives_models(const std::filesystem::path& models_dir, const SearchSpace& space, int seeds) {
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(models_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("collectives-", 0) == 0 && entry.path().extension() == ".yaml")
-      files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = model_files(models_dir, "collectives-");
   const StrategyOptions defaults;
   const std::vector<std::uint64_t> sizes = grid_sizes(defaults.final_grid);
   std::vector<std::string> all = kTuned;
@@ -127,6 +140,86 @@ bool run_collectives_models(const std::filesystem::path& models_dir, const Searc
   return met;
 }
 
+// The node-count models: per model and count, the trials that count took, the worst objective
+// over seeds and its count's grid best; per model, all counts' trials against one count's.
+bool run_node_count_models(const std::filesystem::path& models_dir, const SearchSpace& space, int seeds) {
+  constexpr int kGpusPerNode = 2;
+  const std::vector<int> counts{8, 4, 2};
+  const std::vector<std::filesystem::path> files = model_files(models_dir, "node-");
+  const StrategyOptions defaults;
+  const std::vector<std::uint64_t> sizes = grid_sizes(defaults.final_grid);
+  const auto space_for = [&](int nodes) {
+    ShapeFacts facts = dgx_h100_facts(nodes);
+    facts.gpus_per_node = kGpusPerNode;
+    return prune(space, facts);
+  };
+  std::printf(
+      "\nnode counts: tune --node-counts 8,4,2 at %d GPUs per node; per count, its env against its own "
+      "grid best\n(noiseless, the worst run)\n\n",
+      kGpusPerNode);
+  std::printf("%-16s %6s %7s %9s %9s %7s  %s\n", "model", "nodes", "trials", "strategy", "grid best", "gap %",
+              "chosen env (worst run)");
+  bool met = true;
+  for (const auto& file : files) {
+    Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+    if (!model) {
+      std::fprintf(stderr, "strategy_bench: %s\n", model.error().c_str());
+      return false;
+    }
+    std::map<int, double> trials, worst;
+    std::map<int, std::string> worst_env;
+    double all_trials = 0, one_trials = 0;
+    for (int seed = 0; seed < seeds; ++seed) {
+      fake::FakeModel seeded = *model;
+      seeded.noise.seed = model->noise.seed + static_cast<std::uint64_t>(seed) * 1000003u;
+      const auto run = [&](const std::vector<int>& plan_counts) {
+        std::map<int, std::unique_ptr<ModelExecutor>> executors;
+        StrategyOptions options;
+        options.clock_s = [&executors] {
+          double total = 0;
+          for (const auto& [nodes, executor] : executors) total += executor->stats().simulated_s;
+          return total;
+        };
+        NodeCountPlan plan{plan_counts, space_for, [&](int nodes) {
+                             auto& executor = executors[nodes];
+                             if (!executor)
+                               executor =
+                                   std::make_unique<ModelExecutor>(seeded, kGpusPerNode * nodes, nodes);
+                             return executor->executor();
+                           }};
+        return run_node_count_plan(plan, options);
+      };
+      for (const NodeCountResult& r : run({counts.front()}))
+        one_trials += r.result.trials / static_cast<double>(seeds);
+      for (const NodeCountResult& r : run(counts)) {
+        all_trials += r.result.trials / static_cast<double>(seeds);
+        trials[r.nodes] += r.result.trials / static_cast<double>(seeds);
+        const double objective =
+            model_objective(fake::model_for_nodes(*model, r.nodes), r.result.env, kGpusPerNode * r.nodes,
+                            sizes, defaults.objective, defaults.tolerance);
+        if (!worst.count(r.nodes) || objective < worst[r.nodes]) {
+          worst[r.nodes] = objective;
+          worst_env[r.nodes] = r.result.keep_defaults ? "keep defaults" : describe_env(r.result.env);
+        }
+      }
+    }
+    for (int nodes : counts) {
+      const GridBest best = grid_best(fake::model_for_nodes(*model, nodes), space_for(nodes),
+                                      kGpusPerNode * nodes, sizes, defaults.objective, defaults.tolerance);
+      const double gap = best.objective > 0 ? 100 * (best.objective - worst[nodes]) / best.objective : 0;
+      met = met && gap <= 1.0;
+      std::printf("%-16s %6d %7.1f %9.4f %9.4f %+7.2f  %s\n",
+                  nodes == counts.front() ? file.stem().string().c_str() : "", nodes, trials[nodes],
+                  worst[nodes], best.objective, gap, worst_env[nodes].c_str());
+    }
+    const double ratio = all_trials / std::max(1.0, one_trials);
+    met = met && ratio <= 1 + 0.5 * static_cast<double>(counts.size() - 1);
+    std::printf("%-16s %6s %7.1f trials for 3 counts, %.1f for 8 nodes alone: %.2fx\n", "", "all", all_trials,
+                one_trials, ratio);
+  }
+  return met;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: strategy_bench [--short] [--seeds N] [--models DIR] [--space FILE] [--budget S] "
@@ -172,13 +265,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const SearchSpace pruned = prune(*space, dgx_h100_facts(2));
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(models_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("tune-", 0) == 0 && entry.path().extension() == ".yaml") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
+  std::vector<std::filesystem::path> files = model_files(models_dir, "tune-");
   files.push_back(models_dir / "dgx-h100.yaml");
 
   const StrategyOptions defaults;
@@ -270,5 +357,10 @@ int main(int argc, char** argv) {
       "\ncollectives target (each collective within 1%% of the grid's best, at most 1.5x the trials of "
       "all_reduce alone): %s\n",
       collectives_met ? "met on every model" : "NOT met on every model");
+  const bool node_counts_met = run_node_count_models(models_dir, *space, seeds);
+  std::printf(
+      "\nnode-count target (each count within 1%% of its grid's best, 3 counts in at most 2x the trials "
+      "of one): %s\n",
+      node_counts_met ? "met on every model" : "NOT met on every model");
   return 0;
 }

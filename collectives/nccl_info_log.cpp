@@ -146,6 +146,8 @@ class LineReader {
       : log_(log), hosts_(hosts), device_at_(device_at), choices_(choices), source_(source) {}
 
   void read(std::string_view raw, int number);
+  // Adds what another reader found (another node's ranks): as if its lines had been read here.
+  void merge(const NcclInfoLog& other);
 
  private:
   void read_body(std::string_view body, bool warn, int number);
@@ -373,6 +375,7 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
   }
   if (body.starts_with("Using network ")) {
     log_.net_plugin = std::string(trimmed(body.substr(14)));
+    log_.net_plugin_in_use = true;
     return;
   }
   if (body.starts_with("NET/Plugin: Loaded net plugin ") ||
@@ -457,6 +460,53 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
 }
 
 }  // namespace
+
+void LineReader::merge(const NcclInfoLog& other) {
+  if (!log_.nccl_version) log_.nccl_version = other.nccl_version;
+  if (!log_.cuda_version) log_.cuda_version = other.cuda_version;
+  keep_max(log_.ranks, other.ranks);
+  keep_max(log_.nodes, other.nodes);
+  keep_max(log_.local_ranks, other.local_ranks);
+  for (const std::string& host : other.hosts) add_host(host);
+  if (other.net_plugin_in_use || !log_.net_plugin) {
+    log_.net_plugin = other.net_plugin;
+    log_.net_plugin_in_use = log_.net_plugin_in_use || other.net_plugin_in_use;
+  }
+  if (!log_.connection_network) log_.connection_network = other.connection_network;
+  if (!log_.plugin_library) log_.plugin_library = other.plugin_library;
+  for (const NcclNetDevice& device : other.devices) add_device(device);
+  log_.ib_devices_listed = log_.ib_devices_listed || other.ib_devices_listed;
+  log_.ofi_lines = log_.ofi_lines || other.ofi_lines;
+  log_.net_connections += other.net_connections;
+  log_.gdr_connections += other.gdr_connections;
+  if (other.nvls_available) log_.nvls_available = log_.nvls_available.value_or(true) && *other.nvls_available;
+  keep_max(log_.nvls_channels, other.nvls_channels);
+  if (other.mnnvl) log_.mnnvl = log_.mnnvl.value_or(false) || *other.mnnvl;
+  keep_max(log_.coll_channels, other.coll_channels);
+  keep_max(log_.collnet_channels, other.collnet_channels);
+  for (const auto& [name, value] : other.env)
+    if (log_.env.size() < kMaxEnv || log_.env.contains(name)) log_.env[name] = value;
+  if (!log_.tuner_loaded) log_.tuner_loaded = other.tuner_loaded;
+  if (!log_.tuner_fallback) log_.tuner_fallback = other.tuner_fallback;
+  if (!log_.tuner_requested) log_.tuner_requested = other.tuner_requested;
+  log_.tuner_symbol_missing = log_.tuner_symbol_missing || other.tuner_symbol_missing;
+  for (const NcclLoggedChoice& choice : other.choices)
+    if (choices_.size() < kMaxChoices) choices_.insert(choice);
+  for (const NcclLogLine& warning : other.warnings) {
+    if (log_.warnings.size() < kMaxLogWarnings)
+      log_.warnings.push_back(warning);
+    else
+      ++log_.warnings_dropped;
+  }
+  log_.warnings_dropped += other.warnings_dropped;
+  for (const NcclFailure& failure : other.failures)
+    if (log_.failures.size() < kMaxFailures) log_.failures.push_back(failure);
+  log_.nccl_lines += other.nccl_lines;
+}
+
+void NcclInfoLogReader::add(const NcclInfoLog& other) {
+  LineReader(log_, hosts_, device_at_, choices_, "").merge(other);
+}
 
 void NcclInfoLogReader::add(std::string_view text, std::string_view source) {
   // Invalid UTF-8 becomes '?' so that every string of the result can go into JSON.

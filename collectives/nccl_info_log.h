@@ -65,7 +65,8 @@ struct NcclInfoLog {
   std::optional<int> ranks, nodes, local_ranks;
   std::vector<std::string> hosts;  // sorted, from the line prefixes and nccl-tests' rank list
 
-  std::optional<std::string> net_plugin;          // "Using network X", "Loaded net plugin X", "via NET/X/0"
+  std::optional<std::string> net_plugin;  // "Using network X", "Loaded net plugin X", "via NET/X/0"
+  bool net_plugin_in_use = false;         // from "Using network X", which the other lines never override
   std::optional<std::string> connection_network;  // the X of the first "via NET/X/0" line
   std::optional<std::string> transport;           // IB, RoCE, Socket, OFI, plugin; see the .cpp
   std::optional<std::string> plugin_library;      // "Plugin Path : /.../libnccl-net.so"
@@ -102,6 +103,9 @@ inline constexpr std::size_t kMaxLogLineChars = 1000;
 class NcclInfoLogReader {
  public:
   void add(std::string_view text, std::string_view source);
+  // Adds what another reader's result() holds (a node's ranks, read on that node): the same facts
+  // as reading its texts here, but for the order of warnings and which ones fit under the caps.
+  void add(const NcclInfoLog& read_elsewhere);
   NcclInfoLog result() const;
 
  private:

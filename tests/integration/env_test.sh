@@ -65,7 +65,7 @@ NCCL_MIN_NCHANNELS=16
 NCCL_NVLS_ENABLE=1"
 done
 run --profiles "$store" --shape "$h100" --nodes 2 --format json
-expect_output "json" '{"NCCL_ALGO":"allreduce:NVLS,Tree","NCCL_MIN_NCHANNELS":"16","NCCL_NVLS_ENABLE":"1"}'
+expect_output "json" "{\"env\":{\"NCCL_ALGO\":\"allreduce:NVLS,Tree\",\"NCCL_MIN_NCHANNELS\":\"16\",\"NCCL_NVLS_ENABLE\":\"1\"},\"profiles\":[\"$store/$h100/2n.yaml\"],\"withheld\":[]}"
 run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv
 if [ "$rc" -eq 0 ] && [ "$(grep -v '^#' "$work/out")" = "allreduce,0,65536,tree,ll,-1,-1,-1
 allreduce,65537,17179869184,nvls,simple,24,-1,-1" ]; then pass; else fail "tuner-csv rows"; cat "$work/out"; fi
@@ -99,14 +99,24 @@ SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=8 run --profiles "$store" --shape "$
 expect_output "ranks per node from SLURM_NTASKS_PER_NODE" "NCCL_ALGO=Ring
 NCCL_PROTO=Simple"
 
-# Nearest tuned node count: below by default, above on request or from the config.
+# A node count between two measured ones (2n.yaml and 8n.yaml, which agree on nothing): the
+# transport settings of the nearest count (below by default, above on request or from the
+# config), and nothing the two sides disagree on; sh and slurm say which profiles and what was
+# withheld.
 run --profiles "$store" --shape "$h100" --nodes 6 --format systemd
-expect_output "6 nodes: the 2-node profile (below)" "NCCL_ALGO=allreduce:NVLS,Tree
-NCCL_MIN_NCHANNELS=16
-NCCL_NVLS_ENABLE=1"
+expect_output "6 nodes: the 2-node profile's transport settings (none)" ""
+run --profiles "$store" --shape "$h100" --nodes 6 --format sh
+expect_output "6 nodes: the profiles and the withheld settings named" "# nccltune profile: $store/$h100/2n.yaml
+# nccltune profile: $store/$h100/8n.yaml
+# nccltune withheld: NCCL_ALGO=NVLS,Tree: 8 nodes leave it to NCCL
+# nccltune withheld: NCCL_MIN_NCHANNELS=16: 8 nodes leave it to NCCL
+# nccltune withheld: NCCL_NVLS_ENABLE=1: 8 nodes leave it to NCCL
+# nccltune withheld: NCCL_PROTO=^LL128: 2 nodes leave it to NCCL"
 run --profiles "$store" --shape "$h100" --nodes 6 --format systemd --prefer above
-expect_output "6 nodes, --prefer above: the 8-node profile" "NCCL_NET_GDR_LEVEL=SYS
-NCCL_PROTO=allreduce:^LL128"
+expect_output "6 nodes, --prefer above: the 8-node profile's transport settings" "NCCL_NET_GDR_LEVEL=SYS"
+# Above the largest measured count: its transport settings, the rest left to NCCL.
+run --profiles "$store" --shape "$h100" --nodes 16 --format json
+expect_output "16 nodes as JSON: what was used and withheld" "{\"env\":{\"NCCL_NET_GDR_LEVEL\":\"SYS\"},\"profiles\":[\"$store/$h100/8n.yaml\"],\"withheld\":[\"NCCL_PROTO=^LL128: above the largest measured node count (8): left to NCCL\",\"all_reduce per-size choices: above the largest measured node count (8): left to NCCL\"]}"
 # One node and several never stand in for each other (NCCL's algorithms differ within a node).
 run --profiles "$store" --shape "$h100" --nodes 1 --format systemd
 expect_output "1 node: only a 1-node profile fits, and there is none" ""
@@ -126,8 +136,7 @@ printf 'env:\n  store: %s\n  prefer: above\ndaemon:\n  interval: 5m\n' "$store" 
 NCCLTUNE_CONFIG=$work/nccltune.yaml timeout 20 "${command[@]}" --node-state "$work/absent-node.yaml" \
   --shape "$h100" --nodes 6 --format systemd >"$work/out" 2>"$work/err"
 rc=$?
-expect_output "store and prefer from \$NCCLTUNE_CONFIG" "NCCL_NET_GDR_LEVEL=SYS
-NCCL_PROTO=allreduce:^LL128"
+expect_output "store and prefer from \$NCCLTUNE_CONFIG" "NCCL_NET_GDR_LEVEL=SYS"
 
 # Node type from the daemon's node.yaml.
 printf 'schema: nccltune/node/v1\nhost: n1\nnode_type: {key: "%s", gpus: 8}\n' "$a100" >"$work/node.yaml"

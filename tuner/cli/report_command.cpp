@@ -14,6 +14,7 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "profile/profile_store.h"
 #include "report/candidate_curves.h"
 #include "report/report_html.h"
 #include "search/journal.h"
@@ -89,6 +90,21 @@ int run_report(const ReportOptions& options) {
   if (!journal->empty() && !any_candidate)
     input.journal_note =
         "The journal holds no other successful configuration measured on the profile's sizes.";
+
+  // The other node counts of this node type beside it in the store: their curves and what a job
+  // of each size gets. One that cannot be read is left out with a warning.
+  const std::filesystem::path directory = std::filesystem::path(options.profile).parent_path();
+  for (const int nodes : stored_node_counts(directory.empty() ? "." : directory)) {
+    if (nodes == input.profile.shape.nodes) {
+      input.node_counts[nodes] = input.profile;
+      continue;
+    }
+    auto sibling = read_profile(directory / (std::to_string(nodes) + "n.yaml"));
+    if (sibling && sibling->shape.node_type_key == input.profile.shape.node_type_key)
+      input.node_counts[nodes] = std::move(*sibling);
+    else if (!sibling)
+      std::fprintf(stderr, "nccltune report: warning: %s; left out\n", sibling.error().c_str());
+  }
 
   if (!options.topology.empty()) {
     auto source = parse_topology_source(options.topology);

@@ -1,6 +1,7 @@
 // `nccltune show PROFILE`: a profile's summary for a terminal. Exit 0, or 2 when the profile
 // cannot be read or is not valid (one line naming the file and field).
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 #include "base/printable_text.h"
 #include "cli/commands.h"
 #include "profile/profile.h"
+#include "profile/profile_store.h"
 #include "report/profile_summary.h"
 
 namespace nccltune::cli {
@@ -22,7 +24,9 @@ int run_show(const std::string& path) {
     print_error_line("nccltune show", profile.error());
     return kBadProfile;
   }
-  std::cout << render_profile_summary(*profile, path);
+  const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  std::cout << render_profile_summary(*profile, path,
+                                      stored_node_counts(directory.empty() ? "." : directory));
   return 0;
 }
 

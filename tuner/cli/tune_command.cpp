@@ -11,6 +11,7 @@
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/tune_job.h"
+#include "tune_profile/node_count_plan.h"
 
 namespace nccltune::cli {
 
@@ -23,6 +24,7 @@ struct TuneFlags {
   std::string min_bytes = "8", max_bytes = "1G", max_bytes_per_size = "1G";
   std::string progress = "auto";
   std::string ops = std::string(kDefaultTunedCollectives), guard;
+  std::string node_counts;
 };
 
 int run_tune(TuneFlags flags, int* argc, char*** argv) {
@@ -50,6 +52,11 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   if (*min == 0 || *min > *max) return fail("--min-bytes must be positive and at most --max-bytes");
   auto collectives = select_collectives(flags.ops, flags.guard);
   if (!collectives) return fail(collectives.error());
+  if (!flags.node_counts.empty()) {
+    auto counts = parse_node_counts(flags.node_counts);
+    if (!counts) return fail(counts.error());
+    flags.options.node_counts = *counts;
+  }
   TuneOptions& o = flags.options;
   o.strategy.collectives = collectives->tuned;
   o.strategy.guards = collectives->guards;
@@ -107,6 +114,11 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   sub->add_option("--progress", flags->progress, "auto, line (one live line) or log (a line per trial)")
       ->check(CLI::IsMember({"auto", "line", "log"}))
       ->capture_default_str();
+  sub->add_option(
+         "--node-counts", flags->node_counts,
+         "Node counts to tune in this allocation, each on that many whole nodes and written as its own "
+         "<N>n.yaml (default: the allocation's and every power of two from 2 below it)")
+      ->type_name("LIST");
   sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
   sub->add_option("--cuda-lib", o.cuda_lib,
                   "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");

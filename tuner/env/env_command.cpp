@@ -98,8 +98,9 @@ Result<std::string> node_type_key_for(const EnvOptions& options) {
   return local_node_type_key(options.local);
 }
 
-// The profile for this job, or nullopt when the store has none that fits.
-Result<std::optional<StoreProfile>> job_profile(const EnvOptions& options, const EnvConfig& config) {
+// What this job gets (the profile of its node count, or the serving rule's from the counts around
+// it), or nullopt when the store has none that fits.
+Result<std::optional<ProfileForJob>> job_profile(const EnvOptions& options, const EnvConfig& config) {
   const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
   if (!job) return Error{job.error()};
   const Result<std::string> key = node_type_key_for(options);
@@ -112,18 +113,18 @@ Result<std::optional<StoreProfile>> job_profile(const EnvOptions& options, const
   if (!found) return Error{found.error()};
   if (!found->stored) {
     note("no profile for " + *key + " in " + store.string());
-    return std::optional<StoreProfile>();
+    return std::optional<ProfileForJob>();
   }
   const StoreProfile& stored = *found->stored;
   const std::string where = stored.match.file.string();
   if (!found->fits) {
     note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) +
          " GPUs per node, the job has " + std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
-    return std::optional<StoreProfile>();
+    return std::optional<ProfileForJob>();
   }
   note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " +
        std::to_string(job->nodes) + " nodes");
-  return found->stored;
+  return std::optional<ProfileForJob>(std::move(*found));
 }
 
 int run_env(const EnvOptions& options) {
@@ -152,15 +153,16 @@ int run_env(const EnvOptions& options) {
     reporter.line(config.error());
     return failed;
   }
-  const Result<std::optional<StoreProfile>> found = job_profile(options, *config);
+  const Result<std::optional<ProfileForJob>> found = job_profile(options, *config);
   if (!found) {
     reporter.line(found.error());
     return failed;
   }
   if (!*found) return 0;
 
+  const ServedProfile& served = (*found)->served;
   const EnvEmission emission =
-      render_env((*found)->profile, *format, config->allow_names, (*found)->match.file.string());
+      render_env(served.profile, *format, config->allow_names, EnvOrigin{served.sources, served.withheld});
   for (const std::string& warning : emission.warnings) reporter.line(warning);
   if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
       std::fflush(stdout) != 0) {

@@ -1,21 +1,17 @@
 #include "nccl_log/nccl_account.h"
 
-#include <fmt/format.h>
-
 #include "nccl_log/nccl_log_verdicts.h"
 #include "nccl_log/nccl_observation.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune {
 
-NcclInfoLog NcclAccount::add(const Env& env, const std::vector<std::string>& rank_logs,
-                             std::string_view trial) {
+NcclInfoLog NcclAccount::add(const Env& env, const std::vector<NcclInfoLog>& node_logs) {
   NcclInfoLogReader& reader = logs[env];
   NcclInfoLogReader this_trial;
-  for (std::size_t rank = 0; rank < rank_logs.size(); ++rank) {
-    const std::string source = fmt::format("{} rank {}", trial, rank);
-    reader.add(rank_logs[rank], source);
-    this_trial.add(rank_logs[rank], source);
+  for (const NcclInfoLog& summary : node_logs) {
+    reader.add(summary);
+    this_trial.add(summary);
   }
   return this_trial.result();
 }

@@ -1,6 +1,7 @@
-// NCCL's own account of a tune run: every rank's log text of the trials that showed it, by the env
-// they ran under (the defaults' is the empty env), and the node explain's verdicts compare it
-// with; and what the profile keeps of it (profile/nccl_observed.h).
+// NCCL's own account of a tune run: what its logs said in the trials that showed them, one
+// summary per node (each node's first rank reads its ranks' logs), by the env they ran under
+// (the defaults' is the empty env), and the node explain's verdicts compare it with; and what
+// the profile keeps of it (profile/nccl_observed.h).
 #pragma once
 
 #include <map>
@@ -20,8 +21,8 @@ struct NcclAccount {
   std::map<Env, NcclInfoLogReader> logs;
   std::optional<NodeTopology> node;
 
-  // Adds one trial's logs (one text per rank); returns what they say of that trial alone.
-  NcclInfoLog add(const Env& env, const std::vector<std::string>& rank_logs, std::string_view trial);
+  // Adds one trial's logs (one summary per node); returns what they say of that trial alone.
+  NcclInfoLog add(const Env& env, const std::vector<NcclInfoLog>& node_logs);
 };
 
 // What NCCL's log said under the defaults and under the env `profile` ships, explain's verdicts on

@@ -187,6 +187,16 @@ std::string tuner_csv(const Profile& profile, std::vector<std::string>& warnings
   return out;
 }
 
+// A comment's text: at most 4096 bytes, each character outside [A-Za-z0-9_./:+=,^() -] as '?'.
+std::string comment_text(std::string_view text) {
+  std::string shown(text.substr(0, 4096));
+  for (char& c : shown)
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string_view("_./:+=,^() -").find(c) == std::string_view::npos)
+      c = '?';
+  return shown;
+}
+
 }  // namespace
 
 std::optional<EnvFormat> parse_env_format(std::string_view name) {
@@ -202,15 +212,13 @@ std::string_view to_string(EnvFormat format) {
 }
 
 EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
-                       std::string_view source) {
+                       const EnvOrigin& origin) {
   EnvEmission emission;
-  if (!source.empty() && (format == EnvFormat::sh || format == EnvFormat::slurm)) {
-    std::string shown_source(source.substr(0, 4096));
-    for (char& c : shown_source)
-      if (!std::isalnum(static_cast<unsigned char>(c)) &&
-          std::string_view("_./:+-").find(c) == std::string_view::npos)
-        c = '?';
-    emission.text = "# nccltune profile: " + shown_source + "\n";
+  if (format == EnvFormat::sh || format == EnvFormat::slurm) {
+    for (const std::string& source : origin.sources)
+      emission.text += "# nccltune profile: " + comment_text(source) + "\n";
+    for (const std::string& withheld : origin.withheld)
+      emission.text += "# nccltune withheld: " + comment_text(withheld) + "\n";
   }
   if (format == EnvFormat::tuner_csv) {
     emission.text = tuner_csv(profile, emission.warnings);
@@ -218,9 +226,11 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
   }
   const std::vector<Variable> variables = checked_variables(profile, allow_names, emission.warnings);
   if (format == EnvFormat::json) {
-    nlohmann::ordered_json object = nlohmann::ordered_json::object();
-    for (const Variable& variable : variables) object[variable.name] = variable.value;
-    emission.text = object.dump() + "\n";
+    nlohmann::ordered_json env = nlohmann::ordered_json::object();
+    for (const Variable& variable : variables) env[variable.name] = variable.value;
+    const nlohmann::ordered_json object = {
+        {"env", env}, {"profiles", origin.sources}, {"withheld", origin.withheld}};
+    emission.text = object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     return emission;
   }
   // Values hold only [A-Za-z0-9_,.:^=+-]: nothing any of these readers treats specially, so only

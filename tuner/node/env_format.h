@@ -39,14 +39,22 @@ struct EnvEmission {
   std::vector<std::string> warnings;  // one line per dropped name or value
 };
 
+// Where a job's env came from: the profile file(s) (one for a measured node count, the two around
+// it otherwise), and the settings the serving rule withheld (node_count_rule.h), one line each.
+struct EnvOrigin {
+  std::vector<std::string> sources;
+  std::vector<std::string> withheld;
+};
+
 // The profile's env in `format`. A name is emitted when it matches ^NCCL_[A-Z0-9_]+$ or is one of
 // `allow_names` (which must match ^[A-Z][A-Z0-9_]*$ themselves) and is not is_denied_env_name
 // (env_config.h: names that load code, change the loader or a shell, or name files); a value when it
 // is 1..1024 characters of [A-Za-z0-9_,.:^=+-]. For a profile measured with NCCL 2.24 or newer, NCCL_ALGO and
-// NCCL_PROTO are emitted scoped to allreduce (the only collective the tuner measures). `source`, when given,
-// is the profile's file: sh and slurm output name it in a first comment line
-// ("# nccltune profile: /shared/...yaml"), with any character outside [A-Za-z0-9_./:+-] as '?'.
+// NCCL_PROTO are emitted scoped to the collectives it tuned. sh and slurm output name each of
+// `origin`'s sources in a comment line ("# nccltune profile: /shared/...yaml") and each withheld
+// setting ("# nccltune withheld: NCCL_ALGO=Ring: ..."), with any character outside
+// [A-Za-z0-9_./:+=,^() -] as '?'; json is {"env": {...}, "profiles": [...], "withheld": [...]}.
 EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
-                       std::string_view source = {});
+                       const EnvOrigin& origin = {});
 
 }  // namespace nccltune

@@ -27,6 +27,14 @@ std::string shape_text(std::size_t nodes, std::size_t ranks) {
   return count_text(nodes, " node, ", " nodes, ") + count_text(ranks, " rank", " ranks");
 }
 
+// "; withheld (NCCL's own choice stands): A; B", or "" when nothing was.
+std::string withheld_text(const std::vector<std::string>& withheld) {
+  std::string text;
+  for (const std::string& line : withheld)
+    text += (text.empty() ? "; withheld (NCCL's own choice stands): " : "; ") + line;
+  return text;
+}
+
 struct Lookup {
   CommunicatorProfile result;
   void info(std::string text) { result.log.push_back({false, std::move(text)}); }
@@ -57,11 +65,18 @@ void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::siz
   if (!profile_fits_job(profile->shape, communicator_shape(ranks, nodes)))
     return lookup.not_fitting(file, profile->shape, ranks, nodes);
   const auto tuned_nodes = static_cast<std::size_t>(profile->shape.nodes);
+  if (tuned_nodes == nodes) {
+    lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks));
+    return lookup.use(std::move(*profile), file);
+  }
+  // Measured at another node count: the serving rule, with that count on one side only.
+  const MeasuredCount measured{&*profile, file.string()};
+  const bool below = tuned_nodes < nodes;
+  ServedProfile served = serve_unmeasured_count(static_cast<int>(nodes), below ? measured : MeasuredCount{},
+                                                below ? MeasuredCount{} : measured, below);
   lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks) +
-              (tuned_nodes == nodes
-                   ? ""
-                   : ", tuned for " + count_text(tuned_nodes, " node", " nodes") + ", used as named"));
-  lookup.use(std::move(*profile), file);
+              ", tuned for " + count_text(tuned_nodes, " node", " nodes") + withheld_text(served.withheld));
+  lookup.use(std::move(served.profile), file);
 }
 
 void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t ranks, std::size_t nodes,
@@ -85,12 +100,13 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t r
                        ")");
   StoreProfile& found = *loaded->stored;
   if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile.shape, ranks, nodes);
-  lookup.info("using " + found.match.file.string() +
-              (found.match.exact
-                   ? ""
-                   : " (nearest tuned node count, " + std::to_string(found.match.tuned_nodes) + ")") +
-              " for " + shape_text(nodes, ranks));
-  lookup.use(std::move(found.profile), found.match.file);
+  std::string sources;
+  for (const std::string& source : loaded->served.sources)
+    sources += (sources.empty() ? "" : " and ") + source;
+  lookup.info("using " + sources + " for " + shape_text(nodes, ranks) +
+              (found.match.exact ? "" : " (the measured node counts around it)") +
+              withheld_text(loaded->served.withheld));
+  lookup.use(std::move(loaded->served.profile), found.match.file);
 }
 
 struct CacheKey {

@@ -180,6 +180,11 @@ std::string nccl_name_from_log(std::string_view logged) {
   return name;
 }
 
+bool nccl_runs_pair(std::string_view algo, std::string_view proto) {
+  return same_text_ignoring_case(algo, "Tree") || same_text_ignoring_case(algo, "Ring") ||
+         same_text_ignoring_case(proto, "Simple");
+}
+
 bool same_text_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -234,6 +239,23 @@ Result<int> parse_nccl_version(std::string_view text) {
   // NCCL's code: major*10000 + minor*100 + patch since 2.9, major*1000 + minor*100 + patch before.
   if (parts[0] == 2 && parts[1] < 9) return static_cast<int>(parts[0] * 1000 + parts[1] * 100 + patch);
   return static_cast<int>(parts[0] * 10000 + parts[1] * 100 + patch);
+}
+
+bool is_transport_setting(std::string_view name) {
+  // Prefixes of NCCL's network, IB, socket and GPUDirect RDMA variables (NCCL's docs, "Environment
+  // Variables"), and single names.
+  constexpr std::array<std::string_view, 5> kPrefixes = {"NCCL_IB_", "NCCL_NET_", "NCCL_SOCKET_", "NCCL_GDR",
+                                                         "NCCL_UCX_"};
+  constexpr std::array<std::string_view, 5> kNames = {"NCCL_CROSS_NIC", "NCCL_PXN_DISABLE", "NCCL_BUFFSIZE",
+                                                      "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NETDEVS_POLICY"};
+  return std::any_of(kNames.begin(), kNames.end(), [&](std::string_view n) { return name == n; }) ||
+         std::any_of(kPrefixes.begin(), kPrefixes.end(),
+                     [&](std::string_view p) { return name.starts_with(p); });
+}
+
+bool is_searched_per_node_count(std::string_view name) {
+  return name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" ||
+         name == "NCCL_MAX_NCHANNELS";
 }
 
 }  // namespace nccltune

@@ -28,6 +28,11 @@ std::optional<int> nccl_protocol_index(std::string_view name);
 std::string_view nccl_algorithm_name(int index);
 std::string_view nccl_protocol_name(int index);
 
+// Whether NCCL ever runs `algo` with `proto`: NCCL 2.28 runs NVLS, NVLSTree, CollNetDirect,
+// CollNetChain and PAT with Simple only (ncclTopoTuneModel in src/graph/tuning.cc gives the other
+// pairs no bandwidth), so a list that leaves only such a pair makes NCCL fail.
+bool nccl_runs_pair(std::string_view algo, std::string_view proto);
+
 // Names NCCL reads without case (algorithms, protocols, GDR levels).
 bool same_text_ignoring_case(std::string_view a, std::string_view b);
 
@@ -71,6 +76,17 @@ std::string nccl_name_from_log(std::string_view logged);
 // (NCCL_ALGO, NCCL_PROTO, *_NCHANNELS, NCCL_NET_GDR_LEVEL, ...); nullopt when it is possible or
 // the knob is not one of those. Does not check the safe character set (env_names.h).
 std::optional<std::string> knob_value_problem(std::string_view name, std::string_view value);
+
+// NCCL's transport settings: how bytes cross the network, not which algorithm moves them, so their
+// effect does not depend on the node count (NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_IB_*,
+// NCCL_NET_*, NCCL_SOCKET_*, NCCL_CROSS_NIC, NCCL_PXN_DISABLE, NCCL_BUFFSIZE, ...). tune screens them
+// once, at the largest node count, and a job of a node count that was not measured gets them from
+// the nearest measured one; anything else counts as depending on the node count.
+bool is_transport_setting(std::string_view name);
+
+// What tune searches again at every node count: the algorithm, the protocol and the channel bounds
+// (NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS).
+bool is_searched_per_node_count(std::string_view name);
 
 // Whether NCCL reads the knob's value without case (NCCL_ALGO, NCCL_PROTO, NCCL_NET_GDR_LEVEL).
 bool is_case_insensitive_knob(std::string_view name);

@@ -1,5 +1,6 @@
 #include "profile/profile_store.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <string>
@@ -16,13 +17,6 @@ std::string file_name_for(int nodes) {
   return std::to_string(nodes) + "n.yaml";
 }
 
-// Of two tuned counts on the same side of the job, the nearer; across sides, the preferred side.
-bool better_candidate(int candidate, int current, int nodes, bool prefer_below) {
-  const bool candidate_below = candidate < nodes, current_below = current < nodes;
-  if (candidate_below != current_below) return candidate_below == prefer_below;
-  return candidate_below ? candidate > current : candidate < current;
-}
-
 }  // namespace
 
 std::optional<int> profile_file_nodes(std::string_view file_name) {
@@ -37,9 +31,19 @@ std::optional<int> profile_file_nodes(std::string_view file_name) {
   return nodes;
 }
 
-Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
-                                                 std::string_view node_type_key, int nodes,
-                                                 bool prefer_below) {
+std::vector<int> stored_node_counts(const std::filesystem::path& directory) {
+  std::vector<int> counts;
+  std::error_code error;
+  for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
+       entry.increment(error))
+    if (const std::optional<int> nodes = profile_file_nodes(entry->path().filename().native()))
+      counts.push_back(*nodes);
+  std::sort(counts.begin(), counts.end());
+  return counts;
+}
+
+Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& store,
+                                               std::string_view node_type_key, int nodes) {
   if (!is_valid_node_type_key(node_type_key))
     return Error{"node type key '" + printable_excerpt(node_type_key, 80) +
                  "' is not a name from [A-Za-z0-9._-]"};
@@ -53,29 +57,63 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
 
   // The common case ends here, at the exact file. Any entry by that name counts (a broken one is
   // reported by whoever opens it rather than silently replaced by a neighbour).
+  ProfileNeighbours around;
   const std::filesystem::path directory = store / std::string(node_type_key);
   const std::filesystem::path exact = directory / file_name_for(nodes);
-  if (std::filesystem::exists(std::filesystem::symlink_status(exact, error)))
-    return std::optional<ProfileMatch>(ProfileMatch{exact, nodes, true});
+  if (std::filesystem::exists(std::filesystem::symlink_status(exact, error))) {
+    around.exact = ProfileMatch{exact, nodes, true};
+    return around;
+  }
 
   // One node and several never stand in for each other: NCCL runs another algorithm on one node
   // (NVLS, Ring over NVLink) than across a network (NVLSTree, Ring over the NICs).
-  if (nodes == 1) return std::optional<ProfileMatch>();
+  if (nodes == 1) return around;
   const auto directory_status = std::filesystem::status(directory, error);
-  if (directory_status.type() == std::filesystem::file_type::not_found) return std::optional<ProfileMatch>();
+  if (directory_status.type() == std::filesystem::file_type::not_found) return around;
   if (error) return Error{directory.string() + ": cannot be read: " + error.message()};
   if (!std::filesystem::is_directory(directory_status))
     return Error{directory.string() + ": not a directory"};
 
-  std::optional<int> best;
+  std::optional<int> below, above;
   for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
        entry.increment(error)) {
     const std::optional<int> tuned = profile_file_nodes(entry->path().filename().native());
-    if (tuned && *tuned > 1 && (!best || better_candidate(*tuned, *best, nodes, prefer_below))) best = tuned;
+    if (!tuned || *tuned < 2) continue;
+    if (*tuned < nodes && (!below || *tuned > *below)) below = tuned;
+    if (*tuned > nodes && (!above || *tuned < *above)) above = tuned;
   }
   if (error) return Error{directory.string() + ": cannot list: " + error.message()};
-  if (!best) return std::optional<ProfileMatch>();
-  return std::optional<ProfileMatch>(ProfileMatch{directory / file_name_for(*best), *best, false});
+  if (below) around.below = ProfileMatch{directory / file_name_for(*below), *below, false};
+  if (above) around.above = ProfileMatch{directory / file_name_for(*above), *above, false};
+  return around;
+}
+
+Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
+                                                 std::string_view node_type_key, int nodes,
+                                                 bool prefer_below) {
+  Result<ProfileNeighbours> around = find_profiles_around(store, node_type_key, nodes);
+  if (!around) return Error{around.error()};
+  if (around->exact) return around->exact;
+  if (prefer_below) return around->below ? around->below : around->above;
+  return around->above ? around->above : around->below;
+}
+
+Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, std::string_view key,
+                                          const ProfileMatch& match, uid_t uid) {
+  const Result<TrustedFile> trusted = read_trusted_file(store, match.file, uid, kMaxProfileBytes);
+  if (!trusted) return Error{trusted.error()};
+  const std::string where = printable_excerpt(match.file.native(), 200);
+  Result<Profile> profile = parse_profile(trusted->text, where);
+  if (!profile) return Error{profile.error()};
+
+  // A file copied to the wrong place would otherwise tune jobs it was not measured for.
+  if (profile->shape.node_type_key != key)
+    return Error{where + ": shape.key '" + printable_excerpt(profile->shape.node_type_key, 80) +
+                 "' does not match its directory '" + std::string(key) + "'"};
+  if (profile->shape.nodes != match.tuned_nodes)
+    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) +
+                 " does not match its file name"};
+  return StoreProfile{std::move(*profile), match};
 }
 
 Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store,
@@ -84,21 +122,9 @@ Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::pa
   Result<std::optional<ProfileMatch>> match = find_profile(store, key, nodes, prefer_below);
   if (!match) return Error{match.error()};
   if (!*match) return std::optional<StoreProfile>();
-  ProfileMatch& found = **match;
-  const Result<TrustedFile> trusted = read_trusted_file(store, found.file, uid, kMaxProfileBytes);
-  if (!trusted) return Error{trusted.error()};
-  const std::string where = printable_excerpt(found.file.native(), 200);
-  Result<Profile> profile = parse_profile(trusted->text, where);
-  if (!profile) return Error{profile.error()};
-
-  // A file copied to the wrong place would otherwise tune jobs it was not measured for.
-  if (profile->shape.node_type_key != key)
-    return Error{where + ": shape.key '" + printable_excerpt(profile->shape.node_type_key, 80) +
-                 "' does not match its directory '" + std::string(key) + "'"};
-  if (profile->shape.nodes != found.tuned_nodes)
-    return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) +
-                 " does not match its file name"};
-  return std::optional<StoreProfile>(StoreProfile{std::move(*profile), std::move(found)});
+  Result<StoreProfile> loaded = load_matched_profile(store, key, **match, uid);
+  if (!loaded) return Error{loaded.error()};
+  return std::optional<StoreProfile>(std::move(*loaded));
 }
 
 }  // namespace nccltune

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "profile/profile.h"
@@ -31,6 +32,15 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
                                                  std::string_view node_type_key, int nodes,
                                                  bool prefer_below);
 
+// The measured counts around a job: the exact one, else the nearest below and above (multi-node
+// counts only for a job of several nodes; a one-node job has only its exact count), each with
+// find_profile's rules.
+struct ProfileNeighbours {
+  std::optional<ProfileMatch> exact, below, above;
+};
+Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& store,
+                                               std::string_view node_type_key, int nodes);
+
 struct StoreProfile {
   Profile profile;
   ProfileMatch match;
@@ -46,6 +56,13 @@ struct StoreProfile {
 Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store,
                                                        std::string_view key, int nodes, bool prefer_below,
                                                        uid_t uid);
+// The same checks for one file find_profile or find_profiles_around named.
+Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, std::string_view key,
+                                          const ProfileMatch& match, uid_t uid);
+
+// The node counts of the profiles in one node type's directory (<N>n.yaml), ascending; none when
+// it cannot be listed.
+std::vector<int> stored_node_counts(const std::filesystem::path& directory);
 
 // The node count a store file name stands for: "16n.yaml" -> 16; nullopt for any other name
 // (^[0-9]+n\.yaml$ only, no leading zeros, at most INT_MAX).

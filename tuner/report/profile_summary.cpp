@@ -103,7 +103,8 @@ std::string render_collective(const Profile& profile, const std::string& name, c
 
 }  // namespace
 
-std::string render_profile_summary(const Profile& profile, std::string_view origin) {
+std::string render_profile_summary(const Profile& profile, std::string_view origin,
+                                   const std::vector<int>& stored_counts) {
   const ProfileShape& s = profile.shape;
   std::string out = fmt::format("profile  {}\n", origin);
   out += fmt::format("shape    {}\n", s.node_type_key);
@@ -117,6 +118,14 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   out +=
       fmt::format("         NCCL {}, CUDA driver {}\n", s.nccl_version.empty() ? "unknown" : s.nccl_version,
                   s.cuda_driver.empty() ? "unknown" : s.cuda_driver);
+  if (stored_counts.size() > 1 ||
+      (stored_counts.size() == 1 && stored_counts.front() != s.nodes)) {  // the others beside it
+    std::string counts;
+    for (const int nodes : stored_counts)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(nodes) + (nodes == s.nodes ? " (this)" : "");
+    out += "counts   node counts in the store for this node type: " + counts +
+           " (a job of another count gets what they agree on: README, \"Every job size\")\n";
+  }
 
   if (profile.keep_defaults) {
     out += "env      keep NCCL's defaults (why: the confirmation below)\n";

@@ -41,6 +41,9 @@ std::string format_speedup(double ratio);
 std::string format_busbw(double gbps);
 
 // Profiles passed strict parsing, so their text has no control characters to reach a terminal.
-std::string render_profile_summary(const Profile& profile, std::string_view origin);
+// `stored_counts`: the node counts the store holds for this node type (beside the file); listed
+// when there are others than this one.
+std::string render_profile_summary(const Profile& profile, std::string_view origin,
+                                   const std::vector<int>& stored_counts = {});
 
 }  // namespace nccltune

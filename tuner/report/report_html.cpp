@@ -9,6 +9,7 @@
 #include "base/duration.h"
 #include "profile/nccl_names.h"
 #include "report/html_text.h"
+#include "report/node_counts_section.h"
 #include "report/node_diagram.h"
 #include "report/profile_summary.h"
 #include "report/svg_chart.h"
@@ -356,6 +357,7 @@ std::string render_report_html(const ReportInput& in) {
     out += curves_section(in, op, collective);
     out += speedup_section(p, op, collective);
   }
+  out += render_node_counts_section(in.node_counts, p.shape.nodes);
   out += settings_section(p);
   out += why_section(p);
   out += nccl_section(p);

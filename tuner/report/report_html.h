@@ -24,6 +24,9 @@ struct ReportInput {
   std::optional<NodeTopology> topology;
   std::string topology_source;  // where the topology was read from, shown under the diagram
   std::string generated_by;     // "nccltune 0.3.0"
+  // The store's profiles of this node type by node count, this one among them (report/
+  // node_counts_section.h); empty: no such section.
+  std::map<int, Profile> node_counts;
 };
 
 // Everything from the profile, journal and topology is escaped (they are untrusted input).

@@ -123,6 +123,7 @@ std::string journal_line(const JournalEntry& entry) {
   line["schema"] = kJournalSchema;
   line["shape_key"] = entry.node_type_key;
   line["nccl_version"] = entry.nccl_version;
+  if (entry.nodes > 0) line["nodes"] = entry.nodes;
   line["env"] = nlohmann::ordered_json::object();
   for (const auto& [name, value] : entry.env) line["env"][name] = value;
   line["phase"] = to_string(entry.phase);
@@ -153,6 +154,10 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
     JournalEntry entry;
     entry.node_type_key = string_field(json, "shape_key");
     entry.nccl_version = string_field(json, "nccl_version");
+    if (json.contains("nodes")) {
+      entry.nodes = int_field(json, "nodes");
+      if (entry.nodes < 1) throw LineError{"\"nodes\" must be a node count from 1"};
+    }
     const nlohmann::json& env = field(json, "env");
     if (!env.is_object()) throw LineError{"\"env\" must be an object"};
     for (const auto& [name, value] : env.items()) {

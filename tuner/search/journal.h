@@ -2,7 +2,7 @@
 // O_APPEND and fsynced line by line, so a killed run loses at most the trial in flight and
 // `tune --resume` measures nothing again that the journal holds.
 //
-//   {"schema":"nccltune/journal/v1","shape_key":"...","nccl_version":"2.28.9","env":{"NCCL_ALGO":"Ring"},
+//   {"schema":"nccltune/journal/v1","shape_key":"...","nccl_version":"2.28.9","nodes":2,"env":{"NCCL_ALGO":"Ring"},
 //    "phase":"screen","iterations":20,"warmup":5,"sizes":[8,1024],"collectives":["all_reduce"],
 //    "outcome":"ok","reason":"",
 //    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0}
@@ -29,7 +29,10 @@ inline constexpr std::string_view kJournalSchema = "nccltune/journal/v1";
 
 struct JournalEntry {
   std::string node_type_key, nccl_version;  // the file's "shape_key"
-  Env env;                                  // the trial's NCCL_* settings
+  // The node count of the communicator the trial ran on (tune --node-counts); 0 in journals
+  // written before it was recorded, which measured the allocation's count.
+  int nodes = 0;
+  Env env;  // the trial's NCCL_* settings
   TrialPhase phase = TrialPhase::screen;
   int iterations = 0, warmup = 0;
   std::vector<std::uint64_t> sizes;  // the grid, once for all collectives
@@ -49,7 +52,8 @@ struct JournalEntry {
 
 // What resume matches on:
 // node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
-// and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...
+// and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...; not the node count
+// (resumable_trials, journal_replay.h, picks the entries of one count).
 std::string journal_key(const JournalEntry& entry);
 
 // The entry's points (trial.h): their collectives, and in `sizes` their sizes (point_bytes, or

@@ -10,6 +10,7 @@ JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
   JournalEntry e;
   e.node_type_key = scope.node_type_key;
   e.nccl_version = scope.nccl_version;
+  e.nodes = scope.nodes;
   e.env = r.env;
   e.phase = r.phase;
   e.iterations = r.iterations;

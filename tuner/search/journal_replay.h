@@ -13,10 +13,15 @@
 
 namespace nccltune {
 
-// Whose trials a journal line is: the node type key and NCCL version it was measured with.
+// Whose trials a journal line is: the node type key and NCCL version it was measured with, and
+// the node count of its communicator.
 struct JournalScope {
   std::string node_type_key;
   std::string nccl_version;
+  int nodes = 0;
+  // Entries without a node count (journals of older runs) were measured on the whole allocation:
+  // they count for the scope of that count.
+  bool takes_unnumbered = false;
 };
 
 // The entries of `scope`, by journal_key (a later entry for the same key wins).

@@ -331,7 +331,10 @@ class Search {
   }
 
   void screen() {
+    if (!options_.carried.empty() && budget_left())
+      note(options_.carried, run_trial(screen_request(options_.carried, TrialPhase::screen)));
     for (const auto& knob : space_.knobs) {
+      if (!options_.screen_algo_proto_singly && (knob.name == kAlgo || knob.name == kProto)) continue;
       for (const auto& value : knob.values) {
         if (knob.default_value && *knob.default_value == value) continue;
         if (!budget_left()) return;
@@ -373,10 +376,10 @@ class Search {
     std::vector<AlgoProto> pairs;
     for (const auto& a : algo->values)
       for (const auto& p : proto->values)
-        if (!involves_broken({{kAlgo, a}, {kProto, p}})) pairs.emplace_back(a, p);
-    const auto curves = cross_pairs({}, pairs, TrialPhase::cross);
+        if (nccl_runs_pair(a, p) && !involves_broken({{kAlgo, a}, {kProto, p}})) pairs.emplace_back(a, p);
+    const auto curves = cross_pairs(options_.carried, pairs, TrialPhase::cross);
     if (!curves || curves->empty()) return;
-    pair_curves_[{}] = *curves;
+    pair_curves_[options_.carried] = *curves;
     std::map<std::string, std::set<std::string>> algos, protos;
     for (const auto& [op, choices] : fastest_pair_per_size(*curves, {})) {
       for (const auto& choice : choices) {
@@ -409,10 +412,10 @@ class Search {
   // pick that pair at some size in a job with this env, so the finalist must not ship.
   bool pairs_hold_under(const Env& finalist) {
     const Env base = without_algo_proto(finalist);
-    const auto unset = pair_curves_.find({});
-    if (base.empty() || unset == pair_curves_.end()) return true;
+    const auto measured = pair_curves_.find(options_.carried);
+    if (base == options_.carried || measured == pair_curves_.end()) return true;
     std::vector<AlgoProto> pairs;
-    for (const auto& c : unset->second)
+    for (const auto& c : measured->second)
       if (allows_any(finalist, c.pair, options_.collectives)) pairs.push_back(c.pair);
     planned_ += static_cast<int>(pairs.size());
     auto curves = cross_pairs(base, pairs, TrialPhase::per_size);
@@ -424,7 +427,18 @@ class Search {
 
   // The fastest allowed pair per size, as measured under the chosen env; none when the pairs were
   // not all measured under it (the budget ran out), rather than choices measured under another.
+  // With carried settings that did not ship, the pairs were measured under them only: they are
+  // measured again under what did, while the budget allows.
   void choose_per_size() {
+    if (const Env base = without_algo_proto(result_.env);
+        !pair_curves_.count(base) && pair_curves_.count(options_.carried) && budget_left()) {
+      std::vector<AlgoProto> pairs;
+      for (const auto& c : pair_curves_.at(options_.carried))
+        if (allows_any(result_.env, c.pair, options_.collectives)) pairs.push_back(c.pair);
+      if (auto curves = cross_pairs(base, pairs, TrialPhase::per_size);
+          curves && curves->size() == pairs.size())
+        pair_curves_[base] = std::move(*curves);
+    }
     const auto curves = pair_curves_.find(without_algo_proto(result_.env));
     result_.per_size.clear();
     if (curves != pair_curves_.end()) result_.per_size = fastest_pair_per_size(curves->second, result_.env);
@@ -461,8 +475,22 @@ class Search {
       if (c.env == derived_ && !derived_.empty() && c.score.value > 1 + result_.noise) factors.push_back(c);
     std::sort(factors.begin(), factors.end(),
               [](const Candidate& a, const Candidate& b) { return a.score.value > b.score.value; });
+    // The derived list may be a screened value too (NCCL_ALGO=Ring both ways): one factor.
+    std::vector<Candidate> distinct;
+    for (const Candidate& c : factors)
+      if (std::none_of(distinct.begin(), distinct.end(), [&](const Candidate& d) { return d.env == c.env; }))
+        distinct.push_back(c);
+    factors = std::move(distinct);
     if (factors.size() > static_cast<size_t>(options_.cross_knobs))
       factors.resize(static_cast<size_t>(options_.cross_knobs));
+    // The settings carried from another node count are what this run confirms: crossed with the
+    // rest whenever they beat the noise here, outside the count of factors.
+    for (const auto& c : screened_)
+      if (c.env == options_.carried && !options_.carried.empty() && c.score.value > 1 + result_.noise) {
+        if (std::none_of(factors.begin(), factors.end(), [&](const Candidate& f) { return f.env == c.env; }))
+          factors.push_back(c);
+        break;
+      }
     // Factors that set the same variable cannot be combined (the derived pair vs a single ALGO).
     const size_t n = factors.size();
     std::vector<Env> failed;

@@ -30,6 +30,12 @@ struct StrategyOptions {
   // NCCL 2.24+ reads NCCL_ALGO / NCCL_PROTO per collective ("allreduce:Tree;allgather:Ring"): the
   // pair-derived candidate may then give each tuned collective its own list.
   bool scoped_lists = false;
+  // A node count after the first of tune --node-counts: the settings carried from the largest count
+  // (its transport winners, whose effect does not depend on the node count) are screened as one
+  // candidate and crossed with the rest, and the NCCL_ALGO x NCCL_PROTO pairs are measured under
+  // them; with screen_algo_proto_singly false, NCCL_ALGO and NCCL_PROTO are searched as pairs only.
+  Env carried;
+  bool screen_algo_proto_singly = true;
   Objective objective = Objective::balanced;
   double tolerance = 0.02;
   SizeGrid screen_grid{8, 64u << 20, 8};

@@ -30,6 +30,7 @@ class MpiSession : public RankGroup {
   void sum(std::vector<double>& values) override;
   void sum(std::vector<int64_t>& values) override;
   std::vector<std::string> gather(const std::string& value) override;
+  std::unique_ptr<RankGroup> split(int color) override;
   using RankGroup::broadcast;
   // Ends every rank of the job (a rank that cannot go on must not leave the others waiting).
   [[noreturn]] void abort(int code);
@@ -39,6 +40,7 @@ class MpiSession : public RankGroup {
   int rank_ = 0;
   int size_ = 1;
   NodeLayout layout_;
+  std::unique_ptr<RankGroup> world_;  // MPI_COMM_WORLD's operations (mpi_session.cpp)
 };
 
 }  // namespace nccltune

@@ -39,21 +39,22 @@ LineRate peak_from_json(const json& j) {
 
 // This node's message, from its first rank.
 std::string describe_node(const TuneRanks& ranks, const std::string& from,
-                          const std::vector<std::string>& ops, const DeviceFacts& device,
-                          const std::string& nccl_version, const std::string& cuda_driver,
-                          std::optional<NodeTopology>& own) {
+                          const std::vector<std::string>& ops, const std::vector<int>& counts,
+                          const DeviceFacts& device, const std::string& nccl_version,
+                          const std::string& cuda_driver, std::optional<NodeTopology>& own) {
   const NodeLayout& layout = ranks.layout;
   std::string error;
   NodeTopology topology;
-  std::map<std::string, LineRate> peaks;
+  std::map<int, std::map<std::string, LineRate>> peaks;
   if (auto source = parse_topology_source(topology_source_for_node(from, layout.node)); !source) {
     error = source.error();
   } else if (auto read = read_node_topology(*source, {}); !read) {
     error = read.error();
   } else {
     topology = std::move(read.value());
-    for (const std::string& op : ops)
-      peaks[op] = collective_peak(node_peak(topology), op, layout.nodes, layout.local_size);
+    for (const int count : counts)
+      for (const std::string& op : ops)
+        peaks[count][op] = collective_peak(node_peak(topology), op, count, layout.local_size);
     own = topology;
   }
   // The live machine only: a snapshot (--from) or emulated nodes stand for other GPUs.
@@ -66,28 +67,33 @@ std::string describe_node(const TuneRanks& ranks, const std::string& from,
                                                             cuda_driver))},
                   {"error", error},
                   {"peaks", json::object()}};
-  for (const std::string& op : ops) message["peaks"][op] = peak_to_json(peaks[op]);
+  for (const int count : counts)
+    for (const std::string& op : ops)
+      message["peaks"][std::to_string(count)][op] = peak_to_json(peaks[count][op]);
   return message.dump(-1, ' ', false, json::error_handler_t::replace);  // an error may quote a path
 }
 
 }  // namespace
 
 GatheredNodes gather_nodes(const TuneRanks& ranks, const std::string& from,
-                           const std::vector<std::string>& ops, const DeviceFacts& device,
-                           const std::string& nccl_version, const std::string& cuda_driver) {
+                           const std::vector<std::string>& ops, const std::vector<int>& counts,
+                           const DeviceFacts& device, const std::string& nccl_version,
+                           const std::string& cuda_driver) {
   GatheredNodes nodes;
-  const std::string mine = ranks.layout.local_rank == 0
-                               ? describe_node(ranks, from, ops, device, nccl_version, cuda_driver, nodes.own)
-                               : std::string();
+  const std::string mine = ranks.layout.local_rank == 0 ? describe_node(ranks, from, ops, counts, device,
+                                                                        nccl_version, cuda_driver, nodes.own)
+                                                        : std::string();
   for (const auto& text : ranks.group.gather(mine)) {
     if (text.empty()) continue;
     const json j = json::parse(text);
-    for (const auto& [op, peak_json] : j.at("peaks").items()) {
-      const LineRate peak = peak_from_json(peak_json);
-      const auto seen = nodes.peaks.find(op);
-      if (seen == nodes.peaks.end() || (seen->second.gbps && (!peak.gbps || *peak.gbps < *seen->second.gbps)))
-        nodes.peaks[op] = peak;
-    }
+    for (const auto& [count, by_op] : j.at("peaks").items())
+      for (const auto& [op, peak_json] : by_op.items()) {
+        const LineRate peak = peak_from_json(peak_json);
+        auto& lowest = nodes.peaks[std::stoi(count)];
+        const auto seen = lowest.find(op);
+        if (seen == lowest.end() || (seen->second.gbps && (!peak.gbps || *peak.gbps < *seen->second.gbps)))
+          lowest[op] = peak;
+      }
     if (const std::string error = j.at("error").get<std::string>(); !error.empty() && nodes.error.empty())
       nodes.error = error;
     Result<NodeType> type = parse_node_type(j.at("node_type").dump(), "a node's type");

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ class RankGroup {
   virtual void sum(std::vector<double>& values) = 0;                      // element-wise, in place
   virtual void sum(std::vector<int64_t>& values) = 0;                     // element-wise, in place
   virtual std::vector<std::string> gather(const std::string& value) = 0;  // to every rank
+  // The ranks that pass the same `color` (0 or more) as a group of their own, in this group's rank
+  // order; nullptr for a rank that passes -1 (in no group). Every rank of this group calls it.
+  virtual std::unique_ptr<RankGroup> split(int color) = 0;
 
   // Broadcasts a string from `root`.
   std::string broadcast(const std::string& value, int root);
@@ -40,6 +44,9 @@ class SoloGroup : public RankGroup {
   void sum(std::vector<double>&) override {}
   void sum(std::vector<int64_t>&) override {}
   std::vector<std::string> gather(const std::string& value) override { return {value}; }
+  std::unique_ptr<RankGroup> split(int color) override {
+    return color < 0 ? nullptr : std::make_unique<SoloGroup>();
+  }
 };
 
 }  // namespace nccltune

@@ -1,11 +1,12 @@
 #include "tune/trial_protocol.h"
 
-#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "collectives/bus_bandwidth.h"
+#include "nccl_log/node_log_summary.h"
 #include "tune/nccl_log_capture.h"
 
 namespace nccltune {
@@ -38,9 +39,10 @@ TrialRequest request_from_json(const json& j) {
   return r;
 }
 
-// Runs one trial on this rank (every rank calls it with the same request).
-TrialMeasurement measure(const TuneRanks& ranks, TrialSpec spec, const TrialRequest& request,
-                         std::vector<std::string>* nccl_logs) {
+// Runs one trial on this rank of `on`'s group (every rank of it calls it with the same request).
+TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec spec,
+                         const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
+  RankGroup& group = *on.group;
   spec.env = request.env;
   spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
   spec.config.sweep.max_bytes = request.grid.max_bytes;
@@ -50,7 +52,7 @@ TrialMeasurement measure(const TuneRanks& ranks, TrialSpec spec, const TrialRequ
   spec.config.collectives = request.collectives;
   const auto start = std::chrono::steady_clock::now();
   const TrialResult result =
-      nccl_logs ? run_with_nccl_log(ranks, spec, *nccl_logs) : ranks.run(ranks.group, spec);
+      nccl_logs ? run_with_nccl_log(group, on.logs, run, spec, *nccl_logs) : run(group, spec);
   TrialMeasurement m;
   m.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.outcome = result.outcome;
@@ -60,39 +62,68 @@ TrialMeasurement measure(const TuneRanks& ranks, TrialSpec spec, const TrialRequ
     m.ops.push_back(result.ops[i]);
     m.sizes.push_back(size.bytes);
     m.time_us.push_back(size.out_of_place_us);
-    m.busbw.push_back(
-        bus_bandwidth_gbps(result.ops[i], ranks.group.size(), size.bytes, size.out_of_place_us));
+    m.busbw.push_back(bus_bandwidth_gbps(result.ops[i], group.size(), size.bytes, size.out_of_place_us));
   }
   return m;
 }
 
 }  // namespace
 
-TrialResult run_with_nccl_log(const TuneRanks& ranks, TrialSpec spec, std::vector<std::string>& rank_logs) {
+LogGroups log_groups(RankGroup& group, const NodeLayout& layout) {
+  LogGroups logs;
+  logs.node = group.split(layout.node);
+  logs.leaders = group.split(layout.local_rank == 0 ? 0 : -1);
+  return logs;
+}
+
+TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const TrialRunner& run, TrialSpec spec,
+                              std::vector<NcclInfoLog>& node_logs) {
   auto capture = NcclLogCapture::create();
-  if (capture) capture->add_to(spec.env);
-  const TrialResult result = ranks.run(ranks.group, spec);
-  rank_logs = ranks.group.gather(
-      capture ? capture->read_all()
-              : fmt::format("# nccltune: rank {}: {}\n", ranks.group.rank(), capture.error()));
+  if (capture)
+    capture->add_to(spec.env);
+  else
+    spdlog::warn("rank {}: NCCL's log of this trial is not read: {}", group.rank(), capture.error());
+  const TrialResult result = run(group, spec);
+  // "<rank>\n<text>", so that the node's first rank names each text by its rank in the group.
+  const std::string mine =
+      std::to_string(group.rank()) + "\n" + (capture ? capture->read_all() : std::string());
+  const std::vector<std::string> texts = logs.node->gather(mine);
+  if (!logs.leaders) return result;
+  NcclInfoLogReader node;
+  for (const std::string& text : texts) {
+    const std::size_t newline = text.find('\n');
+    if (newline == std::string::npos) continue;  // a rank that sent nothing
+    node.add(std::string_view(text).substr(newline + 1), "rank " + text.substr(0, newline));
+  }
+  node_logs.clear();
+  for (const std::string& summary : logs.leaders->gather(node_log_summary_to_json(node.result()))) {
+    if (summary.empty()) continue;  // a node that sent nothing
+    Result<NcclInfoLog> parsed = node_log_summary_from_json(summary);
+    if (parsed) node_logs.push_back(std::move(*parsed));
+  }
   return result;
 }
 
-TrialMeasurement lead_trial(const TuneRanks& ranks, const TrialSpec& spec, const TrialRequest& request,
-                            std::vector<std::string>* nccl_logs) {
-  ranks.group.broadcast(
-      json{{"cmd", "trial"}, {"request", request_to_json(request)}, {"nccl_log", nccl_logs != nullptr}}
-          .dump(),
-      0);
-  return measure(ranks, spec, request, nccl_logs);
+TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, int count,
+                            const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
+  ranks.group.broadcast(json{{"cmd", "trial"},
+                             {"count", count},
+                             {"request", request_to_json(request)},
+                             {"nccl_log", nccl_logs != nullptr}}
+                            .dump(),
+                        0);
+  const CountGroup& on = groups.at(count);
+  return measure(on, ranks.run, on.spec, request, nccl_logs);
 }
 
-int follow(const TuneRanks& ranks, const TrialSpec& spec) {
+int follow(const TuneRanks& ranks, const CountGroups& groups) {
   while (true) {
     const json message = json::parse(ranks.group.broadcast(std::string(), 0));
     if (message.value("cmd", "") != "trial") return message.value("exit", 0);
-    std::vector<std::string> nccl_logs;
-    measure(ranks, spec, request_from_json(message.at("request")),
+    const auto on = groups.find(message.value("count", 0));
+    if (on == groups.end() || !on->second.group) continue;  // a trial of a count this rank is not in
+    std::vector<NcclInfoLog> nccl_logs;
+    measure(on->second, ranks.run, on->second.spec, request_from_json(message.at("request")),
             message.value("nccl_log", false) ? &nccl_logs : nullptr);
   }
 }

@@ -1,12 +1,16 @@
 // How tune's ranks run its trials together: rank 0 (the leader) runs the strategy and sends each
-// trial to every rank as one broadcast message; the others (followers) run what they are sent
-// until rank 0 says stop. The messages are JSON: {"cmd":"trial","request":{...},"nccl_log":bool}
-// and {"cmd":"stop","exit":N}.
+// trial to every rank as one broadcast message on the whole job; the ranks of the node count the
+// trial is for run it on their group (tune --node-counts: a communicator of that many whole nodes),
+// the others wait for the next message, until rank 0 says stop. The messages are JSON:
+// {"cmd":"trial","count":N,"request":{...},"nccl_log":bool} and {"cmd":"stop","exit":N}.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "collectives/nccl_info_log.h"
 #include "search/trial.h"
 #include "tune/node_layout.h"
 #include "tune/rank_group.h"
@@ -14,27 +18,51 @@
 
 namespace nccltune {
 
-// One rank of the job: its group, where the ranks sit, and how one trial runs on every rank.
+// One rank of the job: the whole job's group, where the ranks sit, and how one trial runs on
+// every rank of a group.
 struct TuneRanks {
   RankGroup& group;
   const NodeLayout& layout;
   const TrialRunner& run;
 };
 
-// Runs `spec` on every rank with NCCL's log in a private directory of each rank
-// (tune/nccl_log_capture.h); rank 0 gets every rank's text in `rank_logs` (a rank whose directory
-// could not be made sends why).
-TrialResult run_with_nccl_log(const TuneRanks& ranks, TrialSpec spec, std::vector<std::string>& rank_logs);
+// How NCCL's logs of a group's trial reach its rank 0: each node's ranks send theirs to the
+// node's first rank (`node`), which reads them and sends one summary (nccl_log/node_log_summary.h)
+// to rank 0 over the nodes' first ranks (`leaders`, nullptr on the other ranks). So rank 0 holds
+// one summary per node, never every rank's text.
+struct LogGroups {
+  std::unique_ptr<RankGroup> node;
+  std::unique_ptr<RankGroup> leaders;
+};
+// Every rank of `group` calls it.
+LogGroups log_groups(RankGroup& group, const NodeLayout& layout);
 
-// The leader's side of one trial: sends `request` to the followers, runs it here and returns its
-// measurement; with `nccl_logs`, every rank runs it with NCCL's log and rank 0 gets the texts.
-TrialMeasurement lead_trial(const TuneRanks& ranks, const TrialSpec& spec, const TrialRequest& request,
-                            std::vector<std::string>* nccl_logs);
+// Where one node count's trials run: its group (nullptr on a rank outside it), the groups its
+// NCCL logs travel in, and the spec each of its ranks runs (its rank and size in that group).
+struct CountGroup {
+  std::unique_ptr<RankGroup> group;
+  LogGroups logs;
+  TrialSpec spec;
+};
+using CountGroups = std::map<int, CountGroup>;  // by node count
 
-// The followers' side: runs the leader's trials until it says stop; returns the exit code it sent.
-int follow(const TuneRanks& ranks, const TrialSpec& spec);
+// Runs `spec` on every rank of `group` with NCCL's log in a private directory of each rank
+// (tune/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
+// `node_logs` (a rank whose directory could not be made says why on its stderr).
+TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const TrialRunner& run, TrialSpec spec,
+                              std::vector<NcclInfoLog>& node_logs);
 
-// Tells the followers to stop with `exit_code`, and returns it.
+// The leader's side of one trial: sends `request` to every rank, runs it on `count`'s group and
+// returns its measurement; with `nccl_logs`, its ranks run it with NCCL's log and rank 0 gets
+// one summary per node.
+TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, int count,
+                            const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs);
+
+// The others' side: runs the leader's trials of the counts this rank is in, until it says stop;
+// returns the exit code it sent.
+int follow(const TuneRanks& ranks, const CountGroups& groups);
+
+// Tells every rank to stop with `exit_code`, and returns it.
 int stop_followers(const TuneRanks& ranks, int exit_code);
 
 }  // namespace nccltune

@@ -1,6 +1,7 @@
 #include "tune/tune_job.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -21,7 +22,9 @@
 #include "report/profile_summary.h"
 #include "search/default_search_space.h"
 #include "search/journal_replay.h"
+#include "search/node_count_search.h"
 #include "tune/node_gather.h"
+#include "tune_profile/node_count_plan.h"
 #include "tune_profile/profile_builder.h"
 
 namespace nccltune {
@@ -33,11 +36,12 @@ bool captures_nccl_log(const TrialRequest& r) {
   return (r.phase == TrialPhase::baseline || r.phase == TrialPhase::confirm) && r.repeat == 0;
 }
 
-TrialSpec base_spec(const TuneOptions& o, const TuneRanks& ranks) {
+// What every trial of one rank of `group` runs, but the request's part.
+TrialSpec base_spec(const TuneOptions& o, const RankGroup& group, const NodeLayout& layout) {
   TrialSpec spec;
-  spec.config.rank = ranks.group.rank();
-  spec.config.nranks = ranks.group.size();
-  spec.config.device = ranks.layout.local_rank;
+  spec.config.rank = group.rank();
+  spec.config.nranks = group.size();
+  spec.config.device = layout.local_rank;
   const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
   spec.config.cuda_lib = libraries.cuda_lib;
   spec.config.nccl_lib = libraries.nccl_lib;
@@ -88,11 +92,9 @@ void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
           fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
 }
 
-// The journal at --journal (default <out>/journal.jsonl), and with --resume the trials it holds
-// for this shape and NCCL. The journal usually lives in the store: its directories get the
-// store's modes.
-Result<Journal> open_journal(const TuneOptions& o, const JournalScope& scope,
-                             std::map<std::string, JournalEntry>& resumed, TuneConsole& console) {
+// The journal at --journal (default <out>/journal.jsonl), and with --resume the trials it holds.
+// The journal usually lives in the store: its directories get the store's modes.
+Result<Journal> open_journal(const TuneOptions& o, std::vector<JournalEntry>& resumed, TuneConsole& console) {
   const std::string path =
       o.journal.empty() ? (std::filesystem::path(o.out_dir) / "journal.jsonl").string() : o.journal;
   if (const Status made = make_store_directories(std::filesystem::path(path).parent_path()); !made)
@@ -100,75 +102,109 @@ Result<Journal> open_journal(const TuneOptions& o, const JournalScope& scope,
   if (o.resume && std::filesystem::exists(path)) {
     auto entries = Journal::read(path);
     if (!entries) return Error{entries.error()};
-    resumed = resumable_trials(*entries, scope);
+    resumed = std::move(*entries);
     console.message(fmt::format("nccltune tune: resuming: {} finished trials in {}", resumed.size(), path));
   }
   return Journal::open(path);
 }
 
-// Writes the profile, checks that env will take it and prints `show`'s summary of it, with what
-// a profile cannot say: the trials the journal answered, where it went. 0, or 1 when it could not
-// be written.
-int write_and_summarize(const TuneOptions& o, const Profile& profile, const StrategyResult& result,
-                        TuneConsole& console) {
+// Writes one count's profile, checks that env will take it and prints `show`'s summary of it, with
+// what a profile cannot say: the trials the journal answered. The profile's path, or "" when it
+// could not be written (said on the console).
+std::string write_and_summarize(const TuneOptions& o, const Profile& profile, const StrategyResult& result,
+                                TuneConsole& console) {
   std::filesystem::path written;
   if (auto saved = write_profile(o.out_dir, profile, &written); !saved) {
     console.message("nccltune tune: " + saved.error());
-    return 1;
+    return "";
   }
   warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_profile_summary(profile, written.string()));
   console.message(fmt::format("{} trials ({} from the journal), {} failed", result.trials,
                               result.cached_trials, result.failed_trials));
-  console.message(fmt::format("profile: {} ({} in {})", written.string(),
-                              result.keep_defaults ? "keep defaults" : describe_env(result.env),
-                              format_duration(profile.provenance.duration_s)));
-  return 0;
+  return written.string();
 }
 
-// Rank 0: the strategy over every rank's trials, journaled, then the profile.
-int lead(const TuneRanks& ranks, const TuneOptions& o, const TrialSpec& spec, const ClusterShape& shape,
-         const SearchSpace& space, const std::map<std::string, LineRate>& peaks, NcclAccount& account,
-         TuneConsole& console) {
+// What rank 0 knows of one node count: its shape, the space pruned for it, its peaks and NCCL's
+// account of its trials.
+struct CountPlan {
+  ClusterShape shape;
+  SearchSpace space;
+  std::map<std::string, LineRate> peaks;
+  NcclAccount account;
+};
+
+// Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
+// per count.
+int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups,
+         std::map<int, CountPlan>& plans, const std::vector<int>& counts, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
-  const JournalScope scope{shape.node_type_key, shape.node.nccl_version};
-  std::map<std::string, JournalEntry> resumed;
-  auto journal = open_journal(o, scope, resumed, console);
+  std::vector<JournalEntry> resumed;
+  auto journal = open_journal(o, resumed, console);
   if (!journal) {
     console.message("nccltune tune: " + journal.error());
     return stop_followers(ranks, 2);
   }
-  // A resumed run measures again the few trials that read NCCL's log: the journal keeps times,
-  // not what NCCL said, and the strategy and the profile need that.
-  const TrialExecutor measure = [&](const TrialRequest& request) {
-    const bool nccl_log = captures_nccl_log(request);
-    std::vector<std::string> nccl_logs;
-    TrialMeasurement m = lead_trial(ranks, spec, request, nccl_log ? &nccl_logs : nullptr);
-    // NCCL's own choices tell the strategy what the defaults use at the largest size
-    // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship.
-    if (nccl_log)
-      m.nccl_choices =
-          logged_choices_at(account.add(request.env, nccl_logs, to_string(request.phase)), m.ops, m.sizes);
-    return m;
+  NodeCountPlan plan;
+  plan.counts = counts;
+  plan.space_for = [&](int count) { return plans.at(count).space; };
+  plan.executor_for = [&](int count) {
+    CountPlan& at = plans.at(count);
+    const JournalScope scope{at.shape.node_type_key, at.shape.node.nccl_version, count,
+                             count == ranks.layout.nodes};
+    // A resumed run measures again the few trials that read NCCL's log: the journal keeps times,
+    // not what NCCL said, and the strategy and the profile need that.
+    const TrialExecutor measure = [&, count](const TrialRequest& request) {
+      const bool nccl_log = captures_nccl_log(request);
+      std::vector<NcclInfoLog> nccl_logs;
+      TrialMeasurement m = lead_trial(ranks, groups, count, request, nccl_log ? &nccl_logs : nullptr);
+      // NCCL's own choices tell the strategy what the defaults use at the largest size
+      // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship.
+      if (nccl_log)
+        m.nccl_choices = logged_choices_at(at.account.add(request.env, nccl_logs), m.ops, m.sizes);
+      return m;
+    };
+    return journaled_executor(*journal, scope, resumable_trials(resumed, scope), measure, captures_nccl_log,
+                              [](const std::string& why) { spdlog::warn("journal: {}", why); });
   };
-  const TrialExecutor execute =
-      journaled_executor(*journal, scope, std::move(resumed), measure, captures_nccl_log,
-                         [](const std::string& why) { spdlog::warn("journal: {}", why); });
   const ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r,
                                         const TrialMeasurement& m) { console.trial(p, r, m); };
-  const StrategyResult result = run_strategy(space, o.strategy, execute, progress);
+  const std::vector<NodeCountResult> results = run_node_count_plan(plan, o.strategy, progress);
   console.finish_line();
-  if (!result.error.empty()) {
-    console.message("nccltune tune: " + result.error);
-    return stop_followers(ranks, 1);
+  std::vector<std::string> lines;
+  for (const NodeCountResult& counted : results) {
+    if (!counted.result.error.empty()) {
+      console.message(fmt::format("nccltune tune: {} node(s): {}", counted.nodes, counted.result.error));
+      return stop_followers(ranks, 1);
+    }
+    CountPlan& at = plans.at(counted.nodes);
+    RunFacts run;
+    run.peaks = at.peaks;
+    run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    run.date = rfc3339_utc();
+    Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
+    profile.provenance.nccl_observed = nccl_observed(at.account, profile);
+    const std::string written = write_and_summarize(o, profile, counted.result, console);
+    if (written.empty()) return stop_followers(ranks, 1);
+    lines.push_back(
+        fmt::format("{} node(s): {} ({}, {} trials)", counted.nodes, written,
+                    counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env),
+                    counted.result.trials));
   }
-  RunFacts run;
-  run.peaks = peaks;
-  run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  run.date = rfc3339_utc();
-  Profile profile = build_profile(shape, result, o.strategy, run);
-  profile.provenance.nccl_observed = nccl_observed(account, profile);
-  return stop_followers(ranks, write_and_summarize(o, profile, result, console));
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (lines.size() == 1) {
+    console.message("profile: " + lines.front() + " in " + format_duration(elapsed));
+  } else {
+    console.message(fmt::format("profiles, one per node count ({} in all):", format_duration(elapsed)));
+    for (const std::string& line : lines) console.message("  " + line);
+  }
+  return stop_followers(ranks, 0);
+}
+
+// Every node holds as many ranks as the others: any count of them is a communicator of whole,
+// alike nodes.
+bool whole_nodes(RankGroup& group, const NodeLayout& layout) {
+  return group.min(layout.local_size) == group.max(layout.local_size);
 }
 
 }  // namespace
@@ -188,45 +224,69 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   };
   auto space = load_space(o);  // every rank parses it: an error is the same everywhere
   if (!space) return fail_all(space.error(), 2);
+  const bool whole = whole_nodes(group, layout);
+  auto counts = node_count_plan(o.node_counts, layout.nodes, whole);
+  if (!counts) return fail_all(counts.error(), 2);
 
   // A tiny probe trial: is the stack usable, and what GPU and NCCL does it see?
-  const TrialSpec spec = base_spec(o, ranks);
-  TrialSpec probe_spec = spec;
+  TrialSpec probe_spec = base_spec(o, group, layout);
   probe_spec.config.sweep.min_bytes = probe_spec.config.sweep.max_bytes = 1024;
   probe_spec.config.sweep.iterations = 1;
   probe_spec.config.sweep.warmup = 0;
-  NcclAccount account;
-  std::vector<std::string> probe_logs;
-  const TrialResult probe = run_with_nccl_log(ranks, probe_spec, probe_logs);
-  account.add({}, probe_logs, "probe");
+  NcclAccount probe_account;
+  const LogGroups whole_logs = log_groups(group, layout);
+  std::vector<NcclInfoLog> probe_logs;
+  const TrialResult probe = run_with_nccl_log(group, whole_logs, run, probe_spec, probe_logs);
+  probe_account.add({}, probe_logs);
   if (probe.outcome != TrialOutcome::ok) {
-    if (leader) print_log_verdicts(console, account);
+    if (leader) print_log_verdicts(console, probe_account);
     return fail_all(
         "NCCL's defaults cannot run here (" + std::string(to_string(probe.outcome)) + "): " + probe.reason,
         1);
   }
 
-  // Every node's type and peaks, then the cluster's shape and the knobs that apply to it.
+  // Every node's type and peaks; each count's shape (its first nodes) and the knobs that apply to
+  // it, and the group of ranks its trials run on.
   std::vector<std::string> ops = o.strategy.collectives;
   ops.insert(ops.end(), o.strategy.guards.begin(), o.strategy.guards.end());
   GatheredNodes nodes =
-      gather_nodes(ranks, o.from, ops, {probe.device.name, probe.device.sm},
+      gather_nodes(ranks, o.from, ops, *counts, {probe.device.name, probe.device.sm},
                    nccl_version_string(probe.nccl_version), cuda_driver_version_string(probe.cuda_driver));
-  account.node = std::move(nodes.own);
   if (!nodes.error.empty()) return fail_all(nodes.error, 2);
-  auto shape = cluster_shape(nodes.types, layout.hosts, o.allow_mixed);
-  if (!shape) return fail_all(shape.error(), 2);
-  const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
-  if (!leader) return follow(ranks, spec);
+  std::map<int, CountPlan> plans;
+  CountGroups groups;
+  for (const int count : *counts) {
+    const auto first = [count](const auto& all) { return std::vector(all.begin(), all.begin() + count); };
+    auto shape = cluster_shape(first(nodes.types), first(layout.hosts), o.allow_mixed);
+    if (!shape) return fail_all(shape.error(), 2);
+    const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
+    plans[count] = CountPlan{*shape, pruned, nodes.peaks[count], {}};
+    plans[count].account.node = nodes.own;
+    CountGroup& on = groups[count];
+    on.group = group.split(layout.node < count ? 0 : -1);
+    if (!on.group) continue;
+    on.logs = log_groups(*on.group, layout);
+    on.spec = base_spec(o, *on.group, layout);
+  }
+  if (!leader) return follow(ranks, groups);
 
-  console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", shape->nodes, shape->node.gpus,
-                              shape->node_type_key, layout.emulated ? " (emulated nodes)" : ""));
+  const ClusterShape& whole_shape = plans.at(counts->front()).shape;
+  console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", layout.nodes,
+                              whole_shape.node.gpus, whole_shape.node_type_key,
+                              layout.emulated ? " (emulated nodes)" : ""));
   std::string knobs;
-  for (const auto& k : pruned.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
+  for (const auto& k : plans.at(counts->front()).space.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
   console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
+  if (counts->size() > 1)
+    console.message(fmt::format(
+        "nccltune tune: node counts {}: {} in full; at the others only the algorithm, protocol and channels "
+        "are searched again, and {}'s other settings confirmed",
+        fmt::join(*counts, ", "), counts->front(), counts->front()));
+  // The probe ran on the whole allocation: its log is the largest count's when that is it.
+  if (counts->front() == layout.nodes) plans.at(counts->front()).account.add({}, probe_logs);
   TuneOptions options = o;
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
-  return lead(ranks, options, spec, *shape, pruned, nodes.peaks, account, console);
+  return lead(ranks, options, groups, plans, *counts, console);
 }
 
 }  // namespace nccltune

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "search/strategy.h"
 #include "tune/node_layout.h"
@@ -25,6 +27,9 @@ struct TuneOptions {
   std::string journal;  // empty: <out>/journal.jsonl
   bool resume = false;
   std::string from;  // topology source for every node (snapshot, nvidia-smi:, nvidia-smi-q:, hwloc:)
+  // --node-counts (tune_profile/node_count_plan.h); nullopt: the allocation's count and every power
+  // of two from 2 below it.
+  std::optional<std::vector<int>> node_counts;
   bool allow_mixed = false;
   std::string cuda_lib, nccl_lib;
   StrategyOptions strategy;

@@ -445,8 +445,6 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
   };
   for (const Case& c :
        {Case{16, 2, true, "2n.yaml for 2 nodes, 16 ranks"},
-        // No 4n.yaml: the nearest tuned node count below, 2, for 8 ranks per node.
-        Case{32, 4, true, "(nearest tuned node count, 2) for 4 nodes, 32 ranks"},
         // One node: only a one-node profile stands for it, and the store has none.
         Case{8, 1, false, "no profile for h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28 in "},
         Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
@@ -472,6 +470,53 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
   }
 }
 
+// Communicators of node counts the store has no profile for (serving rule, node_count_rule.h).
+// Above the largest measured count the per-size choices are withheld: a ring that won at 2 nodes
+// may lose to NCCL's trees at 4. Between two counts they stand where both agree.
+TEST_F(TunerPlugin, AtNodeCountsNotTunedForOnlyChoicesBothSidesAgreeOnStand) {
+  const fs::path store = make_store();
+  init_v5(32, 4);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "2n.yaml for 4 nodes, 32 ranks")) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "withheld (NCCL's own choice stands)")) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "above the largest measured node count (2)")) << all_log();
+  expect_nccls_choices();
+  finalize();
+
+  // 8n.yaml: the same choices as 2n.yaml but NVLS,Ring from 1 MiB where 2n.yaml has it too, and
+  // Tree/LL128 at 64K-1M where 2n.yaml has Ring/LL128.
+  const auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  const std::string agreeing =
+      replaced(read_file(fixture("plugin/h100-2n.yaml")), "nodes: 2, gpus_per_node: 8, ranks: 16",
+               "nodes: 8, gpus_per_node: 8, ranks: 64");
+  const std::string text = replaced(agreeing, "algo: Ring, proto: LL128", "algo: Tree, proto: LL128");
+  for (const auto& [eight, agree] : {std::pair{agreeing, true}, std::pair{text, false}}) {
+    SCOPED_TRACE(agree ? "2 and 8 nodes agree" : "2 and 8 nodes disagree at 64K-1M");
+    write_file(store / kNodeTypeKey / "8n.yaml", eight);
+    chmod((store / kNodeTypeKey / "8n.yaml").c_str(), 0644);
+    g_log.clear();
+    dlclose(library_);  // a fresh per-process lookup for the new store
+    library_ = dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library_, nullptr) << dlerror();
+    v5_ = static_cast<const ncclTuner_v5_t*>(dlsym(library_, kTunerV5Symbol));
+    init_v5(32, 4);
+    EXPECT_TRUE(logged(NCCL_LOG_INFO, "8n.yaml")) << all_log();
+    EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
+    if (agree) {
+      EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+      EXPECT_EQ(channels, 24);
+    } else {
+      EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
+      EXPECT_TRUE(logged(NCCL_LOG_INFO, "withheld")) << all_log();
+    }
+    // Where they agree the choice stands either way: Tree/LL below 64K.
+    EXPECT_EQ(nccl_pick(call(8)), std::make_pair(kAlgoTree, kProtoLl));
+    finalize();
+  }
+}
+
 TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
   setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(4, 1);  // a tensor-parallel group of 4
@@ -480,10 +525,12 @@ TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
   expect_nccls_choices();
   finalize();
 
+  // One full node: the file is named, but a 2-node choice never stands for one node.
   g_log.clear();
-  init_v5(8, 1);  // one full node: the named file is used whatever node count it was tuned at
-  EXPECT_TRUE(logged(NCCL_LOG_INFO, "for 1 node, 8 ranks, tuned for 2 nodes, used as named")) << all_log();
-  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+  init_v5(8, 1);
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "for 1 node, 8 ranks, tuned for 2 nodes")) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, "withheld")) << all_log();
+  expect_nccls_choices();
 }
 
 // A file copied to the wrong place in the store would tune communicators it was not measured for.

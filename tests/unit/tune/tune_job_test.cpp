@@ -37,6 +37,10 @@ class PretendRanks : public SoloGroup {
     for (int rank = 0; rank < kRanks; rank += layout_.local_size) all[static_cast<std::size_t>(rank)] = value;
     return all;
   }
+  // The tune of the allocation's one node count runs on all of it.
+  std::unique_ptr<RankGroup> split(int color) override {
+    return color < 0 ? nullptr : std::make_unique<PretendRanks>(layout_);
+  }
 
  private:
   NodeLayout layout_;

@@ -1,0 +1,132 @@
+#include "nccl_log/node_log_summary.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/json_optional.h"
+
+namespace nccltune {
+
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+std::optional<T> optional_from(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+json line_to_json(const NcclLogLine& line) {
+  return {{"source", line.source}, {"line", line.line}, {"text", line.text}};
+}
+
+NcclLogLine line_from_json(const json& j) {
+  return {j.at("source").get<std::string>(), j.at("line").get<int>(), j.at("text").get<std::string>()};
+}
+
+}  // namespace
+
+std::string node_log_summary_to_json(const NcclInfoLog& log) {
+  json devices = json::array();
+  for (const NcclNetDevice& d : log.devices)
+    devices.push_back({{"name", d.name},
+                       {"port", optional_to_json<json>(d.port)},
+                       {"link_layer", optional_to_json<json>(d.link_layer)},
+                       {"sharp", d.sharp}});
+  json choices = json::array();
+  for (const NcclLoggedChoice& c : log.choices)
+    choices.push_back(
+        {{"op", optional_to_json<json>(c.op)}, {"bytes", c.bytes}, {"algo", c.algo}, {"proto", c.proto}});
+  json warnings = json::array();
+  for (const NcclLogLine& w : log.warnings) warnings.push_back(line_to_json(w));
+  json failures = json::array();
+  for (const NcclFailure& f : log.failures)
+    failures.push_back({{"kind", static_cast<int>(f.kind)},
+                        {"status", optional_to_json<json>(f.status)},
+                        {"where", line_to_json(f.where)}});
+  return json{{"nccl_version", optional_to_json<json>(log.nccl_version)},
+              {"cuda_version", optional_to_json<json>(log.cuda_version)},
+              {"ranks", optional_to_json<json>(log.ranks)},
+              {"nodes", optional_to_json<json>(log.nodes)},
+              {"local_ranks", optional_to_json<json>(log.local_ranks)},
+              {"hosts", log.hosts},
+              {"net_plugin", optional_to_json<json>(log.net_plugin)},
+              {"net_plugin_in_use", log.net_plugin_in_use},
+              {"connection_network", optional_to_json<json>(log.connection_network)},
+              {"plugin_library", optional_to_json<json>(log.plugin_library)},
+              {"devices", std::move(devices)},
+              {"ib_devices_listed", log.ib_devices_listed},
+              {"ofi_lines", log.ofi_lines},
+              {"net_connections", log.net_connections},
+              {"gdr_connections", log.gdr_connections},
+              {"nvls_available", optional_to_json<json>(log.nvls_available)},
+              {"nvls_channels", optional_to_json<json>(log.nvls_channels)},
+              {"mnnvl", optional_to_json<json>(log.mnnvl)},
+              {"coll_channels", optional_to_json<json>(log.coll_channels)},
+              {"collnet_channels", optional_to_json<json>(log.collnet_channels)},
+              {"env", log.env},
+              {"tuner_loaded", optional_to_json<json>(log.tuner_loaded)},
+              {"tuner_fallback", optional_to_json<json>(log.tuner_fallback)},
+              {"tuner_requested", optional_to_json<json>(log.tuner_requested)},
+              {"tuner_symbol_missing", log.tuner_symbol_missing},
+              {"choices", std::move(choices)},
+              {"warnings", std::move(warnings)},
+              {"warnings_dropped", log.warnings_dropped},
+              {"failures", std::move(failures)},
+              {"nccl_lines", log.nccl_lines}}
+      .dump();
+}
+
+Result<NcclInfoLog> node_log_summary_from_json(std::string_view text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{"a node's NCCL log summary is not a JSON object"};
+  try {
+    NcclInfoLog log;
+    log.nccl_version = optional_from<std::string>(j, "nccl_version");
+    log.cuda_version = optional_from<std::string>(j, "cuda_version");
+    log.ranks = optional_from<int>(j, "ranks");
+    log.nodes = optional_from<int>(j, "nodes");
+    log.local_ranks = optional_from<int>(j, "local_ranks");
+    log.hosts = j.at("hosts").get<std::vector<std::string>>();
+    log.net_plugin = optional_from<std::string>(j, "net_plugin");
+    log.net_plugin_in_use = j.at("net_plugin_in_use").get<bool>();
+    log.connection_network = optional_from<std::string>(j, "connection_network");
+    log.plugin_library = optional_from<std::string>(j, "plugin_library");
+    for (const json& d : j.at("devices"))
+      log.devices.push_back({d.at("name").get<std::string>(), optional_from<int>(d, "port"),
+                             optional_from<std::string>(d, "link_layer"), d.at("sharp").get<bool>()});
+    log.ib_devices_listed = j.at("ib_devices_listed").get<bool>();
+    log.ofi_lines = j.at("ofi_lines").get<bool>();
+    log.net_connections = j.at("net_connections").get<int>();
+    log.gdr_connections = j.at("gdr_connections").get<int>();
+    log.nvls_available = optional_from<bool>(j, "nvls_available");
+    log.nvls_channels = optional_from<int>(j, "nvls_channels");
+    log.mnnvl = optional_from<bool>(j, "mnnvl");
+    log.coll_channels = optional_from<int>(j, "coll_channels");
+    log.collnet_channels = optional_from<int>(j, "collnet_channels");
+    log.env = j.at("env").get<std::map<std::string, std::string>>();
+    log.tuner_loaded = optional_from<std::string>(j, "tuner_loaded");
+    log.tuner_fallback = optional_from<std::string>(j, "tuner_fallback");
+    log.tuner_requested = optional_from<std::string>(j, "tuner_requested");
+    log.tuner_symbol_missing = j.at("tuner_symbol_missing").get<bool>();
+    for (const json& c : j.at("choices"))
+      log.choices.push_back({optional_from<std::string>(c, "op"), c.at("bytes").get<int64_t>(),
+                             c.at("algo").get<std::string>(), c.at("proto").get<std::string>()});
+    for (const json& w : j.at("warnings")) log.warnings.push_back(line_from_json(w));
+    log.warnings_dropped = j.at("warnings_dropped").get<int>();
+    for (const json& f : j.at("failures")) {
+      const int kind = f.at("kind").get<int>();
+      if (kind < 0 || kind > static_cast<int>(NcclFailureKind::timeout))
+        return Error{"a node's NCCL log summary has an unknown failure kind " + std::to_string(kind)};
+      log.failures.push_back({static_cast<NcclFailureKind>(kind), optional_from<int>(f, "status"),
+                              line_from_json(f.at("where"))});
+    }
+    log.nccl_lines = j.at("nccl_lines").get<int>();
+    return log;
+  } catch (const json::exception& e) {
+    return Error{std::string("a node's NCCL log summary: ") + e.what()};
+  }
+}
+
+}  // namespace nccltune
