@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace nccltune {
@@ -11,6 +12,11 @@ namespace nccltune {
 struct Error {
   std::string message;
 };
+
+// "origin:line: what", the one-line form of an error in a text file or tool output.
+inline Error error_at(std::string_view origin, int line, const std::string& what) {
+  return Error{std::string(origin) + ":" + std::to_string(line) + ": " + what};
+}
 
 template <class T>
 class Result {

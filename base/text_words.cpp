@@ -1,9 +1,29 @@
 #include "base/text_words.h"
 
+#include <charconv>
+
 namespace nccltune {
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+std::optional<int64_t> to_int(std::string_view word) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (error != std::errc() || end != word.data() + word.size()) return std::nullopt;
+  return value;
+}
+
+std::string upper_ascii(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return upper;
 }
 
 std::string_view trimmed(std::string_view text) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +13,14 @@ namespace nccltune {
 
 // Space, tab, CR, VT and FF; not newline (callers split lines first).
 bool is_blank(char c);
+// '0'..'9' only, whatever the locale.
+bool is_digit(char c);
+
+// The whole word as a decimal integer ("-12"); nullopt for anything else, overflow included.
+std::optional<int64_t> to_int(std::string_view word);
+
+// ASCII letters in upper case, every other byte as it is.
+std::string upper_ascii(std::string_view text);
 
 // `text` without leading and trailing blanks.
 std::string_view trimmed(std::string_view text);

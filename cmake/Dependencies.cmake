@@ -44,6 +44,7 @@ endif()
 # nccltune_library(NAME [PUBLIC deps...] [PRIVATE deps...]): the static library of one folder,
 # from every .cpp in it, with the project root and tuner/ as include roots, so that headers are
 # included with their folder ("profile/profile.h", "topology/checks.h").
+option(NCCLTUNE_UNITY_BUILD "Compile each library's files in batches (unity build)" ON)
 function(nccltune_library name)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   list(FILTER sources EXCLUDE REGEX "/main\\.cpp$")
@@ -53,4 +54,8 @@ function(nccltune_library name)
   target_link_libraries(${name} PRIVATE nccltune_warnings)
   target_compile_options(${name} PRIVATE ${NCCLTUNE_FUZZ_LIBRARY_FLAGS})  # cmake/Fuzzing.cmake
   set_property(GLOBAL APPEND PROPERTY NCCLTUNE_FOLDER_TARGETS ${name})
+  # One compiler run per few files of a library rather than per file: the headers they share
+  # (yaml-cpp, nlohmann/json, fmt, the standard library) are parsed once per batch. Names in a
+  # file's anonymous namespace must therefore be unique within its library.
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${NCCLTUNE_UNITY_BUILD})
 endfunction()

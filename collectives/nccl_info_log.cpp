@@ -20,13 +20,6 @@ constexpr std::size_t kMaxChoices = 65536;
 constexpr std::size_t kMaxFailures = 1000;
 constexpr std::size_t kMaxEnv = 1024;
 
-std::optional<int64_t> to_int(std::string_view word) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (error != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
-}
-
 // A count NCCL prints (ranks, nodes, channels): small and not negative.
 std::optional<int> to_count(std::string_view word) {
   const auto value = to_int(word);

@@ -53,13 +53,6 @@ std::optional<double> to_double(std::string_view word) {
   return value;
 }
 
-std::optional<int64_t> to_int(std::string_view word) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (error != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
-}
-
 // A table row's first word: digits, or a sign and digits (a negative size, dropped with a note).
 bool starts_like_number(std::string_view word) {
   if (!word.empty() && (word[0] == '-' || word[0] == '+')) word.remove_prefix(1);

@@ -21,10 +21,6 @@ struct TextLine {
   std::string text;
 };
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 TextLine text_line(std::string_view raw, int number) {
   TextLine line;
   line.number = number;
@@ -33,10 +29,6 @@ TextLine text_line(std::string_view raw, int number) {
     line.indent = raw[at] == '\t' ? (line.indent / 8 + 1) * 8 : line.indent + 1;
   line.text = repaired_utf8(trimmed(raw.substr(at)));
   return line;
-}
-
-Error error_at(std::string_view origin, int line, const std::string& what) {
-  return Error{std::string(origin) + ":" + std::to_string(line) + ": " + what};
 }
 
 // A value from the text as an error quotes it: bounded, printable.

@@ -40,10 +40,6 @@ struct MatrixRow {
   std::optional<int> numa;
 };
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // Parses a non-negative decimal number that fills all of `digits`.
 std::optional<int> parse_index(std::string_view digits) {
   if (digits.empty() || !is_digit(digits.front())) return std::nullopt;
@@ -123,10 +119,6 @@ std::vector<std::string> split_column_names(std::span<const std::string_view> wo
     pos += used;
   }
   return names;
-}
-
-Error error_at(std::string_view origin, int line, const std::string& what) {
-  return Error{std::string(origin) + ":" + std::to_string(line) + ": " + what};
 }
 
 // Link cells start with a letter ("X", "NV18", "SYS"); the trailing values start with a digit

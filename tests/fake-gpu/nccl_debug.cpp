@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/text_words.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune::fake {
@@ -39,13 +40,6 @@ constexpr SubsystemName kSubsystems[] = {
     {"ALL", kSubsysAll},
 };
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return out;
-}
-
 // NCCL's subsystem mask from NCCL_DEBUG_SUBSYS: unknown names are ignored, as NCCL ignores them.
 std::uint32_t subsystem_mask(std::string_view list) {
   const bool invert = !list.empty() && list.front() == '^';
@@ -53,7 +47,7 @@ std::uint32_t subsystem_mask(std::string_view list) {
   std::uint32_t mask = 0;
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
-    const std::string name = upper(list.substr(0, comma));
+    const std::string name = upper_ascii(list.substr(0, comma));
     for (const SubsystemName& known : kSubsystems)
       if (known.name == name) mask |= known.bit;
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
@@ -110,7 +104,7 @@ std::string_view network_name(NcclTransport transport) {
 DebugSettings debug_settings(const NcclEnv& env) {
   DebugSettings settings;
   if (const auto level = env.find("NCCL_DEBUG"); level != env.end()) {
-    const std::string name = upper(level->second);
+    const std::string name = upper_ascii(level->second);
     settings.info = name == "INFO" || name == "TRACE";
   }
   if (const auto list = env.find("NCCL_DEBUG_SUBSYS"); list != env.end())

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "base/text_words.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune::fake {
@@ -14,12 +15,6 @@ namespace {
 std::string lower(std::string_view text) {
   std::string result(text);
   for (char& c : result) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return result;
-}
-
-std::string upper(std::string_view text) {
-  std::string result(text);
-  for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return result;
 }
 
@@ -50,7 +45,7 @@ std::string normalized_value(std::string_view variable, std::string_view value) 
     static constexpr std::array<const char*, 6> kLevels = {"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"};
     const std::string text = trim(value);
     if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kLevels[text[0] - '0'];
-    return upper(text);
+    return upper_ascii(text);
   }
   return std::string(value);
 }

@@ -459,6 +459,10 @@ const CollectiveProfile* Profile::collective(std::string_view name) const {
   return it == collectives.end() ? nullptr : &it->second;
 }
 
+bool Profile::only_all_reduce() const {
+  return collectives.size() == 1 && collectives.count(kAllReduce);
+}
+
 bool is_valid_node_type_key(std::string_view key) {
   if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
   return std::all_of(key.begin(), key.end(), [](char c) {

@@ -139,6 +139,8 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 
   const CollectiveProfile* collective(std::string_view name) const;  // nullptr when not measured
+  // all_reduce alone (every v1 profile): renderers keep its sections' plain names.
+  bool only_all_reduce() const;
 };
 
 // Deterministic YAML; every section is written. Doubles are written in their shortest exact form

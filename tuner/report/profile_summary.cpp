@@ -32,10 +32,6 @@ std::string describe_unmeasured(const CollectiveProfile& collective) {
   return collective.measured.known() ? "above " + format_byte_size(collective.measured.max_bytes) : "";
 }
 
-bool only_all_reduce(const Profile& profile) {
-  return profile.collectives.size() == 1 && profile.collectives.count(kAllReduce);
-}
-
 double value_at(const std::vector<double>& values, std::size_t i) {
   return i < values.size() ? values[i] : std::nan("");
 }
@@ -62,7 +58,7 @@ namespace {
 // holds all_reduce alone (as every v1 profile does).
 std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c) {
   std::string out;
-  if (!only_all_reduce(profile))
+  if (!profile.only_all_reduce())
     out += fmt::format("{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
   const std::string unmeasured = describe_unmeasured(c);
   if (!c.per_size.empty() || (!unmeasured.empty() && !c.guard)) {
@@ -140,7 +136,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   }
 
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
-  if (!only_all_reduce(profile)) out += "\n";
+  if (!profile.only_all_reduce()) out += "\n";
   for (const auto& [name, collective] : profile.collectives)
     out += render_collective(profile, name, collective);
 

@@ -81,19 +81,14 @@ std::string objective_meaning(const std::string& objective) {
   return "geometric mean of the per-size speedup over all sizes, no size worse than the tolerance";
 }
 
-// Whether the profile is all_reduce alone (every v1 profile): its sections keep their plain names.
-bool only_all_reduce(const Profile& p) {
-  return p.collectives.size() == 1 && p.collectives.count(kAllReduce);
-}
-
 // "" for the one all_reduce of such a profile, else " (all_gather)".
 std::string of_collective(const Profile& p, const std::string& op) {
-  return only_all_reduce(p) ? "" : " (" + op + ")";
+  return p.only_all_reduce() ? "" : " (" + op + ")";
 }
 
 // An HTML id part: "" as above, else "-all_gather".
 std::string id_suffix(const Profile& p, const std::string& op) {
-  return only_all_reduce(p) ? "" : "-" + op;
+  return p.only_all_reduce() ? "" : "-" + op;
 }
 
 std::string summary_cards(const Profile& p) {
@@ -148,7 +143,7 @@ std::string settings_section(const Profile& p) {
   for (const auto& [op, collective] : p.collectives) {
     if (collective.guard) continue;
     const std::string unmeasured = describe_unmeasured(collective);
-    if (!only_all_reduce(p)) ranges += "<h4>" + html_text(op) + "</h4>\n";
+    if (!p.only_all_reduce()) ranges += "<h4>" + html_text(op) + "</h4>\n";
     if (collective.per_size.empty() && unmeasured.empty()) {
       ranges += "<p>None recorded.</p>\n";
       continue;
