@@ -1,7 +1,8 @@
 // Which profile one NCCL communicator gets from the tuner plugin: NCCLTUNE_PROFILE (one file,
 // used as it is), else the store of the node config (NCCLTUNE_PROFILES overrides its env.store)
 // for this node's type (from nccltuned's node.yaml; the plugin never reads the topology itself)
-// and the communicator's node count, through load_store_profile, the lookup `nccltune env` uses.
+// and the communicator's node count, through find_profile_for_job, the lookup `nccltune env`
+// uses, with its serving rule for node counts that were not measured (profile/node_count_rule.h).
 // Either way the profile is used only when the communicator has shape.gpus_per_node ranks per
 // node (nRanks == nNodes * gpus_per_node): a tensor- or pipeline-parallel group is not the full
 // node the profile was measured on. Never fails: what went wrong is in `log`, and then there is
