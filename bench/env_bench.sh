@@ -21,14 +21,15 @@ trap 'rm -rf "$work"' EXIT
 umask 022
 chmod 755 "$work"
 
-# The store: every profile a copy of the fixture's 2-node H100 profile under its own key and count.
-template=$fixtures/store/h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28/2n.yaml
+# The store: every profile a copy of a profile tune wrote (12 KB: four collectives' results and
+# NCCL's account of the trials) under its own key and count.
+template=$fixtures/report/collectives/2n.yaml
 store=$work/store
 for type in $(seq 1 50); do
   key="gpu$type-80gb.8gpu.nvswitch.8xib400.pix.nccl2.28"
   mkdir -p "$store/$key"
   for nodes in 1 2 4 8 16 32 64 128 256 512; do
-    sed -e "s/key: \"[^\"]*\"/key: \"$key\"/" -e "s/nodes: 2,/nodes: $nodes,/" -e "s/ranks: 16/ranks: $((nodes * 8))/" \
+    sed -e "s/key: \"[^\"]*\"/key: \"$key\"/" -e "s/^  nodes: 2\$/  nodes: $nodes/" -e "s/^  ranks: 16\$/  ranks: $((nodes * 8))/" \
       "$template" >"$store/$key/${nodes}n.yaml"
   done
 done

@@ -2,6 +2,8 @@
 // plugin, the daemon, show, diff and report). When it parses, writes it with profile_to_yaml,
 // parses that again and writes it again: asserts (abort) that the written text parses and that
 // both written texts are the same, i.e. that writing and reading a profile loses nothing twice.
+// And what env and the plugin read (ProfileParts::for_jobs) of any text the whole parse reads is
+// the same profile less the parts jobs do not need.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,7 +16,20 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto profile = nccltune::parse_profile(text, "fuzz.yaml");
+  auto for_jobs = nccltune::parse_profile(text, "fuzz.yaml", nccltune::ProfileParts::for_jobs);
   if (!profile) return 0;
+  const auto job_parts = [](nccltune::Profile p) {
+    p.provenance = {};
+    p.failed.clear();
+    p.notes.clear();
+    for (auto& [op, collective] : p.collectives) collective.results = {};
+    return nccltune::profile_to_yaml(p);
+  };
+  if (!for_jobs || job_parts(*for_jobs) != job_parts(*profile)) {
+    std::fprintf(stderr, "the job's parts differ from the whole parse's: %s\n",
+                 for_jobs ? "another profile" : for_jobs.error().c_str());
+    std::abort();
+  }
   const std::string written = nccltune::profile_to_yaml(*profile);
   auto again = nccltune::parse_profile(written, "written.yaml");
   if (!again) {

@@ -109,7 +109,8 @@ Result<std::optional<ProfileForJob>> job_profile(const EnvOptions& options, cons
       options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
   const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
 
-  Result<ProfileForJob> found = find_profile_for_job(store, *key, *job, prefer_below, ::geteuid());
+  Result<ProfileForJob> found =
+      find_profile_for_job(store, *key, *job, prefer_below, ::geteuid(), ProfileParts::for_jobs);
   if (!found) return Error{found.error()};
   if (!found->stored) {
     note("no profile for " + *key + " in " + store.string());

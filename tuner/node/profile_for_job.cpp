@@ -5,12 +5,13 @@
 namespace nccltune {
 
 Result<ProfileForJob> find_profile_for_job(const std::filesystem::path& store, std::string_view node_type_key,
-                                           const JobShape& job, bool prefer_below, uid_t caller_uid) {
+                                           const JobShape& job, bool prefer_below, uid_t caller_uid,
+                                           ProfileParts parts) {
   Result<ProfileNeighbours> around = find_profiles_around(store, node_type_key, job.nodes);
   if (!around) return Error{around.error()};
   const auto load = [&](const std::optional<ProfileMatch>& match) -> Result<std::optional<StoreProfile>> {
     if (!match) return std::optional<StoreProfile>();
-    Result<StoreProfile> loaded = load_matched_profile(store, node_type_key, *match, caller_uid);
+    Result<StoreProfile> loaded = load_matched_profile(store, node_type_key, *match, caller_uid, parts);
     if (!loaded) return Error{loaded.error()};
     return std::optional<StoreProfile>(std::move(*loaded));
   };

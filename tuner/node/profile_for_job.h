@@ -28,8 +28,10 @@ struct ProfileForJob {
   const Profile* profile() const { return fits ? &served.profile : nullptr; }
 };
 
-// Errors: an untrusted or broken store or profile, one line naming the file.
+// Errors: an untrusted or broken store or profile, one line naming the file. `parts`: what of
+// the profiles is read (parse_profile); env, nccltune-env and the plugin need only the job's.
 Result<ProfileForJob> find_profile_for_job(const std::filesystem::path& store, std::string_view node_type_key,
-                                           const JobShape& job, bool prefer_below, uid_t caller_uid);
+                                           const JobShape& job, bool prefer_below, uid_t caller_uid,
+                                           ProfileParts parts = ProfileParts::whole);
 
 }  // namespace nccltune

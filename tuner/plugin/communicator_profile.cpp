@@ -93,7 +93,8 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t r
   if (!key) return lookup.warn(key.error());
 
   Result<ProfileForJob> loaded =
-      find_profile_for_job(store, *key, communicator_shape(ranks, nodes), config->prefer_below, caller_uid);
+      find_profile_for_job(store, *key, communicator_shape(ranks, nodes), config->prefer_below, caller_uid,
+                           ProfileParts::for_jobs);
   if (!loaded) return lookup.warn(loaded.error());
   if (!loaded->stored)
     return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(nodes, ranks) +

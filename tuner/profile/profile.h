@@ -152,8 +152,26 @@ std::string profile_to_yaml(const Profile& profile);
 // Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
 // in the structs above, except that shape.ranks is always nodes x gpus_per_node: the one of the two
 // left out follows from the other. keep_defaults: true with a non-empty env is an error.
-Result<Profile> parse_profile(std::string_view text, std::string_view origin);
+//
+// ProfileParts::for_jobs reads only what a job's environment needs (schema, shape, keep_defaults,
+// env, and each collective's measured range, per-size choices and guard flag): the lines of
+// provenance, failed, notes and each collective's results (a v1 profile's at the top level) are
+// blanked before parsing, so they
+// cost no YAML parse (they are most of a profile tune writes: its curves and NCCL's account).
+// Line numbers stay those of the file, the whole file is still checked for size, NUL and UTF-8,
+// and a second document still fails. Only block-style sections are skipped, and a text the
+// skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole parse reads
+// (it may read one whose skipped parts are broken).
+enum class ProfileParts { whole, for_jobs };
+Result<Profile> parse_profile(std::string_view text, std::string_view origin,
+                              ProfileParts parts = ProfileParts::whole);
 Result<Profile> read_profile(const std::filesystem::path& file);
+
+// The text parse_profile reads for ProfileParts::for_jobs: the same lines, those of the sections
+// jobs do not need made empty; nullopt when one of those lines holds '&', '*' or '!' (a YAML
+// anchor, alias or tag the strict reader refuses, or text that looks like one): such a profile
+// is parsed whole.
+std::optional<std::string> profile_text_for_jobs(std::string_view text);
 
 // The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);

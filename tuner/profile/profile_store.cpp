@@ -99,11 +99,11 @@ Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& st
 }
 
 Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, std::string_view key,
-                                          const ProfileMatch& match, uid_t uid) {
+                                          const ProfileMatch& match, uid_t uid, ProfileParts parts) {
   const Result<TrustedFile> trusted = read_trusted_file(store, match.file, uid, kMaxProfileBytes);
   if (!trusted) return Error{trusted.error()};
   const std::string where = printable_excerpt(match.file.native(), 200);
-  Result<Profile> profile = parse_profile(trusted->text, where);
+  Result<Profile> profile = parse_profile(trusted->text, where, parts);
   if (!profile) return Error{profile.error()};
 
   // A file copied to the wrong place would otherwise tune jobs it was not measured for.

@@ -56,9 +56,11 @@ struct StoreProfile {
 Result<std::optional<StoreProfile>> load_store_profile(const std::filesystem::path& store,
                                                        std::string_view key, int nodes, bool prefer_below,
                                                        uid_t uid);
-// The same checks for one file find_profile or find_profiles_around named.
+// The same checks for one file find_profile or find_profiles_around named; `parts` as
+// parse_profile reads them.
 Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, std::string_view key,
-                                          const ProfileMatch& match, uid_t uid);
+                                          const ProfileMatch& match, uid_t uid,
+                                          ProfileParts parts = ProfileParts::whole);
 
 // The node counts of the profiles in one node type's directory (<N>n.yaml), ascending; none when
 // it cannot be listed.
