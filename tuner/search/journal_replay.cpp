@@ -39,7 +39,8 @@ std::map<std::string, JournalEntry> resumable_trials(const std::vector<JournalEn
                                                      const JournalScope& scope) {
   std::map<std::string, JournalEntry> cache;
   for (const auto& e : entries)
-    if (e.node_type_key == scope.node_type_key && e.nccl_version == scope.nccl_version)
+    if (e.node_type_key == scope.node_type_key && e.nccl_version == scope.nccl_version &&
+        (e.nodes == scope.nodes || (e.nodes == 0 && scope.takes_unnumbered)))
       cache[journal_key(e)] = e;
   return cache;
 }

@@ -24,7 +24,8 @@ struct JournalScope {
   bool takes_unnumbered = false;
 };
 
-// The entries of `scope`, by journal_key (a later entry for the same key wins).
+// The entries of `scope` (its node type, NCCL and node count), by journal_key (a later entry for
+// the same key wins).
 std::map<std::string, JournalEntry> resumable_trials(const std::vector<JournalEntry>& entries,
                                                      const JournalScope& scope);
 
