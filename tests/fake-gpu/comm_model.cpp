@@ -7,6 +7,10 @@
 
 namespace nccltune::fake {
 
+bool CommNodes::holds(int index) const {
+  return std::binary_search(present.begin(), present.end(), index);
+}
+
 bool CommModel::has(FaultKind kind) const {
   return std::find(faults.begin(), faults.end(), kind) != faults.end();
 }
@@ -56,10 +60,26 @@ std::string setting(const NcclEnv& env, const std::string& variable) {
   return variable + (set == env.end() ? " unset" : "='" + set->second + "'");
 }
 
+// Whether a fault that held for its `when` and `rank` holds on this rank's communicator. A
+// collective ends for all ranks when the slowest is done, so slow_node and slow_link slow every
+// rank of a communicator that uses the slow hardware, not only the ranks on it.
+bool holds_on_nodes(const Fault& fault, const CommNodes& nodes) {
+  switch (fault.kind) {
+    case FaultKind::slow_node:
+      if (fault.node && !nodes.holds(*fault.node)) return false;
+      if (fault.path == FaultPath::network) return nodes.count > 1;
+      if (fault.path == FaultPath::local) return nodes.count == 1;
+      return true;
+    case FaultKind::slow_link:
+      return fault.link && nodes.holds(fault.link->first) && nodes.holds(fault.link->second);
+    default: return !fault.node || *fault.node == nodes.node;
+  }
+}
+
 }  // namespace
 
 Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
-                                     std::string_view op) {
+                                     std::string_view op, const CommNodes& nodes) {
   CommModel comm;
   comm.rank = rank;
   comm.nranks = nranks;
@@ -75,9 +95,10 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
                  setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};
   for (const Fault& fault : model.faults) {
-    if (!holds(fault.when, env) || (fault.rank && *fault.rank != rank)) continue;
+    if (!holds(fault.when, env) || (fault.rank && *fault.rank != rank) || !holds_on_nodes(fault, nodes))
+      continue;
     comm.faults.push_back(fault.kind);
-    if (fault.kind == FaultKind::slow_rank) comm.slow_factor *= fault.factor;
+    if (only_slows(fault.kind)) comm.slow_factor *= fault.factor;
   }
   return comm;
 }

@@ -23,6 +23,17 @@ struct AlgoProto {
   friend bool operator==(const AlgoProto&, const AlgoProto&) = default;
 };
 
+// Where a communicator's ranks sit, for the faults that name nodes: this rank's emulated node
+// index (nccl_debug.h, emulated_node_indexes), the distinct indexes of all its ranks, and NCCL's
+// node count (distinct hosts). The default is a communicator on one host, node 0.
+struct CommNodes {
+  int node = 0;
+  std::vector<int> present{0};  // ascending
+  int count = 1;
+
+  bool holds(int index) const;
+};
+
 struct CommModel {
   int rank = 0;
   int nranks = 1;
@@ -32,15 +43,17 @@ struct CommModel {
   double lat_scale = 1;
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
   std::vector<FaultKind> faults;   // faults that hold for this rank
-  double slow_factor = 1;          // slow_rank's factor on this rank, else 1
+  double slow_factor = 1;          // slow_rank's, slow_node's and slow_link's factors that hold, else 1
 
   bool has(FaultKind kind) const;
 };
 
 // The communicator as collective `op` sees it (a scoped NCCL_ALGO / NCCL_PROTO applies per
-// collective). Error when no algorithm/protocol pair is allowed.
+// collective), for a rank on `nodes.node`: faults with a `node` hold only there (slow_node: when
+// the communicator holds it), slow_link when it holds both ends. Error when no
+// algorithm/protocol pair is allowed.
 Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
-                                     std::string_view op = "all_reduce");
+                                     std::string_view op = "all_reduce", const CommNodes& nodes = {});
 
 // The model's default channel count, raised to NCCL_MIN_NCHANNELS, capped by NCCL_MAX_NCHANNELS.
 int channels_used(const FakeModel& model, const NcclEnv& env);

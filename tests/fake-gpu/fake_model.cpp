@@ -179,10 +179,28 @@ std::vector<Effect> parse_effects(const YAML::Node& node, const std::string& pat
 
 FaultKind parse_fault_kind(const YAML::Node& node, const std::string& path) {
   const std::string name = yaml_text(node, path);
-  for (FaultKind kind :
-       {FaultKind::init_error, FaultKind::hang, FaultKind::crash, FaultKind::corrupt, FaultKind::slow_rank})
+  for (FaultKind kind : {FaultKind::init_error, FaultKind::hang, FaultKind::crash, FaultKind::corrupt,
+                         FaultKind::slow_rank, FaultKind::slow_node, FaultKind::slow_link})
     if (to_string(kind) == name) return kind;
-  fail(node, path, "unknown fault '" + name + "' (init_error, hang, crash, corrupt or slow_rank)");
+  fail(node, path,
+       "unknown fault '" + name + "' (init_error, hang, crash, corrupt, slow_rank, slow_node or slow_link)");
+}
+
+FaultPath parse_fault_path(const YAML::Node& node, const std::string& path) {
+  const std::string name = yaml_text(node, path);
+  for (FaultPath kind : {FaultPath::any, FaultPath::network, FaultPath::local})
+    if (to_string(kind) == name) return kind;
+  fail(node, path, "unknown path '" + name + "' (any, network or local)");
+}
+
+// slow_link's `nodes`: the two ends of the link, distinct emulated node indexes.
+std::pair<int, int> parse_link(const YAML::Node& node, const std::string& path) {
+  yaml_expect_list(node, path);
+  if (node.size() != 2) fail(node, path, "must list two nodes");
+  const int a = small_integer(node[0], yaml_item(path, 0), 0);
+  const int b = small_integer(node[1], yaml_item(path, 1), 0);
+  if (a == b) fail(node, path, "names node " + std::to_string(a) + " twice");
+  return {a, b};
 }
 
 std::vector<Fault> parse_faults(const YAML::Node& node, const std::string& path) {
@@ -190,12 +208,27 @@ std::vector<Fault> parse_faults(const YAML::Node& node, const std::string& path)
   std::vector<Fault> faults;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = yaml_item(path, i);
-    yaml_check_keys(node[i], at, {"when", "fault", "rank", "factor"});
+    yaml_check_keys(node[i], at, {"when", "fault", "rank", "factor", "node", "nodes", "path"});
     Fault fault;
     if (node[i]["when"]) fault.when = parse_condition(node[i]["when"], yaml_child(at, "when"));
     fault.kind = parse_fault_kind(required(node[i], at, "fault"), yaml_child(at, "fault"));
     if (node[i]["rank"]) fault.rank = small_integer(node[i]["rank"], yaml_child(at, "rank"), 0);
     if (node[i]["factor"]) fault.factor = positive(node[i]["factor"], yaml_child(at, "factor"));
+    const bool link = fault.kind == FaultKind::slow_link;
+    if (const YAML::Node one = node[i]["node"]) {
+      // A link has two ends; "only ranks on one node" would not be a link.
+      if (link) fail(one, yaml_child(at, "node"), "slow_link names its two nodes in 'nodes'");
+      fault.node = small_integer(one, yaml_child(at, "node"), 0);
+    }
+    if (link)
+      fault.link = parse_link(required(node[i], at, "nodes"), yaml_child(at, "nodes"));
+    else if (node[i]["nodes"])
+      fail(node[i]["nodes"], yaml_child(at, "nodes"), "only slow_link takes nodes");
+    if (const YAML::Node where = node[i]["path"]) {
+      if (fault.kind != FaultKind::slow_node)
+        fail(where, yaml_child(at, "path"), "only slow_node takes a path");
+      fault.path = parse_fault_path(where, yaml_child(at, "path"));
+    }
     faults.push_back(fault);
   }
   return faults;
@@ -374,6 +407,21 @@ std::string_view to_string(FaultKind kind) {
     case FaultKind::crash: return "crash";
     case FaultKind::corrupt: return "corrupt";
     case FaultKind::slow_rank: return "slow_rank";
+    case FaultKind::slow_node: return "slow_node";
+    case FaultKind::slow_link: return "slow_link";
+  }
+  return "?";
+}
+
+bool only_slows(FaultKind kind) {
+  return kind == FaultKind::slow_rank || kind == FaultKind::slow_node || kind == FaultKind::slow_link;
+}
+
+std::string_view to_string(FaultPath path) {
+  switch (path) {
+    case FaultPath::any: return "any";
+    case FaultPath::network: return "network";
+    case FaultPath::local: return "local";
   }
   return "?";
 }

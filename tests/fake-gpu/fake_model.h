@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -51,17 +52,32 @@ struct Effect {
   double lat_scale = 1;
 };
 
-enum class FaultKind { init_error, hang, crash, corrupt, slow_rank };
+enum class FaultKind { init_error, hang, crash, corrupt, slow_rank, slow_node, slow_link };
 
 std::string_view to_string(FaultKind kind);
+// Whether the fault only stretches op times (slow_rank, slow_node, slow_link): the op still
+// returns the right data.
+bool only_slows(FaultKind kind);
+
+// slow_node's `path`: which communicators of the node it slows, by their node count.
+enum class FaultPath { any, network, local };  // network: more than one node; local: one
+std::string_view to_string(FaultPath path);
 
 // One injected fault: applies when `when` holds at communicator init (an empty `when` always
-// holds), to every rank or only to `rank`. slow_rank multiplies that rank's op times by `factor`.
+// holds), to every rank or only to `rank`, and with `node` only to ranks on that emulated node
+// (comm_model.h, CommNodes). slow_rank multiplies that rank's op times by `factor`. slow_node
+// and slow_link stand for hardware of the fleet (a slow NIC on one node, a bad cable or switch
+// port between two): they multiply every rank's op times in each communicator that holds
+// `node` (on `path`) or both `link` nodes, since a collective ends when its slowest rank does.
 struct Fault {
   Condition when;
   FaultKind kind = FaultKind::corrupt;
   std::optional<int> rank;
   double factor = 2;
+  // Initialized so that `Fault{when, kind, rank, factor}` (older callers) stays warning-free.
+  std::optional<int> node = std::nullopt;  // emulated node index; slow_node: one in the communicator
+  std::optional<std::pair<int, int>> link = std::nullopt;  // slow_link's `nodes`
+  FaultPath path = FaultPath::any;                         // slow_node's `path`
 };
 
 struct Noise {

@@ -4,7 +4,7 @@
 // Each op advances its stream's simulated clock in libfakecuda.so by the model's time.
 // The model (NCCLTUNE_FAKE_MODEL) and the NCCL_* environment are read once, at
 // ncclCommInitRank; faults from the model fire there (init_error) or at every op (hang, crash,
-// corrupt, slow_rank). Problems are one line on stderr, starting "fakenccl: ".
+// corrupt, slow_rank, slow_node, slow_link). Problems are one line on stderr, starting "fakenccl: ".
 // NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer. Under NCCL_DEBUG=INFO it
 // prints NCCL 2.28's INFO lines (nccl_debug.h).
 #include <dlfcn.h>
@@ -442,13 +442,18 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   char hostname[256] = {};
   gethostname(hostname, sizeof hostname - 1);
   const auto [world_rank, world_size] = launcher_rank(rank, nranks);
-  Result<std::vector<std::string>> hosts = shared->all_texts(
-      nccltune::fake::process_host(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), world_rank, world_size));
+  const std::string host =
+      nccltune::fake::process_host(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), world_rank, world_size);
+  Result<std::vector<std::string>> hosts = shared->all_texts(host);
   if (!hosts) {
     say(who + hosts.error());
     return ncclSystemError;
   }
   const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, rank);
+  // The emulated nodes the model's node faults name; "-node<k>" suffixes count only when this
+  // process's emulation made them.
+  const bool emulated = host != nccltune::fake::process_host(hostname, nullptr, world_rank, world_size);
+  const nccltune::fake::CommNodes nodes = nccltune::fake::comm_nodes(*hosts, rank, emulated);
   // The model of this node count (its `nodes` entry), and each collective's own entry within it.
   const auto failed_init = [&](const std::string& why, ncclResult_t result) {
     say(who + why);
@@ -457,13 +462,14 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   };
   FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes);
   Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
-      nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks);
+      nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
   if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);
   if (behaviour->has(FaultKind::init_error)) return failed_init("init_error fault: failing", ncclSystemError);
   std::map<std::string, OpModel> ops;
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
     FakeModel op_model = nccltune::fake::model_for_collective(node_model, op);
-    Result<CommModel> op_behaviour = nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op);
+    Result<CommModel> op_behaviour =
+        nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op, nodes);
     if (!op_behaviour) return failed_init(std::string(op) + ": " + op_behaviour.error(), ncclInvalidUsage);
     ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <utility>
 
@@ -161,6 +162,36 @@ RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank) 
     ++place.local_ranks;
   }
   return place;
+}
+
+std::vector<int> emulated_node_indexes(const std::vector<std::string>& host_of_rank, bool emulated) {
+  std::vector<std::string> hosts;  // in order of first appearance
+  std::vector<int> indexes;
+  for (const std::string& host : host_of_rank) {
+    auto known = std::find(hosts.begin(), hosts.end(), host);
+    if (known == hosts.end()) known = hosts.insert(hosts.end(), host);
+    int k = -1;
+    const std::size_t suffix = host.rfind("-node");
+    if (emulated && suffix != std::string::npos) {
+      const char* first = host.data() + suffix + 5;
+      const char* last = host.data() + host.size();
+      const auto [end, error] = std::from_chars(first, last, k);
+      if (first == last || error != std::errc() || end != last) k = -1;
+    }
+    indexes.push_back(k >= 0 ? k : static_cast<int>(known - hosts.begin()));
+  }
+  return indexes;
+}
+
+CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, int rank, bool emulated) {
+  const std::vector<int> indexes = emulated_node_indexes(host_of_rank, emulated);
+  CommNodes nodes;
+  nodes.node = indexes.at(static_cast<std::size_t>(rank));
+  nodes.present = indexes;
+  std::sort(nodes.present.begin(), nodes.present.end());
+  nodes.present.erase(std::unique(nodes.present.begin(), nodes.present.end()), nodes.present.end());
+  nodes.count = place_in_comm(host_of_rank, rank).nodes;
+  return nodes;
 }
 
 std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,

@@ -76,6 +76,15 @@ struct RankPlace {
 };
 RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank);
 
+// Each rank's emulated node index, the number the model's faults name in `node` and `nodes`:
+// k of the "-node<k>" suffix NCCLTUNE_EMULATE_NODES gave its host (process_host; `emulated`:
+// it did so in this process, so that a real host named "gpu-node7" is not read as node 7), else
+// its host's place among the communicator's hosts in order of first appearance (place_in_comm's
+// node).
+std::vector<int> emulated_node_indexes(const std::vector<std::string>& host_of_rank, bool emulated);
+// `rank`'s emulated node, the distinct ones of the communicator, and its node count (distinct hosts).
+CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, int rank, bool emulated);
+
 // One INFO line's message and the subsystems it belongs to (kSubsysAll: printed whatever the
 // mask, as NCCL prints its version).
 struct LogLine {

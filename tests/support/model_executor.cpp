@@ -363,7 +363,7 @@ bool is_simple_knob(const std::string& name, const fake::FakeModel& model,
   for (const auto& [algo, algo_model] : model.algos)
     if (algo_model.requires_env.count(name)) return false;
   for (const auto& fault : model.faults)
-    if (fault.kind == fake::FaultKind::slow_rank && fault.when.count(name)) return false;
+    if (fake::only_slows(fault.kind) && fault.when.count(name)) return false;
   return true;
 }
 
@@ -376,7 +376,7 @@ fake::NcclEnv only(const std::string& name, const std::optional<std::string>& ch
 bool fatal_alone(const std::string& name, const std::optional<std::string>& choice,
                  const fake::FakeModel& model) {
   for (const auto& fault : model.faults)
-    if (fault.kind != fake::FaultKind::slow_rank && fault.when.size() == 1 && fault.when.count(name) &&
+    if (!fake::only_slows(fault.kind) && fault.when.size() == 1 && fault.when.count(name) &&
         fake::holds(fault.when, only(name, choice)))
       return true;
   return false;

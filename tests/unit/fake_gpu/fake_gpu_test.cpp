@@ -127,7 +127,8 @@ TEST(FakeGpuModel, ParsesTheDesignExample) {
 
 TEST(FakeGpuModel, EveryFixtureParses) {
   for (const char* name : {"dgx-h100.yaml", "exact.yaml", "fault-init-error.yaml", "fault-hang.yaml",
-                           "fault-crash.yaml", "fault-corrupt.yaml", "fault-slow-rank.yaml"}) {
+                           "fault-crash.yaml", "fault-corrupt.yaml", "fault-slow-rank.yaml",
+                           "fleet-healthy.yaml", "fleet-slow-node-link.yaml", "fleet-hang.yaml"}) {
     Result<FakeModel> model = load_fake_model(model_fixture(name));
     EXPECT_TRUE(model.ok()) << model.error();
   }
@@ -168,7 +169,7 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
             "model.yaml:3: default[0].proto: Ring has no LL in 'algos'");
   EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: explode}]\n"),
             "model.yaml:3: faults[0].fault: unknown fault 'explode' (init_error, hang, crash, "
-            "corrupt or slow_rank)");
+            "corrupt, slow_rank, slow_node or slow_link)");
   EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
             "model.yaml:3: effects[0].when.ALGO: is not an NCCL_ variable");
   EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
@@ -1165,6 +1166,69 @@ TEST(FakeGpuProcesses, SlowRankFaultSlowsOnlyThatRank) {
     EXPECT_NEAR(slow[i].out_of_place_us, 2 * fast[i].out_of_place_us, fast[i].out_of_place_us * 1e-5);
     EXPECT_EQ(slow[i].out_of_place_wrong, 0);
   }
+}
+
+// NCCLTUNE_EMULATE_NODES=2 puts ranks 0-1 on node 0 and ranks 2-3 on node 1 (forked ranks are
+// their own job). A slow node on the network path and a slow link between the two slow every rank
+// of the communicator, their factors multiplied; a slow node on the local path and a link to a
+// node the communicator lacks do nothing.
+TEST(FakeGpuProcesses, NodeFaultsSlowEveryRankOfACommunicatorOnThoseNodes) {
+  TempDir dir;
+  const std::string path = (dir.path() / "model.yaml").string();
+  write_file(path, read_file(model_fixture("exact.yaml")) +
+                       "faults:\n"
+                       "  - {fault: slow_node, node: 1, factor: 1.5, path: network}\n"
+                       "  - {fault: slow_node, node: 0, factor: 7, path: local}\n"
+                       "  - {fault: slow_link, nodes: [0, 1], factor: 2}\n"
+                       "  - {fault: slow_link, nodes: [1, 2], factor: 5}\n");
+  SweepOptions options = small_sweep();
+  options.max_bytes = 70000;
+  const int nranks = 4;
+  RankProcesses ranks(nranks, {{"NCCLTUNE_FAKE_MODEL", path}, {"NCCLTUNE_EMULATE_NODES", "2"}},
+                      sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  const FakeModel healthy = load_fixture("exact.yaml");
+  for (int r = 0; r < nranks; ++r) {
+    const std::vector<Row> rows = rows_of(ranks.output(r));
+    ASSERT_EQ(rows.size(), sweep_sizes(options).size()) << ranks.output(r);
+    const CommModel comm = resolve(healthy, {}, r, nranks);
+    for (const Row& row : rows) {
+      const double expected =
+          1.5 * 2 * op_time_us(healthy, comm, "all_reduce", static_cast<double>(row.bytes));
+      EXPECT_NEAR(row.out_of_place_us, expected, expected * 1e-5) << "rank " << r << " " << row.bytes << " B";
+      EXPECT_EQ(row.out_of_place_wrong, 0);
+    }
+  }
+}
+
+// A hang on node 1 fires on its ranks only: node 0's ranks give up waiting for them after
+// NCCLTUNE_FAKE_TIMEOUT_S, as they would on a job with one hung node.
+TEST(FakeGpuProcesses, HangOnANodeHangsOnlyThatNodesRanks) {
+  TempDir dir;
+  const std::string path = (dir.path() / "model.yaml").string();
+  write_file(path, read_file(model_fixture("exact.yaml")) + "faults: [{fault: hang, node: 1}]\n");
+  RankProcesses ranks(
+      4, {{"NCCLTUNE_FAKE_MODEL", path}, {"NCCLTUNE_EMULATE_NODES", "2"}, {"NCCLTUNE_FAKE_TIMEOUT_S", "3"}},
+      sweep_body({"all_reduce"}, small_sweep()));
+  ASSERT_TRUE(ranks.read_until(
+      [&] {
+        return ranks.output(0).find("done") != std::string::npos &&
+               ranks.output(1).find("done") != std::string::npos;
+      },
+      60))
+      << ranks.output(0);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(ranks.output(r).find("sweep-error"), std::string::npos) << ranks.output(r);
+    EXPECT_EQ(ranks.output(r).find("row "), std::string::npos) << ranks.output(r);
+  }
+  for (int r = 2; r < 4; ++r) {
+    EXPECT_NE(ranks.output(r).find("calling"), std::string::npos) << ranks.output(r);
+    EXPECT_EQ(ranks.output(r).find("sweep-error"), std::string::npos) << ranks.output(r);
+    EXPECT_TRUE(ranks.running(r)) << "rank " << r << ": " << ranks.output(r);
+  }
+  ranks.kill_all();
+  for (int r = 2; r < 4; ++r)
+    EXPECT_TRUE(WIFSIGNALED(ranks.status(r)) && WTERMSIG(ranks.status(r)) == SIGKILL);
 }
 
 TEST(FakeGpuProcesses, AMissingRankFailsInitAfterTheTimeout) {
