@@ -42,7 +42,7 @@ Result<Expectation> read_expectation(const std::filesystem::path& file) {
   Expectation expectation;
   const Status read = read_strict_yaml(file, [&](const YAML::Node& root) {
     if (root.IsNull()) return;  // an empty file expects nothing
-    yaml_check_keys(root, "", {"gpus", "nics", "nic_rate_gbps", "max_gpu_nic_link"});
+    yaml_check_keys(root, "", {"gpus", "nics", "nic_rate_gbps", "max_gpu_nic_link", "min_peak_pct", "outlier"});
     if (const YAML::Node gpus = root["gpus"])
       expectation.gpus = static_cast<int>(yaml_integer(gpus, "gpus", 0, 4096));
     if (const YAML::Node nics = root["nics"])
@@ -58,6 +58,16 @@ Result<Expectation> read_expectation(const std::filesystem::path& file) {
           expectation.gpu_nic_link_c2c ? std::optional(LinkKind::pxb) : parse_pcie_link_kind(text);
       if (!kind) yaml_fail(yaml_line(link), "max_gpu_nic_link", "expected PIX, PXB, C2C, PHB, NODE or SYS");
       expectation.max_gpu_nic_link = kind;
+    }
+    if (const YAML::Node pct = root["min_peak_pct"]) {
+      expectation.min_peak_pct = yaml_number(pct, "min_peak_pct");
+      if (!(*expectation.min_peak_pct >= 0 && *expectation.min_peak_pct <= 100))
+        yaml_fail(yaml_line(pct), "min_peak_pct", "must be from 0 to 100");
+    }
+    if (const YAML::Node outlier = root["outlier"]) {
+      expectation.outlier = yaml_number(outlier, "outlier");
+      if (!(*expectation.outlier > 0 && *expectation.outlier < 1))
+        yaml_fail(yaml_line(outlier), "outlier", "must be between 0 and 1 (a fraction of the fleet's median)");
     }
   });
   if (!read) return Error{read.error()};

@@ -41,6 +41,10 @@ struct Expectation {
   // `max_gpu_nic_link: C2C`: PXB or nearer, or a NIC the GPU reaches over NVLink-C2C (NCCL's P2C,
   // which NCCL ranks after PXB and before PHB): the expectation of a Grace tray.
   bool gpu_nic_link_c2c = false;
+  // The fleet survey's thresholds (`nccltune fleet` reads them from the same file): all_reduce
+  // busbw below this % of the peak model warns; slower than `outlier` x the fleet's median is slow.
+  std::optional<double> min_peak_pct;
+  std::optional<double> outlier;
 };
 Result<Expectation> read_expectation(const std::filesystem::path& file);
 

@@ -368,6 +368,19 @@ expect_equal "$status" 0 "sbatch configs/slurm/tune.sbatch exits 0"
 [ "$status" -eq 0 ] || tail -n 8 "$work/batch.out" "$work/sbatch.out"
 check "sbatch tune.sbatch: the profile is in the store" test -n "$(find "$work/tuned/batch" -name 2n.yaml)"
 
+# The fleet template as written: two emulated nodes of one GPU each, a healthy model; the survey's
+# JSON where the operator asked, exit 0 through srun --mpi=pmix and the template's own exit.
+(cd "$work/job-cwd" && env "${tune_env[@]}" NCCLTUNE_FAKE_MODEL="$all_fixtures/models/fleet-healthy.yaml" \
+  NCCLTUNE_BIN="$nccltune" NCCLTUNE_FLEET_OUT="$work/fleet/survey.json" NCCLTUNE_BUDGET=4m \
+  NCCLTUNE_FLEET_ARGS="--bytes 1M --iterations 5 --init-timeout 20 --size-timeout 20" timeout 300 sbatch --wait \
+  --nodes=1 --ntasks-per-node=2 --gpus-per-node=2 --time=5 --no-requeue --output="$work/fleet.out" \
+  "$scripts/fleet.sbatch") >"$work/sbatch-fleet.out" 2>&1
+status=$?
+expect_equal "$status" 0 "sbatch configs/slurm/fleet.sbatch exits 0 on a healthy fleet"
+[ "$status" -eq 0 ] || tail -n 8 "$work/fleet.out" "$work/sbatch-fleet.out"
+check "sbatch fleet.sbatch: the survey is where NCCLTUNE_FLEET_OUT says" grep -q '"nccltune/fleet/v1"' "$work/fleet/survey.json"
+check "sbatch fleet.sbatch: the job's output says clean" grep -q '^nccltune fleet: clean' "$work/fleet.out"
+
 stop_daemons
 left=$(pgrep -f -- "$work" || true)
 expect_equal "$left" "" "no process started by the test is left running"

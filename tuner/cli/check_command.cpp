@@ -52,7 +52,8 @@ void add_check_command(CLI::App& app, Command& command) {
       "check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
   options->input.add_options(*sub);
   sub->add_option("--expect", options->expect,
-                  "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against");
+                  "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against (min_peak_pct and "
+                  "outlier in it are fleet's thresholds)");
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

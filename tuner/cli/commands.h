@@ -19,6 +19,7 @@ void add_explain_command(CLI::App& app, Command& command);
 void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_worker_command(CLI::App& app, Command& command);
 void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv);
+void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv);
 void add_report_command(CLI::App& app, Command& command);
 void add_show_command(CLI::App& app, Command& command);
 void add_diff_command(CLI::App& app, Command& command);

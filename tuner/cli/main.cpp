@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   nccltune::cli::add_topo_command(app, command);
   nccltune::cli::add_check_command(app, command);
   nccltune::cli::add_tune_command(app, command, &argc, &argv);
+  nccltune::cli::add_fleet_command(app, command, &argc, &argv);
   nccltune::cli::add_bench_command(app, command, &argc, &argv);
   nccltune::cli::add_import_command(app, command);
   nccltune::cli::add_explain_command(app, command);
@@ -45,21 +46,32 @@ int main(int argc, char** argv) {
   nccltune::cli::add_diff_command(app, command);
   nccltune::cli::add_env_command(app, command);
 
+  const bool first_rank = nccltune::is_first_rank([](const char* name) { return std::getenv(name); });
+  // A word that names no subcommand says so and exits 2, with --help too: a script can tell an
+  // older nccltune that lacks a subcommand from a newer one's usage error.
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  const std::string subcommand = subcommand_word(words);
+  const std::vector<CLI::App*> known = app.get_subcommands([](CLI::App*) { return true; });
+  if (!subcommand.empty() &&
+      std::none_of(known.begin(), known.end(), [&](CLI::App* sub) { return sub->check_name(subcommand); })) {
+    if (first_rank)
+      std::fprintf(stderr, "nccltune: unknown subcommand '%s' (see nccltune --help)\n",
+                   nccltune::printable_excerpt(subcommand, 100).c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     // `env` runs in prologs and fails open even on a command line it cannot parse.
-    const std::vector<std::string> words(argv + 1, argv + argc);
-    const std::string subcommand = subcommand_word(words);
     if (subcommand == "env") return nccltune::env_parse_failure(app, error, words);
     if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --version
     // A usage error: one line, exit 2, whatever CLI11's own code for it.
-    if (nccltune::is_first_rank([](const char* name) { return std::getenv(name); })) {
+    if (first_rank) {
       const std::string invoked = subcommand.empty() ? "nccltune" : "nccltune " + subcommand;
       std::fprintf(stderr, "%s: %s (see %s --help)\n", invoked.c_str(),
                    nccltune::printable_excerpt(error.what(), 500).c_str(), invoked.c_str());
     }
-    return 2;
+    return subcommand == "fleet" ? 3 : 2;  // fleet's exit codes are check's: 3 is bad input
   }
   nccltune::setup_logging(verbosity);
   return command.run ? command.run() : 0;

@@ -310,3 +310,25 @@ TEST(Expectation, ReadsKnownKeysAndRejectsUnknownOnesNamingThem) {
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().find("broken.yaml"), std::string::npos);
 }
+
+// fleet reads its thresholds from the same file, under the names its flags have.
+TEST(Expectation, HoldsTheFleetThresholdsUnderTheirFlagNames) {
+  const TempDir dir("nccltune-expect");
+  write_file(dir / "fleet.yaml", "gpus: 8\nmin_peak_pct: 75\noutlier: 0.9\n");
+  write_file(dir / "pct.yaml", "min_peak_pct: 120\n");
+  write_file(dir / "outlier.yaml", "outlier: 1.2\n");
+  auto fleet = read_expectation(dir / "fleet.yaml");
+  ASSERT_TRUE(fleet) << fleet.error();
+  EXPECT_EQ(fleet->min_peak_pct, 75);
+  EXPECT_EQ(fleet->outlier, 0.9);
+  for (const char* bad : {"pct.yaml", "outlier.yaml"}) {
+    auto read = read_expectation(dir / bad);
+    ASSERT_FALSE(read) << bad;
+    EXPECT_NE(read.error().find(bad), std::string::npos) << read.error();
+  }
+  EXPECT_NE(read_expectation(dir / "pct.yaml").error().find("min_peak_pct"), std::string::npos);
+  EXPECT_NE(read_expectation(dir / "outlier.yaml").error().find("outlier"), std::string::npos);
+  Expectation gpus_only;
+  gpus_only.gpus = 8;
+  EXPECT_EQ(check_node(NodeTopology{}, *fleet).exit_code(), check_node(NodeTopology{}, gpus_only).exit_code());
+}

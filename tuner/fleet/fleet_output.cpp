@@ -1,0 +1,512 @@
+#include "fleet/fleet_output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "base/byte_size.h"
+#include "base/clean_text.h"
+#include "base/printable_text.h"
+#include "base/text_words.h"
+#include "fleet/fleet_numbers.h"
+
+namespace nccltune {
+namespace {
+
+using Json = nlohmann::json;
+
+// ---- text ----
+
+// A cell of the table: printable ASCII (other bytes as \xNN), so that the columns line up.
+std::string cell(std::string_view text) {
+  return printable_excerpt(text, 300);
+}
+
+std::string number_cell(const std::optional<double>& value) {
+  return value ? fmt::format("{:.1f}", *value) : "-";
+}
+
+// Columns padded to their widest cell, two spaces apart; the last column is not padded.
+std::string aligned_rows(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// What the table says of one node, gathered from the survey's lists.
+struct NodeFacts {
+  std::size_t order = 0;  // first mention
+  const LocalResult* local = nullptr;
+  const FailedNode* failed = nullptr;
+  const SuspectNode* suspect = nullptr;
+  std::optional<double> pairs_low, pairs_high;
+  std::vector<std::string> links;  // the other ends
+};
+
+// One row of the nodes' table, and how bad it is (for the order).
+struct NodeRow {
+  int rank = 0;  // 0 failed, 1 slow, 2 warn (or another local verdict), 3 pass
+  std::size_t order = 0;
+  std::optional<double> local_busbw;
+  std::vector<std::string> cells;
+};
+
+NodeRow node_row(const FleetSurvey& survey, const std::string& node, const NodeFacts& facts) {
+  NodeRow row;
+  row.order = facts.order;
+  std::string pairs = "-";
+  if (facts.pairs_low)
+    pairs = *facts.pairs_low == *facts.pairs_high ? number_cell(facts.pairs_low)
+                                                  : number_cell(facts.pairs_low) + "-" + number_cell(facts.pairs_high);
+  std::string verdict = "pass", evidence;
+  row.rank = 3;
+  if (const FailedNode* f = facts.failed) {
+    verdict = "failed";
+    row.rank = 0;
+    evidence = fmt::format("{} in the {} stage{}", f->what, f->stage, f->reason.empty() ? "" : ": " + f->reason);
+  } else if (const SuspectNode* s = facts.suspect) {
+    verdict = "slow";
+    row.rank = 1;
+    evidence = s->path + ": " + s->evidence;
+  } else if (facts.local && facts.local->verdict != "pass") {
+    verdict = facts.local->verdict;
+    row.rank = 2;
+    if (verdict == "warn") evidence = fmt::format("below {}% of the peak model", survey.thresholds.min_peak_pct);
+  }
+  for (const std::string& other : facts.links) evidence += (evidence.empty() ? "link with " : "; link with ") + other;
+  const LocalResult* local = facts.local;
+  row.local_busbw = local ? local->busbw_gbps : std::nullopt;
+  row.cells = {cell(node),
+               number_cell(row.local_busbw),
+               number_cell(local ? local->pct_of_peak : std::nullopt),
+               pairs,
+               cell(verdict),
+               cell(evidence)};
+  return row;
+}
+
+// Every node the survey names, worst first: failed, slow (in the survey's order), warned, then
+// the rest by local busbw, lowest first.
+std::string nodes_table(const FleetSurvey& survey) {
+  std::map<std::string, NodeFacts> nodes;
+  const auto facts = [&](const std::string& name) -> NodeFacts& {
+    const auto [it, added] = nodes.try_emplace(name);
+    if (added) it->second.order = nodes.size();
+    return it->second;
+  };
+  for (const FailedNode& f : survey.failed)
+    if (!facts(f.node).failed) facts(f.node).failed = &f;
+  for (const SuspectNode& s : survey.suspects)
+    if (!facts(s.node).suspect) facts(s.node).suspect = &s;
+  for (const LocalResult& l : survey.local)
+    if (!facts(l.node).local) facts(l.node).local = &l;
+  for (const PairResult& p : survey.pairs)
+    for (const std::string& name : p.nodes) {
+      NodeFacts& node = facts(name);
+      if (!p.busbw_gbps) continue;
+      node.pairs_low = std::min(node.pairs_low.value_or(*p.busbw_gbps), *p.busbw_gbps);
+      node.pairs_high = std::max(node.pairs_high.value_or(*p.busbw_gbps), *p.busbw_gbps);
+    }
+  for (const SuspectLink& link : survey.links) {
+    facts(link.nodes[0]).links.push_back(link.nodes[1]);
+    facts(link.nodes[1]).links.push_back(link.nodes[0]);
+  }
+  std::vector<NodeRow> rows;
+  for (const auto& [name, node] : nodes) rows.push_back(node_row(survey, name, node));
+  std::sort(rows.begin(), rows.end(), [](const NodeRow& x, const NodeRow& y) {
+    if (x.rank != y.rank) return x.rank < y.rank;
+    const double inf = std::numeric_limits<double>::infinity();
+    if (x.rank > 1 && x.local_busbw.value_or(inf) != y.local_busbw.value_or(inf))
+      return x.local_busbw.value_or(inf) < y.local_busbw.value_or(inf);
+    return x.order < y.order;  // failed and slow as the survey lists them (worst first)
+  });
+  std::vector<std::vector<std::string>> table{{"node", "local busbw", "% of peak", "pairs busbw", "verdict", "evidence"}};
+  for (NodeRow& row : rows) table.push_back(std::move(row.cells));
+  return aligned_rows(table);
+}
+
+std::string peak_text(const std::optional<double>& peak) {
+  return peak ? fmt::format("{:.1f} GB/s", *peak) : "unknown";
+}
+
+// ---- JSON ----
+
+Json number_or_null(const std::optional<double>& value, double (*round)(double)) {
+  return value ? Json(round(*value)) : Json(nullptr);
+}
+
+Json pair_names(const std::array<std::string, 2>& nodes) {
+  return Json::array({nodes[0], nodes[1]});
+}
+
+// ---- reading ----
+
+std::string listed(std::initializer_list<std::string_view> words) {
+  std::string out;
+  for (std::string_view word : words) out += (out.empty() ? "" : ", ") + std::string(word);
+  return out;
+}
+
+constexpr std::size_t kMaxFleetNodes = 100000;
+
+// Reading: each helper fills `out` or sets `error` to "<path>: <what is wrong>"; after the first
+// error the others do nothing.
+struct FleetReader {
+  std::string error;
+
+  const Json* field(const Json& object, const std::string& path, const char* key, bool required) {
+    if (!error.empty()) return nullptr;
+    const auto it = object.find(key);
+    if (it == object.end() || (!required && it->is_null())) {
+      if (required) error = path + key + ": missing";
+      return nullptr;
+    }
+    return &*it;
+  }
+  void fail(const std::string& path, const char* key, std::string_view what) {
+    if (error.empty()) error = fmt::format("{}{}: {}", path, key, what);
+  }
+
+  void text(const Json& object, const std::string& path, const char* key, std::string& out, bool required = true) {
+    const Json* value = field(object, path, key, required);
+    if (!value) return;
+    if (!value->is_string()) return fail(path, key, "not a string");
+    out = value->get<std::string>();
+    if (!is_clean_text(out)) fail(path, key, "not clean text (control characters, or over 4096 bytes)");
+  }
+  void one_of(const Json& object, const std::string& path, const char* key, std::string& out,
+              std::initializer_list<std::string_view> allowed) {
+    text(object, path, key, out);
+    if (!error.empty()) return;
+    if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
+      fail(path, key, fmt::format("'{}' is not one of {}", printable_excerpt(out, 40), listed(allowed)));
+  }
+  // A finite number from `low` up.
+  void number(const Json& object, const std::string& path, const char* key, double& out, double low = 0,
+              double high = std::numeric_limits<double>::max()) {
+    const Json* value = field(object, path, key, true);
+    if (!value) return;
+    if (!value->is_number()) return fail(path, key, "not a number");
+    out = value->get<double>();
+    if (!(out >= low && out <= high)) fail(path, key, fmt::format("{} is out of range", out));
+  }
+  // A number or null (or absent).
+  void optional_number(const Json& object, const std::string& path, const char* key, std::optional<double>& out) {
+    if (!field(object, path, key, false)) return;
+    double value = 0;
+    number(object, path, key, value);
+    if (error.empty()) out = value;
+  }
+  void integer(const Json& object, const std::string& path, const char* key, std::uint64_t& out, bool required,
+               std::uint64_t low, std::uint64_t high) {
+    const Json* value = field(object, path, key, required);
+    if (!value) return;
+    if (!value->is_number_unsigned()) return fail(path, key, "not an integer >= 0");
+    out = value->get<std::uint64_t>();
+    if (out < low || out > high) fail(path, key, fmt::format("{} is not from {} to {}", out, low, high));
+  }
+  void integer(const Json& object, const std::string& path, const char* key, int& out, bool required, int low,
+               int high = std::numeric_limits<int>::max()) {
+    std::uint64_t value = static_cast<std::uint64_t>(out);
+    integer(object, path, key, value, required, static_cast<std::uint64_t>(low), static_cast<std::uint64_t>(high));
+    if (error.empty()) out = static_cast<int>(value);
+  }
+  const Json* list(const Json& object, const std::string& path, const char* key, std::size_t most) {
+    const Json* value = field(object, path, key, true);
+    if (!value) return nullptr;
+    if (!value->is_array()) {
+      fail(path, key, "not a list");
+      return nullptr;
+    }
+    if (value->size() > most) {
+      fail(path, key, fmt::format("{} entries, more than {}", value->size(), most));
+      return nullptr;
+    }
+    return value;
+  }
+  const Json* object_at(const Json& value, const std::string& path) {
+    if (!error.empty()) return nullptr;
+    if (!value.is_object()) {
+      error = path + ": not an object";
+      return nullptr;
+    }
+    return &value;
+  }
+  void node_pair(const Json& object, const std::string& path, std::array<std::string, 2>& out) {
+    const Json* nodes = list(object, path, "nodes", 2);
+    if (!nodes) return;
+    if (nodes->size() != 2) return fail(path, "nodes", "not a list of two node names");
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (!(*nodes)[i].is_string()) return fail(path, "nodes", "not a list of two node names");
+      out[i] = (*nodes)[i].get<std::string>();
+      if (!is_clean_text(out[i])) return fail(path, "nodes", "a name is not clean text");
+    }
+  }
+
+  // Each element of `key`'s list, an object, given to `read` with its path ("local[2].").
+  template <class T, class Read>
+  void each(const Json& document, const char* key, std::size_t most, std::vector<T>& out, Read read) {
+    const Json* items = list(document, "", key, most);
+    for (std::size_t i = 0; items && i < items->size() && error.empty(); ++i) {
+      const std::string path = fmt::format("{}[{}]", key, i);
+      if (const Json* item = object_at((*items)[i], path)) out.push_back(read(*item, path + "."));
+    }
+  }
+
+  LocalResult local(const Json& object, const std::string& path) {
+    LocalResult result;
+    text(object, path, "node", result.node);
+    optional_number(object, path, "busbw_gbps", result.busbw_gbps);
+    optional_number(object, path, "small_us", result.small_us);
+    optional_number(object, path, "pct_of_peak", result.pct_of_peak);
+    one_of(object, path, "verdict", result.verdict, {"pass", "warn", "slow", "failed"});
+    return result;
+  }
+  PairResult pair(const Json& object, const std::string& path) {
+    PairResult result;
+    node_pair(object, path, result.nodes);
+    integer(object, path, "round", result.round, true, 0);
+    optional_number(object, path, "busbw_gbps", result.busbw_gbps);
+    one_of(object, path, "verdict", result.verdict, {"pass", "slow", "failed"});
+    return result;
+  }
+  SuspectNode suspect(const Json& object, const std::string& path) {
+    SuspectNode result;
+    text(object, path, "node", result.node);
+    one_of(object, path, "path", result.path, {"network", "local"});
+    text(object, path, "evidence", result.evidence);
+    number(object, path, "busbw_gbps", result.busbw_gbps);
+    number(object, path, "median_gbps", result.median_gbps);
+    return result;
+  }
+  SuspectLink link(const Json& object, const std::string& path) {
+    SuspectLink result;
+    node_pair(object, path, result.nodes);
+    number(object, path, "busbw_gbps", result.busbw_gbps);
+    text(object, path, "evidence", result.evidence);
+    return result;
+  }
+  FailedNode failed(const Json& object, const std::string& path) {
+    FailedNode result;
+    text(object, path, "node", result.node);
+    text(object, path, "what", result.what);
+    one_of(object, path, "stage", result.stage, {"local", "pairs"});
+    text(object, path, "reason", result.reason, false);
+    return result;
+  }
+  FleetVerdict verdict(const Json& object, const std::string& path) {
+    FleetVerdict result;
+    one_of(object, path, "level", result.level, {"pass", "warn", "fail"});
+    text(object, path, "check", result.check, false);
+    text(object, path, "message", result.message);
+    return result;
+  }
+
+  FleetSurvey survey(const Json& document) {
+    FleetSurvey s;
+    integer(document, "", "nodes", s.nodes, true, 0, static_cast<int>(kMaxFleetNodes));
+    integer(document, "", "gpus_per_node", s.gpus_per_node, true, 1);
+    text(document, "", "collective", s.collective);
+    integer(document, "", "bytes", s.bytes, true, 0, std::numeric_limits<std::uint64_t>::max());
+    integer(document, "", "small_bytes", s.small_bytes, false, 0, std::numeric_limits<std::uint64_t>::max());
+    if (const Json* peaks = field(document, "", "peak_busbw_gbps", true); object_at_or_fail(peaks, "peak_busbw_gbps")) {
+      optional_number(*peaks, "peak_busbw_gbps.", "intra_node", s.peak_intra_gbps);
+      optional_number(*peaks, "peak_busbw_gbps.", "inter_node", s.peak_inter_gbps);
+    }
+    if (const Json* limits = field(document, "", "thresholds", false); object_at_or_fail(limits, "thresholds")) {
+      number(*limits, "thresholds.", "min_peak_pct", s.thresholds.min_peak_pct, 0, 100);
+      number(*limits, "thresholds.", "outlier", s.thresholds.outlier, 0, 1);
+    }
+    if (field(document, "", "noise_pct", false)) number(document, "", "noise_pct", s.noise_pct);
+    integer(document, "", "rounds", s.rounds, false, 0);
+    each(document, "local", kMaxFleetNodes, s.local, [&](const Json& o, const std::string& p) { return local(o, p); });
+    each(document, "pairs", std::numeric_limits<std::size_t>::max(), s.pairs,
+         [&](const Json& o, const std::string& p) { return pair(o, p); });
+    each(document, "suspects", kMaxFleetNodes, s.suspects,
+         [&](const Json& o, const std::string& p) { return suspect(o, p); });
+    each(document, "links", std::numeric_limits<std::size_t>::max(), s.links,
+         [&](const Json& o, const std::string& p) { return link(o, p); });
+    each(document, "failed", kMaxFleetNodes, s.failed, [&](const Json& o, const std::string& p) { return failed(o, p); });
+    each(document, "verdicts", std::numeric_limits<std::size_t>::max(), s.verdicts,
+         [&](const Json& o, const std::string& p) { return verdict(o, p); });
+    return s;
+  }
+  // `value` (from field()) is an object; absent is fine, anything else an error.
+  bool object_at_or_fail(const Json* value, const std::string& path) {
+    return value && object_at(*value, path);
+  }
+};
+
+// Slurm host names (hostlist syntax aside): a letter or digit, then letters, digits, '.', '_',
+// '-'; at most 255 bytes. Anything else is not put on a command line.
+bool is_slurm_host_name(std::string_view name) {
+  const auto allowed = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (!first && (c == '.' || c == '_' || c == '-'));
+  };
+  if (name.empty() || name.size() > 255) return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (!allowed(name[i], i == 0)) return false;
+  return true;
+}
+
+// The drain reason: letters, digits and " ._,:%()/+-" only (nothing a shell expands or ends
+// inside double quotes: no $ ` \ " !); any other byte becomes a space, runs of spaces one, at
+// most 200 bytes.
+std::string drain_reason(std::string_view text) {
+  constexpr std::string_view kKept = " ._,:%()/+-";
+  std::string reason;
+  for (char c : text) {
+    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      kKept.find(c) != std::string_view::npos;
+    const char out = kept ? c : ' ';
+    if (out == ' ' && (reason.empty() || reason.back() == ' ')) continue;
+    reason += out;
+  }
+  if (reason.size() > 200) reason.resize(200);
+  while (!reason.empty() && reason.back() == ' ') reason.pop_back();
+  return reason;
+}
+
+// A comment line's text: printable ASCII, so that nothing ends the comment early.
+std::string comment(std::string_view text) {
+  return "# " + printable_excerpt(text, 500) + "\n";
+}
+
+std::string drain_line(const std::string& node, const std::string& evidence) {
+  const std::string reason = drain_reason("nccltune fleet: " + evidence);
+  if (!is_slurm_host_name(node))
+    return comment(fmt::format("skipped '{}': not a Slurm host name ({})", node, reason));
+  return fmt::format("scontrol update NodeName={} State=DRAIN Reason=\"{}\"\n", node, reason);
+}
+
+}  // namespace
+
+std::string render_fleet_text(const FleetSurvey& survey) {
+  std::string out = fmt::format(
+      "nccltune fleet: {} nodes x {} GPUs, {} at {} (busbw) and {} (latency), {} rounds of pairs, noise {:.1f}%\n",
+      survey.nodes, survey.gpus_per_node, cell(survey.collective), format_byte_size(survey.bytes),
+      format_byte_size(survey.small_bytes), survey.rounds, survey.noise_pct);
+  out += fmt::format("peak model: {} in a node, {} between two nodes; slow: below {}x the median; warn: below {}% "
+                     "of the peak\n\n",
+                     peak_text(survey.peak_intra_gbps), peak_text(survey.peak_inter_gbps), survey.thresholds.outlier,
+                     survey.thresholds.min_peak_pct);
+  out += nodes_table(survey);
+  if (!survey.links.empty()) {
+    std::vector<std::vector<std::string>> table{{"link", "busbw", "evidence"}};
+    for (const SuspectLink& link : survey.links)
+      table.push_back({cell(link.nodes[0] + " - " + link.nodes[1]), number_cell(link.busbw_gbps), cell(link.evidence)});
+    out += "\n" + aligned_rows(table);
+  }
+  if (!survey.failed.empty()) {
+    std::vector<std::vector<std::string>> table{{"failed", "what", "stage", "reason"}};
+    for (const FailedNode& f : survey.failed) table.push_back({cell(f.node), cell(f.what), cell(f.stage), cell(f.reason)});
+    out += "\n" + aligned_rows(table);
+  }
+  out += "\n";
+  for (const FleetVerdict& v : survey.verdicts) out += fmt::format("{:<4}  {}\n", cell(upper_ascii(v.level)), cell(v.message));
+  return out;
+}
+
+nlohmann::json fleet_to_json(const FleetSurvey& survey) {
+  Json local = Json::array();
+  for (const LocalResult& l : survey.local)
+    local.push_back({{"node", l.node},
+                     {"busbw_gbps", number_or_null(l.busbw_gbps, round_tenth)},
+                     {"small_us", number_or_null(l.small_us, round_us)},
+                     {"pct_of_peak", number_or_null(l.pct_of_peak, round_tenth)},
+                     {"verdict", l.verdict}});
+  Json pairs = Json::array();
+  for (const PairResult& p : survey.pairs)
+    pairs.push_back({{"nodes", pair_names(p.nodes)},
+                     {"round", p.round},
+                     {"busbw_gbps", number_or_null(p.busbw_gbps, round_tenth)},
+                     {"verdict", p.verdict}});
+  Json suspects = Json::array();
+  for (const SuspectNode& s : survey.suspects)
+    suspects.push_back({{"node", s.node},
+                        {"path", s.path},
+                        {"evidence", s.evidence},
+                        {"busbw_gbps", round_tenth(s.busbw_gbps)},
+                        {"median_gbps", round_tenth(s.median_gbps)}});
+  Json links = Json::array();
+  for (const SuspectLink& l : survey.links)
+    links.push_back({{"nodes", pair_names(l.nodes)}, {"busbw_gbps", round_tenth(l.busbw_gbps)}, {"evidence", l.evidence}});
+  Json failed = Json::array();
+  for (const FailedNode& f : survey.failed)
+    failed.push_back({{"node", f.node}, {"what", f.what}, {"stage", f.stage}, {"reason", f.reason}});
+  Json verdicts = Json::array();
+  for (const FleetVerdict& v : survey.verdicts)
+    verdicts.push_back({{"level", v.level}, {"check", v.check}, {"message", v.message}});
+  return Json{{"schema", kFleetSchema},
+              {"nodes", survey.nodes},
+              {"gpus_per_node", survey.gpus_per_node},
+              {"collective", survey.collective},
+              {"bytes", survey.bytes},
+              {"small_bytes", survey.small_bytes},
+              {"peak_busbw_gbps",
+               {{"intra_node", number_or_null(survey.peak_intra_gbps, round_tenth)},
+                {"inter_node", number_or_null(survey.peak_inter_gbps, round_tenth)}}},
+              {"thresholds", {{"min_peak_pct", survey.thresholds.min_peak_pct}, {"outlier", survey.thresholds.outlier}}},
+              {"noise_pct", round_tenth(survey.noise_pct)},
+              {"rounds", survey.rounds},
+              {"local", std::move(local)},
+              {"pairs", std::move(pairs)},
+              {"suspects", std::move(suspects)},
+              {"links", std::move(links)},
+              {"failed", std::move(failed)},
+              {"verdicts", std::move(verdicts)}};
+}
+
+std::string render_slurm_drain(const FleetSurvey& survey) {
+  std::string out;
+  std::vector<std::string> drained;  // one line per node, the first reason
+  const auto drain = [&](const std::string& node, const std::string& evidence) {
+    if (std::find(drained.begin(), drained.end(), node) != drained.end()) return;
+    drained.push_back(node);
+    out += drain_line(node, evidence);
+  };
+  for (const FailedNode& f : survey.failed)
+    drain(f.node, fmt::format("{} in the {} stage{}", f.what, f.stage, f.reason.empty() ? "" : ": " + f.reason));
+  for (const SuspectNode& s : survey.suspects) drain(s.node, s.evidence);
+  // A link is two nodes' cable or switch port, not a node: the operator decides.
+  for (const SuspectLink& link : survey.links)
+    out += comment(fmt::format("link {} - {} (not drained, a link is not a node): {}", link.nodes[0], link.nodes[1],
+                               link.evidence));
+  if (out.empty()) out = comment("nccltune fleet: no node to drain");
+  return out;
+}
+
+Result<FleetSurvey> parse_fleet_json(std::string_view text, std::string_view origin) {
+  if (text.size() > kMaxFleetJsonBytes)
+    return Error{fmt::format("{}: {} bytes, more than the {} MiB allowed", origin, text.size(), kMaxFleetJsonBytes >> 20)};
+  const Json document = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return Error{fmt::format("{}: not valid JSON", origin)};
+  if (!document.is_object()) return Error{fmt::format("{}: not a JSON object", origin)};
+  const auto schema = document.find("schema");
+  if (schema == document.end() || !schema->is_string() || *schema != kFleetSchema)
+    return Error{fmt::format("{}: schema: expected \"{}\"", origin, kFleetSchema)};
+  FleetReader reader;
+  FleetSurvey survey = reader.survey(document);
+  if (!reader.error.empty()) return Error{fmt::format("{}: {}", origin, printable_excerpt(reader.error, 300))};
+  return survey;
+}
+
+}  // namespace nccltune
