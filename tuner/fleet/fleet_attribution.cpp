@@ -22,8 +22,9 @@
 // could be chance; then only a shortfall of three times the noise counts.
 //
 // Local stage: a node slow against the median of the nodes alone is a suspect, path "local".
-// Pairs stage: a node with two or more pairs that ran, every one slow against the median of the
-// pairs, is a suspect, path "network" (a node slow both alone and in pairs is named once, "local",
+// Pairs stage: the median is the median over nodes of each node's median pair (a slow node, in
+// every one of its pairs, cannot drag it down in a small fleet). A node with two or more pairs
+// that ran, every one slow against it, is a suspect, path "network" (a node slow both alone and in pairs is named once, "local",
 // its pairs noted in the evidence). A slow pair that a suspect explains is nobody else's; one
 // whose two nodes each ran another pair is a link; one where a node ran no other pair is a
 // warning (one pair cannot tell the node from the link: more rounds are needed). A failed pair
@@ -227,7 +228,7 @@ struct Analysis {
     noise = fleet_noise(counted);
     factor = std::max(0.0, std::min(in.thresholds.outlier, 1 - 3 * noise));
     local_median = median_of_groups(counted_local);
-    pair_median = median_of_groups(counted_pairs);
+    pair_median = median_of_node_medians();
   }
   Analysis(const Analysis&) = delete;
   Analysis& operator=(const Analysis&) = delete;
@@ -237,6 +238,18 @@ struct Analysis {
     std::vector<double> values;
     for (const Group* group : groups) values.push_back(group->busbw);
     return median_value(std::move(values));
+  }
+
+  // The pairs' reference: the median over nodes of each node's median pair. A slow node is in
+  // every one of its pairs, so in a small fleet it holds a large share of them (half of them with
+  // 4 nodes) and would pull a plain median of the pairs down to where it hides; it holds only its
+  // own entry here, and a slow link only a minority of its two nodes' pairs.
+  std::optional<double> median_of_node_medians() const {
+    std::vector<double> node_medians;
+    for (const std::vector<const Group*>& pairs_of_node : node_pairs)
+      if (std::optional<double> median = median_of_groups(pairs_of_node)) node_medians.push_back(*median);
+    if (node_medians.empty()) return std::nullopt;
+    return median_value(std::move(node_medians));
   }
 
   // Slow against the median of its stage; only a counted group is.

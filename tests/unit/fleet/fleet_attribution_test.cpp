@@ -81,6 +81,22 @@ TEST(FleetAttribution, SlowNodeAndSlowLinkAreNamedApart) {
   for (const LocalResult& local : survey.local) EXPECT_EQ(local.verdict, "pass") << local.node;
 }
 
+// With 4 nodes a slow node is in half the pairs: a plain median of the pairs would sit between
+// its pairs and the others (at 0.9x), and 0.8x would pass as 89% of it. Each node's own median
+// pair keeps the reference at the healthy pairs.
+TEST(FleetAttribution, SlowNodeInASmallFleetDoesNotDragTheMedianDown) {
+  FleetTable table;
+  table.nodes = 4;
+  table.rounds = 3;
+  table.pair = [](int a, int b) { return a == 3 || b == 3 ? 42.0 * 0.8 : 42.0; };
+  const FleetSurvey survey = attribute(table.input());
+  ASSERT_EQ(survey.suspects.size(), 1u);
+  EXPECT_EQ(survey.suspects[0].node, "gpu-a03");
+  EXPECT_EQ(survey.suspects[0].evidence, "3 of 3 pairs at 80% of median");
+  EXPECT_DOUBLE_EQ(survey.suspects[0].median_gbps, 42.0);
+  EXPECT_TRUE(survey.links.empty());
+}
+
 TEST(FleetAttribution, HealthyFleetWithinItsNoiseNamesNobody) {
   FleetTable table;
   Sequence random;
