@@ -3,8 +3,8 @@
 # (start on a healthy snapshot, drift after the snapshot is swapped and SIGHUP, drift cleared,
 # facts unreadable (drift still shown), an invalid config on reload kept out, SIGTERM within a
 # second), a bad config at start, a live read with missing libraries (degraded), a hung
-# nvidia-smi (killed, signals unblocked in it; --once stoppable), and `systemd-analyze verify` on
-# the installed unit.
+# nvidia-smi (killed, signals unblocked in it; --once stoppable), a fleet survey's verdict for this
+# node in the metrics (and a malformed survey), and `systemd-analyze verify` on the installed unit.
 # usage: daemon_test.sh NCCLTUNED NOTIFY_LISTENER FIXTURES FAKENCCL FAKECUDA BUILD_DIR
 nccltuned=$1
 listener=$2
@@ -221,6 +221,27 @@ start=$(date +%s%N)
 kill -TERM "$daemon_pid"; wait "$daemon_pid"; code=$?; daemon_pid=""
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$code" -eq 143 ] && [ "$elapsed_ms" -lt 2000 ] && pass || fail "--once: SIGTERM gave exit $code after $elapsed_ms ms"
+
+# --- the fleet survey: this node's verdict as metrics; a malformed survey is an error metric -------
+# The snapshot's host is h100-node01: it is the fixture's n3, slow with every partner.
+sed 's/"n3"/"h100-node01"/' "$fixtures/fleet/survey-8n.json" >"$work/fleet.json"
+printf 'env:\n  store: %s\ndaemon:\n  fleet_survey: %s\n  nccl_lib: %s\n  cuda_lib: %s\n' \
+  "$work/store" "$work/fleet.json" "$fakenccl" "$fakecuda" >"$work/fleet.yaml"
+fleet_once() {
+  "$nccltuned" --config "$work/fleet.yaml" --once --from "$fixtures/nodes/dgx-h100" --runtime-dir "$work/fleet/run" \
+    --state-dir "$work/fleet/state" --metrics-dir "$work/fleet/metrics" 2>"$work/fleet.log"
+}
+expect_status 0 "--once with a fleet survey" fleet_once
+fleet_metrics=$work/fleet/metrics/nccltune.prom
+expect_in "$fleet_metrics" 'nccltune_fleet_survey_error 0' "metrics: the survey was read"
+expect_in "$fleet_metrics" 'nccltune_fleet_node_status{status="suspect"} 1' "metrics: this node is a suspect"
+expect_in "$fleet_metrics" 'nccltune_fleet_pair_busbw_bytes_per_second{partner="n0"} 24800000000' "metrics: a pair's busbw"
+printf '{"schema": "nccltune/fleet/v1", "nodes": "eight"}' >"$work/fleet.json"
+expect_status 0 "--once with a malformed fleet survey" fleet_once
+expect_in "$fleet_metrics" 'nccltune_fleet_survey_error 1' "metrics: a malformed survey"
+expect_not_in "$fleet_metrics" 'nccltune_fleet_node_status' "metrics: no status from a malformed survey"
+[ "$(grep -c "warning: fleet survey: $work/fleet.json: " "$work/fleet.log")" -eq 1 ] && pass ||
+  fail "a malformed survey: expected one warning naming it in $(cat "$work/fleet.log")"
 
 # --- the installed unit ------------------------------------------------------------------------
 # As a package build does it: --prefix /usr into a staging DESTDIR. The config goes where the

@@ -2,7 +2,8 @@
 # `nccltune report`, `show` and `diff` as a user runs them: exit codes and one-line errors, a
 # self-contained HTML report whose SVG holds the curves of the defaults, the tuned profile and the
 # journal's best candidates, and a headless Chromium screenshot of it that is not blank and shows
-# the curves' and the node diagram's colours.
+# the curves' and the node diagram's colours; `report --fleet`: a fleet survey's page of its own (a
+# screenshot with its heat map's colours), the survey in a profile's report, a malformed survey.
 # usage: report_browser_test.sh NCCLTUNE PNG_STATS FIXTURES
 nccltune=$1
 png_stats=$2
@@ -49,6 +50,23 @@ expect_in "$html" "class=\"node-diagram\"" "the node diagram"
 expect_in "$html" "$store/journal.jsonl" "the journal next to the store is used"
 if grep -qiE '<script|<link|@import|url\(|src=|href=' "$html"; then fail "report is not self-contained"; else pass; fi
 
+# report --fleet: the survey on a page of its own (before any tune), and in a profile's report.
+survey=$fixtures/fleet/survey-8n.json
+expect_exit 0 "report --fleet" -- "$nccltune" report --fleet "$survey" -o "$work/fleet.html"
+expect_in "$work/fleet.html" '<svg class="fleet-heatmap"' "the fleet page draws the heat map"
+expect_in "$work/fleet.html" 'class="suspect-link"' "the fleet page outlines the suspect link"
+if grep -qiE '<script|<link|@import|url\(|src=|href=' "$work/fleet.html"; then fail "fleet page is not self-contained"; else pass; fi
+expect_exit 0 "report PROFILE --fleet" -- "$nccltune" report "$profile" --fleet "$survey" -o "$work/both.html"
+expect_in "$work/both.html" '<section id="fleet">' "the profile's report holds the survey"
+printf '{"schema": "nccltune/fleet/v1", "nodes": ' >"$work/bad-fleet.json"
+expect_exit 2 "report --fleet of a malformed survey" -- \
+  "$nccltune" report --fleet "$work/bad-fleet.json" -o "$work/bad.html"
+expect_one_line "$work/err" "report --fleet of a malformed survey"
+expect_in "$work/err" "bad-fleet.json" "the error names the survey"
+[ ! -e "$work/bad.html" ] && pass || fail "a failed report wrote $work/bad.html"
+expect_exit 2 "report without PROFILE or --fleet" -- "$nccltune" report -o "$work/bad.html"
+expect_one_line "$work/err" "report without PROFILE or --fleet"
+
 # The screenshot: Chromium as Debian ships it, headless, the whole report in one tall window.
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
@@ -93,6 +111,17 @@ else
       fail "the defaults curve check passes without the curve: $stats"
     [ "${stats:+x}" ] && [ "$(value 16a34a "$stats")" -lt "$curve_min" ] && pass ||
       fail "the tuned curve check passes without the curve: $stats"
+  fi
+  # The fleet page: the heat map's green pairs (about 15000 pixels), the slow link's red cell and
+  # the legend's red swatch (about 1200).
+  screenshot "$work/fleet.html" "$work/fleet.png"
+  if [ -s "$work/fleet.png" ]; then
+    stats=$("$png_stats" "$work/fleet.png" 16a34a dc2626) || stats=""
+    echo "fleet screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value colours "$stats")" -ge 500 ] && pass || fail "fleet screenshot looks blank: $stats"
+    [ "${stats:+x}" ] && [ "$(value 16a34a "$stats")" -ge 5000 ] && pass ||
+      fail "no green pairs on the fleet screenshot: $stats"
+    [ "${stats:+x}" ] && [ "$(value dc2626 "$stats")" -ge 500 ] && pass || fail "no slow pair on the fleet screenshot: $stats"
   fi
 fi
 

@@ -1,14 +1,18 @@
-// `nccltune report PROFILE -o FILE.html [--journal FILE] [--topology SRC]`: one self-contained
-// HTML page for a profile. The best other candidates' curves come from the tune journal: --journal,
-// else journal.jsonl next to the profile, else in the store root above it (where `tune --out DIR`
-// writes it by default). The node diagram comes from --topology SRC (a snapshot directory from
-// `topo --capture`, nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE), because the report is
-// usually made away from the tuned nodes; without it the report says how to add one.
-// Exit 0 when written; 2 when the profile, an explicit journal or the topology cannot be read, or
-// the file cannot be written.
+// `nccltune report PROFILE -o FILE.html [--journal FILE] [--topology SRC] [--fleet FILE]`: one
+// self-contained HTML page for a profile. `nccltune report --fleet FILE -o FILE.html`: a page of a
+// fleet survey alone (`nccltune fleet --out FILE`), which an operator makes before any tune; with a
+// PROFILE too, the survey is a section of the profile's page.
+// The best other candidates' curves come from the tune journal: --journal, else journal.jsonl next
+// to the profile, else in the store root above it (where `tune --out DIR` writes it by default).
+// The node diagram comes from --topology SRC (a snapshot directory from `topo --capture`,
+// nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE), because the report is usually made away from
+// the tuned nodes; without it the report says how to add one.
+// Exit 0 when written; 2 when the profile, an explicit journal, the topology or the survey cannot
+// be read, or the file cannot be written.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/atomic_file.h"
@@ -16,6 +20,7 @@
 #include "cli/commands.h"
 #include "profile/profile_store.h"
 #include "report/candidate_curves.h"
+#include "report/fleet_section.h"
 #include "report/report_html.h"
 #include "search/journal.h"
 #include "topology/sources/topology_reader.h"
@@ -31,6 +36,7 @@ struct ReportOptions {
   std::string output;
   std::string journal;
   std::string topology;
+  std::string fleet;
   std::string title;
   std::size_t candidates = 3;
 };
@@ -66,11 +72,35 @@ Result<std::vector<JournalEntry>> load_journal(const ReportOptions& options, std
   return entries;
 }
 
+int write_report(const std::string& output, const std::string& html) {
+  auto written = write_file_atomically(output, html);
+  if (!written) {
+    print_error_line("nccltune report", written.error());
+    return kReportFailed;
+  }
+  std::printf("nccltune report: wrote %s\n", output.c_str());
+  return 0;
+}
+
 int run_report(const ReportOptions& options) {
   auto fail = [](const std::string& message) {
     print_error_line("nccltune report", message);
     return kReportFailed;
   };
+  std::optional<FleetSurvey> fleet;
+  if (!options.fleet.empty()) {
+    auto survey = read_fleet_survey(options.fleet);
+    if (!survey) return fail("--fleet: " + survey.error());
+    fleet = std::move(survey.value());
+  }
+  if (options.profile.empty()) {
+    if (!fleet) return fail("give a PROFILE, --fleet FILE, or both");
+    if (!options.journal.empty() || !options.topology.empty())
+      return fail("--journal and --topology draw a profile's report: give its PROFILE too");
+    return write_report(options.output,
+                        render_fleet_report_html(*fleet, options.fleet, options.title,
+                                                 std::string("nccltune ") + NCCLTUNE_VERSION));
+  }
   auto profile = read_profile(options.profile);
   if (!profile) return fail(profile.error());
 
@@ -115,19 +145,19 @@ int run_report(const ReportOptions& options) {
     input.topology_source = options.topology;
   }
 
-  auto written = write_file_atomically(options.output, render_report_html(input));
-  if (!written) return fail(written.error());
-  std::printf("nccltune report: wrote %s\n", options.output.c_str());
-  return 0;
+  input.fleet = std::move(fleet);
+  input.fleet_source = options.fleet;
+  return write_report(options.output, render_report_html(input));
 }
 
 }  // namespace
 
 void add_report_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ReportOptions>();
-  auto* sub = app.add_subcommand(
-      "report", "Write a self-contained HTML report of a profile (exit 0 written, 2 on bad input)");
-  sub->add_option("PROFILE", options->profile, "Profile YAML written by `nccltune tune`")->required();
+  auto* sub = app.add_subcommand("report",
+                                 "Write a self-contained HTML report of a profile, a fleet survey or both "
+                                 "(exit 0 written, 2 on bad input)");
+  sub->add_option("PROFILE", options->profile, "Profile YAML written by `nccltune tune`");
   sub->add_option("-o,--output", options->output, "HTML file to write (replaced atomically)")->required();
   sub->add_option(
       "--journal", options->journal,
@@ -137,6 +167,10 @@ void add_report_command(CLI::App& app, Command& command) {
       "--topology", options->topology,
       "Node to draw: a snapshot DIR (`nccltune topo --capture`), nvidia-smi:FILE, nvidia-smi-q:FILE or "
       "hwloc:FILE");
+  sub->add_option(
+      "--fleet", options->fleet,
+      "Fleet survey JSON (`nccltune fleet --out FILE`): a heat map of the node pairs, the suspects "
+      "and failed nodes; alone, or a section of PROFILE's report");
   sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
       ->check(CLI::Range(0, 5))
       ->capture_default_str();

@@ -30,8 +30,8 @@ std::string library(const YAML::Node& node, const std::string& field) {
 void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
   if (daemon.IsNull()) return;
   yaml_check_keys(daemon, "daemon",
-                  {"interval", "runtime_dir", "state_dir", "metrics_dir", "nccl_conf", "expect", "nvml_lib",
-                   "nccl_lib", "cuda_lib"});
+                  {"interval", "runtime_dir", "state_dir", "metrics_dir", "nccl_conf", "expect",
+                   "fleet_survey", "nvml_lib", "nccl_lib", "cuda_lib"});
   if (const YAML::Node node = daemon["interval"]) {
     auto interval = parse_interval(yaml_text(node, "daemon.interval"));
     if (!interval) yaml_fail(yaml_line(node), "daemon.interval", interval.error());
@@ -44,6 +44,8 @@ void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
   if (const YAML::Node node = daemon["metrics_dir"])
     config.metrics_dir = absolute_path(node, "daemon.metrics_dir", true);
   if (const YAML::Node node = daemon["expect"]) config.expect = absolute_path(node, "daemon.expect", true);
+  if (const YAML::Node node = daemon["fleet_survey"])
+    config.fleet_survey = absolute_path(node, "daemon.fleet_survey", true);
   if (const YAML::Node node = daemon["nccl_conf"]) {
     if (!node.IsNull()) {
       yaml_check_keys(node, "daemon.nccl_conf", {"manage", "path"});

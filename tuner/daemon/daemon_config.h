@@ -25,6 +25,8 @@ struct DaemonConfig {
   bool manage_nccl_conf = false;
   std::filesystem::path nccl_conf = "/etc/nccl.conf";
   std::filesystem::path expect;  // `nccltune check --expect` file; empty: none
+  // `nccltune fleet --out` file (shared storage) whose verdict for this node becomes metrics; empty: none
+  std::filesystem::path fleet_survey;
   std::string nvml_lib = "libnvidia-ml.so.1", nccl_lib = "libnccl.so.2", cuda_lib = "libcuda.so.1";
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -189,7 +190,79 @@ void observed_network(TextfileWriter& out, const std::optional<ObservedNetwork>&
              static_cast<double>(*o.gdr_connections) / *o.connections);
 }
 
+// The first of `names` that the survey names, or "".
+std::string survey_name(const FleetSurvey& survey, const std::vector<std::string>& names) {
+  auto named = [&survey](const std::string& name) {
+    auto is = [&name](const auto& entry) { return entry.node == name; };
+    auto holds = [&name](const auto& entry) { return entry.nodes[0] == name || entry.nodes[1] == name; };
+    return std::any_of(survey.local.begin(), survey.local.end(), is) ||
+           std::any_of(survey.pairs.begin(), survey.pairs.end(), holds) ||
+           std::any_of(survey.suspects.begin(), survey.suspects.end(), is) ||
+           std::any_of(survey.links.begin(), survey.links.end(), holds) ||
+           std::any_of(survey.failed.begin(), survey.failed.end(), is);
+  };
+  for (const std::string& name : names)
+    if (!name.empty() && named(name)) return name;
+  return "";
+}
+
+std::string fleet_status(const FleetSurvey& survey, const std::string& node) {
+  if (node.empty()) return "absent";
+  auto is = [&node](const auto& entry) { return entry.node == node; };
+  if (std::any_of(survey.failed.begin(), survey.failed.end(), is)) return "failed";
+  if (std::any_of(survey.suspects.begin(), survey.suspects.end(), is)) return "suspect";
+  return "pass";
+}
+
 }  // namespace
+
+std::vector<std::string> fleet_node_names(const std::string& host) {
+  std::vector<std::string> names{host};
+  const std::string short_name = host.substr(0, host.find('.'));
+  if (short_name != host) names.push_back(short_name);
+  return names;
+}
+
+std::string render_fleet_metrics(const FleetSurvey* survey, const std::vector<std::string>& node_names,
+                                 double modified_unix) {
+  TextfileWriter out;
+  out.family(
+      "nccltune_fleet_survey_error", "gauge",
+      "1 when daemon.fleet_survey is missing, unreadable or malformed (the journal says why), else 0.");
+  out.sample("nccltune_fleet_survey_error", {}, survey ? 0 : 1);
+  if (!survey) return out.take();
+  // A timestamp rather than an age: it stays true between scans (alert on time() - it).
+  out.family("nccltune_fleet_survey_timestamp_seconds", "gauge",
+             "When the fleet survey file was written (its mtime), seconds since the epoch.");
+  out.sample("nccltune_fleet_survey_timestamp_seconds", {}, modified_unix);
+
+  const std::string node = survey_name(*survey, node_names);
+  out.family("nccltune_fleet_node_status", "gauge",
+             "1 with this node's status in the fleet survey: failed, suspect, pass, or absent when the "
+             "survey does not name it.");
+  out.sample("nccltune_fleet_node_status", {{"status", fleet_status(*survey, node)}}, 1);
+  if (node.empty()) return out.take();
+
+  std::size_t links = 0;
+  for (const SuspectLink& link : survey->links) links += link.nodes[0] == node || link.nodes[1] == node;
+  out.family("nccltune_fleet_suspect_links", "gauge",
+             "Suspect links (pairs slow only together) of the fleet survey that include this node.");
+  out.sample("nccltune_fleet_suspect_links", {}, static_cast<double>(links));
+  out.family("nccltune_fleet_local_busbw_bytes_per_second", "gauge",
+             "This node's busbw alone in the fleet survey (absent: not measured or failed).");
+  for (const LocalResult& local : survey->local)
+    if (local.node == node && local.busbw_gbps)
+      out.sample("nccltune_fleet_local_busbw_bytes_per_second", {}, *local.busbw_gbps * 1e9);
+  out.family(
+      "nccltune_fleet_pair_busbw_bytes_per_second", "gauge",
+      "This node's busbw with each partner in the fleet survey's pairs (absent: not measured or failed).");
+  for (const PairResult& pair : survey->pairs) {
+    if (!pair.busbw_gbps || (pair.nodes[0] != node && pair.nodes[1] != node)) continue;
+    const std::string& partner = pair.nodes[0] == node ? pair.nodes[1] : pair.nodes[0];
+    out.sample("nccltune_fleet_pair_busbw_bytes_per_second", {{"partner", partner}}, *pair.busbw_gbps * 1e9);
+  }
+  return out.take();
+}
 
 std::string escape_label_value(std::string_view value) {
   std::string out;

@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "daemon/node_env.h"
+#include "fleet/fleet_survey.h"
 #include "node/node_state.h"
 
 namespace nccltune {
@@ -19,6 +21,17 @@ namespace nccltune {
 std::string render_metrics_textfile(const NodeState& state, const std::optional<ActiveProfile>& profile,
                                     double scanned_at_unix,
                                     const std::optional<ObservedNetwork>& observed = std::nullopt);
+
+// The verdict of the last fleet survey (daemon.fleet_survey) for this node, appended to the
+// textfile when that key is set. `survey`: null when the file is missing, unreadable or malformed
+// (then nccltune_fleet_survey_error 1 and nothing else); `node_names`: the names this node may
+// have in it (fleet_node_names); `modified_unix`: the file's mtime in seconds since the epoch.
+std::string render_fleet_metrics(const FleetSurvey* survey, const std::vector<std::string>& node_names,
+                                 double modified_unix);
+
+// The names a survey may give this node: `nccltune fleet` names nodes by Slurm's node name or the
+// host name up to its first dot, so the full host name and its short form, in that order.
+std::vector<std::string> fleet_node_names(const std::string& host);
 
 // Label value escaping of the text format: backslash, double quote and newline.
 std::string escape_label_value(std::string_view value);

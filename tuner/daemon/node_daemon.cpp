@@ -3,9 +3,11 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include "daemon/nccl_conf_block.h"
 #include "daemon/node_env.h"
 #include "daemon/systemd_notify.h"
+#include "fleet/fleet_output.h"
 
 namespace nccltune {
 
@@ -27,6 +30,8 @@ const std::string kNodeStateFile = std::filesystem::path(kDefaultNodeStateFile).
 constexpr const char* kEnvFile = "nccl.env";
 constexpr const char* kLastGoodFile = "last-good.yaml";
 constexpr const char* kMetricsFile = "nccltune.prom";
+// A survey of some thousand nodes is a few MiB; a bigger file is a wrong path, not a survey.
+constexpr std::size_t kMaxFleetSurveyBytes = std::size_t{16} << 20;
 
 sigset_t daemon_signals() {
   sigset_t set;
@@ -69,6 +74,23 @@ timespec timeout_until(std::chrono::steady_clock::time_point wake) {
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left);
   return {static_cast<time_t>(seconds.count()),
           static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(left - seconds).count())};
+}
+
+std::string local_host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "";
+  return name.data();
+}
+
+// The survey and its mtime (seconds since the epoch).
+Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file, double& modified_unix) {
+  auto text = read_text_file(file, kMaxFleetSurveyBytes);
+  if (!text) return Error{text.error()};
+  struct stat info {};
+  if (stat(file.c_str(), &info) == 0)
+    modified_unix =
+        static_cast<double>(info.st_mtim.tv_sec) + static_cast<double>(info.st_mtim.tv_nsec) / 1e9;
+  return parse_fleet_json(*text, file.string());
 }
 
 }  // namespace
@@ -273,9 +295,22 @@ void NodeDaemon::publish(const NodeState& state) {
   if (settings_.daemon.metrics_dir.empty()) return;
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  report_output("metrics", publish_file(settings_.daemon.metrics_dir / kMetricsFile,
-                                        render_metrics_textfile(state, active_profile_, now, observed_network_))
-                               .error());
+  report_output("metrics",
+                publish_file(settings_.daemon.metrics_dir / kMetricsFile,
+                             render_metrics_textfile(state, active_profile_, now, observed_network_) +
+                                 fleet_metrics(state))
+                    .error());
+}
+
+std::string NodeDaemon::fleet_metrics(const NodeState& state) {
+  const std::filesystem::path& file = settings_.daemon.fleet_survey;
+  if (file.empty()) return "";
+  double modified = 0;
+  const Result<FleetSurvey> survey = read_fleet_survey(file, modified);
+  report_output("fleet survey", survey ? "" : survey.error());
+  // The node the daemon speaks for: the snapshot's host with --from, else this machine's.
+  const std::string host = state.host.empty() ? local_host_name() : state.host;
+  return render_fleet_metrics(survey ? &survey.value() : nullptr, fleet_node_names(host), modified);
 }
 
 void NodeDaemon::publish_env(const std::string& node_type_key) {

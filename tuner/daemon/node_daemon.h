@@ -62,6 +62,9 @@ class NodeDaemon {
   // WATCHDOG=1 when the unit has a watchdog; the next ping is due half its timeout later.
   void ping_watchdog();
   void publish(const NodeState& state);
+  // The fleet survey's metrics for this node (daemon.fleet_survey), "" when none is set; a file
+  // that cannot be read or parsed is logged through report_output.
+  std::string fleet_metrics(const NodeState& state);
   void publish_env(const std::string& node_type_key);
   // Logs a failure of `output` at warning level when it is new, and its recovery once.
   void report_output(const std::string& output, const std::string& error);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/fleet_survey.h"
 #include "profile/profile.h"
 #include "report/candidate_curves.h"
 #include "topology/node_topology.h"
@@ -27,9 +28,17 @@ struct ReportInput {
   // The store's profiles of this node type by node count, this one among them (report/
   // node_counts_section.h); empty: no such section.
   std::map<int, Profile> node_counts;
+  // `report PROFILE --fleet FILE`: the survey of the nodes the profile is for (report/fleet_section.h).
+  std::optional<FleetSurvey> fleet;
+  std::string fleet_source;
 };
 
 // Everything from the profile, journal and topology is escaped (they are untrusted input).
 std::string render_report_html(const ReportInput& input);
+
+// `report --fleet FILE` without a profile: a page of the survey alone, as an operator makes it
+// before any tune. `source`: the survey's path as given; `title` as ReportInput's.
+std::string render_fleet_report_html(const FleetSurvey& survey, const std::string& source,
+                                     const std::string& title, const std::string& generated_by);
 
 }  // namespace nccltune

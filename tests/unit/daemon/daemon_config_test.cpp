@@ -47,6 +47,7 @@ daemon:
   metrics_dir: ""
   nccl_conf: {manage: true, path: /etc/nccl-test.conf}
   expect: /etc/nccltune/expect.yaml
+  fleet_survey: /shared/nccltune/fleet.json
   nvml_lib: /opt/libnvidia-ml.so.1
   nccl_lib: /opt/torch/lib/libnccl.so.2
   cuda_lib: libcuda.so.1
@@ -60,6 +61,7 @@ daemon:
   EXPECT_TRUE(config->manage_nccl_conf);
   EXPECT_EQ(config->nccl_conf, "/etc/nccl-test.conf");
   EXPECT_EQ(config->expect, "/etc/nccltune/expect.yaml");
+  EXPECT_EQ(config->fleet_survey, "/shared/nccltune/fleet.json");
   EXPECT_EQ(config->nvml_lib, "/opt/libnvidia-ml.so.1");
   EXPECT_EQ(config->nccl_lib, "/opt/torch/lib/libnccl.so.2");
 }
@@ -72,6 +74,8 @@ TEST(DaemonConfig, ErrorsNameTheFileTheLineAndTheKey) {
       "/etc/nccltune/nccltune.yaml:2: daemon.interval: 'soon' is not a duration such as 90s, 5m or 1h30m");
   EXPECT_EQ(error_of("daemon:\n  runtime_dir: run/nccltune\n"),
             "/etc/nccltune/nccltune.yaml:2: daemon.runtime_dir: must be an absolute path");
+  EXPECT_EQ(error_of("daemon:\n  fleet_survey: shared/fleet.json\n"),
+            "/etc/nccltune/nccltune.yaml:2: daemon.fleet_survey: must be an absolute path");
   EXPECT_EQ(error_of("daemon:\n  nccl_conf: {manage: yes}\n"),
             "/etc/nccltune/nccltune.yaml:2: daemon.nccl_conf.manage: must be true or false");
   EXPECT_EQ(error_of("daemon:\n  nccl_conf: {manage: true, mode: 644}\n"),
@@ -89,6 +93,7 @@ TEST(DaemonConfig, TheShippedConfigDocumentsTheDefaults) {
   ASSERT_TRUE(config) << config.error();
   EXPECT_EQ(*config, DaemonConfig{});
   EXPECT_EQ(config->metrics_dir, "/var/lib/prometheus/node-exporter");  // Debian's node exporter
+  EXPECT_TRUE(config->fleet_survey.empty());
 }
 
 TEST(DaemonConfig, Intervals) {

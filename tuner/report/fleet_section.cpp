@@ -1,0 +1,381 @@
+#include "report/fleet_section.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "base/atomic_file.h"
+#include "base/byte_size.h"
+#include "fleet/fleet_output.h"
+#include "report/html_text.h"
+#include "report/profile_summary.h"
+
+namespace nccltune {
+
+namespace {
+
+// A survey of some thousand nodes is a few MiB; a bigger file is a wrong path, not a survey.
+constexpr std::size_t kMaxSurveyBytes = std::size_t{16} << 20;
+// Above this many nodes the unmeasured pairs are only the grey triangle under the measured cells
+// (one element each would be half a million at 1000 nodes), and the names are left to the table.
+constexpr std::size_t kMaxDrawnNodes = 64;
+
+constexpr const char* kUnmeasuredColor = "#e5e7eb";
+constexpr const char* kFailedColor = "#6b7280";
+constexpr const char* kSuspectColor = "#b91c1c";
+constexpr const char* kLinkColor = "#111827";
+
+struct Rgb {
+  double r, g, b;
+};
+constexpr Rgb kSlow{220, 38, 38}, kOutlier{245, 158, 11}, kFine{22, 163, 74};  // red, amber, green
+
+Rgb mix(Rgb a, Rgb b, double t) {
+  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t};
+}
+
+// Red at half the median or below, amber at the outlier threshold, green at the median or above:
+// what is slow stands out however close to the threshold it is.
+std::string heat_color(double percent, double outlier) {
+  const double middle = std::clamp(100 * outlier, 51.0, 99.0);
+  const double p = std::clamp(percent, 50.0, 100.0);
+  const Rgb c = p <= middle ? mix(kSlow, kOutlier, (p - 50) / (middle - 50))
+                            : mix(kOutlier, kFine, (p - middle) / (100 - middle));
+  return fmt::format("#{:02x}{:02x}{:02x}", static_cast<int>(std::lround(c.r)),
+                     static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
+}
+
+std::optional<double> median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const std::size_t half = values.size() / 2;
+  return values.size() % 2 ? values[half] : (values[half - 1] + values[half]) / 2;
+}
+
+bool usable(const std::optional<double>& gbps) {
+  return gbps && std::isfinite(*gbps) && *gbps > 0;
+}
+
+// Every node the survey names, in the local stage's order (node index order), then any other.
+std::vector<std::string> node_order(const FleetSurvey& s) {
+  std::vector<std::string> order;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& node) {
+    if (seen.insert(node).second) order.push_back(node);
+  };
+  for (const LocalResult& l : s.local) add(l.node);
+  for (const PairResult& p : s.pairs)
+    for (const std::string& node : p.nodes) add(node);
+  for (const SuspectNode& n : s.suspects) add(n.node);
+  for (const SuspectLink& l : s.links)
+    for (const std::string& node : l.nodes) add(node);
+  for (const FailedNode& f : s.failed) add(f.node);
+  return order;
+}
+
+std::string percent_text(double gbps, const std::optional<double>& median_gbps) {
+  if (!median_gbps) return "";
+  return fmt::format(", {:.0f}% of the median {} GB/s", 100 * gbps / *median_gbps,
+                     format_busbw(*median_gbps));
+}
+
+class HeatMap {
+ public:
+  explicit HeatMap(const FleetSurvey& s) : survey_(s), nodes_(node_order(s)) {
+    std::vector<double> pair_values, local_values;
+    for (const PairResult& p : s.pairs) {
+      if (p.nodes[0] == p.nodes[1]) continue;
+      pairs_[key(p.nodes)] = &p;  // each pair runs once (round-robin); a repeat shows the last
+      if (usable(p.busbw_gbps)) pair_values.push_back(*p.busbw_gbps);
+    }
+    for (const LocalResult& l : s.local) {
+      local_[l.node] = &l;
+      if (usable(l.busbw_gbps)) local_values.push_back(*l.busbw_gbps);
+    }
+    pair_median_ = median(pair_values);
+    local_median_ = median(local_values);
+    for (const SuspectNode& n : s.suspects) suspects_.insert(n.node);
+    for (const FailedNode& f : s.failed) failed_.insert(f.node);
+    const std::size_t n = std::max<std::size_t>(nodes_.size(), 1);
+    cell_ = std::clamp(static_cast<int>(640 / n), 4, 32);
+    labelled_ = nodes_.size() <= kMaxDrawnNodes;
+    std::size_t longest = 0;
+    if (labelled_)
+      for (const std::string& node : nodes_) longest = std::max(longest, shorten(node, kLabelPoints).size());
+    label_width_ = labelled_ ? static_cast<int>(std::min<std::size_t>(longest, kLabelPoints)) * 7 + 24 : 8;
+  }
+
+  std::string render() const {
+    const int n = static_cast<int>(nodes_.size());
+    const int grid = n * cell_;
+    const int top = 8, legend_top = top + grid + 24;
+    const int width = std::max(2 * label_width_ + grid + 16, 760);
+    const int height = legend_top + 64;
+    std::string out = fmt::format(
+        "<svg class=\"fleet-heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+        "viewBox=\"0 0 {} {}\" role=\"img\" font-size=\"12\">\n"
+        "<title>busbw of every node pair as a share of the pairs' median; the diagonal: each node alone"
+        "</title>\n",
+        width, height, width, height);
+    const int left = label_width_;
+    // The lower triangle, grey: what no cell covers was not measured.
+    out += fmt::format("<polygon points=\"{},{} {},{} {},{}\" fill=\"{}\"/>\n", left, top, left, top + grid,
+                       left + grid, top + grid, kUnmeasuredColor);
+    std::string outlines;
+    for (int i = 0; i < n; ++i) {
+      out += local_cell(i, left, top, outlines);
+      for (int j = 0; j < i; ++j) out += pair_cell(i, j, left, top, outlines);
+    }
+    out += outlines;  // over every cell, so no neighbour covers an outline
+    if (labelled_)
+      for (int i = 0; i < n; ++i) out += labels(i, left, top);
+    out += legend(left, legend_top);
+    return out + "</svg>\n";
+  }
+
+  const std::optional<double>& pair_median() const { return pair_median_; }
+
+ private:
+  static constexpr std::size_t kLabelPoints = 20;
+
+  static std::pair<std::string, std::string> key(const std::array<std::string, 2>& nodes) {
+    return std::minmax(nodes[0], nodes[1]);
+  }
+
+  std::string rect(int row, int column, int left, int top, const std::string& fill,
+                   const std::string& attributes, const std::string& tooltip) const {
+    return fmt::format(
+        "<rect {} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
+        "stroke-width=\"{}\"><title>{}</title></rect>\n",
+        attributes, left + column * cell_, top + row * cell_, cell_, cell_, fill, cell_ >= 10 ? 1 : 0,
+        html_text(tooltip));
+  }
+
+  std::string cross(int row, int column, int left, int top) const {
+    const int x = left + column * cell_, y = top + row * cell_, inset = std::max(1, cell_ / 5);
+    return fmt::format(
+        "<path class=\"failed-cross\" d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"#ffffff\" "
+        "stroke-width=\"{}\"/>\n",
+        x + inset, y + inset, x + cell_ - inset, y + cell_ - inset, x + cell_ - inset, y + inset, x + inset,
+        y + cell_ - inset, cell_ >= 10 ? 2 : 1);
+  }
+
+  std::string outline(int row, int column, int left, int top, const char* cls, const char* color) const {
+    return fmt::format(
+        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"{}\"/>\n",
+        cls, left + column * cell_ + 1, top + row * cell_ + 1, cell_ - 2, cell_ - 2, color,
+        cell_ >= 10 ? 3 : 1);
+  }
+
+  std::string local_cell(int i, int left, int top, std::string& outlines) const {
+    const std::string& node = nodes_[static_cast<std::size_t>(i)];
+    const auto found = local_.find(node);
+    const LocalResult* l = found == local_.end() ? nullptr : found->second;
+    const std::string attributes = "class=\"local\" data-node=\"" + html_text(node) + "\"";
+    std::string out;
+    if (failed_.count(node) || (l && l->verdict == "failed")) {
+      out = rect(i, i, left, top, kFailedColor, attributes, node + " alone: failed") + cross(i, i, left, top);
+    } else if (l && usable(l->busbw_gbps)) {
+      const double percent = local_median_ ? 100 * *l->busbw_gbps / *local_median_ : 100;
+      out = rect(i, i, left, top, heat_color(percent, survey_.thresholds.outlier), attributes,
+                 node + " alone: " + format_busbw(*l->busbw_gbps) + " GB/s" +
+                     percent_text(*l->busbw_gbps, local_median_) + " of the nodes alone");
+    } else {
+      out = rect(i, i, left, top, kUnmeasuredColor, attributes, node + " alone: not measured");
+    }
+    if (suspects_.count(node)) outlines += outline(i, i, left, top, "suspect-node", kSuspectColor);
+    return out;
+  }
+
+  std::string pair_cell(int i, int j, int left, int top, std::string& outlines) const {
+    const std::string& a = nodes_[static_cast<std::size_t>(j)];
+    const std::string& b = nodes_[static_cast<std::size_t>(i)];
+    const std::pair<std::string, std::string> names = std::minmax(a, b);
+    const auto found = pairs_.find(names);
+    const PairResult* p = found == pairs_.end() ? nullptr : found->second;
+    const std::string attributes = "class=\"pair\" data-nodes=\"" + html_text(a + " " + b) + "\"";
+    const std::string pair = a + " and " + b;
+    std::string out;
+    if (p && usable(p->busbw_gbps)) {
+      const double percent = pair_median_ ? 100 * *p->busbw_gbps / *pair_median_ : 100;
+      out = rect(i, j, left, top, heat_color(percent, survey_.thresholds.outlier), attributes,
+                 fmt::format("{} (round {}): {} GB/s{}", pair, p->round, format_busbw(*p->busbw_gbps),
+                             percent_text(*p->busbw_gbps, pair_median_)));
+    } else if (p && p->verdict == "failed") {
+      out = rect(i, j, left, top, kFailedColor, attributes,
+                 fmt::format("{} (round {}): failed", pair, p->round)) +
+            cross(i, j, left, top);
+    } else if (labelled_) {  // else the grey triangle shows it
+      out = rect(i, j, left, top, kUnmeasuredColor, attributes, pair + ": not measured");
+    }
+    for (const SuspectLink& link : survey_.links)
+      if (key(link.nodes) == names) outlines += outline(i, j, left, top, "suspect-link", kLinkColor);
+    return out;
+  }
+
+  // The node's name left of its row and right of its diagonal cell (the top of its column).
+  std::string labels(int i, int left, int top) const {
+    const std::string& node = nodes_[static_cast<std::size_t>(i)];
+    const bool suspect = suspects_.count(node) > 0, failed = failed_.count(node) > 0;
+    const std::string shown = html_text(shorten(node, kLabelPoints));
+    const std::string style = suspect ? fmt::format(" fill=\"{}\" font-weight=\"700\"", kSuspectColor)
+                              : failed
+                                  ? fmt::format(" fill=\"{}\" text-decoration=\"line-through\"", kFailedColor)
+                                  : std::string(" fill=\"#111827\"");
+    const std::string marker = suspect ? " \u25b2" : failed ? " \u2715" : "";
+    const std::string cls = suspect ? "node-label suspect" : failed ? "node-label failed" : "node-label";
+    const int y = top + i * cell_ + cell_ / 2 + 4;
+    return fmt::format(
+        "<text class=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"end\"{}>{}{}</text>\n"
+        "<text class=\"{}\" x=\"{}\" y=\"{}\"{}>{}{}</text>\n",
+        cls, left - 6, y, style, shown, marker, cls, left + (i + 1) * cell_ + 6, y, style, shown, marker);
+  }
+
+  std::string legend(int left, int top) const {
+    std::string out = "<g class=\"legend\">\n";
+    const double outlier = survey_.thresholds.outlier;
+    int x = left;
+    for (const double percent : {50.0, 60.0, 70.0, 100 * outlier, 92.0, 100.0}) {
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"36\" height=\"14\" fill=\"{}\"/>\n", x, top,
+                         heat_color(percent, outlier));
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#4b5563\">{}{:.0f}%</text>\n",
+                         x + 18, top + 28,
+                         percent <= 50    ? "\u2264"
+                         : percent >= 100 ? "\u2265"
+                                          : "",
+                         percent);
+      x += 40;
+    }
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#4b5563\">of the median</text>\n", left, top + 46);
+    x += 16;
+    auto swatch = [&](const std::string& shape, const std::string& text) {
+      out +=
+          shape + fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#111827\">{}</text>\n", x + 20, top + 11, text);
+      x += 20 + static_cast<int>(text.size()) * 7 + 14;
+    };
+    swatch(fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n", x, top,
+                       kUnmeasuredColor),
+           "not measured");
+    swatch(
+        fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>"
+                    "<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n",
+                    x, top, kFailedColor, x + 3, top + 3, x + 11, top + 11, x + 11, top + 3, x + 3, top + 11),
+        "failed");
+    swatch(fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{}\" "
+                       "stroke-width=\"3\"/>\n",
+                       x + 1, top + 1, kSuspectColor),
+           "suspect node");
+    swatch(fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{}\" "
+                       "stroke-width=\"3\"/>\n",
+                       x + 1, top + 1, kLinkColor),
+           "suspect link");
+    return out + "</g>\n";
+  }
+
+  const FleetSurvey& survey_;
+  std::vector<std::string> nodes_;
+  std::map<std::pair<std::string, std::string>, const PairResult*> pairs_;
+  std::map<std::string, const LocalResult*> local_;
+  std::set<std::string> suspects_, failed_;
+  std::optional<double> pair_median_, local_median_;
+  int cell_ = 32;
+  bool labelled_ = true;
+  int label_width_ = 8;
+};
+
+std::string fleet_card(const std::string& label, const std::string& value, const std::string& sub,
+                       const char* cls) {
+  return fmt::format(
+      "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value {}\">{}</div>"
+      "<div class=\"sub\">{}</div></div>\n",
+      html_text(label), cls, html_text(value), html_text(sub));
+}
+
+std::string tables(const FleetSurvey& s) {
+  std::string out = "<h3>Suspect nodes</h3>\n";
+  if (s.suspects.empty()) {
+    out += "<p>None.</p>\n";
+  } else {
+    out +=
+        "<table class=\"fleet-suspects\"><tr><th>node</th><th>path</th><th class=\"num\">busbw GB/s</th>"
+        "<th class=\"num\">median GB/s</th><th>evidence</th></tr>\n";
+    for (const SuspectNode& n : s.suspects)
+      out += fmt::format(
+          "<tr><td class=\"mono bad\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td>{}</td></tr>\n",
+          html_text(n.node), html_text(n.path), format_busbw(n.busbw_gbps), format_busbw(n.median_gbps),
+          html_text(n.evidence));
+    out += "</table>\n";
+  }
+  out += "<h3>Suspect links</h3>\n";
+  if (s.links.empty()) {
+    out += "<p>None.</p>\n";
+  } else {
+    out +=
+        "<table class=\"fleet-links\"><tr><th>nodes</th><th class=\"num\">busbw GB/s</th><th>evidence</th>"
+        "</tr>\n";
+    for (const SuspectLink& l : s.links)
+      out += fmt::format(
+          "<tr><td class=\"mono\">{} &ndash; {}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+          html_text(l.nodes[0]), html_text(l.nodes[1]), format_busbw(l.busbw_gbps), html_text(l.evidence));
+    out += "</table>\n";
+  }
+  out += "<h3>Failed nodes</h3>\n";
+  if (s.failed.empty()) return out + "<p>None.</p>\n";
+  out += "<table class=\"fleet-failed\"><tr><th>node</th><th>what</th><th>stage</th><th>reason</th></tr>\n";
+  for (const FailedNode& f : s.failed)
+    out += fmt::format(
+        "<tr><td class=\"mono\">{}</td><td class=\"outcome\">{}</td><td>{}</td><td>{}</td></tr>\n",
+        html_text(f.node), html_text(f.what), html_text(f.stage), html_text(f.reason));
+  return out + "</table>\n";
+}
+
+}  // namespace
+
+std::string render_fleet_section(const FleetSurvey& s, std::string_view source) {
+  const HeatMap map(s);
+  std::string out = "<section id=\"fleet\"><h2>Fleet survey</h2>\n<div class=\"cards\">\n";
+  out += fleet_card("Nodes", fmt::format("{} x {} GPU", s.nodes, s.gpus_per_node),
+                    fmt::format("{} at {}, {} round{} of pairs", s.collective, format_byte_size(s.bytes),
+                                s.rounds, s.rounds == 1 ? "" : "s"),
+                    "neutral");
+  out += fleet_card("Suspect nodes", std::to_string(s.suspects.size()), "slow alone or with every partner",
+                    s.suspects.empty() ? "good" : "bad");
+  out += fleet_card("Suspect links", std::to_string(s.links.size()), "pairs slow only together",
+                    s.links.empty() ? "good" : "bad");
+  out += fleet_card("Failed nodes", std::to_string(s.failed.size()), "hung, crashed or wrong data",
+                    s.failed.empty() ? "good" : "bad");
+  out += fleet_card("Pair median", map.pair_median() ? format_busbw(*map.pair_median()) + " GB/s" : "-",
+                    fmt::format("noise between repeats {:.1f}%", s.noise_pct), "neutral");
+  out += "</div>\n";
+  if (!s.verdicts.empty()) {
+    out += "<dl>\n";
+    for (const FleetVerdict& v : s.verdicts)
+      out += fmt::format("<dt class=\"{}\">{} {}</dt><dd>{}</dd>\n", v.level == "pass" ? "" : "flag",
+                         html_text(v.level), html_text(v.check), html_text(v.message));
+    out += "</dl>\n";
+  }
+  out += map.render();
+  out += fmt::format(
+      "<p class=\"note\">Below the diagonal, each pair's busbw at {} as a share of the median of every "
+      "pair; on it, each node alone against the median of the nodes alone. Hover a cell for its numbers. "
+      "Survey read from <code>{}</code>.</p>\n",
+      format_byte_size(s.bytes), html_text(source));
+  return out + tables(s) + "</section>\n";
+}
+
+Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file) {
+  auto text = read_text_file(file, kMaxSurveyBytes);
+  if (!text) return Error{text.error()};
+  return parse_fleet_json(*text, file.string());
+}
+
+}  // namespace nccltune
