@@ -518,6 +518,8 @@ FleetSurvey attribute(const FleetInput& input) {
   if (input.peak_inter_gbps) survey.peak_inter_gbps = round_tenth(*input.peak_inter_gbps);
   survey.thresholds = input.thresholds;
   survey.noise_pct = round_tenth(an.noise * 100);
+  if (an.local_median) survey.local_median_gbps = round_tenth(*an.local_median);
+  if (an.pair_median) survey.pair_median_gbps = round_tenth(*an.pair_median);
   survey.rounds = input.rounds_run;
   survey.local = local_results(an);
   survey.pairs = pair_results(an);

@@ -334,6 +334,11 @@ struct FleetReader {
       number(*limits, "thresholds.", "min_peak_pct", s.thresholds.min_peak_pct, 0, 100);
       number(*limits, "thresholds.", "outlier", s.thresholds.outlier, 0, 1);
     }
+    if (const Json* medians = field(document, "", "median_busbw_gbps", false);
+        object_at_or_fail(medians, "median_busbw_gbps")) {
+      optional_number(*medians, "median_busbw_gbps.", "local", s.local_median_gbps);
+      optional_number(*medians, "median_busbw_gbps.", "pairs", s.pair_median_gbps);
+    }
     if (field(document, "", "noise_pct", false)) number(document, "", "noise_pct", s.noise_pct);
     integer(document, "", "rounds", s.rounds, false, 0);
     each(document, "local", kMaxFleetNodes, s.local, [&](const Json& o, const std::string& p) { return local(o, p); });
@@ -465,6 +470,9 @@ nlohmann::json fleet_to_json(const FleetSurvey& survey) {
                {{"intra_node", number_or_null(survey.peak_intra_gbps, round_tenth)},
                 {"inter_node", number_or_null(survey.peak_inter_gbps, round_tenth)}}},
               {"thresholds", {{"min_peak_pct", survey.thresholds.min_peak_pct}, {"outlier", survey.thresholds.outlier}}},
+              {"median_busbw_gbps",
+               {{"local", number_or_null(survey.local_median_gbps, round_tenth)},
+                {"pairs", number_or_null(survey.pair_median_gbps, round_tenth)}}},
               {"noise_pct", round_tenth(survey.noise_pct)},
               {"rounds", survey.rounds},
               {"local", std::move(local)},

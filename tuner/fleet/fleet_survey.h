@@ -107,6 +107,10 @@ struct FleetSurvey {
   std::optional<double> peak_intra_gbps;
   std::optional<double> peak_inter_gbps;
   FleetThresholds thresholds;
+  // The references each stage's values are held against (the medians of the nodes alone and of
+  // the pairs, as attribution defines them); null when the stage measured nothing.
+  std::optional<double> local_median_gbps;
+  std::optional<double> pair_median_gbps;
   double noise_pct = 0;  // the fleet's own spread between repeats (what nothing within is named for)
   int rounds = 0;        // rounds of pairs that ran
   std::vector<LocalResult> local;

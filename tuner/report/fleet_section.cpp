@@ -52,13 +52,6 @@ std::string heat_color(double percent, double outlier) {
                      static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
 }
 
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const std::size_t half = values.size() / 2;
-  return values.size() % 2 ? values[half] : (values[half - 1] + values[half]) / 2;
-}
-
 bool usable(const std::optional<double>& gbps) {
   return gbps && std::isfinite(*gbps) && *gbps > 0;
 }
@@ -89,18 +82,14 @@ std::string percent_text(double gbps, const std::optional<double>& median_gbps) 
 class HeatMap {
  public:
   explicit HeatMap(const FleetSurvey& s) : survey_(s), nodes_(node_order(s)) {
-    std::vector<double> pair_values, local_values;
     for (const PairResult& p : s.pairs) {
       if (p.nodes[0] == p.nodes[1]) continue;
       pairs_[key(p.nodes)] = &p;  // each pair runs once (round-robin); a repeat shows the last
-      if (usable(p.busbw_gbps)) pair_values.push_back(*p.busbw_gbps);
     }
-    for (const LocalResult& l : s.local) {
-      local_[l.node] = &l;
-      if (usable(l.busbw_gbps)) local_values.push_back(*l.busbw_gbps);
-    }
-    pair_median_ = median(pair_values);
-    local_median_ = median(local_values);
+    for (const LocalResult& l : s.local) local_[l.node] = &l;
+    // The survey's own references, so that the colours say what its verdicts say.
+    if (usable(s.pair_median_gbps)) pair_median_ = s.pair_median_gbps;
+    if (usable(s.local_median_gbps)) local_median_ = s.local_median_gbps;
     for (const SuspectNode& n : s.suspects) suspects_.insert(n.node);
     for (const FailedNode& f : s.failed) failed_.insert(f.node);
     const std::size_t n = std::max<std::size_t>(nodes_.size(), 1);
@@ -109,7 +98,8 @@ class HeatMap {
     std::size_t longest = 0;
     if (labelled_)
       for (const std::string& node : nodes_) longest = std::max(longest, shorten(node, kLabelPoints).size());
-    label_width_ = labelled_ ? static_cast<int>(std::min<std::size_t>(longest, kLabelPoints)) * 7 + 24 : 8;
+    // Room for a suspect's bold name and its " ▲" mark.
+    label_width_ = labelled_ ? static_cast<int>(std::min<std::size_t>(longest, kLabelPoints) + 2) * 8 + 16 : 8;
   }
 
   std::string render() const {
@@ -365,8 +355,9 @@ std::string render_fleet_section(const FleetSurvey& s, std::string_view source) 
   }
   out += map.render();
   out += fmt::format(
-      "<p class=\"note\">Below the diagonal, each pair's busbw at {} as a share of the median of every "
-      "pair; on it, each node alone against the median of the nodes alone. Hover a cell for its numbers. "
+      "<p class=\"note\">Below the diagonal, each pair's busbw at {} as a share of the pairs' median "
+      "(the median over nodes of each node's median pair); on it, each node alone against the median of "
+      "the nodes alone. Hover a cell for its numbers. "
       "Survey read from <code>{}</code>.</p>\n",
       format_byte_size(s.bytes), html_text(source));
   return out + tables(s) + "</section>\n";

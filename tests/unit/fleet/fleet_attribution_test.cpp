@@ -94,6 +94,8 @@ TEST(FleetAttribution, SlowNodeInASmallFleetDoesNotDragTheMedianDown) {
   EXPECT_EQ(survey.suspects[0].node, "gpu-a03");
   EXPECT_EQ(survey.suspects[0].evidence, "3 of 3 pairs at 80% of median");
   EXPECT_DOUBLE_EQ(survey.suspects[0].median_gbps, 42.0);
+  EXPECT_EQ(survey.pair_median_gbps, 42.0);  // the reference the report colours the pairs by
+  EXPECT_EQ(survey.local_median_gbps, 380.0);
   EXPECT_TRUE(survey.links.empty());
 }
 

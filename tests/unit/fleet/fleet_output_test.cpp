@@ -90,7 +90,8 @@ TEST(FleetOutput, TextShowsHostileTextAsAscii) {
 TEST(FleetOutput, JsonHasTheSchemaFields) {
   const nlohmann::json json = fleet_to_json(mixed_survey());
   EXPECT_EQ(keys(json), (std::set<std::string>{"schema", "nodes", "gpus_per_node", "collective", "bytes", "small_bytes",
-                                               "peak_busbw_gbps", "thresholds", "noise_pct", "rounds", "local", "pairs",
+                                               "peak_busbw_gbps", "thresholds", "median_busbw_gbps", "noise_pct", "rounds",
+                                               "local", "pairs",
                                                "suspects", "links", "failed", "verdicts"}));
   EXPECT_EQ(json["schema"], "nccltune/fleet/v1");
   EXPECT_EQ(json["nodes"], 8);
