@@ -101,6 +101,22 @@ else
   echo "   the fake GPU stack (tests/fake-gpu) with a DGX-H100-like model (configs/demo/dgx-h100-model.yaml),"
   echo "   2 emulated nodes of 2 GPUs on this machine, each read from a DGX-H100 snapshot (configs/demo/dgx-h100-node)."
   echo "   The numbers come from the model, not from hardware."
+  echo
+  echo "== nccltune fleet (DEMO): first, what holds a cluster back. 8 emulated nodes of 2 simulated GPUs,"
+  echo "   each alone, then every pair (configs/demo/fleet-model.yaml: node 3's NIC is slow, and the"
+  echo "   cable between nodes 1 and 5 is bad). Exit 2 below means: it named them."
+  status=0
+  NCCLTUNE_EMULATE_NODES=8 NCCLTUNE_FAKE_MODEL=configs/demo/fleet-model.yaml \
+    mpirun_as --oversubscribe -np 16 build/nccltune fleet --rounds all --bytes 8M --out out/fleet.json \
+      --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
+      2>out/fleet.err || status=$?
+  [ "$status" -le 2 ] || cat out/fleet.err >&2  # (exit 1-2 only adds mpirun's box to what is above)
+  echo "(fleet exit status $status: 0 clean, 1 warnings, 2 a suspect or a failed node)"
+  build/nccltune report --fleet out/fleet.json -o out/fleet.html \
+    --title "DEMO: a fleet survey on the fake GPU stack (8 emulated nodes; the slow node and link are in the model)" >/dev/null
+  echo "fleet heat map: $(readlink -f out/fleet.html)"
+  echo
+  echo "== nccltune tune (DEMO): the tune itself, on 2 emulated nodes"
   rm -f out/journal.jsonl
   NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml \
     mpirun_as --oversubscribe -np 4 build/nccltune tune --out out --journal out/journal.jsonl \
