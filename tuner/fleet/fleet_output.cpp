@@ -406,7 +406,7 @@ std::string drain_line(const std::string& node, const std::string& evidence) {
 
 std::string render_fleet_text(const FleetSurvey& survey) {
   std::string out = fmt::format(
-      "nccltune fleet: {} nodes x {} GPUs, {} at {} (busbw) and {} (latency), {} rounds of pairs, noise {:.1f}%\n",
+      "nccltune fleet: {} node(s) x {} GPU(s), {} at {} (busbw) and {} (latency), {} round(s) of pairs, noise {:.1f}%\n",
       survey.nodes, survey.gpus_per_node, cell(survey.collective), format_byte_size(survey.bytes),
       format_byte_size(survey.small_bytes), survey.rounds, survey.noise_pct);
   out += fmt::format("peak model: {} in a node, {} between two nodes; slow: below {}x the median; warn: below {}% "

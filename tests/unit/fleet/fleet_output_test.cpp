@@ -58,7 +58,7 @@ TEST(FleetOutput, TextListsTheWorstFirst) {
     EXPECT_NE(found, std::string::npos) << what << " in\n" << text;
     return found;
   };
-  EXPECT_EQ(text.rfind("nccltune fleet: 8 nodes x 4 GPUs, all_reduce at 1G (busbw) and 8 (latency), 7 rounds of pairs, "
+  EXPECT_EQ(text.rfind("nccltune fleet: 8 node(s) x 4 GPU(s), all_reduce at 1G (busbw) and 8 (latency), 7 round(s) of pairs, "
                        "noise 0.0%\n",
                        0),
             0u)
