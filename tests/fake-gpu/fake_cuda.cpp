@@ -3,7 +3,9 @@
 // fake NCCL advances (by the model's time for each op), and events record that clock, so
 // cuEventElapsedTime reports modeled times. Devices come from the model file
 // (NCCLTUNE_FAKE_MODEL), cycled over the device ordinals; a missing or invalid model gives one
-// default device here (ncclCommInitRank reports the model's error).
+// default device here (ncclCommInitRank reports the model's error). The model is read once, at
+// cuInit; its init_cost_ms.cuda_context is slept at the process's first context.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "collectives/cuda_declarations.h"
@@ -48,6 +51,8 @@ struct State {
   bool initialized = false;
   std::vector<nccltune::fake::FakeDevice> devices{nccltune::fake::FakeDevice{}};
   int device_count = 1;
+  int context_cost_ms = 0;                          // the model's init_cost_ms.cuda_context
+  bool context_paid = false;                        // the first context of the process was created
   std::vector<std::unique_ptr<CUctx_st>> contexts;  // primary context per device
   std::map<std::uintptr_t, std::size_t> allocations;
   std::set<CUstream_st*> streams;
@@ -98,6 +103,7 @@ void load_devices(State& s) {
   if (!model) return;
   s.devices = model->devices;
   s.device_count = model->device_count;
+  s.context_cost_ms = model->init_cost.cuda_context_ms;
 }
 
 }  // namespace
@@ -180,7 +186,14 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice devic
   if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device(s, device)) return CUDA_ERROR_INVALID_DEVICE;
   std::unique_ptr<CUctx_st>& primary = s.contexts[static_cast<std::size_t>(device)];
-  if (!primary) primary = std::make_unique<CUctx_st>(CUctx_st{device, 0});
+  if (!primary) {
+    // A real driver's first context costs hundreds of milliseconds (init_cost_ms.cuda_context),
+    // once per process.
+    if (!s.context_paid && s.context_cost_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(s.context_cost_ms));
+    s.context_paid = true;
+    primary = std::make_unique<CUctx_st>(CUctx_st{device, 0});
+  }
   ++primary->retains;
   *context = primary.get();
   return CUDA_SUCCESS;

@@ -372,10 +372,22 @@ void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
   }
 }
 
+// `init_cost_ms: {cuda_context: 400, nccl_comm: 1200}`: whole milliseconds, 0 or more.
+InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
+  yaml_expect_map(node, path);
+  yaml_check_keys(node, path, {"cuda_context", "nccl_comm"});
+  InitCost cost;
+  if (node["cuda_context"])
+    cost.cuda_context_ms = small_integer(node["cuda_context"], yaml_child(path, "cuda_context"), 0);
+  if (node["nccl_comm"])
+    cost.nccl_comm_ms = small_integer(node["nccl_comm"], yaml_child(path, "nccl_comm"), 0);
+  return cost;
+}
+
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
-                   "effects", "faults", "noise", "nccl_log", "collectives", "nodes"});
+                   "effects", "faults", "noise", "nccl_log", "collectives", "nodes", "init_cost_ms"});
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
   if (schema != kModelSchema)
@@ -394,6 +406,7 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["collectives"])
     model.collectives = parse_collectives(root["collectives"], "collectives", model.algos);
   if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos);
+  if (root["init_cost_ms"]) model.init_cost = parse_init_cost(root["init_cost_ms"], "init_cost_ms");
   check_resolved_models(root, model);
   return model;
 }

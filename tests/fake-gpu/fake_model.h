@@ -118,6 +118,13 @@ struct NodeCountModel {
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
 };
 
+// `init_cost_ms`: wall-clock start-up cost, in milliseconds. `cuda_context`: paid once per process,
+// when libfakecuda creates its first context; `nccl_comm`: at every ncclCommInitRank.
+struct InitCost {
+  int cuda_context_ms = 0;
+  int nccl_comm_ms = 0;
+};
+
 struct FakeModel {
   std::string file;                               // where it was read from, for messages
   std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
@@ -133,6 +140,7 @@ struct FakeModel {
   NcclLogModel nccl_log;
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
   std::vector<NodeCountModel> nodes;                   // by min_nodes, ascending
+  InitCost init_cost;                                  // `init_cost_ms`
 };
 
 // The model of a communicator of `nodes` nodes: `nodes[k]`'s keys over the top level's, and each

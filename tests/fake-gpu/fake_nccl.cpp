@@ -6,7 +6,8 @@
 // ncclCommInitRank; faults from the model fire there (init_error) or at every op (hang, crash,
 // corrupt, slow_rank, slow_node, slow_link). Problems are one line on stderr, starting "fakenccl: ".
 // NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer. Under NCCL_DEBUG=INFO it
-// prints NCCL 2.28's INFO lines (nccl_debug.h).
+// prints NCCL 2.28's INFO lines (nccl_debug.h). NCCL_TUNER_PLUGIN loads a tuner plugin that
+// chooses each collective's pair from a cost table, as in NCCL 2.28.9 (tuner_plugin_host.h).
 #include <dlfcn.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -30,6 +32,7 @@
 #include "nccl_debug.h"
 #include "nccl_env.h"
 #include "shared_comm.h"
+#include "tuner_plugin_host.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -45,6 +48,7 @@ using nccltune::fake::FaultKind;
 using nccltune::fake::NoiseSource;
 using nccltune::fake::SharedComm;
 using nccltune::fake::Transfer;
+using nccltune::fake::TunerPluginHost;
 
 namespace {
 
@@ -113,6 +117,8 @@ struct ncclComm {
   SharedComm shared;
   FakeCudaHooks cuda;
   DebugLog log;
+  // NCCL_TUNER_PLUGIN's plugin, after `log` (its lines go there): destroyed first, finalize included.
+  std::unique_ptr<TunerPluginHost> tuner;
   ncclResult_t async_error = ncclSuccess;
   std::vector<Transfer> pending;  // grouped send/recv, run at ncclGroupEnd
   cudaStream_t pending_stream = nullptr;
@@ -141,6 +147,18 @@ const char* function_name(Collective kind) {
 // NCCL's own name of the collective (ncclFuncToString), as its TUNING lines print it.
 const char* nccl_func_name(Collective kind) {
   return function_name(kind) + 4;  // "ncclAllReduce" -> "AllReduce"
+}
+
+// NCCL's ncclFunc_t of the collective, as getCollInfo receives it.
+int nccl_func(Collective kind) {
+  switch (kind) {
+    case Collective::all_reduce: return nccltune::fake::tuner_abi::kFuncAllReduce;
+    case Collective::all_gather: return nccltune::fake::tuner_abi::kFuncAllGather;
+    case Collective::reduce_scatter: return nccltune::fake::tuner_abi::kFuncReduceScatter;
+    case Collective::broadcast: return nccltune::fake::tuner_abi::kFuncBroadcast;
+    case Collective::reduce: return nccltune::fake::tuner_abi::kFuncReduce;
+  }
+  return 0;
 }
 
 const char* op_name(Collective kind) {
@@ -204,6 +222,50 @@ void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double b
   const double us =
       nccltune::fake::op_time_us(view.model, view.behaviour, op, bytes) * comm.noise.next_factor();
   comm.cuda.advance_stream(stream, us);
+}
+
+// One collective's pair and its time: the `pair` that runs, whoever chose it.
+void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes,
+                   const nccltune::fake::AlgoProto& pair) {
+  const OpView view = op_view(comm, op);
+  const double us = nccltune::fake::pair_time_us(view.model, view.behaviour, pair, op, bytes) *
+                    view.behaviour.slow_factor * comm.noise.next_factor();
+  comm.cuda.advance_stream(stream, us);
+}
+
+// The pair a collective runs: the model's own choice, or with a tuner plugin, as NCCL 2.28.9's
+// getAlgoInfo (src/enqueue.cc): a cost table of every pair the communicator allows (the model's
+// time for this size; NCCL_ALGO_PROTO_IGNORE elsewhere) goes to getCollInfo, and the cell of
+// lowest cost runs. The model's own choice stands for NCCL's cost model, so it enters the table at
+// the lowest cost (its time, or the lowest other pair's when that is faster) and wins ties: a
+// plugin that changes nothing changes nothing. `channels`: the plugin's nChannels, 0 if unset.
+Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, std::size_t nbytes,
+                                              int& channels) {
+  const OpView view = op_view(comm, op_name(kind));
+  const double bytes = static_cast<double>(nbytes);
+  nccltune::fake::AlgoProto own =
+      nccltune::fake::choose_algo_proto(view.model, view.behaviour, op_name(kind), bytes);
+  channels = 0;
+  if (!comm.tuner) return own;
+  nccltune::fake::CostTable table;
+  for (auto& row : table) row.fill(nccltune::fake::tuner_abi::kAlgoProtoIgnore);
+  float lowest = -1;
+  for (const nccltune::fake::AlgoProto& pair : view.behaviour.allowed) {
+    const auto cell = nccltune::fake::cost_table_cell(pair);
+    if (!cell) continue;
+    const auto us = static_cast<float>(
+        nccltune::fake::pair_time_us(view.model, view.behaviour, pair, op_name(kind), bytes));
+    table[cell->first][cell->second] = us;
+    if (lowest < 0 || us < lowest) lowest = us;
+  }
+  if (const auto cell = nccltune::fake::cost_table_cell(own)) table[cell->first][cell->second] = lowest;
+  const ncclResult_t asked = comm.tuner->get_coll_info(nccl_func(kind), nbytes, table, channels);
+  // NCCLCHECK around getCollInfo in getAlgoInfo: a failure fails the collective.
+  if (asked != ncclSuccess)
+    return nccltune::Error{"tuner plugin '" + comm.tuner->name() + "': getCollInfo returned " +
+                           std::to_string(asked)};
+  const std::optional<nccltune::fake::AlgoProto> chosen = nccltune::fake::lowest_cost_pair(table, own);
+  return chosen ? *chosen : own;
 }
 
 // dst = the `op` combination of every rank's slot, `offset` bytes in, `count` elements.
@@ -290,23 +352,27 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   fire_op_faults(*comm, function, op_name(kind));
   if (count == 0) return ncclSuccess;
   const OpView view = op_view(*comm, op_name(kind));
+  // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
+  // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
+  const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
+  const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
+  int plugin_channels = 0;
+  Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, nbytes, plugin_channels);
+  if (!pair) return fail(*comm, function, pair.error());
 
   Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
   if (view.behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
-  // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
-  // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
-  const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
-  const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
   const double model_bytes = static_cast<double>(nbytes);
+  // The plugin's nChannels caps the channels NCCL uses (getAlgoInfo); the time keeps the
+  // communicator's channels (not modelled).
+  const int channels =
+      plugin_channels > 0 ? std::min(plugin_channels, view.behaviour.channels) : view.behaviour.channels;
   if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
     comm->log.info(nccltune::fake::kSubsysTuning,
-                   nccltune::fake::tuning_message(nccl_func_name(kind), nbytes,
-                                                  nccltune::fake::choose_algo_proto(
-                                                      view.model, view.behaviour, op_name(kind), model_bytes),
-                                                  view.behaviour.channels));
-  advance_clock(*comm, stream, op_name(kind), model_bytes);
+                   nccltune::fake::tuning_message(nccl_func_name(kind), nbytes, *pair, channels));
+  advance_clock(*comm, stream, op_name(kind), model_bytes, *pair);
   return ncclSuccess;
 }
 
@@ -431,6 +497,9 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     say(model.error());
     return ncclInvalidUsage;
   }
+  // A real communicator takes a second or more to come up (init_cost_ms.nccl_comm).
+  if (model->init_cost.nccl_comm_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(model->init_cost.nccl_comm_ms));
   const nccltune::fake::NcclEnv env = nccltune::fake::read_nccl_env(environ);
   // NCCL counts nodes by host: every rank's host, then this rank's place among them. A
   // communicator split off a job gets its own count, whatever its ranks' numbers.
@@ -476,8 +545,28 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
   for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place))
     log.info(line.subsystems, line.message);
-  *comm = new ncclComm(std::move(node_model), std::move(*behaviour), std::move(ops), std::move(*shared),
-                       *hooks, std::move(log));
+  auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
+                                            std::move(*shared), *hooks, std::move(log));
+  // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):
+  // its init failing fails the communicator, as NCCLCHECK does there.
+  if (const auto plugin = env.find("NCCL_TUNER_PLUGIN"); plugin != env.end()) {
+    std::uint64_t comm_hash = 0xcbf29ce484222325ull;  // FNV-1a of the id, NCCL's commHash stands in
+    for (const char byte : comm_id.internal)
+      comm_hash = (comm_hash ^ static_cast<unsigned char>(byte)) * 0x100000001b3ull;
+    TunerPluginHost::Opened opened =
+        TunerPluginHost::open(plugin->second, comm_hash, static_cast<std::size_t>(nranks),
+                              static_cast<std::size_t>(place.nodes), created->log);
+    if (opened.init_failed) {
+      const std::string why = "tuner plugin " + plugin->second + ": init returned " +
+                              std::to_string(opened.init_result) + "; ncclCommInitRank fails";
+      created->log.warn(why);
+      created->shared.mark_failed();
+      say(who + why);
+      return opened.init_result;
+    }
+    created->tuner = std::move(opened.host);
+  }
+  *comm = created.release();
   return ncclSuccess;
 }
 

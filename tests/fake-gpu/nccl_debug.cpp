@@ -107,6 +107,7 @@ DebugSettings debug_settings(const NcclEnv& env) {
   if (const auto level = env.find("NCCL_DEBUG"); level != env.end()) {
     const std::string name = upper_ascii(level->second);
     settings.info = name == "INFO" || name == "TRACE";
+    settings.warn = settings.info || name == "WARN";
   }
   if (const auto list = env.find("NCCL_DEBUG_SUBSYS"); list != env.end())
     settings.subsystems = subsystem_mask(list->second);
@@ -249,8 +250,9 @@ std::string tuning_message(std::string_view function, std::uint64_t bytes, const
 
 DebugLog::DebugLog(const DebugSettings& settings, std::string host, int device)
     : host_(std::move(host)), device_(device) {
-  if (!settings.info) return;
-  mask_ = settings.subsystems;
+  if (!settings.info && !settings.warn) return;
+  mask_ = settings.info ? settings.subsystems : 0;
+  warn_ = true;
   out_ = stdout;
   if (settings.file.empty()) return;
   // As NCCL: a file that cannot be opened leaves the lines on stdout.
@@ -263,6 +265,7 @@ DebugLog::DebugLog(const DebugSettings& settings, std::string host, int device)
 
 DebugLog::DebugLog(DebugLog&& other) noexcept
     : mask_(other.mask_),
+      warn_(other.warn_),
       host_(std::move(other.host_)),
       device_(other.device_),
       out_(other.out_),
@@ -270,12 +273,14 @@ DebugLog::DebugLog(DebugLog&& other) noexcept
   other.out_ = nullptr;
   other.owned_ = false;
   other.mask_ = 0;
+  other.warn_ = false;
 }
 
 DebugLog& DebugLog::operator=(DebugLog&& other) noexcept {
   if (this != &other) {
     if (owned_) std::fclose(out_);
     mask_ = std::exchange(other.mask_, 0);
+    warn_ = std::exchange(other.warn_, false);
     host_ = std::move(other.host_);
     device_ = other.device_;
     out_ = std::exchange(other.out_, nullptr);
@@ -290,6 +295,14 @@ DebugLog::~DebugLog() {
 
 bool DebugLog::wants(std::uint32_t subsystems) const {
   return out_ != nullptr && (mask_ & subsystems) != 0;
+}
+
+void DebugLog::warn(std::string_view message) {
+  if (out_ == nullptr || !warn_) return;
+  std::fprintf(out_, "%s:%ld:%ld [%d] NCCL WARN %.*s\n", host_.c_str(), static_cast<long>(getpid()),
+               static_cast<long>(syscall(SYS_gettid)), device_, static_cast<int>(message.size()),
+               message.data());
+  std::fflush(out_);
 }
 
 void DebugLog::info(std::uint32_t subsystems, std::string_view message) {

@@ -4,9 +4,10 @@
 // fake stack. What the lines claim comes from the model's `nccl_log:` section; the choices in the
 // TUNING lines are the fake's own (comm_model.h).
 //
-// NCCL_DEBUG: INFO or TRACE prints INFO lines (VERSION and WARN print none here: the fake has
-// no warnings of NCCL's own). NCCL_DEBUG_SUBSYS: a comma list of NCCL's subsystems (INIT, NET,
-// ENV, GRAPH, TUNING, ...; ALL), "^" first to invert it; NCCL's default is INIT,BOOTSTRAP,ENV.
+// NCCL_DEBUG: INFO or TRACE prints INFO lines; WARN (or more) prints WARN lines, of which the
+// fake has few: a tuner plugin's own, and one when the plugin's init fails (tuner_plugin_host.h).
+// NCCL_DEBUG_SUBSYS: a comma list of NCCL's subsystems (INIT, NET, ENV, GRAPH, TUNING, ...; ALL),
+// "^" first to invert it; NCCL's default is INIT,BOOTSTRAP,ENV.
 // NCCL_DEBUG_FILE: the file the lines go to instead of stdout, "%h" the host name and "%p" the
 // process id in its name, as NCCL expands them.
 #pragma once
@@ -46,6 +47,7 @@ enum DebugSubsystem : std::uint32_t {
 
 struct DebugSettings {
   bool info = false;                                                       // NCCL_DEBUG=INFO or TRACE
+  bool warn = false;                                                       // ... or WARN
   std::uint32_t subsystems = kSubsysInit | kSubsysBootstrap | kSubsysEnv;  // NCCL_DEBUG_SUBSYS
   std::string file;  // NCCL_DEBUG_FILE as set, "" for stdout
 };
@@ -118,9 +120,13 @@ class DebugLog {
 
   bool wants(std::uint32_t subsystems) const;
   void info(std::uint32_t subsystems, std::string_view message);
+  // "host:pid:tid [dev] NCCL WARN message": under NCCL_DEBUG=WARN, INFO or TRACE, whatever
+  // NCCL_DEBUG_SUBSYS says, as NCCL prints its warnings.
+  void warn(std::string_view message);
 
  private:
   std::uint32_t mask_ = 0;  // 0: INFO off
+  bool warn_ = false;
   std::string host_;
   int device_ = 0;
   std::FILE* out_ = nullptr;

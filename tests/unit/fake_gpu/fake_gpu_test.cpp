@@ -1352,3 +1352,185 @@ TEST(FakeGpuProcesses, AListThatAllowsTheDefaultPairTakesTheDefaultsTimes) {
   }
   EXPECT_GE(models, 10);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Start-up cost (init_cost_ms) and tuner plugins (tests/fake-gpu/README.md)
+
+TEST(FakeGpuModel, InitCostIsReadStrictly) {
+  Result<FakeModel> model =
+      parse_fake_model(kMinimal + "init_cost_ms: {cuda_context: 400, nccl_comm: 1200}\n", "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  EXPECT_EQ(model->init_cost.cuda_context_ms, 400);
+  EXPECT_EQ(model->init_cost.nccl_comm_ms, 1200);
+  model = parse_fake_model(kMinimal + "init_cost_ms: {nccl_comm: 5}\n", "model.yaml");
+  ASSERT_TRUE(model.ok()) << model.error();
+  EXPECT_EQ(model->init_cost.cuda_context_ms, 0);
+  EXPECT_EQ(load_fixture("exact.yaml").init_cost.nccl_comm_ms, 0);
+  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("init_cost_ms"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("nccl"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {nccl_comm: -1}\n").find("init_cost_ms.nccl_comm"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {nccl_comm: 1.5}\n").find("init_cost_ms.nccl_comm"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: 5\n").find("init_cost_ms"), std::string::npos);
+}
+
+namespace {
+
+// A test plugin built next to libfakenccl.so (tests/fake-gpu/fake_test_tuner.cpp).
+std::string test_tuner(const std::string& file) {
+  return (std::filesystem::path(NCCLTUNE_FAKENCCL).parent_path() / file).string();
+}
+
+// The TUNING choices of every NCCL_DEBUG_FILE in `dir`.
+std::vector<NcclLoggedChoice> logged_choices(const std::filesystem::path& dir) {
+  NcclInfoLogReader reader;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    reader.add(read_file(entry.path().string()), entry.path().filename().string());
+  return reader.result().choices;
+}
+
+std::string all_logs(const std::filesystem::path& dir) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) text += read_file(entry.path().string());
+  return text;
+}
+
+}  // namespace
+
+// The cost is a sleep: a lower bound only, never an upper one (a loaded machine is slower).
+TEST(FakeGpuProcesses, StartUpCostsAreSleptAtTheFirstContextAndEveryInit) {
+  const RankBody body = [](const Rank& r) {
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::duration d) {
+      return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+    };
+    const auto start = Clock::now();
+    Result<CudaContext> device = r.cuda.use_device(r.rank);
+    const auto context_done = Clock::now();
+    Result<CudaContext> again = r.cuda.use_device(r.rank);  // not the first context: no cost
+    const auto again_done = Clock::now();
+    if (!device || !again) return r.say("error " + (device ? again.error() : device.error()) + "\n");
+    Result<NcclComm> comm = r.nccl.init_rank(r.nranks, r.id, r.rank);
+    const auto comm_done = Clock::now();
+    if (!comm) return r.say("init-error " + comm.error() + "\n");
+    r.say("times " + ms(context_done - start) + " " + ms(comm_done - again_done) + "\ndone\n");
+  };
+  RankProcesses ranks(2, {{"NCCLTUNE_FAKE_MODEL", model_fixture("startup-cost.yaml")}}, body);
+  ranks.finish(60);
+  for (int r = 0; r < 2; ++r) {
+    const std::string& out = ranks.output(r);
+    const std::size_t at = out.find("times ");
+    ASSERT_NE(at, std::string::npos) << out;
+    std::istringstream in(out.substr(at + 6));
+    long context_ms = 0, comm_ms = 0;
+    in >> context_ms >> comm_ms;
+    EXPECT_GE(context_ms, 300) << out;
+    EXPECT_GE(comm_ms, 900) << out;
+  }
+}
+
+// A v5 plugin that marks Tree/Simple at cost 0 makes every collective run Tree/Simple: the TUNING
+// lines say so and each op takes Tree/Simple's time, whatever the model's own choice.
+TEST(FakeGpuProcesses, ATunerPluginsLowestCostPairRunsAndTakesItsTime) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", test_tuner("libfake_test_tuner.so")},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();  // 1000 B (Tree/LL by default) to 4 MB (Ring/LL128)
+  RankProcesses ranks(4, env, sweep_body({"all_reduce", "all_gather"}, options));
+  ranks.finish(120);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::vector<NcclLoggedChoice> choices = logged_choices(dir.path());
+  ASSERT_FALSE(choices.empty());
+  for (const NcclLoggedChoice& choice : choices) {
+    EXPECT_EQ(choice.algo, "TREE") << choice.bytes;
+    EXPECT_EQ(choice.proto, "SIMPLE") << choice.bytes;
+  }
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("TUNER/Plugin: Using fake_test (v5)"), std::string::npos) << logs;
+  EXPECT_NE(logs.find("TUNER/fake_test: init for 4 ranks on 1 nodes"), std::string::npos) << logs;
+  EXPECT_NE(logs.find("TUNER/Plugin: Closing tuner: 'fake_test'"), std::string::npos) << logs;
+
+  const FakeModel model = load_fixture("exact.yaml");
+  const AlgoProto tree_simple{"Tree", "Simple"};
+  for (int r = 0; r < 4; ++r) {
+    const CommModel comm = resolve(model, {}, r, 4);
+    const std::vector<Row> rows = rows_of(ranks.output(r));
+    ASSERT_EQ(rows.size(), 2 * sweep_sizes(options).size()) << ranks.output(r);
+    for (const Row& row : rows) {
+      SCOPED_TRACE(row.op + " " + std::to_string(row.bytes));
+      const double expected = pair_time_us(model, comm, tree_simple, row.op, static_cast<double>(row.bytes));
+      EXPECT_NEAR(row.out_of_place_us, expected, expected * 1e-5);
+      // Tree/Simple is not the model's choice at these sizes: the plugin changed the time.
+      const double own = op_time_us(model, comm, row.op, static_cast<double>(row.bytes));
+      EXPECT_GT(std::abs(own - expected), expected * 1e-3);
+    }
+  }
+}
+
+// Without NCCL_TUNER_PLUGIN (or with "none") the same sweep runs the model's own pairs.
+TEST(FakeGpuProcesses, WithoutATunerPluginTheModelsPairsRun) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", "none"},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();
+  RankProcesses ranks(4, env, sweep_body({"all_reduce"}, options));
+  ranks.finish(120);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const FakeModel model = load_fixture("exact.yaml");
+  const CommModel comm = resolve(model, {}, 0, 4);
+  const std::vector<NcclLoggedChoice> choices = logged_choices(dir.path());
+  ASSERT_FALSE(choices.empty());
+  for (const NcclLoggedChoice& choice : choices) {
+    const AlgoProto own = choose_algo_proto(model, comm, "all_reduce", static_cast<double>(choice.bytes));
+    EXPECT_EQ(choice.algo, own.algo == "Tree" ? "TREE" : "RING") << choice.bytes;
+  }
+}
+
+// NCCL 2.28.9 checks init's result (NCCLCHECK in initTransportsRank, src/init.cc): a plugin whose
+// init fails fails ncclCommInitRank with that result, with one WARN line.
+TEST(FakeGpuProcesses, ATunerPluginWhoseInitFailsFailsTheCommunicator) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCLTUNE_FAKE_TIMEOUT_S", "10"},
+                   {"NCCL_TUNER_PLUGIN", test_tuner("libfake_test_tuner_fail.so")},
+                   {"NCCL_DEBUG", "WARN"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  RankProcesses ranks(2, env, sweep_body({"all_reduce"}, small_sweep()));
+  ranks.finish(60);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(ranks.output(r).find("init-error"), std::string::npos) << ranks.output(r);
+    EXPECT_EQ(ranks.output(r).find("row "), std::string::npos) << ranks.output(r);
+  }
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("NCCL WARN tuner plugin"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("NCCL INFO"), std::string::npos) << logs;  // NCCL_DEBUG=WARN
+}
+
+// A plugin that cannot be found leaves NCCL's own choices, as NCCL does (an INFO line).
+TEST(FakeGpuProcesses, AMissingTunerPluginLeavesTheModelsChoices) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", "no-such-tuner"},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();
+  options.max_bytes = 1000;
+  RankProcesses ranks(2, env, sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("TUNER/Plugin: Could not find: no-such-tuner libnccl-tuner-no-such-tuner.so"),
+            std::string::npos)
+      << logs;
+  for (const NcclLoggedChoice& choice : logged_choices(dir.path())) EXPECT_EQ(choice.algo, "TREE");
+}
