@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "base/json_field_reader.h"
+
 namespace nccltune {
 namespace {
 
@@ -19,30 +21,15 @@ Json measurement_to_json(const Measurement& m) {
       {"time_us", m.time_us}, {"algbw", m.algbw}, {"busbw", m.busbw}, {"wrong", value_or_null(m.wrong)}};
 }
 
-// Reading: each helper either fills `out` or sets `error` to "<path>: <what is wrong>".
-struct Reader {
-  std::string error;
-
-  const Json* field(const Json& object, std::string_view path, const char* key, bool required) {
-    if (!error.empty()) return nullptr;
-    const auto it = object.find(key);
-    if (it == object.end() || (!required && it->is_null())) {
-      if (required) error = fmt::format("{}{}: missing", path, key);
-      return nullptr;
-    }
-    return &*it;
-  }
-  void fail(std::string_view path, const char* key, std::string_view expected) {
-    error = fmt::format("{}{}: not {}", path, key, expected);
-  }
-
+// Reading: base/json_field_reader.h's field and fail (first error wins), and typed helpers.
+struct Reader : JsonFieldReader<Json> {
   void read(const Json& object, std::string_view path, const char* key, std::string& out,
             bool required = false) {
     if (const Json* value = field(object, path, key, required)) {
       if (value->is_string())
         out = value->get<std::string>();
       else
-        fail(path, key, "a string");
+        fail(path, key, "not a string");
     }
   }
   void read(const Json& object, std::string_view path, const char* key, double& out, bool required = false) {
@@ -50,7 +37,7 @@ struct Reader {
       if (value->is_number())
         out = value->get<double>();
       else
-        fail(path, key, "a number");
+        fail(path, key, "not a number");
     }
   }
   template <class Int>
@@ -60,7 +47,7 @@ struct Reader {
       if (value->is_number_integer())
         out = value->get<Int>();
       else
-        fail(path, key, "an integer");
+        fail(path, key, "not an integer");
     }
   }
   template <class T>
@@ -110,9 +97,9 @@ struct Reader {
   void strings(const Json& object, std::string_view path, const char* key, std::vector<std::string>& out) {
     const Json* list = field(object, path, key, false);
     if (!list) return;
-    if (!list->is_array()) return fail(path, key, "a list");
+    if (!list->is_array()) return fail(path, key, "not a list");
     for (const Json& item : *list) {
-      if (!item.is_string()) return fail(path, key, "a list of strings");
+      if (!item.is_string()) return fail(path, key, "not a list of strings");
       out.push_back(item.get<std::string>());
     }
   }
@@ -129,7 +116,7 @@ struct Reader {
     strings(object, "context.", "argv", context.argv);
     if (const Json* env = field(object, "context.", "env", false)) {
       if (!env->is_object()) {
-        fail("context.", "env", "an object");
+        fail("context.", "env", "not an object");
         return context;
       }
       for (const auto& [name, value] : env->items()) {
@@ -198,7 +185,7 @@ Result<BenchResult> bench_result_from_json(const nlohmann::ordered_json& documen
     reader.read_optional(document, "", "peak_busbw_gbps", result.peak->gbps);
   }
   if (const Json* rows = reader.field(document, "", "rows", true)) {
-    if (!rows->is_array()) reader.fail("", "rows", "a list");
+    if (!rows->is_array()) reader.fail("", "rows", "not a list");
     for (size_t i = 0; reader.error.empty() && rows->is_array() && i < rows->size(); ++i)
       result.rows.push_back(reader.row((*rows)[i], fmt::format("rows[{}]", i)));
   }

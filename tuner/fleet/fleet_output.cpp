@@ -1,14 +1,17 @@
 #include "fleet/fleet_output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <utility>
 
+#include "base/atomic_file.h"
 #include "base/byte_size.h"
 #include "base/clean_text.h"
+#include "base/json_field_reader.h"
 #include "base/printable_text.h"
 #include "base/text_words.h"
 #include "fleet/fleet_numbers.h"
@@ -158,32 +161,10 @@ Json pair_names(const std::array<std::string, 2>& nodes) {
 
 // ---- reading ----
 
-std::string listed(std::initializer_list<std::string_view> words) {
-  std::string out;
-  for (std::string_view word : words) out += (out.empty() ? "" : ", ") + std::string(word);
-  return out;
-}
-
 constexpr std::size_t kMaxFleetNodes = 100000;
 
-// Reading: each helper fills `out` or sets `error` to "<path>: <what is wrong>"; after the first
-// error the others do nothing.
-struct FleetReader {
-  std::string error;
-
-  const Json* field(const Json& object, const std::string& path, const char* key, bool required) {
-    if (!error.empty()) return nullptr;
-    const auto it = object.find(key);
-    if (it == object.end() || (!required && it->is_null())) {
-      if (required) error = path + key + ": missing";
-      return nullptr;
-    }
-    return &*it;
-  }
-  void fail(const std::string& path, const char* key, std::string_view what) {
-    if (error.empty()) error = fmt::format("{}{}: {}", path, key, what);
-  }
-
+// Reading: base/json_field_reader.h's field and fail (first error wins), and typed helpers.
+struct FleetReader : JsonFieldReader<Json> {
   void text(const Json& object, const std::string& path, const char* key, std::string& out, bool required = true) {
     const Json* value = field(object, path, key, required);
     if (!value) return;
@@ -196,7 +177,7 @@ struct FleetReader {
     text(object, path, key, out);
     if (!error.empty()) return;
     if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
-      fail(path, key, fmt::format("'{}' is not one of {}", printable_excerpt(out, 40), listed(allowed)));
+      fail(path, key, fmt::format("'{}' is not one of {}", printable_excerpt(out, 40), fmt::join(allowed, ", ")));
   }
   // A finite number from `low` up.
   void number(const Json& object, const std::string& path, const char* key, double& out, double low = 0,
@@ -515,6 +496,12 @@ Result<FleetSurvey> parse_fleet_json(std::string_view text, std::string_view ori
   FleetSurvey survey = reader.survey(document);
   if (!reader.error.empty()) return Error{fmt::format("{}: {}", origin, printable_excerpt(reader.error, 300))};
   return survey;
+}
+
+Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file) {
+  auto text = read_text_file(file, kMaxFleetJsonBytes);
+  if (!text) return Error{text.error()};
+  return parse_fleet_json(*text, file.string());
 }
 
 }  // namespace nccltune
