@@ -99,13 +99,8 @@ class FleetRun {
 };
 
 TrialSpec FleetRun::group_spec(const RankGroup& group, const StagePlan& plan) const {
-  TrialSpec spec;
-  spec.config.rank = group.rank();
-  spec.config.nranks = group.size();
-  spec.config.device = layout_.local_rank;
-  const LocalLibraries libraries = choose_libraries(o_.cuda_lib, o_.nccl_lib);
-  spec.config.cuda_lib = libraries.cuda_lib;
-  spec.config.nccl_lib = libraries.nccl_lib;
+  TrialSpec spec = rank_trial_spec(group, layout_.local_rank, o_.cuda_lib, o_.nccl_lib, plan.init_timeout_s,
+                                   plan.size_timeout_s);
   // Each repeat: the latency size, then the bandwidth size (an additive step gives exactly both).
   spec.config.collectives.assign(static_cast<std::size_t>(o_.repeats), o_.collective);
   SweepOptions& sweep = spec.config.sweep;
@@ -117,8 +112,6 @@ TrialSpec FleetRun::group_spec(const RankGroup& group, const StagePlan& plan) co
   sweep.warmup = 5;
   sweep.check = true;
   sweep.in_place = false;
-  spec.init_timeout = std::chrono::milliseconds(static_cast<int64_t>(plan.init_timeout_s * 1000));
-  spec.size_timeout = std::chrono::milliseconds(static_cast<int64_t>(plan.size_timeout_s * 1000));
   return spec;
 }
 

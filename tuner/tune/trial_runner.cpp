@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "collectives/library_versions.h"
 #include "collectives/nccl_declarations.h"
 
 extern char** environ;
@@ -229,6 +230,20 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
     result.reason = std::to_string(total_wrong) + " wrong elements over all ranks and sizes";
   }
   return result;
+}
+
+TrialSpec rank_trial_spec(const RankGroup& group, int local_rank, const std::string& cuda_lib,
+                          const std::string& nccl_lib, double init_timeout_s, double size_timeout_s) {
+  TrialSpec spec;
+  spec.config.rank = group.rank();
+  spec.config.nranks = group.size();
+  spec.config.device = local_rank;
+  const LocalLibraries libraries = choose_libraries(cuda_lib, nccl_lib);
+  spec.config.cuda_lib = libraries.cuda_lib;
+  spec.config.nccl_lib = libraries.nccl_lib;
+  spec.init_timeout = milliseconds(static_cast<int64_t>(init_timeout_s * 1000));
+  spec.size_timeout = milliseconds(static_cast<int64_t>(size_timeout_s * 1000));
+  return spec;
 }
 
 }  // namespace nccltune

@@ -45,6 +45,12 @@ struct TrialResult {
   int cuda_driver = 0;
 };
 
+// What every trial of this rank in `group` starts from: its rank and size there, its node-local
+// device, the CUDA and NCCL libraries (the flags, else the environment's: choose_libraries) and
+// the timeouts. The caller adds what it measures (config.sweep, config.collectives, env).
+TrialSpec rank_trial_spec(const RankGroup& group, int local_rank, const std::string& cuda_lib,
+                          const std::string& nccl_lib, double init_timeout_s, double size_timeout_s);
+
 // Every rank of `group` calls this with the same spec (its own rank and device in config).
 TrialResult run_trial(RankGroup& group, const TrialSpec& spec);
 

@@ -38,18 +38,11 @@ bool captures_nccl_log(const TrialRequest& r) {
 
 // What every trial of one rank of `group` runs, but the request's part.
 TrialSpec base_spec(const TuneOptions& o, const RankGroup& group, const NodeLayout& layout) {
-  TrialSpec spec;
-  spec.config.rank = group.rank();
-  spec.config.nranks = group.size();
-  spec.config.device = layout.local_rank;
-  const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
-  spec.config.cuda_lib = libraries.cuda_lib;
-  spec.config.nccl_lib = libraries.nccl_lib;
+  TrialSpec spec = rank_trial_spec(group, layout.local_rank, o.cuda_lib, o.nccl_lib, o.init_timeout_s,
+                                   o.size_timeout_s);
   spec.config.sweep.check = true;
   spec.config.sweep.in_place = false;
   spec.config.sweep.max_bytes_per_size = o.max_bytes_per_size;
-  spec.init_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.init_timeout_s * 1000));
-  spec.size_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.size_timeout_s * 1000));
   return spec;
 }
 
