@@ -138,8 +138,13 @@ AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::
   return *fastest;
 }
 
+double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                       double bytes) {
+  return pair_time_us(model, comm, pair, op, bytes) * comm.slow_factor;
+}
+
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes) {
-  return pair_time_us(model, comm, choose_algo_proto(model, comm, op, bytes), op, bytes) * comm.slow_factor;
+  return pair_op_time_us(model, comm, choose_algo_proto(model, comm, op, bytes), op, bytes);
 }
 
 NoiseSource::NoiseSource(const Noise& noise, int rank)

@@ -72,7 +72,10 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
 // `requires` allow it (a list is a filter, NCCL's cost model still chooses), else the fastest
 // allowed pair (standing in for that cost model).
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
-// Time of one op on this rank, before noise: the chosen pair's time times slow_factor.
+// Time of one op on this rank that runs `pair`, before noise: its time times slow_factor.
+double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                       double bytes);
+// The same for the pair NCCL would pick (choose_algo_proto).
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 
 // Multiplicative noise on each timed op: 1 + cv * z, z standard normal from a generator seeded

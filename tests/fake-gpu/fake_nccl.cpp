@@ -217,19 +217,13 @@ bool device_range(const ncclComm& comm, const void* pointer, std::size_t bytes) 
   return bytes == 0 || comm.cuda.is_device_range(pointer, bytes) == 1;
 }
 
-void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes) {
-  const OpView view = op_view(comm, op);
-  const double us =
-      nccltune::fake::op_time_us(view.model, view.behaviour, op, bytes) * comm.noise.next_factor();
-  comm.cuda.advance_stream(stream, us);
-}
-
-// One collective's pair and its time: the `pair` that runs, whoever chose it.
+// One op's time on the stream: the `pair` that runs, whoever chose it (NCCL's cost model, or a
+// tuner plugin), with the comm's slow factors and noise.
 void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes,
                    const nccltune::fake::AlgoProto& pair) {
   const OpView view = op_view(comm, op);
-  const double us = nccltune::fake::pair_time_us(view.model, view.behaviour, pair, op, bytes) *
-                    view.behaviour.slow_factor * comm.noise.next_factor();
+  const double us =
+      nccltune::fake::pair_op_time_us(view.model, view.behaviour, pair, op, bytes) * comm.noise.next_factor();
   comm.cuda.advance_stream(stream, us);
 }
 
@@ -395,7 +389,10 @@ ncclResult_t flush_pending(ncclComm& comm) {
       nccltune::fake::corrupt_elements(transfer.data, transfer.bytes / transfer.element_size,
                                        transfer.element_size);
   }
-  advance_clock(comm, comm.pending_stream, "alltoall", static_cast<double>(std::max(sent, received)));
+  // Send/recv asks no tuner plugin (NCCL has no cost table for it): NCCL's own pair.
+  const double bytes = static_cast<double>(std::max(sent, received));
+  advance_clock(comm, comm.pending_stream, "alltoall", bytes,
+                nccltune::fake::choose_algo_proto(view.model, view.behaviour, "alltoall", bytes));
   return ncclSuccess;
 }
 
