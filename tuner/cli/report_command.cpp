@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "profile/profile_store.h"
 #include "report/candidate_curves.h"
+#include "fleet/fleet_output.h"
 #include "report/fleet_section.h"
 #include "report/report_html.h"
 #include "search/journal.h"

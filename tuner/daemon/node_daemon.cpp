@@ -30,8 +30,6 @@ const std::string kNodeStateFile = std::filesystem::path(kDefaultNodeStateFile).
 constexpr const char* kEnvFile = "nccl.env";
 constexpr const char* kLastGoodFile = "last-good.yaml";
 constexpr const char* kMetricsFile = "nccltune.prom";
-// A survey of some thousand nodes is a few MiB; a bigger file is a wrong path, not a survey.
-constexpr std::size_t kMaxFleetSurveyBytes = std::size_t{16} << 20;
 
 sigset_t daemon_signals() {
   sigset_t set;
@@ -82,15 +80,11 @@ std::string local_host_name() {
   return name.data();
 }
 
-// The survey and its mtime (seconds since the epoch).
-Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file, double& modified_unix) {
-  auto text = read_text_file(file, kMaxFleetSurveyBytes);
-  if (!text) return Error{text.error()};
+// When `file` was last written, seconds since the epoch (0 when it cannot be told).
+double modified_unix(const std::filesystem::path& file) {
   struct stat info {};
-  if (stat(file.c_str(), &info) == 0)
-    modified_unix =
-        static_cast<double>(info.st_mtim.tv_sec) + static_cast<double>(info.st_mtim.tv_nsec) / 1e9;
-  return parse_fleet_json(*text, file.string());
+  if (stat(file.c_str(), &info) != 0) return 0;
+  return static_cast<double>(info.st_mtim.tv_sec) + static_cast<double>(info.st_mtim.tv_nsec) / 1e9;
 }
 
 }  // namespace
@@ -305,8 +299,8 @@ void NodeDaemon::publish(const NodeState& state) {
 std::string NodeDaemon::fleet_metrics(const NodeState& state) {
   const std::filesystem::path& file = settings_.daemon.fleet_survey;
   if (file.empty()) return "";
-  double modified = 0;
-  const Result<FleetSurvey> survey = read_fleet_survey(file, modified);
+  const Result<FleetSurvey> survey = read_fleet_survey(file);
+  const double modified = modified_unix(file);
   report_output("fleet survey", survey ? "" : survey.error());
   // The node the daemon speaks for: the snapshot's host with --from, else this machine's.
   const std::string host = state.host.empty() ? local_host_name() : state.host;

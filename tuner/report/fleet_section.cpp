@@ -11,9 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/atomic_file.h"
 #include "base/byte_size.h"
-#include "fleet/fleet_output.h"
 #include "report/html_text.h"
 #include "report/profile_summary.h"
 
@@ -21,8 +19,6 @@ namespace nccltune {
 
 namespace {
 
-// A survey of some thousand nodes is a few MiB; a bigger file is a wrong path, not a survey.
-constexpr std::size_t kMaxSurveyBytes = std::size_t{16} << 20;
 // Above this many nodes the unmeasured pairs are only the grey triangle under the measured cells
 // (one element each would be half a million at 1000 nodes), and the names are left to the table.
 constexpr std::size_t kMaxDrawnNodes = 64;
@@ -361,12 +357,6 @@ std::string render_fleet_section(const FleetSurvey& s, std::string_view source) 
       "Survey read from <code>{}</code>.</p>\n",
       format_byte_size(s.bytes), html_text(source));
   return out + tables(s) + "</section>\n";
-}
-
-Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file) {
-  auto text = read_text_file(file, kMaxSurveyBytes);
-  if (!text) return Error{text.error()};
-  return parse_fleet_json(*text, file.string());
 }
 
 }  // namespace nccltune

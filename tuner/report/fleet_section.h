@@ -5,19 +5,14 @@
 // evidence. On a page of its own (render_fleet_report_html) or in a profile's report.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <string_view>
 
-#include "base/result.h"
 #include "fleet/fleet_survey.h"
 
 namespace nccltune {
 
 // `source`: the survey's path as the user gave it. Every name and evidence line is escaped.
 std::string render_fleet_section(const FleetSurvey& survey, std::string_view source);
-
-// The survey file, bounded; an error is one line naming the file (and the field, when malformed).
-Result<FleetSurvey> read_fleet_survey(const std::filesystem::path& file);
 
 }  // namespace nccltune

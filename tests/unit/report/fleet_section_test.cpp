@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 
+#include "fleet/fleet_output.h"
 #include "report/report_html.h"
 #include "test_files.h"
 
