@@ -76,7 +76,35 @@ bool holds_on_nodes(const Fault& fault, const CommNodes& nodes) {
   }
 }
 
+constexpr const char* kAlgo = "NCCL_ALGO";
+constexpr const char* kProto = "NCCL_PROTO";
+
+// A `corrupt` fault's NCCL_ALGO / NCCL_PROTO part, when it names pairs (no `null` for unset) and
+// `op` is a collective NCCL asks its cost model (and a tuner plugin) about: those are read against
+// the pair that runs, the rest of `when` against the environment. Send/recv (alltoall) has no
+// cost table: there the whole `when` is read against the environment.
+std::optional<Condition> pair_part(const Fault& fault, std::string_view op) {
+  if (fault.kind != FaultKind::corrupt || op == "alltoall") return std::nullopt;
+  Condition part;
+  for (const char* variable : {kAlgo, kProto}) {
+    const auto named = fault.when.find(variable);
+    if (named == fault.when.end()) continue;
+    for (const auto& value : named->second)
+      if (!value) return std::nullopt;
+    part.insert(*named);
+  }
+  if (part.empty()) return std::nullopt;
+  return part;
+}
+
 }  // namespace
+
+bool corrupts(const CommModel& comm, const AlgoProto& pair) {
+  if (comm.has(FaultKind::corrupt)) return true;
+  const NcclEnv running{{kAlgo, pair.algo}, {kProto, pair.proto}};
+  return std::any_of(comm.corrupting_pairs.begin(), comm.corrupting_pairs.end(),
+                     [&](const Condition& names) { return holds(names, running); });
+}
 
 Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
                                      std::string_view op, const CommNodes& nodes) {
@@ -95,8 +123,14 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
                  setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};
   for (const Fault& fault : model.faults) {
-    if (!holds(fault.when, env) || (fault.rank && *fault.rank != rank) || !holds_on_nodes(fault, nodes))
+    if ((fault.rank && *fault.rank != rank) || !holds_on_nodes(fault, nodes)) continue;
+    if (const std::optional<Condition> pairs = pair_part(fault, op)) {
+      Condition rest = fault.when;
+      for (const auto& [variable, values] : *pairs) rest.erase(variable);
+      if (holds(rest, env)) comm.corrupting_pairs.push_back(*pairs);
       continue;
+    }
+    if (!holds(fault.when, env)) continue;
     comm.faults.push_back(fault.kind);
     if (only_slows(fault.kind)) comm.slow_factor *= fault.factor;
   }
@@ -138,8 +172,8 @@ AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::
   return *fastest;
 }
 
-double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
-                       double bytes) {
+double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
+                       std::string_view op, double bytes) {
   return pair_time_us(model, comm, pair, op, bytes) * comm.slow_factor;
 }
 

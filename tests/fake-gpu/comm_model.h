@@ -43,10 +43,18 @@ struct CommModel {
   double lat_scale = 1;
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
   std::vector<FaultKind> faults;   // faults that hold for this rank
-  double slow_factor = 1;          // slow_rank's, slow_node's and slow_link's factors that hold, else 1
+  // `corrupt` faults whose `when` names NCCL_ALGO and/or NCCL_PROTO: the rest of `when` held at
+  // init, and these names are matched against the pair each op runs (corrupts()).
+  std::vector<Condition> corrupting_pairs;
+  double slow_factor = 1;  // slow_rank's, slow_node's and slow_link's factors that hold, else 1
 
   bool has(FaultKind kind) const;
 };
+
+// Whether an op that runs `pair` corrupts its output: a `corrupt` fault that held at init, or one
+// whose NCCL_ALGO / NCCL_PROTO names `pair` (collectives with a cost table; not alltoall). A protocol that
+// corrupts does so whoever picked it: NCCL_ALGO/NCCL_PROTO, NCCL's cost model or a tuner plugin.
+bool corrupts(const CommModel& comm, const AlgoProto& pair);
 
 // The communicator as collective `op` sees it (a scoped NCCL_ALGO / NCCL_PROTO applies per
 // collective), for a rank on `nodes.node`: faults with a `node` hold only there (slow_node: when
@@ -73,8 +81,8 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
 // allowed pair (standing in for that cost model).
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 // Time of one op on this rank that runs `pair`, before noise: its time times slow_factor.
-double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
-                       double bytes);
+double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
+                       std::string_view op, double bytes);
 // The same for the pair NCCL would pick (choose_algo_proto).
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 

@@ -357,7 +357,7 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
-  if (view.behaviour.has(FaultKind::corrupt)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
+  if (nccltune::fake::corrupts(view.behaviour, *pair)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const double model_bytes = static_cast<double>(nbytes);
   // The plugin's nChannels caps the channels NCCL uses (getAlgoInfo); the time keeps the
   // communicator's channels (not modelled).

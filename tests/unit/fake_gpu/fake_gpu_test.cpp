@@ -500,8 +500,9 @@ TEST(FakeGpuSelection, ADefaultThatIsNotAllowedFallsBackToTheFastest) {
 
 TEST(FakeGpuFaults, HoldForTheirConditionAndRank) {
   const FakeModel dgx = load_fixture("dgx-h100.yaml");
-  EXPECT_TRUE(resolve(dgx, {{"NCCL_ALGO", "tree"}, {"NCCL_PROTO", "LL128"}}).has(FaultKind::corrupt));
-  EXPECT_FALSE(resolve(dgx, {{"NCCL_ALGO", "Tree"}}).has(FaultKind::corrupt));
+  // Tree/LL128 corrupts whenever it runs (pair_faults_test.cpp), read per op, not at init.
+  EXPECT_TRUE(corrupts(resolve(dgx, {{"NCCL_ALGO", "tree"}, {"NCCL_PROTO", "LL128"}}), {"Tree", "LL128"}));
+  EXPECT_FALSE(corrupts(resolve(dgx, {{"NCCL_ALGO", "Tree"}}), {"Tree", "LL"}));
   EXPECT_TRUE(resolve(load_fixture("fault-hang.yaml"), {{"NCCL_ALGO", "Tree"}}).has(FaultKind::hang));
   EXPECT_TRUE(
       resolve(load_fixture("fault-init-error.yaml"), {{"NCCL_PROTO", "LL128"}}).has(FaultKind::init_error));
