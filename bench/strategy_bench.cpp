@@ -19,10 +19,12 @@
 //                       [--trace]   (--trace: every trial of every run, and the confirmation line)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -138,6 +140,70 @@ bool run_collectives_models(const std::filesystem::path& models_dir, const Searc
     std::printf("%-28s grid best: %s\n", "", best.env.empty() ? "defaults" : describe_env(best.env).c_str());
   }
   return met;
+}
+
+// Pair mode (StrategyOptions::pair_mode): the same models searched with the NCCL_ALGO x
+// NCCL_PROTO pairs of one env measured in one communicator. Per model: whether it finds the env
+// and the per-size choices of env trials, and its communicators per trial. Target (README): the
+// same env and choices on every model, at most 0.6 communicators per trial.
+// The noiseless time of `choice`'s pair at its size, under the rest of `env`.
+double pair_time(const fake::FakeModel& model, Env env, const SizeChoice& choice, const std::string& op) {
+  env["NCCL_ALGO"] = choice.algo;
+  env["NCCL_PROTO"] = choice.proto;
+  const auto point = model_point(model, env, kRanks, choice.min_bytes, op);
+  return point ? point->time_us : std::numeric_limits<double>::infinity();
+}
+
+// Whether two results' per-size choices are alike: at each size the same pair, or pairs within the
+// tolerance of each other on the noiseless model (a near tie either noise may break).
+bool equivalent_choices(const fake::FakeModel& model, const StrategyResult& a, const StrategyResult& b) {
+  if (a.per_size.size() != b.per_size.size()) return false;
+  for (const auto& [op, choices] : a.per_size) {
+    const auto other = b.per_size.find(op);
+    if (other == b.per_size.end() || other->second.size() != choices.size()) return false;
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      if (choices[i] == other->second[i]) continue;
+      const double mine = pair_time(model, a.env, choices[i], op);
+      const double theirs = pair_time(model, b.env, other->second[i], op);
+      if (std::abs(mine / theirs - 1) > StrategyOptions{}.tolerance) return false;
+    }
+  }
+  return true;
+}
+
+void run_pair_mode_models(const std::vector<std::filesystem::path>& files, const SearchSpace& space) {
+  std::printf(
+      "\npair mode against env trials (seed 0): the same env and per-size choices, communicators/trial\n");
+  std::printf("%-22s %6s %6s %6s %8s %7s %7s %9s\n", "model", "trials", "comms", "pairs", "comms/tr", "env",
+              "choices", "env trials");
+  bool same_everywhere = true;
+  double trials = 0, communicators = 0;
+  for (const auto& file : files) {
+    Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+    if (!model) continue;  // the main table has said why
+    StrategyResult results[2];
+    for (const bool pair_mode : {false, true}) {
+      ModelExecutor executor(*model, kRanks);
+      StrategyOptions options;
+      options.clock_s = executor.clock();
+      options.pair_mode = pair_mode;
+      results[pair_mode] = run_strategy(space, options, executor.executor());
+    }
+    const StrategyResult& env_trials = results[0];
+    const StrategyResult& paired = results[1];
+    const bool same_env = paired.env == env_trials.env;
+    const bool same_choices = equivalent_choices(*model, paired, env_trials);
+    same_everywhere = same_everywhere && same_env && same_choices;
+    trials += paired.trials;
+    communicators += paired.communicators;
+    std::printf("%-22s %6d %6d %6d %8.2f %7s %7s %9d\n", file.stem().string().c_str(), paired.trials,
+                paired.communicators, paired.pairs_in_process,
+                paired.communicators / static_cast<double>(std::max(1, paired.trials)),
+                same_env ? "same" : "DIFFERS", same_choices ? "same" : "DIFFERS", env_trials.trials);
+  }
+  const double ratio = communicators / std::max(1.0, trials);
+  std::printf("all models: %.2f communicators per trial; env and choices %s\n", ratio,
+              same_everywhere ? "the same on every model" : "NOT the same on every model");
 }
 
 // The node-count models: per model and count, the trials that count took, the worst objective
@@ -344,6 +410,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\ntarget (within 1%% of the grid's best, at most 15%% of its trials): %s\n",
               all_met ? "met on every model" : "NOT met on every model");
+  run_pair_mode_models(files, pruned);
   const bool collectives_met = run_collectives_models(models_dir, pruned, seeds);
   std::printf(
       "strategy: the chosen env's objective over the defaults (1 = the defaults), the worst run.\n"

@@ -1,5 +1,6 @@
 #include "collectives/worker.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "collectives/collective_spec.h"
 #include "collectives/cuda_driver.h"
 #include "collectives/nccl_library.h"
+#include "collectives/tuner_pair_control.h"
 #include "collectives/worker_protocol.h"
 
 namespace nccltune {
@@ -67,6 +69,65 @@ Result<nlohmann::json> read_command(int fd, const char* expected) {
   }
 }
 
+// Pair mode: the pair control of the tuner plugin at `path`. The library stays loaded for the
+// worker's life (NCCL's dlopen of the same path shares this copy, and its dlclose at the last
+// communicator does not unload it).
+Result<NcclTunePairControl*> open_pair_control(const std::string& path) {
+  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr)
+    return Error{"pair mode: cannot load the tuner plugin: " + std::string(::dlerror())};
+  auto* control = static_cast<NcclTunePairControl*>(::dlsym(library, kPairControlSymbol));
+  if (control == nullptr)
+    return Error{"pair mode: " + path + " has no " + kPairControlSymbol + " (not nccltune's tuner plugin?)"};
+  if (control->version != kPairControlVersion)
+    return Error{"pair mode: " + path + " has pair control version " + std::to_string(control->version) +
+                 ", this worker writes " + std::to_string(kPairControlVersion)};
+  return control;
+}
+
+// One sweep of each collective: under NCCL's own choices, or in pair mode once per pair. A pair
+// gets buffers filled afresh (run_size_sweep fills them) and its own data check, so a pair that
+// corrupts cannot spoil the next one's.
+Status run_sweeps(const SweepContext& context, const std::vector<const CollectiveSpec*>& specs,
+                  const WorkerConfig& config, NcclTunePairControl* control, const EventWriter& events) {
+  const std::size_t rounds = control ? config.pairs.size() : 1;
+  for (std::size_t p = 0; p < rounds; ++p) {
+    if (control) {
+      control->algorithm = config.pairs[p].algorithm;
+      control->protocol = config.pairs[p].protocol;
+      control->unavailable = control->forced = 0;
+      control->active = 1;
+    }
+    for (const CollectiveSpec* spec : specs) {
+      std::uint64_t unavailable_before = control ? control->unavailable : 0;
+      std::uint64_t forced_before = control ? control->forced : 0;
+      auto measured = run_size_sweep(context, *spec, config.sweep, [&](const SizeMeasurement& size) {
+        WorkerEvent event;
+        event.kind = WorkerEvent::Kind::size;
+        event.op = std::string(spec->name());
+        event.size = size;
+        if (control) {
+          event.pair = static_cast<int>(p);
+          // The pair ran at this size only if every call forced it: a call NCCL's table did not
+          // offer it to, or no call at all (an NCCL that never asked the plugin), ran NCCL's own.
+          event.unavailable = control->unavailable > unavailable_before || control->forced == forced_before;
+          unavailable_before = control->unavailable;
+          forced_before = control->forced;
+        }
+        events.send(event);
+      });
+      if (!measured) {
+        if (control) control->active = 0;
+        const std::string under =
+            control ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto : "";
+        return Error{std::string(spec->name()) + under + ": " + measured.error()};
+      }
+    }
+  }
+  if (control) control->active = 0;
+  return Ok{};
+}
+
 }  // namespace
 
 int run_worker(int command_fd, int event_fd) {
@@ -81,6 +142,13 @@ int run_worker(int command_fd, int event_fd) {
     if (!spec)
       return events.fail("load", "unknown collective '" + name + "' (known: " + collective_names() + ")");
     specs.push_back(spec);
+  }
+
+  NcclTunePairControl* control = nullptr;
+  if (!config->pairs.empty()) {
+    auto opened = open_pair_control(config->tuner_plugin);
+    if (!opened) return events.fail("load", opened.error());
+    control = *opened;
   }
 
   auto cuda = CudaDriver::load(config->cuda_lib);
@@ -120,16 +188,8 @@ int run_worker(int command_fd, int event_fd) {
   events.send(ready);
 
   const SweepContext sweep_context{*cuda, *nccl, *comm, *stream, config->rank, config->nranks};
-  for (const CollectiveSpec* spec : specs) {
-    auto measured = run_size_sweep(sweep_context, *spec, config->sweep, [&](const SizeMeasurement& size) {
-      WorkerEvent event;
-      event.kind = WorkerEvent::Kind::size;
-      event.op = std::string(spec->name());
-      event.size = size;
-      events.send(event);
-    });
-    if (!measured) return events.fail("run", std::string(spec->name()) + ": " + measured.error());
-  }
+  if (Status swept = run_sweeps(sweep_context, specs, *config, control, events); !swept)
+    return events.fail("run", swept.error());
   WorkerEvent done;
   done.kind = WorkerEvent::Kind::done;
   events.send(done);

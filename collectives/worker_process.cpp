@@ -41,6 +41,17 @@ std::vector<std::string> installed_worker_command() {
   return {self.string(), "worker"};
 }
 
+std::string installed_tuner_plugin() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (const std::filesystem::path& dir : {self.parent_path(), self.parent_path().parent_path() / "lib"}) {
+    const std::filesystem::path plugin = dir / "libnccl-tuner-nccltune.so";
+    if (::access(plugin.c_str(), R_OK) == 0) return plugin.lexically_normal().string();
+  }
+  return "";
+}
+
 Result<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& argv,
                                            const std::vector<std::string>& env) {
   // A worker that dies leaves a broken command pipe; its parent must see EPIPE, not die of SIGPIPE.

@@ -27,6 +27,10 @@ std::vector<std::string> worker_environment(const char* const* parent_env,
 // with the `worker` subcommand.
 std::vector<std::string> installed_worker_command();
 
+// nccltune's tuner plugin as built or installed with this program: libnccl-tuner-nccltune.so next
+// to it (the build tree) or in ../lib (an install prefix); "" when neither exists.
+std::string installed_tuner_plugin();
+
 class WorkerProcess {
  public:
   // Starts `argv` (argv[0] is the executable path) with `env`.

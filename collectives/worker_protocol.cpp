@@ -17,7 +17,13 @@ std::optional<T> optional_from(const json& j, const char* key) {
 }  // namespace
 
 json worker_config_to_json(const WorkerConfig& c) {
+  json pairs = json::array();
+  for (const ForcedPair& p : c.pairs)
+    pairs.push_back(
+        {{"algo", p.algo}, {"proto", p.proto}, {"algorithm", p.algorithm}, {"protocol", p.protocol}});
   return {{"cmd", "start"},
+          {"pairs", pairs},
+          {"tuner_plugin", c.tuner_plugin},
           {"rank", c.rank},
           {"nranks", c.nranks},
           {"device", c.device},
@@ -58,6 +64,13 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
     c.sweep.root = j.at("root").get<int>();
     c.sweep.in_place = j.value("in_place", true);
     c.sweep.max_bytes_per_size = j.value("max_bytes_per_size", std::size_t{0});
+    if (j.contains("pairs"))
+      for (const json& p : j.at("pairs"))
+        c.pairs.push_back({p.at("algo").get<std::string>(), p.at("proto").get<std::string>(),
+                           p.at("algorithm").get<int>(), p.at("protocol").get<int>()});
+    c.tuner_plugin = j.value("tuner_plugin", std::string());
+    if (!c.pairs.empty() && c.tuner_plugin.empty())
+      return Error{"worker config: pairs without a tuner_plugin"};
     auto op = parse_reduction_op(j.at("op").get<std::string>());
     if (!op) return Error{op.error()};
     c.sweep.op = *op;
@@ -90,6 +103,10 @@ std::string encode_event(const WorkerEvent& e) {
            {"ip_us", optional_to_json<json>(e.size.in_place_us)},
            {"oop_wrong", optional_to_json<json>(e.size.out_of_place_wrong)},
            {"ip_wrong", optional_to_json<json>(e.size.in_place_wrong)}};
+      if (e.pair >= 0) {
+        j["pair"] = e.pair;
+        j["unavailable"] = e.unavailable;
+      }
       break;
     case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
     case WorkerEvent::Kind::error:
@@ -125,6 +142,8 @@ Result<WorkerEvent> decode_event(const std::string& line) {
       e.size.in_place_us = optional_from<double>(j, "ip_us");
       e.size.out_of_place_wrong = optional_from<int64_t>(j, "oop_wrong");
       e.size.in_place_wrong = optional_from<int64_t>(j, "ip_wrong");
+      e.pair = j.value("pair", -1);
+      e.unavailable = j.value("unavailable", false);
     } else if (kind == "done") {
       e.kind = WorkerEvent::Kind::done;
     } else if (kind == "error") {

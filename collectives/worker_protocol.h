@@ -9,6 +9,7 @@
 //   worker -> parent  {"event":"ready"}
 //   worker -> parent
 //   {"event":"size","op":"all_reduce","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
+//   (pair mode: "pair":<index into the config's pairs>,"unavailable":bool on each size event)
 //   worker -> parent  {"event":"done"}
 //   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
 #pragma once
@@ -26,6 +27,13 @@ namespace nccltune {
 
 inline constexpr int kWorkerEventFd = 3;
 
+// Pair mode: one algorithm/protocol pair the worker has nccltune's tuner plugin force, by NCCL's
+// names and its cost table's row and column (collectives/tuner_pair_control.h).
+struct ForcedPair {
+  std::string algo, proto;
+  int algorithm = 0, protocol = 0;
+};
+
 struct WorkerConfig {
   int rank = 0;
   int nranks = 1;
@@ -35,6 +43,11 @@ struct WorkerConfig {
   // The collectives the worker sweeps, one after another on one communicator (nccl-tests names).
   std::vector<std::string> collectives{"all_reduce"};
   SweepOptions sweep;
+  // Pair mode, when not empty: every collective's sweep once per pair, in this order, on one
+  // communicator, the pair forced through the pair control of `tuner_plugin` (the path that
+  // NCCL_TUNER_PLUGIN names in the worker's environment).
+  std::vector<ForcedPair> pairs;
+  std::string tuner_plugin;
 };
 
 struct DeviceDescription {
@@ -55,6 +68,9 @@ struct WorkerEvent {
   // size
   std::string op;  // the collective measured
   SizeMeasurement size;
+  int pair = -1;             // pair mode: the index of the pair it ran under
+  bool unavailable = false;  // pair mode: the pair did not run at this size (NCCL's table did not
+                             // offer it, or NCCL never asked the plugin)
   // error
   std::string stage;
   std::string message;

@@ -19,7 +19,8 @@ else
   fail "highest GLIBC version required is '$newest', more than GLIBC_2.34: $(objdump -T "$plugin" | grep -oE 'GLIBC_2\.3[5-9][^ ]* +[^ ]+$' | tr '\n' ' ')"
 fi
 exported=$(objdump -T "$plugin" | awk '$2 == "g" && $4 != "*UND*" {print $NF}' | sort | tr '\n' ' ')
-expect_equal "$exported" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 " "only the two plugin tables are exported"
+expect_equal "$exported" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 nccltunePairControl_v1 " \
+  "only the two plugin tables and the pair control are exported"
 # The unload hook frees the plugin's own libstdc++ exception pool: bound to the copy linked in,
 # never to the host's libstdc++ (freeing the host's pool would leave the host a dangling pointer).
 imported_freeres=$(objdump -T "$plugin" | awk '$4 == "*UND*" && $NF ~ /__freeres/ {print $NF}')

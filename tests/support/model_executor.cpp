@@ -139,8 +139,67 @@ double trial_duration(std::size_t sizes, int warmup, int iterations) {
                                  kPerOpCost_s;
 }
 
-TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
+// Pair mode (trial.h): the communicators of the request's env, each pair forced in turn as
+// nccltune's tuner plugin forces it in the fake NCCL: a pair the env does not allow (its NCCL_ALGO
+// or NCCL_PROTO list, an algorithm's `requires`) is unavailable and NCCL's own choice runs; a pair
+// that corrupts (fake::corrupts) fails its own data check only.
+TrialMeasurement measure_pairs(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
   TrialMeasurement m;
+  const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
+  Ranks worst;
+  const std::vector<OpRanks> ops = resolve_ops(model, request.env, nranks, request.collectives, worst);
+  const std::size_t points = sizes.size() * ops.size() * request.pairs.size();
+  m.duration_s = trial_duration(points, request.warmup, request.iterations);
+  m.workers = nranks;
+  m.communicators = 1;
+  if (worst.fault && *worst.fault != TrialOutcome::wrong_data) {
+    m.outcome = *worst.fault;
+    m.reason = worst.reason;
+    return m;
+  }
+  const int iterations = std::max(1, request.iterations);
+  fake::Noise noise = model.noise;
+  noise.seed = trial_seed(model, request);
+  std::vector<fake::NoiseSource> sources;
+  for (int rank = 0; rank < nranks; ++rank) sources.emplace_back(noise, rank);
+  for (const NcclChoice& choice : request.pairs) {
+    const fake::AlgoProto pair{choice.algo, choice.proto};
+    TrialOutcome outcome = TrialOutcome::ok;
+    for (const OpRanks& op : ops) {
+      for (std::uint64_t bytes : sizes) {
+        const double b = static_cast<double>(bytes);
+        double slowest = 0;
+        bool unavailable = false;
+        for (const fake::CommModel& comm : op.ranks.comms) {
+          const bool offered =
+              std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end();
+          unavailable = unavailable || !offered;
+          const fake::AlgoProto runs = offered ? pair : fake::choose_algo_proto(op.model, comm, op.op, b);
+          if (fake::corrupts(comm, runs)) outcome = TrialOutcome::wrong_data;
+          const double time = fake::pair_op_time_us(op.model, comm, runs, op.op, b);
+          fake::NoiseSource& source = sources[static_cast<std::size_t>(comm.rank)];
+          for (int w = 0; w < request.warmup; ++w) source.next_factor();
+          double sum = 0;
+          for (int i = 0; i < iterations; ++i) sum += time * source.next_factor();
+          slowest = std::max(slowest, sum / iterations);
+        }
+        m.ops.push_back(op.op);
+        m.sizes.push_back(bytes);
+        m.time_us.push_back(slowest);
+        m.busbw.push_back(busbw_of(op.op, bytes, slowest, nranks));
+        m.unavailable.push_back(unavailable ? 1 : 0);
+      }
+    }
+    m.pair_outcomes.push_back(outcome);
+  }
+  return m;
+}
+
+TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
+  if (!request.pairs.empty()) return measure_pairs(model, nranks, request);
+  TrialMeasurement m;
+  m.workers = nranks;
+  m.communicators = 1;
   const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
   Ranks worst;
   const std::vector<OpRanks> ops = resolve_ops(model, request.env, nranks, request.collectives, worst);
@@ -169,6 +228,15 @@ TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRe
       }
       double slowest = 0;
       for (std::size_t r = 0; r < comms.size(); ++r) {
+        // A pair that corrupts when it runs (fake::corrupts): the data check finds it.
+        if (m.reason.empty() &&
+            fake::corrupts(comms[r],
+                           fake::choose_algo_proto(op.model, comms[r], op.op, static_cast<double>(bytes)))) {
+          m.outcome = TrialOutcome::wrong_data;
+          m.reason = "rank " + std::to_string(comms[r].rank) +
+                     ": wrong elements in the result (injected corrupt, " + op.op + " " +
+                     std::to_string(bytes) + " B) (" + describe_env(request.env) + ")";
+        }
         const double time = fake::op_time_us(op.model, comms[r], op.op, static_cast<double>(bytes));
         fake::NoiseSource& source = sources[static_cast<std::size_t>(comms[r].rank)];
         for (int w = 0; w < request.warmup; ++w) source.next_factor();
@@ -232,6 +300,8 @@ std::optional<ModelPoint> model_point(const fake::FakeModel& model, const Env& e
   if (ranks.fault) return std::nullopt;
   ModelPoint point;
   for (const auto& comm : ranks.comms) {
+    if (fake::corrupts(comm, fake::choose_algo_proto(op_model, comm, op, static_cast<double>(bytes))))
+      return std::nullopt;
     const double time = fake::op_time_us(op_model, comm, op, static_cast<double>(bytes));
     if (time >= point.time_us) {
       point.time_us = time;
@@ -264,6 +334,8 @@ std::optional<std::vector<double>> noiseless_curve(const fake::FakeModel& model,
     for (std::uint64_t bytes : sizes) {
       const double b = static_cast<double>(bytes);
       const fake::AlgoProto pair = fake::choose_algo_proto(op.model, first, op.op, b);
+      for (const auto& comm : op.ranks.comms)
+        if (fake::corrupts(comm, fake::choose_algo_proto(op.model, comm, op.op, b))) return std::nullopt;
       const double time = fake::pair_time_us(op.model, first, pair, op.op, b) * slow;
       busbw.push_back(busbw_of(op.op, bytes, time, nranks));
     }

@@ -23,6 +23,7 @@ struct TuneFlags {
   std::string objective = "balanced";
   std::string min_bytes = "8", max_bytes = "1G", max_bytes_per_size = "1G";
   std::string progress = "auto";
+  std::string pair_mode = "auto";
   std::string ops = std::string(kDefaultTunedCollectives), guard;
   std::string node_counts;
 };
@@ -65,6 +66,7 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
   o.strategy.screen_grid = {*min, *max, 8};
   o.strategy.final_grid = {*min, *max, 4};
   o.max_bytes_per_size = *cap;
+  o.pair_mode = flags.pair_mode == "auto";
   o.progress = flags.progress == "line"  ? ProgressStyle::line
                : flags.progress == "log" ? ProgressStyle::log
                                          : ProgressStyle::automatic;
@@ -120,6 +122,11 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
          "<N>n.yaml (default: the allocation's and every power of two from 2 below it)")
       ->type_name("LIST");
   sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
+  sub->add_option("--pair-mode", flags->pair_mode,
+                  "auto: measure the NCCL_ALGO x NCCL_PROTO pairs of one env in one communicator through "
+                  "nccltune's tuner plugin when NCCL >= 2.22 loads it; off: one env trial per pair")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->capture_default_str();
   sub->add_option("--cuda-lib", o.cuda_lib,
                   "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", o.nccl_lib, "NCCL library (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");

@@ -11,10 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "collectives/tuner_pair_control.h"
 #include "plugin/communicator_profile.h"
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
+
+// Defined with the other exports at the end of this file.
+extern "C" nccltune::NcclTunePairControl nccltunePairControl_v1;
 
 namespace nccltune {
 namespace {
@@ -115,9 +119,27 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
   return ncclSuccess;
 }
 
+// Pair mode (collectives/tuner_pair_control.h): the worker's pair, whatever the profile says,
+// when NCCL's table lets this communicator run it; else NCCL's own choice, counted unavailable.
+void force_pair(NcclTunePairControl& control, float* cells, int num_algorithms, int num_protocols) noexcept {
+  const bool in_table = control.algorithm >= 0 && control.algorithm < num_algorithms &&
+                        control.protocol >= 0 && control.protocol < num_protocols;
+  float* cell = in_table ? &cells[control.algorithm * num_protocols + control.protocol] : nullptr;
+  if (cell == nullptr || *cell < 0) {
+    ++control.unavailable;
+    return;
+  }
+  *cell = 0.0f;
+  ++control.forced;
+}
+
 ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t bytes, int /*pipe_ops*/,
                            float** cost_table, int num_algorithms, int num_protocols, int /*reg_buff*/,
                            int* channels) noexcept {
+  if (nccltunePairControl_v1.active != 0 && cost_table != nullptr) {
+    force_pair(nccltunePairControl_v1, reinterpret_cast<float*>(cost_table), num_algorithms, num_protocols);
+    return ncclSuccess;
+  }
   auto* context = static_cast<TunerContext*>(context_in);
   if (context == nullptr || !context->profile || cost_table == nullptr) return ncclSuccess;
   try {
@@ -171,8 +193,11 @@ __attribute__((destructor)) static void free_exception_pool() {
   if (__gnu_cxx::__freeres != nullptr) __gnu_cxx::__freeres();
 }
 
-// The only two symbols the library exports (the version script hides everything else).
+// The only symbols the library exports (the version script hides everything else): NCCL's two
+// tables and the pair control.
 extern "C" {
+__attribute__((visibility("default")))
+nccltune::NcclTunePairControl nccltunePairControl_v1 = {nccltune::kPairControlVersion, 0, 0, 0, 0, 0};
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
 const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,

@@ -240,7 +240,7 @@ ProfileResults parse_results(const YAML::Node& node, int line, const std::string
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
                   {"sizes", "baseline", "tuned", "speedup_geomean", "worst_size_ratio", "peak_busbw_gbps",
-                   "peak_bottleneck"});
+                   "peak_bottleneck", "with_plugin", "with_plugin_speedup_geomean"});
   ProfileResults results;
   const int at = yaml_line(node);
   if (const YAML::Node sizes = node["sizes"]) {
@@ -253,10 +253,12 @@ ProfileResults parse_results(const YAML::Node& node, int line, const std::string
       results.sizes.push_back(bytes);
     }
   }
-  for (const char* key : {"baseline", "tuned"}) {
+  for (const char* key : {"baseline", "tuned", "with_plugin"}) {
     const YAML::Node values = node[key];
     if (!values) continue;
-    std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline : results.tuned;
+    std::vector<double>& target = std::string_view(key) == "baseline" ? results.baseline
+                                  : std::string_view(key) == "tuned"  ? results.tuned
+                                                                      : results.with_plugin;
     target = numbers(values, at, yaml_child(field, key));
     // An empty list is one left out, which the writer writes as [] (a profile that kept the
     // defaults has no tuned curve).
@@ -269,6 +271,9 @@ ProfileResults parse_results(const YAML::Node& node, int line, const std::string
     results.speedup_geomean = number(node["speedup_geomean"], yaml_child(field, "speedup_geomean"));
   if (node["worst_size_ratio"])
     results.worst_size_ratio = number(node["worst_size_ratio"], yaml_child(field, "worst_size_ratio"));
+  if (node["with_plugin_speedup_geomean"])
+    results.with_plugin_speedup_geomean =
+        number(node["with_plugin_speedup_geomean"], yaml_child(field, "with_plugin_speedup_geomean"));
   if (node["peak_busbw_gbps"])
     results.peak_busbw_gbps = non_negative(node["peak_busbw_gbps"], yaml_child(field, "peak_busbw_gbps"));
   if (node["peak_bottleneck"])
@@ -314,7 +319,7 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
                   {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts",
-                   "noise_floor", "confirmation", "nccl_observed"});
+                   "noise_floor", "confirmation", "plugin_confirmation", "nccl_observed"});
   ProfileProvenance provenance;
   if (node["tool"]) provenance.tool = yaml_text(node["tool"], "provenance.tool");
   if (node["date"]) provenance.date = yaml_text(node["date"], "provenance.date");
@@ -334,6 +339,8 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
     provenance.noise_floor = non_negative(node["noise_floor"], "provenance.noise_floor");
   if (node["confirmation"])
     provenance.confirmation = yaml_text(node["confirmation"], "provenance.confirmation");
+  if (node["plugin_confirmation"])
+    provenance.plugin_confirmation = yaml_text(node["plugin_confirmation"], "provenance.plugin_confirmation");
   if (node["nccl_observed"])
     provenance.nccl_observed = parse_nccl_observed(node["nccl_observed"], "provenance.nccl_observed");
   return provenance;
@@ -387,6 +394,9 @@ void write_collective(std::ostream& out, const std::string& name, const Collecti
       << "      tuned: " << flow_list(results.tuned, number_text) << "\n"
       << "      speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
       << "      worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
+  if (!results.with_plugin.empty())
+    out << "      with_plugin: " << flow_list(results.with_plugin, number_text) << "\n"
+        << "      with_plugin_speedup_geomean: " << number_text(results.with_plugin_speedup_geomean) << "\n";
   if (results.peak_busbw_gbps)
     out << "      peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
   if (!results.peak_bottleneck.empty())
@@ -525,6 +535,8 @@ std::string profile_to_yaml(const Profile& profile) {
       << "  hosts: " << provenance.hosts << "\n"
       << "  noise_floor: " << number_text(provenance.noise_floor) << "\n"
       << "  confirmation: " << yaml_quoted(cleaned_text(provenance.confirmation)) << "\n";
+  if (!provenance.plugin_confirmation.empty())
+    out << "  plugin_confirmation: " << yaml_quoted(cleaned_text(provenance.plugin_confirmation)) << "\n";
   write_nccl_observed(out, provenance.nccl_observed);
   if (profile.failed.empty()) {
     out << "failed: []\n";

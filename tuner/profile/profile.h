@@ -84,8 +84,12 @@ struct MeasuredRange {
 
 struct ProfileResults {
   std::vector<std::uint64_t> sizes;     // ascending
-  std::vector<double> baseline, tuned;  // busbw GB/s per size
+  std::vector<double> baseline, tuned;  // busbw GB/s per size; tuned: the env alone
   double speedup_geomean = 1, worst_size_ratio = 1;
+  // The env and nccltune's tuner plugin with this profile (its per_size choices), measured against
+  // the defaults in fresh workers; empty when not confirmed (no per_size, or no plugin).
+  std::vector<double> with_plugin;
+  double with_plugin_speedup_geomean = 1;
   // The hardware peak of the tuned collective on this shape (topology/peak_model.h), GB/s, and
   // its bottleneck ("NVLink4 x18"); when unknown, no number and the bottleneck says why.
   std::optional<double> peak_busbw_gbps;
@@ -104,7 +108,9 @@ struct ProfileProvenance {
   std::string objective;  // balanced, bandwidth, latency (or empty)
   int hosts = 0;
   double noise_floor = 0;
-  std::string confirmation;    // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  std::string confirmation;  // e.g. "A/B 4 rounds: +17.9% (noise 1.2%)"
+  // The same for env + the tuner plugin with this profile, and the per_size ranges it dropped.
+  std::string plugin_confirmation;
   NcclObserved nccl_observed;  // what NCCL's own log said during the tune; empty when not captured
   bool operator==(const ProfileProvenance&) const = default;
 };

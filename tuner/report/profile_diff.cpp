@@ -104,10 +104,12 @@ CollectiveDiff collective_diff(const std::string& name, const CollectiveProfile*
     if (std::find(ra.sizes.begin(), ra.sizes.end(), bytes) == ra.sizes.end()) d.sizes_only_b.push_back(bytes);
   d.speedup_a = ra.speedup_geomean;
   d.speedup_b = rb.speedup_geomean;
-  d.busbw_differs =
-      !same(d.speedup_a, d.speedup_b) || std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
-        return !same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b);
-      });
+  if (!ra.with_plugin.empty()) d.plugin_speedup_a = ra.with_plugin_speedup_geomean;
+  if (!rb.with_plugin.empty()) d.plugin_speedup_b = rb.with_plugin_speedup_geomean;
+  d.busbw_differs = !same(d.speedup_a, d.speedup_b) || d.plugin_speedup_a != d.plugin_speedup_b ||
+                    std::any_of(d.busbw.begin(), d.busbw.end(), [](const BusbwRow& r) {
+                      return !same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b);
+                    });
   return d;
 }
 
@@ -141,6 +143,13 @@ std::string render_collective_diff(const CollectiveDiff& d, bool named) {
   if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
   out += fmt::format("speedup{} over the defaults: {} -> {}\n", of, format_speedup(d.speedup_a),
                      format_speedup(d.speedup_b));
+  if (d.plugin_speedup_a || d.plugin_speedup_b) {
+    const auto text = [](const std::optional<double>& s) {
+      return s ? format_speedup(*s) : std::string("not confirmed");
+    };
+    out += fmt::format("speedup{} with the tuner plugin: {} -> {}\n", of, text(d.plugin_speedup_a),
+                       text(d.plugin_speedup_b));
+  }
   return out;
 }
 

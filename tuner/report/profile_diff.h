@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ struct CollectiveDiff {
   std::vector<std::uint64_t> sizes_only_a, sizes_only_b;
   bool busbw_differs = false;  // any value of a common size, or the geomean, differs (NaN equals NaN)
   double speedup_a = 1, speedup_b = 1;
+  // With the tuner plugin (results.with_plugin_speedup_geomean): nullopt where not confirmed.
+  std::optional<double> plugin_speedup_a, plugin_speedup_b;
 
   bool identical() const {
     return in_a && in_b && per_size.empty() && !busbw_differs && sizes_only_a.empty() && sizes_only_b.empty();

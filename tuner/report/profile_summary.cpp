@@ -72,19 +72,30 @@ std::string render_collective(const Profile& profile, const std::string& name, c
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
   const NcclObservation* nccl = jobs_observation(profile.provenance.nccl_observed);
   const std::string_view logged = nccl_log_op_name(name).value_or("");
-  out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", "size", "defaults GB/s", "tuned GB/s",
-                     "speedup", nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
+  // With the plugin's confirmation: what env + the plugin gave, next to the env alone.
+  const bool plugin = !r.with_plugin.empty();
+  out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", "size", "defaults GB/s", "tuned GB/s",
+                     "speedup", plugin ? fmt::format("{:>12}  {:>8}  ", "+plugin GB/s", "speedup") : "",
+                     nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const SizeChoice* choice = choice_for_size(c.per_size, r.sizes[i]);
     const std::string chose = nccl && !logged.empty() ? observed_choice_at(*nccl, logged, r.sizes[i]) : "";
-    out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}\n", format_byte_size(r.sizes[i]),
+    const double with_plugin = value_at(r.with_plugin, i);
+    out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", format_byte_size(r.sizes[i]),
                        format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
                        format_speedup(speedup_at(r, i)),
+                       plugin ? fmt::format("{:>12}  {:>8}  ", format_busbw(with_plugin),
+                                            format_speedup(speedup_of(value_at(r.baseline, i), with_plugin)))
+                              : "",
                        nccl ? fmt::format("{:<16}  ", chose.empty() ? "-" : chose) : "",
                        choice ? describe_choice(*choice) : "-");
   }
   out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
                      format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
+  if (plugin)
+    out +=
+        fmt::format("         {} with the tuner plugin serving this profile (confirmed in fresh workers)\n",
+                    format_speedup(r.with_plugin_speedup_geomean));
   if (r.peak_busbw_gbps) {
     out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
     if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
@@ -148,6 +159,8 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   out += fmt::format("why      objective {}, noise floor {:.1f}%\n",
                      p.objective.empty() ? "balanced" : p.objective, 100 * p.noise_floor);
   if (!p.confirmation.empty()) out += fmt::format("         confirmation: {}\n", p.confirmation);
+  if (!p.plugin_confirmation.empty())
+    out += fmt::format("         with the plugin: {}\n", p.plugin_confirmation);
   out += render_nccl_observed_lines(p.nccl_observed);
 
   if (profile.failed.empty()) {

@@ -21,6 +21,7 @@ namespace {
 
 constexpr const char* kDefaultsColor = "#64748b";
 constexpr const char* kTunedColor = "#16a34a";
+constexpr const char* kWithPluginColor = "#15803d";
 constexpr const char* kPeakColor = "#dc2626";
 constexpr const char* kCandidateColors[] = {"#7c3aed", "#0284c7", "#d97706", "#db2777", "#0d9488"};
 
@@ -107,8 +108,12 @@ std::string summary_cards(const Profile& p) {
     out += card("Speedup" + of, format_speedup(r.speedup_geomean),
                 c.guard ? "guard: measured, not tuned"
                         : (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) +
-                              " objective, geometric mean",
+                              " objective, geometric mean" + (r.with_plugin.empty() ? "" : ", env alone"),
                 ratio_class(r.speedup_geomean, noise));
+    if (!r.with_plugin.empty())
+      out += card("With the plugin" + of, format_speedup(r.with_plugin_speedup_geomean),
+                  "env + tuner plugin with this profile, confirmed in fresh workers",
+                  ratio_class(r.with_plugin_speedup_geomean, noise));
     out += card("Worst size" + of, format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
                 ratio_class(r.worst_size_ratio, noise));
     out +=
@@ -181,6 +186,8 @@ std::string why_section(const Profile& p) {
       fixed(100 * v.noise_floor, 1));
   out += fmt::format("<dt>confirmation</dt><dd>{}</dd>\n",
                      v.confirmation.empty() ? "not recorded" : html_text(v.confirmation));
+  if (!v.plugin_confirmation.empty())
+    out += fmt::format("<dt>with the tuner plugin</dt><dd>{}</dd>\n", html_text(v.plugin_confirmation));
   out += fmt::format("<dt>run</dt><dd>{} trials ({} failed) in {} on {} host{}</dd>\n", v.trials,
                      v.failed_trials, html_text(format_duration(v.duration_s)), v.hosts,
                      v.hosts == 1 ? "" : "s");
@@ -226,7 +233,10 @@ std::string curves_section(const ReportInput& in, const std::string& op,
   chart.y_label = "busbw (GB/s, log scale)";
   chart.y_scale = YScale::log;  // the latency-bound small sizes are orders of magnitude below the peak
   // The first series is drawn on top: the tuned curve, where it runs along the defaults'.
-  chart.series.push_back({"tuned", "tuned profile", kTunedColor, false, r.sizes, r.tuned});
+  if (!r.with_plugin.empty())  // what the profile delivers with the tuner plugin, confirmed
+    chart.series.push_back({"with-plugin", "tuned env + tuner plugin (per-size choices)", kWithPluginColor,
+                            false, r.sizes, r.with_plugin});
+  chart.series.push_back({"tuned", "tuned profile (env only)", kTunedColor, false, r.sizes, r.tuned});
   chart.series.push_back({"defaults", "NCCL defaults", kDefaultsColor, false, r.sizes, r.baseline});
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const CandidateCurve& c = candidates[i];

@@ -71,6 +71,34 @@ std::vector<double> numbers_field(const nlohmann::json& object, const char* key)
   return out;
 }
 
+// A pair-mode entry's "pairs" ("Ring/LL"), "pair_outcomes" (one per pair) and "unavailable"
+// (0 or 1 per point).
+void read_pair_mode(const nlohmann::json& json, JournalEntry& entry) {
+  const nlohmann::json& pairs = field(json, "pairs");
+  if (!pairs.is_array() || pairs.empty()) throw LineError{"\"pairs\" must be a list of ALGO/PROTO pairs"};
+  for (const auto& pair : pairs) {
+    if (!pair.is_string() || pair.get<std::string>().find('/') == std::string::npos)
+      throw LineError{"\"pairs\" items must be ALGO/PROTO pairs"};
+    entry.pairs.push_back(pair.get<std::string>());
+  }
+  const nlohmann::json& outcomes = field(json, "pair_outcomes");
+  if (!outcomes.is_array() || outcomes.size() != entry.pairs.size())
+    throw LineError{"\"pair_outcomes\" must be a list of one outcome per pair"};
+  for (const auto& outcome : outcomes) {
+    const std::optional<TrialOutcome> parsed =
+        outcome.is_string() ? parse_trial_outcome(outcome.get<std::string>()) : std::nullopt;
+    if (!parsed) throw LineError{"\"pair_outcomes\" items must be trial outcomes"};
+    entry.pair_outcomes.push_back(*parsed);
+  }
+  const nlohmann::json& unavailable = field(json, "unavailable");
+  if (!unavailable.is_array()) throw LineError{"\"unavailable\" must be a list"};
+  for (const auto& flag : unavailable) {
+    if (!flag.is_number_integer() || (flag.get<long long>() != 0 && flag.get<long long>() != 1))
+      throw LineError{"\"unavailable\" items must be 0 or 1"};
+    entry.unavailable.push_back(flag.get<int>());
+  }
+}
+
 bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
@@ -101,20 +129,24 @@ std::string journal_key(const JournalEntry& entry) {
   // all_reduce alone keeps the key it had before trials measured several collectives.
   if (entry.collectives != std::vector<std::string>{kAllReduce})
     for (std::size_t i = 0; i < entry.collectives.size(); ++i) key += (i ? "," : "|") + entry.collectives[i];
+  for (std::size_t i = 0; i < entry.pairs.size(); ++i) key += (i ? "," : "|pairs:") + entry.pairs[i];
+  if (!entry.plugin_profile.empty()) key += "|plugin-profile:" + entry.plugin_profile;
   return key;
 }
 
 std::vector<std::string> journal_points(const JournalEntry& entry, std::vector<std::uint64_t>& sizes) {
   std::vector<std::string> ops;
   sizes.clear();
-  const std::size_t points = entry.sizes.size() * entry.collectives.size();
+  const std::size_t rounds = std::max<std::size_t>(1, entry.pairs.size());
+  const std::size_t points = entry.sizes.size() * entry.collectives.size() * rounds;
   if (entry.busbw.size() != points || (!entry.point_bytes.empty() && entry.point_bytes.size() != points))
     return ops;
-  for (const std::string& op : entry.collectives)
-    for (std::size_t i = 0; i < entry.sizes.size(); ++i) {
-      ops.push_back(op);
-      sizes.push_back(entry.point_bytes.empty() ? entry.sizes[i] : entry.point_bytes[ops.size() - 1]);
-    }
+  for (std::size_t round = 0; round < rounds; ++round)
+    for (const std::string& op : entry.collectives)
+      for (std::size_t i = 0; i < entry.sizes.size(); ++i) {
+        ops.push_back(op);
+        sizes.push_back(entry.point_bytes.empty() ? entry.sizes[i] : entry.point_bytes[ops.size() - 1]);
+      }
   return ops;
 }
 
@@ -141,6 +173,15 @@ std::string journal_line(const JournalEntry& entry) {
   else
     line["duration_s"] = nullptr;
   line["repeat"] = entry.repeat;
+  if (!entry.pairs.empty()) {
+    line["pairs"] = entry.pairs;
+    line["pair_outcomes"] = nlohmann::ordered_json::array();
+    for (TrialOutcome outcome : entry.pair_outcomes) line["pair_outcomes"].push_back(to_string(outcome));
+    line["unavailable"] = entry.unavailable;
+  }
+  if (!entry.plugin_profile.empty()) line["plugin_profile"] = entry.plugin_profile;
+  line["workers"] = entry.workers;
+  line["communicators"] = entry.communicators;
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -203,6 +244,10 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
     entry.busbw = numbers_field(json, "busbw");
     entry.duration_s = number(field(json, "duration_s"), "\"duration_s\"");
     entry.repeat = int_field(json, "repeat");
+    if (json.contains("workers")) entry.workers = int_field(json, "workers");
+    if (json.contains("communicators")) entry.communicators = int_field(json, "communicators");
+    if (json.contains("pairs")) read_pair_mode(json, entry);
+    if (json.contains("plugin_profile")) entry.plugin_profile = string_field(json, "plugin_profile");
     return entry;
   } catch (const LineError& error) {
     return Error{error.message};

@@ -5,7 +5,9 @@
 //   {"schema":"nccltune/journal/v1","shape_key":"...","nccl_version":"2.28.9","nodes":2,"env":{"NCCL_ALGO":"Ring"},
 //    "phase":"screen","iterations":20,"warmup":5,"sizes":[8,1024],"collectives":["all_reduce"],
 //    "outcome":"ok","reason":"",
-//    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0}
+//    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0,"workers":4,"communicators":1}
+//
+// A pair-mode trial adds "pairs":["Ring/LL",...],"pair_outcomes":["ok",...],"unavailable":[0,...].
 //
 // Non-finite numbers are written as null and read back as NaN.
 #pragma once
@@ -48,11 +50,23 @@ struct JournalEntry {
   std::vector<double> busbw;
   double duration_s = 0;
   int repeat = 0;  // 0.. for repeated measurements of the same config
+  // Pair mode (trial.h): the pairs ("Ring/LL"), the points each pair's in turn, per pair its
+  // outcome, per point whether NCCL did not offer the pair there. Empty for an env trial.
+  std::vector<std::string> pairs;
+  std::vector<TrialOutcome> pair_outcomes;
+  std::vector<int> unavailable;
+  // A trial under the tuner plugin with a profile (trial.h's plugin_profile): that profile's
+  // FNV-1a hash, 16 hex digits; empty otherwise.
+  std::string plugin_profile;
+  // Start-up cost: worker processes started, communicators created (absent in older journals: 0).
+  int workers = 0, communicators = 0;
 };
 
 // What resume matches on:
 // node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
-// and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...; not the node count
+// and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...; in pair mode,
+// |pairs:Ring/LL,Ring/Simple,...; under the plugin with a profile, |plugin-profile:<hash>; not
+// the node count
 // (resumable_trials, journal_replay.h, picks the entries of one count).
 std::string journal_key(const JournalEntry& entry);
 

@@ -1,10 +1,24 @@
 #include "search/journal_replay.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 
 namespace nccltune {
 
 namespace {
+
+// FNV-1a of `text`, 16 hex digits: names a profile in a journal line without holding it.
+std::string text_hash(const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
 
 JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
   JournalEntry e;
@@ -18,6 +32,8 @@ JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
   e.sizes = grid_sizes(r.grid);
   e.collectives = r.collectives;
   e.repeat = r.repeat;
+  for (const NcclChoice& pair : r.pairs) e.pairs.push_back(pair.algo + "/" + pair.proto);
+  if (!r.plugin_profile.empty()) e.plugin_profile = text_hash(r.plugin_profile);
   return e;
 }
 
@@ -30,6 +46,8 @@ TrialMeasurement from_journal(const JournalEntry& e) {
   m.time_us = e.time_us;
   m.busbw = e.busbw;
   m.duration_s = e.duration_s;
+  m.pair_outcomes = e.pair_outcomes;
+  m.unavailable = e.unavailable;
   return m;
 }
 
@@ -62,6 +80,10 @@ TrialExecutor journaled_executor(Journal& journal, JournalScope scope,
     e.time_us = m.time_us;
     e.busbw = m.busbw;
     e.duration_s = m.duration_s;
+    e.pair_outcomes = m.pair_outcomes;
+    e.unavailable = m.unavailable;
+    e.workers = m.workers;
+    e.communicators = m.communicators;
     if (Status appended = journal.append(e); !appended) warn(appended.error());
     return m;
   };

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -129,6 +130,10 @@ std::string list_value(const char* variable, const std::map<std::string, std::se
   return value;
 }
 
+bool sets_algo_or_proto(const Env& env) {
+  return env.count(kAlgo) > 0 || env.count(kProto) > 0;
+}
+
 // What the pairs of an env are measured under: the env less its NCCL_ALGO and NCCL_PROTO.
 Env without_algo_proto(Env env) {
   env.erase(kAlgo);
@@ -136,7 +141,8 @@ Env without_algo_proto(Env env) {
   return env;
 }
 
-// Per collective, at each measured size, the fastest of the pairs that `env` allows.
+// Per collective, at each measured size, the fastest of the pairs that `env` allows (and that
+// NCCL offered there: pair mode leaves no time where it did not).
 std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::vector<PairCurve>& curves,
                                                                      const Env& env) {
   std::map<std::string, std::vector<SizeChoice>> choices;
@@ -145,7 +151,7 @@ std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::
   for (std::size_t i = 0; i < first.sizes.size() && i < first.ops.size(); ++i) {
     const PairCurve* best = nullptr;
     for (const auto& c : curves)
-      if (allows(env, c.pair, first.ops[i]) && i < c.time_us.size() &&
+      if (allows(env, c.pair, first.ops[i]) && i < c.time_us.size() && std::isfinite(c.time_us[i]) &&
           (!best || c.time_us[i] < best->time_us[i]))
         best = &c;
     if (!best) continue;
@@ -220,17 +226,26 @@ class Search {
       for (std::size_t i = 0; i < m.sizes.size() && i < m.ops.size(); ++i)
         if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i])
           default_at_largest_[m.ops[i]] = *m.nccl_choices[i];
-    ++result_.trials;
-    if (m.cached)
-      ++result_.cached_trials;
-    else {
-      ++measured_;
+    const int trials = trial_count(request);
+    result_.trials += trials;
+    if (m.cached) {
+      result_.cached_trials += trials;
+    } else {
+      measured_ += trials;
       measured_s_ += m.duration_s;
+      result_.workers += m.workers;
+      result_.communicators += m.communicators;
+      if (!request.pairs.empty()) result_.pairs_in_process += trials;
     }
-    if (m.outcome != TrialOutcome::ok) {
+    if (!request.pairs.empty()) {
+      note_failed_pairs(request, m);
+    } else if (m.outcome != TrialOutcome::ok) {
       ++result_.failed_trials;
       result_.failed.push_back({request.env, m.outcome, m.reason});
-      if (request.env.size() == 1)
+      // A setting that fails alone is not crossed again. An NCCL_ALGO or NCCL_PROTO list that
+      // corrupts lets NCCL pick some corrupting pair: its other pairs are still measured.
+      if (request.env.size() == 1 &&
+          !(m.outcome == TrialOutcome::wrong_data && sets_algo_or_proto(request.env)))
         broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
     }
     if (progress_) {
@@ -246,6 +261,22 @@ class Search {
     return m;
   }
 
+  // Pair mode: each pair that failed (its own data check, or the run) as the env trial of that
+  // pair would have (the env plus NCCL_ALGO and NCCL_PROTO), so that shippable_env's corrupt
+  // pairs and the failed list read the same either way.
+  void note_failed_pairs(const TrialRequest& request, const TrialMeasurement& m) {
+    for (std::size_t p = 0; p < request.pairs.size(); ++p) {
+      const TrialMeasurement pair = pair_points(m, request.pairs.size(), p);
+      if (pair.outcome == TrialOutcome::ok) continue;
+      ++result_.failed_trials;
+      const Env env = merged(request.env, {{kAlgo, request.pairs[p].algo}, {kProto, request.pairs[p].proto}});
+      result_.failed.push_back({env, pair.outcome,
+                                pair.reason.empty()
+                                    ? "wrong elements in the result (pair mode, its own data check)"
+                                    : pair.reason});
+    }
+  }
+
   bool involves_broken(const Env& env) const {
     for (const auto& [name, value] : env)
       if (broken_.count(name + "=" + value)) return true;
@@ -256,7 +287,8 @@ class Search {
   // confirmation).
   TrialRequest request(Env env, TrialPhase phase, const SizeGrid& grid, int iterations, int repeat,
                        bool guarded = false) const {
-    TrialRequest r{std::move(env), phase, grid, iterations, options_.warmup, repeat, options_.collectives};
+    TrialRequest r{std::move(env),       phase, grid, iterations, options_.warmup, repeat,
+                   options_.collectives, {},    {}};
     if (guarded) r.collectives.insert(r.collectives.end(), options_.guards.begin(), options_.guards.end());
     return r;
   }
@@ -355,6 +387,7 @@ class Search {
   std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
                                                     TrialPhase phase) {
     if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
+    if (options_.pair_mode) return cross_pairs_in_process(base, pairs, phase);
     std::vector<PairCurve> curves;
     for (const auto& pair : pairs) {
       if (!budget_left()) return std::nullopt;
@@ -362,6 +395,26 @@ class Search {
       const TrialMeasurement m =
           run_trial(request(env, phase, options_.final_grid, options_.screen_iterations, 0));
       if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
+    }
+    return curves;
+  }
+
+  // cross_pairs in pair mode: one worker run under `base`, the pairs forced in turn. A pair NCCL
+  // did not offer at a size (its cost table held it ignored) is unavailable there, not failed:
+  // its curve holds no time at that size, so it is never chosen there. A pair that failed its
+  // own data check has no curve, as a failed env trial has none.
+  std::vector<PairCurve> cross_pairs_in_process(const Env& base, const std::vector<AlgoProto>& pairs,
+                                                TrialPhase phase) {
+    TrialRequest r = request(base, phase, options_.final_grid, options_.screen_iterations, 0);
+    for (const auto& [algo, proto] : pairs) r.pairs.push_back({algo, proto});
+    const TrialMeasurement m = run_trial(r);
+    std::vector<PairCurve> curves;
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      TrialMeasurement pair = pair_points(m, pairs.size(), p);
+      if (pair.outcome != TrialOutcome::ok) continue;
+      for (std::size_t i = 0; i < pair.time_us.size() && i < pair.unavailable.size(); ++i)
+        if (pair.unavailable[i]) pair.time_us[i] = std::numeric_limits<double>::infinity();
+      curves.push_back({pairs[p], pair.ops, pair.sizes, pair.time_us});
     }
     return curves;
   }

@@ -36,6 +36,10 @@ struct StrategyOptions {
   // them; with screen_algo_proto_singly false, NCCL_ALGO and NCCL_PROTO are searched as pairs only.
   Env carried;
   bool screen_algo_proto_singly = true;
+  // Pair mode (trial.h): the NCCL_ALGO x NCCL_PROTO pairs of one env are measured in one worker
+  // run, each forced through nccltune's tuner plugin, instead of one env trial per pair. Only
+  // when the tuned NCCL has tuner API v3+ (2.22) and the plugin loads: tune's probe decides.
+  bool pair_mode = false;
   Objective objective = Objective::balanced;
   double tolerance = 0.02;
   SizeGrid screen_grid{8, 64u << 20, 8};
@@ -79,6 +83,9 @@ struct StrategyResult {
   // measurements early.
   std::map<std::string, std::vector<SizeChoice>> per_size;
   int trials = 0, failed_trials = 0, cached_trials = 0;
+  // Start-up cost of the trials measured (not those from the journal): worker processes started,
+  // communicators created, and pairs measured in-process (pair mode).
+  int workers = 0, communicators = 0, pairs_in_process = 0;
   std::vector<FailedTrial> failed;
   std::string error;  // set when even NCCL's defaults cannot run; nothing else is valid then
 };

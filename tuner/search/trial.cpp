@@ -61,4 +61,30 @@ TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::str
   return out;
 }
 
+TrialMeasurement pair_points(const TrialMeasurement& m, std::size_t pairs, std::size_t pair) {
+  TrialMeasurement out = m;
+  out.ops.clear();
+  out.sizes.clear();
+  out.time_us.clear();
+  out.busbw.clear();
+  out.nccl_choices.clear();
+  out.unavailable.clear();
+  out.pair_outcomes.clear();
+  if (m.outcome == TrialOutcome::ok && pair < m.pair_outcomes.size()) out.outcome = m.pair_outcomes[pair];
+  if (pairs == 0 || m.ops.size() % pairs != 0) return out;
+  const std::size_t each = m.ops.size() / pairs;
+  for (std::size_t i = pair * each; i < (pair + 1) * each; ++i) {
+    out.ops.push_back(m.ops[i]);
+    if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
+    if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
+    if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
+    out.unavailable.push_back(i < m.unavailable.size() ? m.unavailable[i] : 0);
+  }
+  return out;
+}
+
+int trial_count(const TrialRequest& request) {
+  return request.pairs.empty() ? 1 : static_cast<int>(request.pairs.size());
+}
+
 }  // namespace nccltune

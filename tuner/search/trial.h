@@ -32,6 +32,13 @@ struct SizeGrid {
 };
 std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid);
 
+// An algorithm and protocol pair, in NCCL's spelling: what NCCL chose for one size, as its TUNING
+// log lines say, or a pair that pair mode forces.
+struct NcclChoice {
+  std::string algo, proto;  // NCCL's spelling: "Ring", "Simple"
+  friend bool operator==(const NcclChoice&, const NcclChoice&) = default;
+};
+
 struct TrialRequest {
   Env env;
   TrialPhase phase = TrialPhase::screen;
@@ -42,12 +49,14 @@ struct TrialRequest {
   // The collectives to measure (nccl-tests names), in this order, each over the grid, in one
   // worker run: the communicator and its NCCL_* settings are the same for all of them.
   std::vector<std::string> collectives{kAllReduce};
-};
-
-// The algorithm and protocol NCCL itself chose for one size, as its TUNING log lines say.
-struct NcclChoice {
-  std::string algo, proto;  // NCCL's spelling: "Ring", "Simple"
-  friend bool operator==(const NcclChoice&, const NcclChoice&) = default;
+  // Pair mode, when not empty: every collective over the grid once per pair, in this order, in
+  // one worker run under `env`, each pair forced through nccltune's tuner plugin
+  // (collectives/tuner_pair_control.h). One communicator for them all.
+  std::vector<NcclChoice> pairs;
+  // When not empty: a profile (YAML text) that nccltune's tuner plugin serves to this trial, on
+  // top of `env` (the confirmation of what the plugin delivers). Each rank hands it to its worker
+  // in a private file (NCCLTUNE_PROFILE), so no shared filesystem is needed.
+  std::string plugin_profile;
 };
 
 // A trial's numbers are points, one per (collective, size): each of the request's collectives in
@@ -63,7 +72,23 @@ struct TrialMeasurement {
   std::vector<std::optional<NcclChoice>> nccl_choices;
   double duration_s = 0;
   bool cached = false;  // taken from the journal, not measured now
+  // Pair mode (the request's pairs): the points are each pair's in turn (pair-major); per point,
+  // whether NCCL did not offer the pair there (the point's time is then NCCL's own choice's, and
+  // means nothing for the pair); per pair, ok or wrong_data (its own data check). `outcome` is
+  // the run's: a crash or timeout fails every pair.
+  std::vector<int> unavailable;
+  std::vector<TrialOutcome> pair_outcomes;
+  // What the trial cost in start-up: worker processes started and communicators created (0 for
+  // a trial answered from the journal).
+  int workers = 0, communicators = 0;
 };
+
+// Pair `pair`'s points of a pair-mode measurement, as a measurement of their own: its outcome
+// (the run's when that failed), its points, and `unavailable` for them.
+TrialMeasurement pair_points(const TrialMeasurement& m, std::size_t pairs, std::size_t pair);
+
+// How many trials a measurement stands for: one per pair in pair mode, else one.
+int trial_count(const TrialRequest& request);
 
 using TrialExecutor = std::function<TrialMeasurement(const TrialRequest&)>;
 

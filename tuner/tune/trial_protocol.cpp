@@ -1,12 +1,18 @@
 #include "tune/trial_protocol.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "collectives/bus_bandwidth.h"
 #include "nccl_log/node_log_summary.h"
+#include "profile/nccl_names.h"
 #include "tune/nccl_log_capture.h"
 
 namespace nccltune {
@@ -14,6 +20,12 @@ namespace nccltune {
 namespace {
 
 using nlohmann::json;
+
+json pairs_to_json(const std::vector<NcclChoice>& pairs) {
+  json out = json::array();
+  for (const NcclChoice& pair : pairs) out.push_back({pair.algo, pair.proto});
+  return out;
+}
 
 json request_to_json(const TrialRequest& r) {
   return {{"env", r.env},
@@ -24,7 +36,9 @@ json request_to_json(const TrialRequest& r) {
           {"iterations", r.iterations},
           {"warmup", r.warmup},
           {"repeat", r.repeat},
-          {"collectives", r.collectives}};
+          {"collectives", r.collectives},
+          {"pairs", pairs_to_json(r.pairs)},
+          {"plugin_profile", r.plugin_profile}};
 }
 
 TrialRequest request_from_json(const json& j) {
@@ -36,7 +50,77 @@ TrialRequest request_from_json(const json& j) {
   r.warmup = j.at("warmup").get<int>();
   r.repeat = j.at("repeat").get<int>();
   r.collectives = j.at("collectives").get<std::vector<std::string>>();
+  for (const auto& pair : j.at("pairs"))
+    r.pairs.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+  r.plugin_profile = j.at("plugin_profile").get<std::string>();
   return r;
+}
+
+// Pair mode: the pairs by NCCL's names and cost table cells, forced through the tuner plugin that
+// NCCL_TUNER_PLUGIN names (the spec's config.tuner_plugin, set when tune chose pair mode).
+void set_pairs(TrialSpec& spec, const std::vector<NcclChoice>& pairs) {
+  for (const NcclChoice& pair : pairs)
+    spec.config.pairs.push_back({pair.algo, pair.proto, nccl_algorithm_index(pair.algo).value_or(-1),
+                                 nccl_protocol_index(pair.proto).value_or(-1)});
+  spec.env["NCCL_TUNER_PLUGIN"] = spec.config.tuner_plugin;
+}
+
+// A trial under the tuner plugin with a profile: the profile in a private file of this rank for
+// the worker's NCCLTUNE_PROFILE, removed with this object. `error` says why it could not be
+// written (the trial then fails on this rank, and so on every rank).
+struct PrivateProfile {
+  std::filesystem::path path;
+  std::string error;
+
+  PrivateProfile(const std::string& text, TrialSpec& spec) {
+    if (text.empty()) return;
+    std::string name = (std::filesystem::temp_directory_path() / "nccltune-profile-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+      error = "cannot write the profile for the tuner plugin in " +
+              std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno);
+      return;
+    }
+    path = name;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      const ssize_t n = ::write(fd, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error = "cannot write " + name + ": " + std::strerror(errno);
+        break;
+      }
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    spec.env["NCCLTUNE_PROFILE"] = name;
+    spec.env["NCCL_TUNER_PLUGIN"] = spec.config.tuner_plugin;
+  }
+  ~PrivateProfile() {
+    std::error_code ignored;  // a file the system cleans anyway
+    if (!path.empty()) std::filesystem::remove(path, ignored);
+  }
+  PrivateProfile(const PrivateProfile&) = delete;
+  PrivateProfile& operator=(const PrivateProfile&) = delete;
+};
+
+TrialResult failed_to_start(const std::string& why) {
+  TrialResult result;
+  result.outcome = TrialOutcome::init_error;
+  result.reason = why;
+  return result;
+}
+
+// Each pair's own data check: wrong elements at any of its sizes fail that pair only.
+std::vector<TrialOutcome> pair_outcomes(const TrialResult& result, std::size_t pairs) {
+  std::vector<TrialOutcome> outcomes(pairs, TrialOutcome::ok);
+  for (std::size_t i = 0; i < result.sizes.size() && i < result.pairs.size(); ++i) {
+    const SizeMeasurement& size = result.sizes[i];
+    const auto pair = static_cast<std::size_t>(result.pairs[i]);
+    if (pair < pairs && (size.out_of_place_wrong.value_or(0) > 0 || size.in_place_wrong.value_or(0) > 0))
+      outcomes[pair] = TrialOutcome::wrong_data;
+  }
+  return outcomes;
 }
 
 // Runs one trial on this rank of `on`'s group (every rank of it calls it with the same request).
@@ -50,13 +134,25 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
   spec.config.sweep.iterations = request.iterations;
   spec.config.sweep.warmup = request.warmup;
   spec.config.collectives = request.collectives;
+  if (!request.pairs.empty()) set_pairs(spec, request.pairs);
   const auto start = std::chrono::steady_clock::now();
+  const PrivateProfile profile(request.plugin_profile, spec);
+  // Every rank of the group runs the trial or none does (a rank that could not write its file).
+  const bool unwritten = !request.plugin_profile.empty() && group.max(profile.error.empty() ? 0 : 1) > 0;
   const TrialResult result =
-      nccl_logs ? run_with_nccl_log(group, on.logs, run, spec, *nccl_logs) : run(group, spec);
+      unwritten   ? failed_to_start(profile.error.empty() ? "another rank could not write its profile file"
+                                                          : profile.error)
+      : nccl_logs ? run_with_nccl_log(group, on.logs, run, spec, *nccl_logs)
+                  : run(group, spec);
   TrialMeasurement m;
   m.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   m.outcome = result.outcome;
   m.reason = result.reason;
+  m.workers = group.size();
+  m.communicators = 1;
+  m.unavailable = result.unavailable;
+  if (!request.pairs.empty() && result.outcome == TrialOutcome::ok)
+    m.pair_outcomes = pair_outcomes(result, request.pairs.size());
   for (std::size_t i = 0; i < result.sizes.size() && i < result.ops.size(); ++i) {
     const SizeMeasurement& size = result.sizes[i];
     m.ops.push_back(result.ops[i]);

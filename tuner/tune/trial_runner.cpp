@@ -38,6 +38,7 @@ struct RankRun {
   std::string reason;
   std::vector<SizeMeasurement> sizes;
   std::vector<std::string> ops;
+  std::vector<int> pairs, unavailable;  // pair mode only
   DeviceDescription device;
   int nccl_version = 0;
   int cuda_driver = 0;
@@ -145,6 +146,10 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::size) {
       run.sizes.push_back(next.event.size);
       run.ops.push_back(next.event.op);
+      if (next.event.pair >= 0) {
+        run.pairs.push_back(next.event.pair);
+        run.unavailable.push_back(next.event.unavailable ? 1 : 0);
+      }
       continue;
     }
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
@@ -217,6 +222,18 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
   int64_t total_wrong = 0;
   result.sizes = run.sizes;
   result.ops = run.ops;
+  const bool pair_mode = !spec.config.pairs.empty();
+  if (pair_mode) {
+    if (run.pairs.size() != run.sizes.size()) {
+      result.outcome = TrialOutcome::crash;
+      result.reason = "the worker did not say which pair each size ran under";
+      return result;
+    }
+    result.pairs = run.pairs;
+    std::vector<double> unavailable(run.unavailable.begin(), run.unavailable.end());
+    group.max(unavailable);
+    for (double on_some_rank : unavailable) result.unavailable.push_back(on_some_rank > 0 ? 1 : 0);
+  }
   for (size_t i = 0; i < result.sizes.size(); ++i) {
     auto& s = result.sizes[i];
     s.out_of_place_us = times[2 * i];
@@ -225,7 +242,7 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
     if (s.in_place_wrong) s.in_place_wrong = wrong[2 * i + 1];
     total_wrong += wrong[2 * i] + wrong[2 * i + 1];
   }
-  if (total_wrong > 0) {
+  if (total_wrong > 0 && !pair_mode) {
     result.outcome = TrialOutcome::wrong_data;
     result.reason = std::to_string(total_wrong) + " wrong elements over all ranks and sizes";
   }

@@ -39,6 +39,11 @@ struct TrialResult {
   // The config's collectives one after another, each over its sizes; ops[i] names sizes[i]'s.
   std::vector<SizeMeasurement> sizes;
   std::vector<std::string> ops;
+  // Pair mode (config.pairs): per size, the index of its pair, and whether NCCL did not offer
+  // that pair there on some rank. Wrong elements then fail only their pair (the caller's
+  // reading), not the trial. Empty otherwise.
+  std::vector<int> pairs;
+  std::vector<int> unavailable;  // 0 or 1
   // This rank's worker's view.
   DeviceDescription device;
   int nccl_version = 0;

@@ -14,6 +14,7 @@
 #include "base/duration.h"
 #include "base/utc_time.h"
 #include "collectives/library_versions.h"
+#include "collectives/worker_process.h"
 #include "nccl_log/nccl_account.h"
 #include "nccl_log/nccl_log_verdicts.h"
 #include "nccl_log/nccl_observation.h"
@@ -25,6 +26,7 @@
 #include "search/node_count_search.h"
 #include "tune/node_gather.h"
 #include "tune_profile/node_count_plan.h"
+#include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
 
 namespace nccltune {
@@ -38,8 +40,8 @@ bool captures_nccl_log(const TrialRequest& r) {
 
 // What every trial of one rank of `group` runs, but the request's part.
 TrialSpec base_spec(const TuneOptions& o, const RankGroup& group, const NodeLayout& layout) {
-  TrialSpec spec = rank_trial_spec(group, layout.local_rank, o.cuda_lib, o.nccl_lib, o.init_timeout_s,
-                                   o.size_timeout_s);
+  TrialSpec spec =
+      rank_trial_spec(group, layout.local_rank, o.cuda_lib, o.nccl_lib, o.init_timeout_s, o.size_timeout_s);
   spec.config.sweep.check = true;
   spec.config.sweep.in_place = false;
   spec.config.sweep.max_bytes_per_size = o.max_bytes_per_size;
@@ -85,6 +87,30 @@ void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
           fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
 }
 
+// Pair mode and the confirmation of what the plugin delivers need tuner API v3 or later (NCCL
+// 2.22) and nccltune's tuner plugin, next to this program on every node, loaded and asked by
+// this NCCL: a one-pair trial at 1 KiB under it must have run its pair. Every rank calls it. The
+// plugin's path, or why neither runs.
+constexpr int kPairModeNcclVersion = 22200;
+Result<std::string> usable_tuner_plugin(RankGroup& group, const TrialRunner& run, TrialSpec spec,
+                                        int nccl_version) {
+  if (nccl_version < kPairModeNcclVersion)
+    return Error{"NCCL " + nccl_version_string(nccl_version) + " has no tuner plugin API v3 (2.22 or later)"};
+  const std::string plugin = installed_tuner_plugin();
+  if (group.min(plugin.empty() ? 0 : 1) == 0)
+    return Error{"libnccl-tuner-nccltune.so is not next to nccltune (or in ../lib) on every node"};
+  spec.config.tuner_plugin = plugin;
+  spec.env["NCCL_TUNER_PLUGIN"] = plugin;
+  spec.config.pairs = {{"Ring", "Simple", *nccl_algorithm_index("Ring"), *nccl_protocol_index("Simple")}};
+  const TrialResult tried = run(group, spec);
+  if (tried.outcome != TrialOutcome::ok)
+    return Error{"a trial under the plugin failed (" + std::string(to_string(tried.outcome)) +
+                 "): " + tried.reason};
+  if (tried.unavailable.empty() || tried.unavailable.front() != 0)
+    return Error{"NCCL did not run the pair the plugin forced (was the plugin loaded and asked?)"};
+  return plugin;
+}
+
 // The journal at --journal (default <out>/journal.jsonl), and with --resume the trials it holds.
 // The journal usually lives in the store: its directories get the store's modes.
 Result<Journal> open_journal(const TuneOptions& o, std::vector<JournalEntry>& resumed, TuneConsole& console) {
@@ -113,9 +139,92 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
   }
   warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_profile_summary(profile, written.string()));
-  console.message(fmt::format("{} trials ({} from the journal), {} failed", result.trials,
-                              result.cached_trials, result.failed_trials));
+  console.message(
+      fmt::format("{} trials ({} from the journal), {} failed; {} communicator inits, {} pairs measured "
+                  "in-process",
+                  result.trials, result.cached_trials, result.failed_trials, result.communicators,
+                  result.pairs_in_process));
   return written.string();
+}
+
+bool has_per_size(const Profile& profile) {
+  return std::any_of(profile.collectives.begin(), profile.collectives.end(),
+                     [](const auto& collective) { return !collective.second.per_size.empty(); });
+}
+
+// The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
+// (B), in fresh workers, on the final grid with the guards; nullopt when a round failed (`why`).
+std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecutor& execute,
+                                          const Profile& profile, std::string& why) {
+  const StrategyOptions& s = o.strategy;
+  std::vector<std::string> ops = s.collectives;
+  ops.insert(ops.end(), s.guards.begin(), s.guards.end());
+  const std::string text = profile_to_yaml(profile);
+  std::vector<std::vector<double>> a_runs, b_runs;
+  PluginRounds rounds;
+  const int count = std::max(1, s.confirm_rounds);
+  for (int round = 0; round < count; ++round) {
+    // Repeats after the strategy's own: a resumed run never mistakes one for the other.
+    TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
+                   {}};
+    TrialRequest b = a;
+    b.env = profile.env;
+    b.plugin_profile = text;
+    for (const TrialRequest& request : {a, b}) {
+      const TrialMeasurement m = execute(request);
+      if (m.outcome != TrialOutcome::ok) {
+        why = std::string(request.plugin_profile.empty() ? "the defaults" : "env + tuner plugin") +
+              " failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
+        return std::nullopt;
+      }
+      (request.plugin_profile.empty() ? a_runs : b_runs).push_back(m.busbw);
+      rounds.ops = m.ops;
+      rounds.sizes = m.sizes;
+    }
+  }
+  const auto mean = [](const std::vector<std::vector<double>>& runs) {
+    std::vector<double> out(runs.front().size(), 0.0);
+    for (const auto& run : runs)
+      for (std::size_t i = 0; i < out.size() && i < run.size(); ++i)
+        out[i] += run[i] / static_cast<double>(runs.size());
+    return out;
+  };
+  rounds.defaults = mean(a_runs);
+  rounds.with_plugin = mean(b_runs);
+  rounds.rounds = count;
+  return rounds;
+}
+
+// Fresh processes decide what the plugin delivers: A/B rounds of the defaults against env + the
+// plugin serving `profile`. A per_size range that loses to the defaults beyond the tolerance
+// leaves the profile, and the rounds run once more without it; whatever still loses then leaves
+// too. A round that fails under the plugin clears per_size: NCCL's own choices stand.
+void confirm_with_plugin(const TuneOptions& o, const TrialExecutor& execute, Profile& profile,
+                         TuneConsole& console) {
+  std::vector<LosingRange> dropped;
+  for (int attempt = 0; attempt < 2 && has_per_size(profile); ++attempt) {
+    std::string why;
+    const std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
+    if (!rounds) {
+      for (auto& [op, collective] : profile.collectives) collective.per_size.clear();
+      profile.provenance.plugin_confirmation = "per-size choices dropped: " + why;
+      console.message("nccltune tune: the tuner plugin's per-size choices are not shipped: " + why);
+      return;
+    }
+    const std::vector<LosingRange> losing = losing_ranges(profile, *rounds, o.strategy.tolerance);
+    if (losing.empty() || attempt == 1) {
+      drop_ranges(profile, losing);
+      dropped.insert(dropped.end(), losing.begin(), losing.end());
+      record_with_plugin(profile, *rounds, o.strategy.objective, o.strategy.tolerance, dropped);
+      for (const LosingRange& lost : dropped)
+        console.message(
+            "nccltune tune: per-size choice dropped, slower than the defaults under the plugin: " +
+            describe(lost));
+      return;
+    }
+    drop_ranges(profile, losing);
+    dropped.insert(dropped.end(), losing.begin(), losing.end());
+  }
 }
 
 // What rank 0 knows of one node count: its shape, the space pruned for it, its peaks and NCCL's
@@ -177,12 +286,27 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
     run.date = rfc3339_utc();
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
-    const std::string written = write_and_summarize(o, profile, counted.result, console);
+    StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
+    if (!o.tuner_plugin.empty() && has_per_size(profile)) {
+      const TrialExecutor count_trials = [&,
+                                          execute = plan.executor_for(counted.nodes)](const TrialRequest& r) {
+        TrialMeasurement m = execute(r);
+        ++summary.trials;
+        summary.cached_trials += m.cached ? 1 : 0;
+        summary.failed_trials += m.outcome == TrialOutcome::ok ? 0 : 1;
+        summary.communicators += m.communicators;
+        summary.workers += m.workers;
+        return m;
+      };
+      confirm_with_plugin(o, count_trials, profile, console);
+      profile.provenance.trials = summary.trials;
+      profile.provenance.failed_trials = summary.failed_trials;
+    }
+    const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
-    lines.push_back(
-        fmt::format("{} node(s): {} ({}, {} trials)", counted.nodes, written,
-                    counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env),
-                    counted.result.trials));
+    lines.push_back(fmt::format(
+        "{} node(s): {} ({}, {} trials)", counted.nodes, written,
+        counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env), summary.trials));
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (lines.size() == 1) {
@@ -246,6 +370,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
       gather_nodes(ranks, o.from, ops, *counts, {probe.device.name, probe.device.sm},
                    nccl_version_string(probe.nccl_version), cuda_driver_version_string(probe.cuda_driver));
   if (!nodes.error.empty()) return fail_all(nodes.error, 2);
+  const Result<std::string> plugin = usable_tuner_plugin(group, run, probe_spec, probe.nccl_version);
   std::map<int, CountPlan> plans;
   CountGroups groups;
   for (const int count : *counts) {
@@ -260,6 +385,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     if (!on.group) continue;
     on.logs = log_groups(*on.group, layout);
     on.spec = base_spec(o, *on.group, layout);
+    if (plugin) on.spec.config.tuner_plugin = *plugin;
   }
   if (!leader) return follow(ranks, groups);
 
@@ -277,8 +403,22 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
         fmt::join(*counts, ", "), counts->front(), counts->front()));
   // The probe ran on the whole allocation: its log is the largest count's when that is it.
   if (counts->front() == layout.nodes) plans.at(counts->front()).account.add({}, probe_logs);
+  const bool pair_mode = plugin && o.pair_mode;
+  if (pair_mode)
+    console.message(
+        "nccltune tune: pair mode: the NCCL_ALGO x NCCL_PROTO pairs of one env are measured in one "
+        "communicator through " +
+        *plugin);
+  else
+    console.message("nccltune tune: one env trial per NCCL_ALGO x NCCL_PROTO pair: " +
+                    (plugin ? std::string("--pair-mode off") : plugin.error()));
+  if (!plugin)
+    console.message("nccltune tune: per-size choices are not confirmed through the tuner plugin: " +
+                    plugin.error());
   TuneOptions options = o;
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
+  options.strategy.pair_mode = pair_mode;
+  options.tuner_plugin = plugin ? *plugin : "";
   return lead(ranks, options, groups, plans, *counts, console);
 }
 

@@ -31,6 +31,13 @@ struct TuneOptions {
   // of two from 2 below it.
   std::optional<std::vector<int>> node_counts;
   bool allow_mixed = false;
+  // --pair-mode auto: pair mode (StrategyOptions::pair_mode) when the probe finds NCCL >= 2.22
+  // and nccltune's tuner plugin loads; false (off): env trials for every pair (the plugin's
+  // per-size choices are still confirmed through it).
+  bool pair_mode = true;
+  // Set by run_tune_job, not a flag: the tuner plugin that pair mode and the confirmation of what
+  // the plugin delivers load; empty when it did not load (then neither runs).
+  std::string tuner_plugin;
   std::string cuda_lib, nccl_lib;
   StrategyOptions strategy;
   double init_timeout_s = 120;

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectives/tuner_pair_control.h"
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
@@ -269,9 +270,10 @@ class TunerPlugin : public ::testing::Test {
 
 // ---- what NCCL sees of the file ---------------------------------------------------------------
 
-TEST_F(TunerPlugin, ExportsOnlyTheTwoPluginTables) {
+TEST_F(TunerPlugin, ExportsOnlyTheTwoPluginTablesAndThePairControl) {
   const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
-  EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5"}));
+  EXPECT_EQ(facts.exported,
+            (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5", kPairControlSymbol}));
   EXPECT_STREQ(v5_->name, "nccltune");
   EXPECT_STREQ(v4_->name, "nccltune");
 }
@@ -318,6 +320,48 @@ TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
   }
   // At 64 KiB NCCL's own pick is another cell: the marking is what decided.
   EXPECT_NE(nccl_pick(NcclCostTable(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+}
+
+// ---- pair mode: the worker's pair control --------------------------------------------------
+
+TEST_F(TunerPlugin, PairModeForcesThePairOverTheProfileAndCountsIt) {
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  init_v5(16, 2);
+  auto* control = static_cast<NcclTunePairControl*>(dlsym(library_, kPairControlSymbol));
+  ASSERT_NE(control, nullptr);
+  EXPECT_EQ(control->version, kPairControlVersion);
+  *control = {kPairControlVersion, 1, kAlgoTree, kProtoSimple, 0, 0};
+  // At 64 KiB the profile says Ring/LL128 and NCCL's own pick is neither: the pair decides.
+  const NcclCostTable table = call(65536);
+  EXPECT_EQ(nccl_pick(table), std::make_pair(kAlgoTree, kProtoSimple));
+  EXPECT_EQ(channels, 0);  // the profile's channels are not applied either
+  EXPECT_EQ(control->forced, 1u);
+  EXPECT_EQ(control->unavailable, 0u);
+  // A pair NCCL's table holds ignored is never forced: NCCL's own choice runs, counted.
+  NcclCostTable no_nvls(65536);
+  for (int p = 0; p < kNumProtocols; ++p) no_nvls.cells[kAlgoNvls][p] = kAlgoProtoIgnore;
+  control->algorithm = kAlgoNvls;
+  EXPECT_TRUE(same_cells(call(65536, ncclFuncAllReduce, kNumAlgorithms, &no_nvls), no_nvls));
+  EXPECT_EQ(control->unavailable, 1u);
+  // So is a cell beyond the table NCCL passes.
+  control->algorithm = kNumAlgorithms;
+  EXPECT_TRUE(same_cells(call(65536), NcclCostTable(65536)));
+  EXPECT_EQ(control->unavailable, 2u);
+  EXPECT_EQ(control->forced, 1u);
+  // Inactive, the profile serves again.
+  control->active = 0;
+  EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
+  EXPECT_EQ(control->forced, 1u);
+}
+
+TEST_F(TunerPlugin, PairModeWorksWithoutAProfile) {
+  init_v5(16, 2);  // no profile anywhere: the context serves nothing, the control still forces
+  auto* control = static_cast<NcclTunePairControl*>(dlsym(library_, kPairControlSymbol));
+  ASSERT_NE(control, nullptr);
+  *control = {kPairControlVersion, 1, kAlgoRing, kProtoLl, 0, 0};
+  EXPECT_EQ(nccl_pick(call(std::size_t{1} << 30)), std::make_pair(kAlgoRing, kProtoLl));
+  EXPECT_EQ(control->forced, 1u);
+  control->active = 0;
 }
 
 TEST_F(TunerPlugin, NeverMarksACellNcclCannotRun) {

@@ -216,6 +216,23 @@ TEST(Profile, LeftOutCurveIsWrittenAndReadBack) {
       parse_profile(kHead + "env: {}\nresults: {sizes: [8, 1024], tuned: [0.1]}\n", "short.yaml").ok());
 }
 
+TEST(Profile, WithPluginResultsAreWrittenAndReadBack) {
+  Profile profile = sample_profile();
+  ProfileResults& results = profile.collectives["all_reduce"].results;
+  results.with_plugin = results.tuned;
+  results.with_plugin.back() *= 1.25;
+  results.with_plugin_speedup_geomean = 1.0625;
+  profile.provenance.plugin_confirmation = "A/B 3 rounds in fresh workers: +6.2%";
+  Result<Profile> parsed = parse_profile(profile_to_yaml(profile), "plugin.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(*parsed, profile);
+  // A curve of another length than the sizes is refused, naming the field.
+  Result<Profile> short_curve =
+      parse_profile(kHead + "env: {}\nresults: {sizes: [8, 1024], with_plugin: [0.1]}\n", "short.yaml");
+  ASSERT_FALSE(short_curve.ok());
+  EXPECT_NE(short_curve.error().find("with_plugin"), std::string::npos) << short_curve.error();
+}
+
 TEST(Profile, HostileEnvValuesAreRejected) {
   const std::string field = "hostile.yaml:4: env.NCCL_ALGO: ";
   for (const std::string& value :
