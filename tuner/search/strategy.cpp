@@ -226,7 +226,8 @@ class Search {
       for (std::size_t i = 0; i < m.sizes.size() && i < m.ops.size(); ++i)
         if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i])
           default_at_largest_[m.ops[i]] = *m.nccl_choices[i];
-    const int trials = trial_count(request);
+    // A pair-mode run counts one trial per pair it measured; one that failed as a whole, one.
+    const int trials = m.outcome == TrialOutcome::ok ? trial_count(request) : 1;
     result_.trials += trials;
     if (m.cached) {
       result_.cached_trials += trials;
@@ -235,7 +236,7 @@ class Search {
       measured_s_ += m.duration_s;
       result_.workers += m.workers;
       result_.communicators += m.communicators;
-      if (!request.pairs.empty()) result_.pairs_in_process += trials;
+      if (!request.pairs.empty() && m.outcome == TrialOutcome::ok) result_.pairs_in_process += trials;
     }
     if (!request.pairs.empty()) {
       note_failed_pairs(request, m);
@@ -261,10 +262,19 @@ class Search {
     return m;
   }
 
-  // Pair mode: each pair that failed (its own data check, or the run) as the env trial of that
-  // pair would have (the env plus NCCL_ALGO and NCCL_PROTO), so that shippable_env's corrupt
-  // pairs and the failed list read the same either way.
+  // Pair mode: a run that failed as a whole (a crash, a hang, init) is one failure of its env,
+  // since which pair caused it is unknown (cross_pairs measures them again as env trials). Each
+  // pair that failed its own data check is recorded as the env trial of that pair would have
+  // been (the env plus NCCL_ALGO and NCCL_PROTO), so that shippable_env's corrupt pairs and the
+  // failed list read the same either way.
   void note_failed_pairs(const TrialRequest& request, const TrialMeasurement& m) {
+    if (m.outcome != TrialOutcome::ok) {
+      ++result_.failed_trials;
+      result_.failed.push_back({request.env, m.outcome,
+                                "pair mode, " + std::to_string(request.pairs.size()) +
+                                    " pairs in one run (each measured again alone): " + m.reason});
+      return;
+    }
     for (std::size_t p = 0; p < request.pairs.size(); ++p) {
       const TrialMeasurement pair = pair_points(m, request.pairs.size(), p);
       if (pair.outcome == TrialOutcome::ok) continue;
@@ -387,7 +397,8 @@ class Search {
   std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
                                                     TrialPhase phase) {
     if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
-    if (options_.pair_mode) return cross_pairs_in_process(base, pairs, phase);
+    if (options_.pair_mode)
+      if (auto curves = cross_pairs_in_process(base, pairs, phase)) return curves;
     std::vector<PairCurve> curves;
     for (const auto& pair : pairs) {
       if (!budget_left()) return std::nullopt;
@@ -402,12 +413,15 @@ class Search {
   // cross_pairs in pair mode: one worker run under `base`, the pairs forced in turn. A pair NCCL
   // did not offer at a size (its cost table held it ignored) is unavailable there, not failed:
   // its curve holds no time at that size, so it is never chosen there. A pair that failed its
-  // own data check has no curve, as a failed env trial has none.
-  std::vector<PairCurve> cross_pairs_in_process(const Env& base, const std::vector<AlgoProto>& pairs,
-                                                TrialPhase phase) {
+  // own data check has no curve, as a failed env trial has none. nullopt when the run failed as a
+  // whole (one pair crashed or hung it): the caller measures each pair alone, as without pair mode.
+  std::optional<std::vector<PairCurve>> cross_pairs_in_process(const Env& base,
+                                                               const std::vector<AlgoProto>& pairs,
+                                                               TrialPhase phase) {
     TrialRequest r = request(base, phase, options_.final_grid, options_.screen_iterations, 0);
     for (const auto& [algo, proto] : pairs) r.pairs.push_back({algo, proto});
     const TrialMeasurement m = run_trial(r);
+    if (m.outcome != TrialOutcome::ok) return std::nullopt;
     std::vector<PairCurve> curves;
     for (std::size_t p = 0; p < pairs.size(); ++p) {
       TrialMeasurement pair = pair_points(m, pairs.size(), p);

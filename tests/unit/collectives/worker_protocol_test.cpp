@@ -178,6 +178,35 @@ TEST(WorkerProtocol, SizeEvent) {
   EXPECT_EQ(back.size.in_place_wrong, std::optional<int64_t>(12));
 }
 
+TEST(WorkerProtocol, PairModeConfigAndSizeEvents) {
+  WorkerConfig c = sample_config();
+  c.pairs = {{"Tree", "LL", 0, 0}, {"NVLS", "Simple", 4, 2}};
+  c.tuner_plugin = "/opt/nccltune/lib/libnccl-tuner-nccltune.so";
+  Result<WorkerConfig> back = worker_config_from_json(json::parse(worker_config_to_json(c).dump()));
+  ASSERT_TRUE(back.ok()) << back.error();
+  ASSERT_EQ(back->pairs.size(), 2u);
+  EXPECT_EQ(back->pairs[1].algo, "NVLS");
+  EXPECT_EQ(back->pairs[1].algorithm, 4);
+  EXPECT_EQ(back->pairs[1].protocol, 2);
+  EXPECT_EQ(back->tuner_plugin, c.tuner_plugin);
+  // Pairs need the plugin that forces them.
+  json no_plugin = worker_config_to_json(c);
+  no_plugin["tuner_plugin"] = "";
+  EXPECT_FALSE(worker_config_from_json(no_plugin).ok());
+
+  WorkerEvent e;
+  e.kind = WorkerEvent::Kind::size;
+  e.op = "all_reduce";
+  e.pair = 1;
+  e.unavailable = true;
+  const WorkerEvent paired = round_trip(e);
+  EXPECT_EQ(paired.pair, 1);
+  EXPECT_TRUE(paired.unavailable);
+  e.pair = -1;  // not pair mode: neither key is written
+  EXPECT_EQ(encode_event(e).find("pair"), std::string::npos);
+  EXPECT_EQ(round_trip(e).pair, -1);
+}
+
 TEST(WorkerProtocol, SizeEventWithoutInPlaceOrCheck) {
   // alltoall has no in-place variant; -c 0 has no #wrong: both travel as null.
   WorkerEvent e;

@@ -558,6 +558,72 @@ TEST(StrategyModels, AFinalistUnderWhichAPairCorruptsDataIsNotShipped) {
       << run.result.confirmation;
 }
 
+TEST(StrategyPairMode, FindsWhatEnvTrialsFindWithFewerCommunicators) {
+  for (const char* name : {"tune-one-knob.yaml", "tune-per-size.yaml", "tune-faults.yaml", "dgx-h100.yaml"}) {
+    SCOPED_TRACE(name);
+    const fake::FakeModel model = load_model(name);
+    StrategyOptions paired;
+    paired.pair_mode = true;
+    const ModelRun env_trials = run_model(model);
+    const ModelRun in_process = run_model(model, paired);
+    EXPECT_EQ(in_process.result.env, env_trials.result.env);
+    EXPECT_EQ(in_process.result.per_size.empty(), env_trials.result.per_size.empty());
+    EXPECT_EQ(env_trials.result.communicators, env_trials.result.trials);
+    EXPECT_EQ(env_trials.result.pairs_in_process, 0);
+    EXPECT_GT(in_process.result.pairs_in_process, 0);
+    // One communicator for all the pairs of a run, one per other trial.
+    EXPECT_LT(in_process.result.communicators, in_process.result.trials);
+  }
+}
+
+TEST(StrategyPairMode, ACorruptingPairFailsAloneAndKeepsTheFinalistFromShipping) {
+  // As AFinalistUnderWhichAPairCorruptsDataIsNotShipped, with the pairs forced in one run: Tree/LL128
+  // under GDR=SYS fails its own data check, the other pairs of that run still count.
+  const fake::FakeModel model = variant(
+      {effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 2.5)},
+      {fake::Fault{{{"NCCL_NET_GDR_LEVEL", {"SYS"}}, {"NCCL_ALGO", {"Tree"}}, {"NCCL_PROTO", {"LL128"}}},
+                   fake::FaultKind::corrupt,
+                   std::nullopt,
+                   2}});
+  StrategyOptions options;
+  options.pair_mode = true;
+  const ModelRun run = run_model(model, options);
+  EXPECT_TRUE(has_failure(run.result,
+                          {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}},
+                          TrialOutcome::wrong_data));
+  EXPECT_TRUE(run.result.keep_defaults);
+  EXPECT_NE(run.result.confirmation.find("makes an NCCL_ALGO x NCCL_PROTO pair fail"), std::string::npos)
+      << run.result.confirmation;
+}
+
+TEST(StrategyPairMode, ARunThatCrashesIsMeasuredAgainPairByPair) {
+  // A pair that crashes its worker takes the whole pair-mode run with it: the pairs are measured
+  // again one env trial each, so the others still give their curves and per-size choices.
+  const fake::FakeModel model = load_model("tune-per-size.yaml");
+  ModelExecutor executor(model, kRanks);
+  StrategyOptions options;
+  options.pair_mode = true;
+  options.clock_s = executor.clock();
+  const TrialExecutor measure = executor.executor();
+  int crashed_runs = 0;
+  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    if (request.pairs.empty()) return measure(request);
+    ++crashed_runs;
+    TrialMeasurement m;
+    m.outcome = TrialOutcome::crash;
+    m.reason = "worker killed by SIGSEGV";
+    m.workers = kRanks;
+    m.communicators = 1;
+    return m;
+  });
+  EXPECT_GT(crashed_runs, 0);
+  EXPECT_TRUE(has_failure(r, {}, TrialOutcome::crash));
+  const StrategyResult env_trials = run_model(model).result;
+  EXPECT_EQ(r.env, env_trials.env);
+  EXPECT_FALSE(r.per_size.empty());
+  EXPECT_EQ(r.pairs_in_process, 0);  // no run of pairs finished
+}
+
 // The requests of one strategy run, and its result.
 struct RecordedRun {
   StrategyResult result;
