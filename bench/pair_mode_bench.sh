@@ -9,7 +9,8 @@
 # whether env and per_size are those of the zero-cost env-trial run. Exits 1 when a run fails,
 # its counts disagree with its journal, or its profile differs.
 #
-# `--short` (CI): init costs a tenth as long and sizes up to 1 MiB, to prove the script works.
+# `--short` (CI): init costs a tenth as long, sizes up to 1 MiB, and two runs only (zero cost with
+# env trials, the start-up cost in pair mode), to prove the script and its checks still work.
 # usage: bench/pair_mode_bench.sh [--short] [NCCLTUNE] [LIBFAKECUDA] [LIBFAKENCCL] [FIXTURES]
 set -euo pipefail
 max_bytes=16M
@@ -74,7 +75,9 @@ echo "# pair mode: tune --ops all_reduce, 2 emulated nodes x 2 GPUs, sizes to $m
 echo "# start-up cost: $(grep '^init_cost_ms:' "$startup")"
 printf '%-24s %8s %7s %7s %7s %9s  %s\n' run "wall s" trials inits pairs inits/tr "env + per_size"
 run zero-cost,env-trials "$fixtures/models/tune-one-knob.yaml" off
-run zero-cost,pair-mode "$fixtures/models/tune-one-knob.yaml" auto
-run start-up,env-trials "$startup" off
+if [ "$short" = 0 ]; then
+  run zero-cost,pair-mode "$fixtures/models/tune-one-knob.yaml" auto
+  run start-up,env-trials "$startup" off
+fi
 run start-up,pair-mode "$startup" auto
 echo "# env + per_size: the same as the first run's, or the run fails"
