@@ -27,6 +27,7 @@
 #include "collectives/nccl_declarations.h"
 #include "comm_model.h"
 #include "element_ops.h"
+#include "env_plugin_host.h"
 #include "fake_model.h"
 #include "fakecuda_hooks.h"
 #include "nccl_debug.h"
@@ -357,7 +358,8 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
-  if (nccltune::fake::corrupts(view.behaviour, *pair)) nccltune::fake::corrupt_elements(recvbuff, out_count, size);
+  if (nccltune::fake::corrupts(view.behaviour, *pair))
+    nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const double model_bytes = static_cast<double>(nbytes);
   // The plugin's nChannels caps the channels NCCL uses (getAlgoInfo); the time keeps the
   // communicator's channels (not modelled).
@@ -497,7 +499,10 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   // A real communicator takes a second or more to come up (init_cost_ms.nccl_comm).
   if (model->init_cost.nccl_comm_ms > 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(model->init_cost.nccl_comm_ms));
-  const nccltune::fake::NcclEnv env = nccltune::fake::read_nccl_env(environ);
+  // Every variable through the env plugin, as NCCL 2.28.9 reads them (env_plugin_host.h).
+  nccltune::fake::PluginEnv plugin_env =
+      nccltune::fake::read_nccl_env_through_plugin(environ, model->nccl_version);
+  const nccltune::fake::NcclEnv& env = plugin_env.env;
   // NCCL counts nodes by host: every rank's host, then this rank's place among them. A
   // communicator split off a job gets its own count, whatever its ranks' numbers.
   Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
@@ -526,6 +531,11 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     shared->mark_failed();
     return result;
   };
+  if (plugin_env.init_failed) {
+    for (const auto& line : plugin_env.lines)
+      if (line.warning) say(who + line.text);
+    return failed_init("the env plugin's init failed", ncclSystemError);
+  }
   FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes);
   Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
       nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
@@ -540,6 +550,12 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
   }
   DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
+  for (const auto& line : plugin_env.lines) {
+    if (line.warning)
+      log.warn(line.text);
+    else
+      log.info(nccltune::fake::kSubsysInit | nccltune::fake::kSubsysEnv, line.text);
+  }
   for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place))
     log.info(line.subsystems, line.message);
   auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "plugin_library.h"
+
 namespace nccltune::fake {
 namespace {
 
@@ -59,30 +61,6 @@ void info(DebugLog& log, const std::string& text) {
   log.info(kSubsysInit | kSubsysTuning, text);
 }
 
-// openPluginLib: the name as dlopen takes it; then, for a bare name (no '/', not "lib*.so"),
-// libnccl-tuner-<name>.so.
-void* open_library(const std::string& name, DebugLog& log, std::string& opened) {
-  std::vector<std::string> candidates{name};
-  const bool library_name = name.rfind("lib", 0) == 0 && name.size() >= 3 && name.ends_with(".so");
-  if (name.find('/') == std::string::npos && !library_name)
-    candidates.push_back("libnccl-tuner-" + name + ".so");
-  std::string missing;
-  for (const std::string& candidate : candidates) {
-    if (void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      opened = candidate;
-      return handle;
-    }
-    const char* error = dlerror();
-    const std::string why = error ? error : "unknown error";
-    if (why.find("No such file or directory") != std::string::npos)
-      missing += " " + candidate;
-    else
-      info(log, "TUNER/Plugin: " + candidate + ": " + why);
-  }
-  if (!missing.empty()) info(log, "TUNER/Plugin: Could not find:" + missing);
-  return nullptr;
-}
-
 }  // namespace
 
 std::optional<std::pair<int, int>> cost_table_cell(const AlgoProto& pair) {
@@ -125,7 +103,9 @@ TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, std::uint
   Opened result;
   if (name.empty() || strcasecmp(name.c_str(), "none") == 0) return result;  // as ncclTunerPluginLoad
   std::string opened;
-  void* library = open_library(name, log, opened);
+  std::vector<std::string> lines;
+  void* library = open_plugin_library(name, "libnccl-tuner", "TUNER", opened, lines);
+  for (const std::string& line : lines) info(log, line);
   if (library == nullptr) return result;
   std::unique_ptr<TunerPluginHost> host(new TunerPluginHost);
   host->library_ = library;

@@ -4,10 +4,12 @@
 # one byte over the reader's cap. Each case must end within 20 s with the command's documented
 # exit code and at most one line on stderr, and leave the inputs, and an output file it was asked
 # to write, as they were.
-# usage: hostile_input_test.sh NCCLTUNE NCCLTUNED NCCLTUNE_ENV FIXTURES
-nccltune=$1 nccltuned=$2 nccltune_env=$3 fixtures=$4
+# The NCCL env plugin meets the same inputs as its config, node state, store profile and named
+# profile: NCCL's init goes on (init returns 0), nothing is served, at most two log lines.
+# usage: hostile_input_test.sh NCCLTUNE NCCLTUNED NCCLTUNE_ENV FIXTURES ENV_PLUGIN ENV_PLUGIN_LOADER
+nccltune=$1 nccltuned=$2 nccltune_env=$3 fixtures=$4 env_plugin=$5 env_loader=$6
 source "$(dirname "$0")/lib.sh"
-unset NCCLTUNE_CONFIG SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT
+unset NCCLTUNE_CONFIG NCCLTUNE_PROFILE NCCLTUNE_PROFILES NCCLTUNE_NODE_STATE NCCLTUNE_DISABLE SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT
 
 MiB=$((1 << 20))
 kinds=(empty garbage fifo directory dev-zero bad-utf8 nul over-cap)
@@ -129,6 +131,46 @@ for kind in "${kinds[@]}"; do
   case_row config "$kind" "$(want config "$kind" 1)" "$nccltuned" --once --config @ --from "$dgx" \
     --runtime-dir "$work/outputs/run" --state-dir "$work/outputs/state" --metrics-dir "$work/outputs/metrics"
 done
+
+# env_plugin_case WHAT INPUT VAR=VALUE...: the env plugin, loaded as NCCL 2.28 loads it, for a job
+# of 2 nodes x 8 GPUs, serves nothing and lets NCCL's init go on.
+env_plugin_case() {
+  local what=$1 input=$2
+  shift 2
+  local before
+  before=$(disk_state "$work/inputs")
+  timeout 20 env NCCLTUNE_NODES=2 NCCLTUNE_GPUS_PER_NODE=8 "$@" "$env_loader" "$env_plugin" 2 28 \
+    NCCL_NVLS_ENABLE NCCL_ALGO >"$work/stdout" 2>"$work/stderr" </dev/null
+  local got=$?
+  if [ "$got" -eq 0 ]; then pass; else fail "env plugin, $what: exit $got (NCCL's init would fail), expected 0"; fi
+  if grep -q '^NCCL_[A-Z_]*=' "$work/stdout"; then fail "env plugin, $what: served $(grep '^NCCL_' "$work/stdout" | head -1)"; else pass; fi
+  local lines
+  lines=$(grep -c -E '^(INFO|WARN) ' "$work/stdout")
+  if [ "$lines" -ge 1 ] && [ "$lines" -le 2 ]; then pass; else fail "env plugin, $what: $lines log lines, expected 1 or 2"; fi
+  if [ "$(disk_state "$work/inputs")" == "$before" ]; then pass; else fail "env plugin, $what: changed what is on disk"; fi
+}
+store=$work/env-store
+key=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
+mkdir -p "$store/$key" && chmod 755 "$store" "$store/$key"
+printf 'env:\n  store: %s\n' "$store" >"$work/env-config.yaml"
+for kind in "${kinds[@]}"; do
+  input=$(make_input "$kind" "$fixtures/plugin/h100-2n.yaml" $((16 * MiB)))
+  env_plugin_case "$kind profile (NCCLTUNE_PROFILE)" "$input" NCCLTUNE_PROFILE="$input"
+  env_plugin_case "$kind config" "$input" NCCLTUNE_CONFIG="$input" NCCLTUNE_NODE_STATE="$fixtures/plugin/node.yaml"
+  env_plugin_case "$kind node state" "$input" NCCLTUNE_CONFIG="$work/env-config.yaml" NCCLTUNE_NODE_STATE="$input"
+  if [ "$kind" != dev-zero ]; then
+    ln -sfn "$input" "$store/$key/2n.yaml"
+    env_plugin_case "$kind store profile" "$input" NCCLTUNE_CONFIG="$work/env-config.yaml" \
+      NCCLTUNE_NODE_STATE="$fixtures/plugin/node.yaml"
+    rm -f "$store/$key/2n.yaml"
+  fi
+  if [ "$kind" = directory ]; then rmdir "$input"; elif [ "$kind" != dev-zero ]; then rm -f "$input"; fi
+done
+# A store others may write to: refused, whatever it holds.
+cp "$fixtures/plugin/h100-2n.yaml" "$store/$key/2n.yaml" && chmod 644 "$store/$key/2n.yaml" && chmod 777 "$store"
+env_plugin_case "a store writable by all" "$store" NCCLTUNE_CONFIG="$work/env-config.yaml" \
+  NCCLTUNE_NODE_STATE="$fixtures/plugin/node.yaml"
+chmod 755 "$store"
 
 # Node facts read from a snapshot's sysfs and proc copies (a RoCE port's GID entry, a netdev's MTU,
 # the kernel release), each replaced by every hostile kind: the attribute reads as absent or as

@@ -101,6 +101,7 @@ class FleetRun {
 TrialSpec FleetRun::group_spec(const RankGroup& group, const StagePlan& plan) const {
   TrialSpec spec = rank_trial_spec(group, layout_.local_rank, o_.cuda_lib, o_.nccl_lib, plan.init_timeout_s,
                                    plan.size_timeout_s);
+  spec.env.emplace(kProfileOffVariable, "1");  // NCCL's defaults on every node, never a served profile
   // Each repeat: the latency size, then the bandwidth size (an additive step gives exactly both).
   spec.config.collectives.assign(static_cast<std::size_t>(o_.repeats), o_.collective);
   SweepOptions& sweep = spec.config.sweep;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <string_view>
 #include <system_error>
 
 #include "base/atomic_file.h"
@@ -13,10 +15,40 @@ namespace nccltune {
 
 namespace {
 
+// "2.28" as 228: NCCL's major.minor, nothing else.
+std::optional<int> major_minor(std::string_view text) {
+  const auto dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size() || text.size() > 6)
+    return std::nullopt;
+  int major = 0, minor = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i == dot) continue;
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    int& part = i < dot ? major : minor;
+    part = part * 10 + (text[i] - '0');
+  }
+  if (minor > 99) return std::nullopt;
+  return major * 100 + minor;
+}
+
+void read_nccl_compatible(const YAML::Node& node, EnvConfig& config) {
+  const std::string range = yaml_text(node, "env.nccl_compatible");
+  if (range.empty()) return;
+  const auto dash = range.find('-');
+  const std::optional<int> low = major_minor(std::string_view(range).substr(0, dash));
+  const std::optional<int> high =
+      dash == std::string::npos ? low : major_minor(std::string_view(range).substr(dash + 1));
+  if (!low || !high || *low > *high)
+    yaml_fail(yaml_line(node), "env.nccl_compatible",
+              "'" + printable_excerpt(range, 40) + "' is not a range of NCCL versions like 2.27-2.29");
+  config.nccl_compatible = NcclVersionRange{*low, *high};
+}
+
 void read_env_section(const YAML::Node& section, EnvConfig& config) {
   const std::string field = "env";
   if (section.IsNull()) return;  // `env:` with nothing under it
-  yaml_check_keys(section, field, {"store", "prefer", "allow_names"});
+  yaml_check_keys(section, field, {"store", "prefer", "allow_names", "nccl_compatible"});
+  if (const YAML::Node range = section["nccl_compatible"]) read_nccl_compatible(range, config);
   if (const YAML::Node store = section["store"]) {
     const std::string path = yaml_text(store, "env.store");
     if (path.empty() || path.front() != '/')

@@ -62,17 +62,13 @@ std::string shown(std::string_view text) {
   return printable_excerpt(text, 40);
 }
 
-struct Variable {
-  std::string name, value;
-};
+}  // namespace
 
-// The profile's env as it may be emitted: names and values checked again (the profile may not
-// have come from read_profile), NCCL_ALGO / NCCL_PROTO scoped where NCCL understands it.
-std::vector<Variable> checked_variables(const Profile& profile, const std::vector<std::string>& allow_names,
-                                        std::vector<std::string>& warnings) {
+std::vector<EnvSetting> checked_env(const Profile& profile, const std::vector<std::string>& allow_names,
+                                    std::vector<std::string>& warnings) {
   const bool scoped = uses_scoped_syntax(profile.shape);
   const std::vector<std::string_view> functions = tuned_functions(profile);
-  std::vector<Variable> variables;
+  std::vector<EnvSetting> variables;
   for (const auto& [name, value] : profile.env) {
     if (is_denied_env_name(name)) {
       warnings.push_back("dropped '" + shown(name) +
@@ -98,6 +94,8 @@ std::vector<Variable> checked_variables(const Profile& profile, const std::vecto
   }
   return variables;
 }
+
+namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -224,10 +222,10 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
     emission.text = tuner_csv(profile, emission.warnings);
     return emission;
   }
-  const std::vector<Variable> variables = checked_variables(profile, allow_names, emission.warnings);
+  const std::vector<EnvSetting> variables = checked_env(profile, allow_names, emission.warnings);
   if (format == EnvFormat::json) {
     nlohmann::ordered_json env = nlohmann::ordered_json::object();
-    for (const Variable& variable : variables) env[variable.name] = variable.value;
+    for (const EnvSetting& variable : variables) env[variable.name] = variable.value;
     const nlohmann::ordered_json object = {
         {"env", env}, {"profiles", origin.sources}, {"withheld", origin.withheld}};
     emission.text = object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -236,7 +234,7 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
   // Values hold only [A-Za-z0-9_,.:^=+-]: nothing any of these readers treats specially, so only
   // the shell gets quotes (and single quotes stop everything there). Slurm's TaskProlog protocol,
   // systemd's EnvironmentFile and nccl.conf would keep quotes as part of the value.
-  for (const Variable& variable : variables) {
+  for (const EnvSetting& variable : variables) {
     switch (format) {
       case EnvFormat::sh: emission.text += "export " + variable.name + "='" + variable.value + "'\n"; break;
       case EnvFormat::slurm: emission.text += "export " + variable.name + "=" + variable.value + "\n"; break;

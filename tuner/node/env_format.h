@@ -46,6 +46,16 @@ struct EnvOrigin {
   std::vector<std::string> withheld;
 };
 
+struct EnvSetting {
+  std::string name, value;
+};
+
+// The profile's env as a job may get it, in the profile's order: the names and values render_env
+// emits (below), NCCL_ALGO / NCCL_PROTO scoped where the profile's NCCL understands it; one line in
+// `warnings` per name or value dropped. For the renderers and the NCCL env plugin alike.
+std::vector<EnvSetting> checked_env(const Profile& profile, const std::vector<std::string>& allow_names,
+                                    std::vector<std::string>& warnings);
+
 // The profile's env in `format`. A name is emitted when it matches ^NCCL_[A-Z0-9_]+$ or is one of
 // `allow_names` (which must match ^[A-Z][A-Z0-9_]*$ themselves) and is not is_denied_env_name
 // (env_config.h: names that load code, change the loader or a shell, or name files); a value when it

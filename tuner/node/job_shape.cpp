@@ -9,20 +9,6 @@ namespace nccltune {
 
 namespace {
 
-constexpr int kMaxCount = 1 << 20;
-
-// Digits only (no sign, no spaces), `min`..kMaxCount; the error names `what`.
-Result<int> count(const std::string& text, const std::string& what, int min) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool digits_only = !text.empty() && text.front() != '-' && text.front() != '+';
-  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min ||
-      value > kMaxCount)
-    return Error{what + ": '" + printable_excerpt(text, 40) + "' is not a whole number from " +
-                 std::to_string(min)};
-  return value;
-}
-
 const std::string* variable(const std::map<std::string, std::string>& environment, const std::string& name) {
   const auto found = environment.find(name);
   return found == environment.end() ? nullptr : &found->second;
@@ -30,15 +16,26 @@ const std::string* variable(const std::map<std::string, std::string>& environmen
 
 }  // namespace
 
+Result<int> parse_job_count(const std::string& text, const std::string& what, int min) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits_only = !text.empty() && text.front() != '-' && text.front() != '+';
+  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min ||
+      value > kMaxJobCount)
+    return Error{what + ": '" + printable_excerpt(text, 40) + "' is not a whole number from " +
+                 std::to_string(min)};
+  return value;
+}
+
 Result<JobShape> job_shape(const JobShapeFlags& flags,
                            const std::map<std::string, std::string>& environment) {
   JobShape job;
   if (flags.nodes) {
-    const Result<int> nodes = count(*flags.nodes, "--nodes", 1);
+    const Result<int> nodes = parse_job_count(*flags.nodes, "--nodes", 1);
     if (!nodes) return Error{nodes.error()};
     job.nodes = *nodes;
   } else if (const std::string* text = variable(environment, "SLURM_JOB_NUM_NODES")) {
-    const Result<int> nodes = count(*text, "SLURM_JOB_NUM_NODES", 1);
+    const Result<int> nodes = parse_job_count(*text, "SLURM_JOB_NUM_NODES", 1);
     if (!nodes) return Error{nodes.error()};
     job.nodes = *nodes;
   } else {
@@ -57,7 +54,7 @@ Result<JobShape> job_shape(const JobShapeFlags& flags,
   };
   for (const Source& source : sources) {
     if (!source.text) continue;
-    const Result<int> gpus = count(*source.text, source.name, source.min);
+    const Result<int> gpus = parse_job_count(*source.text, source.name, source.min);
     if (!gpus) return Error{gpus.error()};
     job.gpus_per_node = *gpus;
     break;
@@ -67,8 +64,9 @@ Result<JobShape> job_shape(const JobShapeFlags& flags,
 
 JobShape communicator_shape(std::size_t ranks, std::size_t nodes) {
   JobShape job;
-  job.nodes = nodes > static_cast<std::size_t>(kMaxCount) ? kMaxCount : static_cast<int>(nodes);
-  const bool even = nodes > 0 && ranks % nodes == 0 && ranks / nodes <= static_cast<std::size_t>(kMaxCount);
+  job.nodes = nodes > static_cast<std::size_t>(kMaxJobCount) ? kMaxJobCount : static_cast<int>(nodes);
+  const bool even =
+      nodes > 0 && ranks % nodes == 0 && ranks / nodes <= static_cast<std::size_t>(kMaxJobCount);
   job.gpus_per_node = even ? static_cast<int>(ranks / nodes) : 0;
   return job;
 }

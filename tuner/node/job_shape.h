@@ -20,6 +20,12 @@ struct JobShape {
   friend bool operator==(const JobShape&, const JobShape&) = default;
 };
 
+inline constexpr int kMaxJobCount = 1 << 20;
+
+// A node, GPU or rank count as a launcher or flag gives it: digits only (no sign, no spaces),
+// `min`..kMaxJobCount; the error names `what` (the flag or variable).
+Result<int> parse_job_count(const std::string& text, const std::string& what, int min);
+
 // The command line's say, as typed (validated here, so that a bad value is one fail-open error
 // like any other).
 struct JobShapeFlags {

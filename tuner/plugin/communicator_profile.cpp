@@ -23,8 +23,13 @@ std::string count_text(std::size_t count, const char* one, const char* many) {
   return std::to_string(count) + (count == 1 ? one : many);
 }
 
-std::string shape_text(std::size_t nodes, std::size_t ranks) {
-  return count_text(nodes, " node, ", " nodes, ") + count_text(ranks, " rank", " ranks");
+// "2 nodes, 16 ranks"; "2 nodes" when the ranks per node are unknown.
+std::string shape_text(const JobShape& job) {
+  const auto nodes = static_cast<std::size_t>(job.nodes);
+  if (!job.gpus_per_node) return count_text(nodes, " node", " nodes");
+  if (*job.gpus_per_node == 0) return count_text(nodes, " node", " nodes") + " with uneven ranks per node";
+  return count_text(nodes, " node, ", " nodes, ") +
+         count_text(nodes * static_cast<std::size_t>(*job.gpus_per_node), " rank", " ranks");
 }
 
 // "; withheld (NCCL's own choice stands): A; B", or "" when nothing was.
@@ -45,11 +50,10 @@ struct Lookup {
   // A profile measured with gpus_per_node ranks on each node says nothing about a communicator
   // with another number per node (a tensor-parallel group inside a node, a pipeline stage across
   // nodes): one INFO line and NCCL's own choices.
-  void not_fitting(const std::filesystem::path& file, const ProfileShape& shape, std::size_t ranks,
-                   std::size_t nodes) {
+  void not_fitting(const std::filesystem::path& file, const ProfileShape& shape, const JobShape& job) {
     info("not using " + file.string() + ": tuned for " +
          count_text(static_cast<std::size_t>(shape.gpus_per_node), " GPU", " GPUs") +
-         " per node, this communicator has " + shape_text(nodes, ranks) + "; NCCL's own choices stand");
+         " per node, this job has " + shape_text(job) + "; NCCL's own choices stand");
   }
 
   void use(Profile profile, const std::filesystem::path& file) {
@@ -58,15 +62,14 @@ struct Lookup {
   }
 };
 
-void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::size_t ranks,
-                     std::size_t nodes) {
+void from_named_file(Lookup& lookup, const std::filesystem::path& file, const JobShape& job) {
   Result<Profile> profile = read_profile(file);
   if (!profile) return lookup.warn(profile.error());
-  if (!profile_fits_job(profile->shape, communicator_shape(ranks, nodes)))
-    return lookup.not_fitting(file, profile->shape, ranks, nodes);
+  if (!profile_fits_job(profile->shape, job)) return lookup.not_fitting(file, profile->shape, job);
   const auto tuned_nodes = static_cast<std::size_t>(profile->shape.nodes);
+  const auto nodes = static_cast<std::size_t>(job.nodes);
   if (tuned_nodes == nodes) {
-    lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks));
+    lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(job));
     return lookup.use(std::move(*profile), file);
   }
   // Measured at another node count: the serving rule, with that count on one side only.
@@ -74,13 +77,12 @@ void from_named_file(Lookup& lookup, const std::filesystem::path& file, std::siz
   const bool below = tuned_nodes < nodes;
   ServedProfile served = serve_unmeasured_count(static_cast<int>(nodes), below ? measured : MeasuredCount{},
                                                 below ? MeasuredCount{} : measured, below);
-  lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(nodes, ranks) +
-              ", tuned for " + count_text(tuned_nodes, " node", " nodes") + withheld_text(served.withheld));
+  lookup.info("using " + file.string() + " (NCCLTUNE_PROFILE) for " + shape_text(job) + ", tuned for " +
+              count_text(tuned_nodes, " node", " nodes") + withheld_text(served.withheld));
   lookup.use(std::move(served.profile), file);
 }
 
-void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t ranks, std::size_t nodes,
-                uid_t caller_uid) {
+void from_store(Lookup& lookup, const ProfileLocations& locations, const JobShape& job, uid_t caller_uid) {
   Result<EnvConfig> config = read_env_config(locations.config, locations.config_named);
   if (!config) return lookup.warn(config.error());
   const std::filesystem::path store = locations.store.empty() ? config->store : locations.store;
@@ -93,18 +95,16 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, std::size_t r
   if (!key) return lookup.warn(key.error());
 
   Result<ProfileForJob> loaded =
-      find_profile_for_job(store, *key, communicator_shape(ranks, nodes), config->prefer_below, caller_uid,
-                           ProfileParts::for_jobs);
+      find_profile_for_job(store, *key, job, config->prefer_below, caller_uid, ProfileParts::for_jobs);
   if (!loaded) return lookup.warn(loaded.error());
   if (!loaded->stored)
-    return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(nodes, ranks) +
-                       ")");
+    return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(job) + ")");
   StoreProfile& found = *loaded->stored;
-  if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile.shape, ranks, nodes);
+  if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile.shape, job);
   std::string sources;
   for (const std::string& source : loaded->served.sources)
     sources += (sources.empty() ? "" : " and ") + source;
-  lookup.info("using " + sources + " for " + shape_text(nodes, ranks) +
+  lookup.info("using " + sources + " for " + shape_text(job) +
               (found.match.exact ? "" : " (the measured node counts around it)") +
               withheld_text(loaded->served.withheld));
   lookup.use(std::move(loaded->served.profile), found.match.file);
@@ -146,14 +146,19 @@ ProfileLocations profile_locations_from_environment() {
   return locations;
 }
 
-CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
-                                              std::size_t nodes, uid_t caller_uid) {
+CommunicatorProfile find_job_profile(const ProfileLocations& locations, const JobShape& job,
+                                     uid_t caller_uid) {
   Lookup lookup;
   if (!locations.profile_file.empty())
-    from_named_file(lookup, locations.profile_file, ranks, nodes);
+    from_named_file(lookup, locations.profile_file, job);
   else
-    from_store(lookup, locations, ranks, nodes, caller_uid);
+    from_store(lookup, locations, job, caller_uid);
   return std::move(lookup.result);
+}
+
+CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
+                                              std::size_t nodes, uid_t caller_uid) {
+  return find_job_profile(locations, communicator_shape(ranks, nodes), caller_uid);
 }
 
 CachedCommunicatorProfile cached_communicator_profile(const ProfileLocations& locations, std::size_t ranks,

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "node/job_shape.h"
 #include "node/node_paths.h"
 #include "profile/profile.h"
 
@@ -52,7 +53,12 @@ struct CommunicatorProfile {
   std::vector<PluginLogLine> log;
 };
 
-// One lookup, uncached. `caller_uid`: whose ownership of the store is trusted besides root's.
+// One lookup for a job of `job`'s shape, uncached. `caller_uid`: whose ownership of the store is
+// trusted besides root's.
+CommunicatorProfile find_job_profile(const ProfileLocations& locations, const JobShape& job,
+                                     uid_t caller_uid);
+
+// find_job_profile for a communicator of `ranks` over `nodes`.
 CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
                                               std::size_t nodes, uid_t caller_uid);
 

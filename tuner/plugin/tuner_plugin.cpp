@@ -181,18 +181,6 @@ ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t log
 }  // namespace
 }  // namespace nccltune
 
-// The libstdc++ linked in (CMakeLists.txt) allocates its emergency exception pool (71 KiB) when
-// the plugin loads and never frees it. NCCL dlcloses the plugin with its last communicator and
-// loads it again with the next, so each cycle would leak one pool (LeakSanitizer found it).
-// __freeres is libstdc++'s own hook for freeing it (valgrind calls it); this is the plugin's
-// private copy, so it frees the plugin's pool only.
-namespace __gnu_cxx {
-void __freeres() __attribute__((weak));
-}
-__attribute__((destructor)) static void free_exception_pool() {
-  if (__gnu_cxx::__freeres != nullptr) __gnu_cxx::__freeres();
-}
-
 // The only symbols the library exports (the version script hides everything else): NCCL's two
 // tables and the pair control.
 extern "C" {

@@ -128,6 +128,7 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
                          const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
   RankGroup& group = *on.group;
   spec.env = request.env;
+  spec.env.emplace(kProfileOffVariable, "1");  // a trial measures its own settings, never a served profile
   spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
   spec.config.sweep.max_bytes = request.grid.max_bytes;
   spec.config.sweep.step_factor = request.grid.factor;

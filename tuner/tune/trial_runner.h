@@ -23,6 +23,11 @@ namespace nccltune {
 enum class TimeRule { rank0, average, min, max };
 std::string_view to_string(TimeRule rule);  // "rank0", "avg", "min", "max"
 
+// NCCLTUNE_DISABLE=1: nccltune's env plugin serves this process nothing, should NCCL load it (as
+// libnccl-env.so, or NCCL_ENV_PLUGIN in a node's nccl.conf). Tune and fleet set it for their
+// workers, which measure the settings they are given and nothing else.
+inline constexpr const char* kProfileOffVariable = "NCCLTUNE_DISABLE";
+
 struct TrialSpec {
   std::vector<std::string> worker_command = installed_worker_command();  // argv before the worker's own
   std::map<std::string, std::string> env;  // the trial's variables (NCCL_* and others)

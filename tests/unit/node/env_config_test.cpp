@@ -31,6 +31,7 @@ TEST(EnvConfig, Defaults) {
     EXPECT_EQ(config->store, std::filesystem::path("/shared/nccltune/profiles")) << text;
     EXPECT_TRUE(config->prefer_below);
     EXPECT_TRUE(config->allow_names.empty());
+    EXPECT_FALSE(config->nccl_compatible);
   }
 }
 
@@ -43,6 +44,29 @@ TEST(EnvConfig, EveryKey) {
   EXPECT_EQ(config->store, std::filesystem::path("/srv/profiles"));
   EXPECT_FALSE(config->prefer_below);
   EXPECT_EQ(config->allow_names, (std::vector<std::string>{"UCX_TLS", "NCCL_X"}));
+}
+
+TEST(EnvConfig, NcclCompatibleRange) {
+  const Result<EnvConfig> range = parse_env_config("env:\n  nccl_compatible: 2.27-2.29\n", "nccltune.yaml");
+  ASSERT_TRUE(range.ok()) << range.error();
+  ASSERT_TRUE(range->nccl_compatible);
+  EXPECT_EQ(range->nccl_compatible->low, 227);
+  EXPECT_EQ(range->nccl_compatible->high, 229);
+  EXPECT_TRUE(range->nccl_compatible->holds(228));
+  EXPECT_FALSE(range->nccl_compatible->holds(230));
+  const Result<EnvConfig> one = parse_env_config("env: {nccl_compatible: '2.28'}\n", "nccltune.yaml");
+  ASSERT_TRUE(one.ok()) << one.error();
+  EXPECT_EQ(one->nccl_compatible->low, 228);
+  EXPECT_EQ(one->nccl_compatible->high, 228);
+  const Result<EnvConfig> none = parse_env_config("env: {nccl_compatible: ''}\n", "nccltune.yaml");
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_FALSE(none->nccl_compatible);
+  for (const char* bad :
+       {"2.29-2.27", "2", "2.28.9", "two.28", "2.28-", "-2.28", "2.100", "2.28-3.x", "[2.27]"})
+    EXPECT_NE(
+        rejection(std::string("env:\n  nccl_compatible: ") + bad + "\n").find(":2: env.nccl_compatible"),
+        std::string::npos)
+        << bad;
 }
 
 TEST(EnvConfig, ErrorsNameLineAndField) {

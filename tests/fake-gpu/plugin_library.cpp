@@ -1,0 +1,30 @@
+#include "plugin_library.h"
+
+#include <dlfcn.h>
+
+namespace nccltune::fake {
+
+void* open_plugin_library(const std::string& name, const std::string& prefix, const std::string& tag,
+                          std::string& opened, std::vector<std::string>& lines) {
+  std::vector<std::string> candidates{name.empty() ? prefix + ".so" : name};
+  const bool library_name = name.rfind("lib", 0) == 0 && name.size() >= 3 && name.ends_with(".so");
+  if (!name.empty() && name.find('/') == std::string::npos && !library_name)
+    candidates.push_back(prefix + "-" + name + ".so");
+  std::string missing;
+  for (const std::string& candidate : candidates) {
+    if (void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      opened = candidate;
+      return handle;
+    }
+    const char* error = dlerror();
+    const std::string why = error ? error : "unknown error";
+    if (why.find("No such file or directory") != std::string::npos)
+      missing += " " + candidate;
+    else
+      lines.push_back(tag + "/Plugin: " + candidate + ": " + why);
+  }
+  if (!missing.empty()) lines.push_back(tag + "/Plugin: Could not find:" + missing);
+  return nullptr;
+}
+
+}  // namespace nccltune::fake
