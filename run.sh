@@ -19,8 +19,8 @@ packages=(
   libgtest-dev libopenmpi-dev openmpi-bin libsystemd-dev
 )
 # Only the tests need these: a one-node Slurm, systemd-analyze for the unit, a headless browser,
-# clang-14 and its runtime (libFuzzer, sanitizers) for the fuzz targets.
-test_packages=(slurm-wlm munge systemd chromium clang-14 libclang-rt-14-dev)
+# clang-14 and its runtime (libFuzzer, sanitizers) for the fuzz targets, PyYAML for the manifest check.
+test_packages=(slurm-wlm munge systemd chromium clang-14 libclang-rt-14-dev python3-yaml)
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 
 install_missing_packages() {
