@@ -19,8 +19,9 @@ packages=(
   libgtest-dev libopenmpi-dev openmpi-bin libsystemd-dev
 )
 # Only the tests need these: a one-node Slurm, systemd-analyze for the unit, a headless browser,
-# clang-14 and its runtime (libFuzzer, sanitizers) for the fuzz targets, PyYAML for the manifest check.
-test_packages=(slurm-wlm munge systemd chromium clang-14 libclang-rt-14-dev python3-yaml)
+# clang-14 and its runtime (libFuzzer, sanitizers) for the fuzz targets, PyYAML for the manifest check,
+# dpkg-dev and file for the Debian package (cpack reads Depends: with dpkg-shlibdeps).
+test_packages=(slurm-wlm munge systemd chromium clang-14 libclang-rt-14-dev python3-yaml dpkg-dev file)
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 
 install_missing_packages() {

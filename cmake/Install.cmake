@@ -12,8 +12,12 @@ install(CODE "
   if(NOT CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\")
     message(STATUS \"nccltune: installing into \${CMAKE_INSTALL_PREFIX}, but the binaries read their config at \${NCCLTUNE_CONFIG_FILE} (configured prefix ${CMAKE_INSTALL_PREFIX}); the config goes there. Configure with -DCMAKE_INSTALL_PREFIX=\${CMAKE_INSTALL_PREFIX} to move it.\")
   endif()
-  configure_file(\"${PROJECT_SOURCE_DIR}/systemd/nccltuned.service.in\" \"${PROJECT_BINARY_DIR}/systemd/nccltuned.service\" @ONLY)
-  file(INSTALL \"${PROJECT_BINARY_DIR}/systemd/nccltuned.service\" DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")
+  # One copy per install prefix (its ExecStart names it): installs of this tree into several
+  # prefixes at once (the tests, cpack) never write one file.
+  string(MD5 prefix_hash \"\${CMAKE_INSTALL_PREFIX}\")
+  set(unit \"${PROJECT_BINARY_DIR}/systemd/\${prefix_hash}/nccltuned.service\")
+  configure_file(\"${PROJECT_SOURCE_DIR}/systemd/nccltuned.service.in\" \"\${unit}\" @ONLY)
+  file(INSTALL \"\${unit}\" DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")
   # An admin's edited config survives a reinstall: the shipped one is installed only when absent.
   if(EXISTS \"\$ENV{DESTDIR}\${NCCLTUNE_CONFIG_FILE}\")
     message(STATUS \"Keeping: \$ENV{DESTDIR}\${NCCLTUNE_CONFIG_FILE}\")
