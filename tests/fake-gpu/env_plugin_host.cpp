@@ -18,6 +18,10 @@ namespace nccltune::fake {
 namespace {
 
 using tuner_abi::ncclResult_t;
+// NCCL 2.28.7 to 2.30.7 look up ncclEnvPlugin_v1 only (src/plugin/env/env_v1.cc); v2, whose init
+// also takes NCCL's logger, came after 2.30.7 (NCCL's master, src/plugin/env/env_v2.cc).
+constexpr int kFirstEnvV2Version = 23100;
+
 using Logger = void (*)(int level, unsigned long flags, const char* file, int line, const char* format, ...);
 
 // NCCL's env plugin tables (plugins/env/example/nccl/env_v1.h, env_v2.h in NCCL 2.28.9).
@@ -82,7 +86,11 @@ void load(int nccl_version) {
   const auto patch = static_cast<std::uint8_t>(nccl_version % 100);
   ncclResult_t result{};
   emulate_launcher_locals();
-  if (const auto* v2 = static_cast<const EnvV2*>(dlsym(library, "ncclEnvPlugin_v2"))) {
+  // ncclEnvPlugin_v2 (init with NCCL's logger) only where NCCL looks it up: after 2.30.7.
+  const auto* v2 = nccl_version >= kFirstEnvV2Version
+                       ? static_cast<const EnvV2*>(dlsym(library, "ncclEnvPlugin_v2"))
+                       : nullptr;
+  if (v2 != nullptr) {
     loaded->lines.push_back(
         {false, std::string("ENV/Plugin: Using ") + (v2->name ? v2->name : "") + " (v2)"});
     loaded->lines.push_back({false, "Successfully loaded external env plugin " + opened});

@@ -41,6 +41,7 @@ std::string withheld_text(const std::vector<std::string>& withheld) {
 }
 
 struct Lookup {
+  const char* subject;  // "communicator" (the tuner plugin) or "job" (the env plugin)
   CommunicatorProfile result;
   void info(std::string text) { result.log.push_back({false, std::move(text)}); }
   void warn(std::string text) {
@@ -52,8 +53,8 @@ struct Lookup {
   // nodes): one INFO line and NCCL's own choices.
   void not_fitting(const std::filesystem::path& file, const ProfileShape& shape, const JobShape& job) {
     info("not using " + file.string() + ": tuned for " +
-         count_text(static_cast<std::size_t>(shape.gpus_per_node), " GPU", " GPUs") +
-         " per node, this job has " + shape_text(job) + "; NCCL's own choices stand");
+         count_text(static_cast<std::size_t>(shape.gpus_per_node), " GPU", " GPUs") + " per node, this " +
+         subject + " has " + shape_text(job) + "; NCCL's own choices stand");
   }
 
   void use(Profile profile, const std::filesystem::path& file) {
@@ -146,9 +147,11 @@ ProfileLocations profile_locations_from_environment() {
   return locations;
 }
 
-CommunicatorProfile find_job_profile(const ProfileLocations& locations, const JobShape& job,
-                                     uid_t caller_uid) {
-  Lookup lookup;
+namespace {
+
+CommunicatorProfile find_profile(const ProfileLocations& locations, const JobShape& job, uid_t caller_uid,
+                                 const char* subject) {
+  Lookup lookup{subject, {}};
   if (!locations.profile_file.empty())
     from_named_file(lookup, locations.profile_file, job);
   else
@@ -156,9 +159,16 @@ CommunicatorProfile find_job_profile(const ProfileLocations& locations, const Jo
   return std::move(lookup.result);
 }
 
+}  // namespace
+
+CommunicatorProfile find_job_profile(const ProfileLocations& locations, const JobShape& job,
+                                     uid_t caller_uid) {
+  return find_profile(locations, job, caller_uid, "job");
+}
+
 CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,
                                               std::size_t nodes, uid_t caller_uid) {
-  return find_job_profile(locations, communicator_shape(ranks, nodes), caller_uid);
+  return find_profile(locations, communicator_shape(ranks, nodes), caller_uid, "communicator");
 }
 
 CachedCommunicatorProfile cached_communicator_profile(const ProfileLocations& locations, std::size_t ranks,

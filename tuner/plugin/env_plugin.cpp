@@ -4,6 +4,7 @@
 // nothing. The profile is found and checked once, in init; getEnv only reads what init built, so
 // it never blocks. Loaded into every NCCL application: every entry point catches, logs and
 // returns ncclSuccess, so a broken store or config never fails NCCL's init (fail-open).
+#include <strings.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,14 +30,30 @@ using namespace nccl_abi;
 using ServedValues = std::map<std::string, std::string, std::less<>>;
 ServedValues* served_values = nullptr;
 
-// v2 logs through NCCL's logger (NCCL_DEBUG=INFO / WARN show it, with NCCL's own prefix); v1 has
-// none: its warnings go to stderr, its information nowhere.
+// v2 logs through NCCL's logger (NCCL_DEBUG=INFO / WARN show it, with NCCL's own prefix). v1, all
+// that NCCL 2.28.7 to 2.30.7 look up, has none: warnings go to stderr, and information too when
+// NCCL_DEBUG asks for INFO or TRACE, as NCCL's own lines would.
+bool nccl_debug_info() noexcept {
+  const char* level = std::getenv("NCCL_DEBUG");
+  return level != nullptr && (strcasecmp(level, "INFO") == 0 || strcasecmp(level, "TRACE") == 0);
+}
+
 void log_line(ncclDebugLogger_t logger, bool warning, const std::string& text) noexcept {
   if (logger != nullptr)
     logger(warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, NCCL_ENV | NCCL_INIT, __FILE__, __LINE__,
            "ENV/nccltune: %s", text.c_str());
-  else if (warning)
+  else if (warning || nccl_debug_info())
     std::fprintf(stderr, "nccltune env plugin: %s\n", text.c_str());
+}
+
+// For the catch handlers of init: builds no string, so it cannot throw (a std::bad_alloc escaping
+// a noexcept entry point would terminate the application).
+void log_failure(ncclDebugLogger_t logger, const char* reason) noexcept {
+  if (logger != nullptr)
+    logger(NCCL_LOG_WARN, NCCL_ENV | NCCL_INIT, __FILE__, __LINE__,
+           "ENV/nccltune: init failed: %s; NCCL's own settings stand", reason);
+  else
+    std::fprintf(stderr, "nccltune env plugin: init failed: %s; NCCL's own settings stand\n", reason);
 }
 
 std::map<std::string, std::string> serving_environment() {
@@ -47,20 +64,24 @@ std::map<std::string, std::string> serving_environment() {
   return environment;
 }
 
+ncclResult_t finalize() noexcept {
+  delete served_values;
+  served_values = nullptr;
+  return ncclSuccess;
+}
+
 ncclResult_t init_v2(std::uint8_t major, std::uint8_t minor, std::uint8_t patch, const char* /*suffix*/,
                      ncclDebugLogger_t logger) noexcept {
+  finalize();  // NCCL inits once per process; a second init starts over
   try {
     JobEnv served = job_env(serving_environment(), profile_locations_from_environment(),
                             NcclLibraryVersion{major, minor, patch}, ::geteuid());
     for (const PluginLogLine& line : served.log) log_line(logger, line.warning, line.text);
-    if (!served.values.empty()) {
-      delete served_values;
-      served_values = new ServedValues(served.values.begin(), served.values.end());
-    }
+    if (!served.values.empty()) served_values = new ServedValues(served.values.begin(), served.values.end());
   } catch (const std::exception& error) {
-    log_line(logger, true, std::string("init failed: ") + error.what() + "; NCCL's own settings stand");
+    log_failure(logger, error.what());
   } catch (...) {
-    log_line(logger, true, "init failed: unknown exception; NCCL's own settings stand");
+    log_failure(logger, "unknown exception");
   }
   return ncclSuccess;  // never NCCL's init failing because of a profile
 }
@@ -68,12 +89,6 @@ ncclResult_t init_v2(std::uint8_t major, std::uint8_t minor, std::uint8_t patch,
 ncclResult_t init_v1(std::uint8_t major, std::uint8_t minor, std::uint8_t patch,
                      const char* suffix) noexcept {
   return init_v2(major, minor, patch, suffix, nullptr);
-}
-
-ncclResult_t finalize() noexcept {
-  delete served_values;
-  served_values = nullptr;
-  return ncclSuccess;
 }
 
 const char* get_env(const char* name) noexcept {

@@ -145,6 +145,17 @@ TEST_F(EnvPlugin, TheJobsOwnValueWins) {
   EXPECT_EQ(get("PATH"), std::getenv("PATH"));  // any variable NCCL asks for: the process's
 }
 
+TEST_F(EnvPlugin, ASecondInitStartsOver) {
+  make_store();
+  setenv("WORLD_SIZE", "16", 1);
+  setenv("LOCAL_WORLD_SIZE", "8", 1);
+  init();
+  EXPECT_EQ(get("NCCL_NVLS_ENABLE"), "1") << all_log();
+  setenv("NCCLTUNE_DISABLE", "1", 1);
+  init();
+  EXPECT_EQ(get("NCCL_NVLS_ENABLE"), "(null)");
+}
+
 TEST_F(EnvPlugin, V1ServesTheSameWithoutALogger) {
   make_store();
   setenv("OMPI_COMM_WORLD_SIZE", "16", 1);
