@@ -566,9 +566,9 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     std::uint64_t comm_hash = 0xcbf29ce484222325ull;  // FNV-1a of the id, NCCL's commHash stands in
     for (const char byte : comm_id.internal)
       comm_hash = (comm_hash ^ static_cast<unsigned char>(byte)) * 0x100000001b3ull;
-    TunerPluginHost::Opened opened =
-        TunerPluginHost::open(plugin->second, comm_hash, static_cast<std::size_t>(nranks),
-                              static_cast<std::size_t>(place.nodes), created->log);
+    TunerPluginHost::Opened opened = TunerPluginHost::open(
+        plugin->second, created->model.nccl_version, comm_hash, static_cast<std::size_t>(nranks),
+        static_cast<std::size_t>(place.nodes), created->log);
     if (opened.init_failed) {
       const std::string why = "tuner plugin " + plugin->second + ": init returned " +
                               std::to_string(opened.init_result) + "; ncclCommInitRank fails";

@@ -64,6 +64,21 @@ typedef struct {
   ncclResult_t (*finalize)(void* context);
 } ncclTuner_v5_t;
 
+// v6 (NCCL 2.30.3, src/include/plugin/tuner/tuner_v6.h): v5 and an optional getChunkSize.
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
+                       ncclTunerConstants_v5_t* constants);
+  getCollInfo_t getCollInfo;
+  ncclResult_t (*finalize)(void* context);
+  ncclResult_t (*getChunkSize)(void* context, int collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize);
+} ncclTuner_v6_t;
+
+// The first NCCL that looks up ncclTunerPlugin_v6 (before v5).
+inline constexpr int kFirstTunerV6Version = 23003;
+
 typedef struct {
   const char* name;
   ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context);

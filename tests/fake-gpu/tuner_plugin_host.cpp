@@ -98,8 +98,9 @@ std::optional<AlgoProto> lowest_cost_pair(const CostTable& table, const std::opt
   return cell_pair(best->first, best->second);
 }
 
-TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, std::uint64_t comm_id,
-                                              std::size_t nranks, std::size_t nnodes, DebugLog& log) {
+TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, int nccl_version,
+                                              std::uint64_t comm_id, std::size_t nranks, std::size_t nnodes,
+                                              DebugLog& log) {
   Opened result;
   if (name.empty() || strcasecmp(name.c_str(), "none") == 0) return result;  // as ncclTunerPluginLoad
   std::string opened;
@@ -111,15 +112,25 @@ TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, std::uint
   host->library_ = library;
   host->log_ = &log;
   LogScope scope(&log);
-  if (const auto* v5 = static_cast<const ncclTuner_v5_t*>(dlsym(library, "ncclTunerPlugin_v5"))) {
+  ncclNvlDomainInfo_v5_t domains{static_cast<int>(nnodes), static_cast<int>(nranks / (nnodes ? nnodes : 1)),
+                                 static_cast<int>(nranks / (nnodes ? nnodes : 1))};
+  ncclTunerConstants_v5_t constants{};
+  const auto* v6 = nccl_version >= kFirstTunerV6Version
+                       ? static_cast<const ncclTuner_v6_t*>(dlsym(library, "ncclTunerPlugin_v6"))
+                       : nullptr;
+  if (v6 != nullptr) {
+    host->name_ = v6->name ? v6->name : "";
+    info(log, "TUNER/Plugin: Using " + host->name_ + " (v6)");
+    info(log, "Successfully loaded external tuner plugin " + opened);
+    host->get_coll_info_ = v6->getCollInfo;
+    host->finalize_ = v6->finalize;
+    result.init_result = v6->init(&host->context_, comm_id, nranks, nnodes, plugin_log, &domains, &constants);
+  } else if (const auto* v5 = static_cast<const ncclTuner_v5_t*>(dlsym(library, "ncclTunerPlugin_v5"))) {
     host->name_ = v5->name ? v5->name : "";
     info(log, "TUNER/Plugin: Using " + host->name_ + " (v5)");
     info(log, "Successfully loaded external tuner plugin " + opened);
     host->get_coll_info_ = v5->getCollInfo;
     host->finalize_ = v5->finalize;
-    ncclNvlDomainInfo_v5_t domains{static_cast<int>(nnodes), static_cast<int>(nranks / (nnodes ? nnodes : 1)),
-                                   static_cast<int>(nranks / (nnodes ? nnodes : 1))};
-    ncclTunerConstants_v5_t constants{};
     result.init_result = v5->init(&host->context_, comm_id, nranks, nnodes, plugin_log, &domains, &constants);
   } else if (const auto* v4 = static_cast<const ncclTuner_v4_t*>(dlsym(library, "ncclTunerPlugin_v4"))) {
     host->name_ = v4->name ? v4->name : "";

@@ -42,11 +42,12 @@ class TunerPluginHost {
     tuner_abi::ncclResult_t init_result = tuner_abi::ncclResult_t{};
   };
 
-  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value) and runs its init for a communicator of
+  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value; the v6 table first when `nccl_version`, the
+  // model's, is 2.30.3 or newer) and runs its init for a communicator of
   // `nranks` ranks on `nnodes` nodes, its lines going to `log` (which must outlive the host).
   // NCCL's INFO lines about the load go to `log` as well.
-  static Opened open(const std::string& name, std::uint64_t comm_id, std::size_t nranks, std::size_t nnodes,
-                     DebugLog& log);
+  static Opened open(const std::string& name, int nccl_version, std::uint64_t comm_id, std::size_t nranks,
+                     std::size_t nnodes, DebugLog& log);
 
   TunerPluginHost(const TunerPluginHost&) = delete;
   TunerPluginHost& operator=(const TunerPluginHost&) = delete;

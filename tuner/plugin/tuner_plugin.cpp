@@ -1,7 +1,8 @@
 // The NCCL tuner plugin's entry points (libnccl-tuner-nccltune.so, NCCL_TUNER_PLUGIN=nccltune):
-// the v5 and v4 tables NCCL 2.28 looks up by name. This library is loaded into every NCCL
-// application, so nothing may escape it: every entry point catches, logs through NCCL's logger
-// and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own choices.
+// the v6, v5 and v4 tables NCCL looks up by name (v6 from NCCL 2.30.3, v5 from 2.27, v4 before). This library
+// is loaded into every NCCL application, so nothing may escape it: every entry point catches, logs through
+// NCCL's logger and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own
+// choices.
 #include <unistd.h>
 
 #include <array>
@@ -16,6 +17,7 @@
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
+#include "plugin/nccl_tuner_v6.h"
 
 // Defined with the other exports at the end of this file.
 extern "C" nccltune::NcclTunePairControl nccltunePairControl_v1;
@@ -186,8 +188,13 @@ ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t log
 extern "C" {
 __attribute__((visibility("default")))
 nccltune::NcclTunePairControl nccltunePairControl_v1 = {nccltune::kPairControlVersion, 0, 0, 0, 0, 0};
+__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
+// getChunkSize NULL: NCCL's own chunk size. Profiles hold no measured chunk size (tune does not
+// search it), so there is nothing to answer with but NCCL's.
+const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6 = {
+    nccltune::kPluginName, nccltune::init_v5, nccltune::get_coll_info, nccltune::finalize, nullptr};
 const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,
                                                                nccltune::get_coll_info, nccltune::finalize};
 const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4 = {nccltune::kPluginName, nccltune::init_v4,

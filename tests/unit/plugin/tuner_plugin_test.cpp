@@ -28,6 +28,7 @@
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
+#include "plugin/nccl_tuner_v6.h"
 #include "test_files.h"
 
 namespace nccltune {
@@ -270,12 +271,23 @@ class TunerPlugin : public ::testing::Test {
 
 // ---- what NCCL sees of the file ---------------------------------------------------------------
 
-TEST_F(TunerPlugin, ExportsOnlyTheTwoPluginTablesAndThePairControl) {
+TEST_F(TunerPlugin, ExportsOnlyTheThreePluginTablesAndThePairControl) {
   const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
-  EXPECT_EQ(facts.exported,
-            (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5", kPairControlSymbol}));
+  EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
+                                                   "ncclTunerPlugin_v6", kPairControlSymbol}));
   EXPECT_STREQ(v5_->name, "nccltune");
   EXPECT_STREQ(v4_->name, "nccltune");
+}
+
+// NCCL 2.30.3+ takes the v6 table: v5's entry points, and no getChunkSize (NCCL's chunk size).
+TEST_F(TunerPlugin, V6IsV5WithNcclsOwnChunkSize) {
+  const auto* v6 = static_cast<const ncclTuner_v6_t*>(dlsym(library_, kTunerV6Symbol));
+  ASSERT_NE(v6, nullptr);
+  EXPECT_STREQ(v6->name, "nccltune");
+  EXPECT_EQ(v6->init, v5_->init);
+  EXPECT_EQ(v6->getCollInfo, v5_->getCollInfo);
+  EXPECT_EQ(v6->finalize, v5_->finalize);
+  EXPECT_EQ(v6->getChunkSize, nullptr);
 }
 
 TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {
