@@ -69,4 +69,15 @@ CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, 
   return choice;
 }
 
+std::optional<std::uint64_t> measured_chunk_bytes(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
+                                                  int algorithm, int protocol) {
+  if (per_size == nullptr) return std::nullopt;
+  const SizeChoice* range = choice_for_size(*per_size, bytes);
+  if (range == nullptr || range->chunk_bytes == 0) return std::nullopt;
+  // A chunk size holds for the pair it was measured with; under another pair it means nothing.
+  if (nccl_algorithm_index(range->algo) != algorithm || nccl_protocol_index(range->proto) != protocol)
+    return std::nullopt;
+  return range->chunk_bytes;
+}
+
 }  // namespace nccltune

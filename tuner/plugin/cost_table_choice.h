@@ -54,4 +54,9 @@ const std::vector<SizeChoice>* per_size_for(const Profile& profile, nccl_abi::nc
 CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
                                        const CostTable& table);
 
+// getChunkSize (tuner API v6): the chunk size the range holding `bytes` measured, when it was
+// measured with the (algorithm, protocol) NCCL is about to run; nullopt: NCCL's own chunk size.
+std::optional<std::uint64_t> measured_chunk_bytes(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
+                                                  int algorithm, int protocol);
+
 }  // namespace nccltune

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,25 @@ ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t log
   return init(ranks, nodes, logger, context);
 }
 
+// getChunkSize (v6): NCCL's chunk size, unless the profile measured one for this collective, size
+// and the pair NCCL runs (a per_size range's chunk_bytes). Pair mode leaves NCCL's.
+ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t bytes, int algorithm, int protocol,
+                            int /*channels*/, std::size_t* chunk_size) noexcept {
+  auto* context = static_cast<TunerContext*>(context_in);
+  if (nccltunePairControl_v1.active != 0 || context == nullptr || !context->profile || chunk_size == nullptr)
+    return ncclSuccess;
+  try {
+    const std::optional<std::uint64_t> measured =
+        measured_chunk_bytes(per_size_for(*context->profile, collective), bytes, algorithm, protocol);
+    if (measured) *chunk_size = static_cast<std::size_t>(*measured);
+  } catch (const std::exception& error) {
+    log_failure(context->logger, "getChunkSize", error.what());
+  } catch (...) {
+    log_failure(context->logger, "getChunkSize", "unknown exception");
+  }
+  return ncclSuccess;
+}
+
 }  // namespace
 }  // namespace nccltune
 
@@ -191,10 +211,8 @@ nccltune::NcclTunePairControl nccltunePairControl_v1 = {nccltune::kPairControlVe
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
-// getChunkSize NULL: NCCL's own chunk size. Profiles hold no measured chunk size (tune does not
-// search it), so there is nothing to answer with but NCCL's.
 const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6 = {
-    nccltune::kPluginName, nccltune::init_v5, nccltune::get_coll_info, nccltune::finalize, nullptr};
+    nccltune::kPluginName, nccltune::init_v5, nccltune::get_coll_info, nccltune::finalize, nccltune::get_chunk_size};
 const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,
                                                                nccltune::get_coll_info, nccltune::finalize};
 const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4 = {nccltune::kPluginName, nccltune::init_v4,

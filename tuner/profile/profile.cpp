@@ -195,7 +195,7 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line, const s
     const YAML::Node entry = node[i];
     const std::string at = yaml_item(field, i);
     yaml_expect_map(entry, at, yaml_line(node));
-    yaml_check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels"});
+    yaml_check_keys(entry, at, {"min_bytes", "max_bytes", "algo", "proto", "channels", "chunk_bytes"});
     SizeChoice choice;
     for (const char* key : {"min_bytes", "max_bytes"})
       if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
@@ -210,6 +210,9 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line, const s
     if (entry["proto"]) choice.proto = choice_name(entry["proto"], yaml_child(at, "proto"), "NCCL_PROTO");
     if (entry["channels"])
       choice.channels = static_cast<int>(yaml_integer(entry["channels"], yaml_child(at, "channels"), 0, 64));
+    if (entry["chunk_bytes"])  // NCCL clamps a chunk to its buffers; 1 GiB is far above any of them
+      choice.chunk_bytes =
+          static_cast<std::uint64_t>(yaml_integer(entry["chunk_bytes"], yaml_child(at, "chunk_bytes"), 0, 1 << 30));
     ranges.push_back(std::move(choice));
   }
   return ranges;
@@ -384,7 +387,8 @@ void write_collective(std::ostream& out, const std::string& name, const Collecti
     for (const SizeChoice& choice : collective.per_size)
       out << "      - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
           << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
-          << ", channels: " << choice.channels << "}\n";
+          << ", channels: " << choice.channels
+          << (choice.chunk_bytes > 0 ? ", chunk_bytes: " + std::to_string(choice.chunk_bytes) : "") << "}\n";
   }
   const ProfileResults& results = collective.results;
   const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };

@@ -71,6 +71,9 @@ struct SizeChoice {
   std::uint64_t min_bytes = 0, max_bytes = 0;
   std::string algo, proto;
   int channels = 0;
+  // The chunk size measured with this range's algo and proto, for NCCL's getChunkSize (tuner API
+  // v6, NCCL 2.30.3+); 0: NCCL's own. Written only when set.
+  std::uint64_t chunk_bytes = 0;
   bool operator==(const SizeChoice&) const = default;
 };
 

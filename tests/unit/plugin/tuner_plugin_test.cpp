@@ -279,15 +279,32 @@ TEST_F(TunerPlugin, ExportsOnlyTheThreePluginTablesAndThePairControl) {
   EXPECT_STREQ(v4_->name, "nccltune");
 }
 
-// NCCL 2.30.3+ takes the v6 table: v5's entry points, and no getChunkSize (NCCL's chunk size).
-TEST_F(TunerPlugin, V6IsV5WithNcclsOwnChunkSize) {
+// NCCL 2.30.3+ takes the v6 table: v5's entry points, and getChunkSize, which keeps NCCL's chunk
+// size unless the range measured one with the pair NCCL runs (h100-2n.yaml: 262144 bytes for
+// Ring/LL128 at 64 KiB-1 MiB).
+TEST_F(TunerPlugin, V6GetChunkSizeServesOnlyAMeasuredChunkForItsPair) {
   const auto* v6 = static_cast<const ncclTuner_v6_t*>(dlsym(library_, kTunerV6Symbol));
   ASSERT_NE(v6, nullptr);
   EXPECT_STREQ(v6->name, "nccltune");
-  EXPECT_EQ(v6->init, v5_->init);
   EXPECT_EQ(v6->getCollInfo, v5_->getCollInfo);
-  EXPECT_EQ(v6->finalize, v5_->finalize);
-  EXPECT_EQ(v6->getChunkSize, nullptr);
+  ASSERT_NE(v6->getChunkSize, nullptr);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  ncclNvlDomainInfo_v6_t domains{2, 8, 8};
+  ncclTunerConstants_v6_t constants{};
+  ASSERT_EQ(v6->init(&context_, 42, 16, 2, capture_log, &domains, &constants), ncclSuccess);
+  const auto chunk = [&](ncclFunc_t collective, std::size_t bytes, int algo, int proto) {
+    std::size_t size = 131072;  // NCCL's own
+    EXPECT_EQ(v6->getChunkSize(context_, collective, bytes, algo, proto, 16, &size), ncclSuccess);
+    return size;
+  };
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128), 262144u);
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 1048575, kAlgoRing, kProtoLl128), 262144u);
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 65536, kAlgoTree, kProtoLl128), 131072u);    // another pair
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 65536, kAlgoRing, kProtoSimple), 131072u);   // another pair
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 8, kAlgoTree, kProtoLl), 131072u);           // range without one
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 1048576, kAlgoRing, kProtoLl128), 131072u);  // next range
+  EXPECT_EQ(chunk(ncclFuncAllGather, 65536, kAlgoRing, kProtoLl128), 131072u);    // not tuned
+  EXPECT_EQ(v6->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128, 16, nullptr), ncclSuccess);
 }
 
 TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {

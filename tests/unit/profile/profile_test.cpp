@@ -233,6 +233,19 @@ TEST(Profile, WithPluginResultsAreWrittenAndReadBack) {
   EXPECT_NE(short_curve.error().find("with_plugin"), std::string::npos) << short_curve.error();
 }
 
+TEST(Profile, ChunkBytesIsWrittenOnlyWhenMeasuredAndReadBack) {
+  Profile profile = sample_profile();
+  std::vector<SizeChoice>& per_size = profile.collectives["all_reduce"].per_size;
+  ASSERT_FALSE(per_size.empty());
+  EXPECT_EQ(profile_to_yaml(profile).find("chunk_bytes"), std::string::npos);  // 0: not written
+  per_size.front().chunk_bytes = 262144;
+  const std::string yaml = profile_to_yaml(profile);
+  EXPECT_NE(yaml.find("chunk_bytes: 262144"), std::string::npos);
+  Result<Profile> parsed = parse_profile(yaml, "chunk.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(*parsed, profile);
+}
+
 TEST(Profile, HostileEnvValuesAreRejected) {
   const std::string field = "hostile.yaml:4: env.NCCL_ALGO: ";
   for (const std::string& value :
@@ -443,6 +456,8 @@ TEST(Profile, StrictSchema) {
           .ok());
   EXPECT_EQ(rejection(kHead + "env: {}\nper_size:\n  - {min_bytes: 0, max_bytes: 5, channels: 65}\n"),
             "hostile.yaml:5: per_size[0].channels: 65 is outside 0..64");
+  EXPECT_EQ(rejection(kHead + "env: {}\nper_size:\n  - {min_bytes: 0, max_bytes: 5, chunk_bytes: -1}\n"),
+            "hostile.yaml:5: per_size[0].chunk_bytes: -1 is outside 0..1073741824");
   EXPECT_EQ(
       rejection(kHead + "env: {}\nprovenance: {objective: fastest}\n"),
       "hostile.yaml:4: provenance.objective: unknown objective 'fastest' (balanced, bandwidth, latency)");
