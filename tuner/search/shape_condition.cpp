@@ -19,16 +19,38 @@ std::optional<long long> parse_integer(std::string_view text) {
   return value;
 }
 
-enum class Fact { nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch };
+enum class Fact { nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective };
 enum class Op { ge, le, gt, lt, eq, ne, is_true, is_false };
 
 struct Condition {
   Fact fact = Fact::nodes;
   Op op = Op::is_true;
   long long number = 0;
+  std::vector<std::string> collectives;  // Fact::collective: any of these
 };
 
-constexpr std::string_view kFactNames = "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch";
+constexpr std::string_view kFactNames =
+    "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective";
+constexpr std::string_view kCollectiveNames[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                                 "broadcast",  "reduce",     "alltoall"};
+
+// `collective=all_gather|reduce_scatter` after `collective`: the names, each one NCCL's tests use.
+Result<Condition> parse_collectives(std::string_view operands, const std::string& quoted) {
+  Condition condition;
+  condition.fact = Fact::collective;
+  condition.op = Op::eq;
+  while (true) {
+    const std::string_view name = operands.substr(0, operands.find('|'));
+    if (std::find(std::begin(kCollectiveNames), std::end(kCollectiveNames), name) ==
+        std::end(kCollectiveNames))
+      return Error{
+          quoted + ": '" + std::string(name) +
+          "' is not a collective (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall)"};
+    condition.collectives.emplace_back(name);
+    if (name.size() == operands.size()) return condition;
+    operands.remove_prefix(name.size() + 1);
+  }
+}
 
 std::optional<Fact> fact_named(std::string_view name) {
   if (name == "nodes") return Fact::nodes;
@@ -38,6 +60,7 @@ std::optional<Fact> fact_named(std::string_view name) {
   if (name == "nccl") return Fact::nccl;
   if (name == "gpu_sm") return Fact::gpu_sm;
   if (name == "nvswitch") return Fact::nvswitch;
+  if (name == "collective") return Fact::collective;
   return std::nullopt;
 }
 
@@ -69,6 +92,8 @@ Result<Condition> parse_condition(std::string_view text) {
   if (!fact) return Error{quoted + ": unknown fact '" + name + "' (" + std::string(kFactNames) + ")"};
   condition.fact = *fact;
   if (op_start == compact.size()) {
+    if (*fact == Fact::collective)
+      return Error{quoted + ": collective needs a name, e.g. collective=alltoall"};
     if (*fact != Fact::nvswitch)
       return Error{quoted + ": '" + name + "' needs a comparison, e.g. " + name + ">1"};
     condition.op = Op::is_true;
@@ -78,6 +103,11 @@ Result<Condition> parse_condition(std::string_view text) {
   std::size_t op_end = op_start;
   while (op_end < compact.size() && is_operator_char(compact[op_end])) ++op_end;
   const std::string op = compact.substr(op_start, op_end - op_start);
+  if (*fact == Fact::collective) {
+    if (op != "=")
+      return Error{quoted + ": collective is written as collective=NAME or collective=NAME|NAME"};
+    return parse_collectives(std::string_view(compact).substr(op_end), quoted);
+  }
   static constexpr std::pair<std::string_view, Op> kOperators[] = {
       {">=", Op::ge}, {"<=", Op::le}, {">", Op::gt}, {"<", Op::lt}, {"==", Op::eq}, {"!=", Op::ne}};
   const auto known = std::find_if(std::begin(kOperators), std::end(kOperators),
@@ -99,6 +129,13 @@ Result<Condition> parse_condition(std::string_view text) {
 }
 
 bool evaluate(const Condition& condition, const ShapeFacts& facts) {
+  if (condition.fact == Fact::collective)  // unknown (empty): holds, as for other unknown facts
+    return facts.collectives.empty() ||
+           std::any_of(condition.collectives.begin(), condition.collectives.end(),
+                       [&](const std::string& name) {
+                         return std::find(facts.collectives.begin(), facts.collectives.end(), name) !=
+                                facts.collectives.end();
+                       });
   long long actual = 0;
   switch (condition.fact) {
     case Fact::nodes: actual = facts.nodes; break;
@@ -108,6 +145,7 @@ bool evaluate(const Condition& condition, const ShapeFacts& facts) {
     case Fact::nccl: actual = facts.nccl_version; break;
     case Fact::gpu_sm: actual = facts.gpu_sm; break;
     case Fact::nvswitch: return condition.op == Op::is_true ? facts.nvswitch : !facts.nvswitch;
+    case Fact::collective: return false;  // evaluated above
   }
   // Unknown NCCL version or GPU architecture: every comparison holds (explore rather than guess).
   if ((condition.fact == Fact::nccl || condition.fact == Fact::gpu_sm) && actual <= 0) return true;

@@ -1,5 +1,6 @@
 // Conditions on the cluster shape that decide which knobs and values a search space offers:
-// `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nccl>=2.24`, `gpu_sm>=90`.
+// `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nccl>=2.24`, `gpu_sm>=90`, and what is tuned:
+// `collective=all_gather` (a knob or value for some collectives only).
 #pragma once
 
 #include <optional>
@@ -19,11 +20,15 @@ struct ShapeFacts {
   int nics = 0;          // NICs per node
   int nccl_version = 0;  // NCCL's code, 22809 for 2.28.9
   int gpu_sm = 0;        // 90 for Hopper
+  // The collectives tuned (nccl-tests names); empty: unknown, and every collective condition holds.
+  std::vector<std::string> collectives;
 };
 
 // Conditions: `fact OP number` with OP one of >= <= > < == != over the numeric facts nodes,
 // gpus_per_node, ranks (nodes x gpus_per_node), nics, nccl (a version: 2.24, 2.24.3 or 22403),
-// gpu_sm; or `nvswitch` / `!nvswitch`. Spaces are ignored. Checked at parse time.
+// gpu_sm; or `nvswitch` / `!nvswitch`; or `collective=NAME[|NAME...]`, which holds when one of the
+// named collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall) is
+// tuned. Spaces are ignored. Checked at parse time.
 std::optional<std::string> condition_problem(std::string_view condition);   // nullopt when valid
 bool condition_holds(std::string_view condition, const ShapeFacts& facts);  // invalid: false
 bool all_conditions_hold(const std::vector<std::string>& conditions, const ShapeFacts& facts);

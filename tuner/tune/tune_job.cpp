@@ -377,7 +377,9 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     const auto first = [count](const auto& all) { return std::vector(all.begin(), all.begin() + count); };
     auto shape = cluster_shape(first(nodes.types), first(layout.hosts), o.allow_mixed);
     if (!shape) return fail_all(shape.error(), 2);
-    const SearchSpace pruned = prune(*space, shape_facts(*shape, probe.nccl_version));
+    ShapeFacts facts = shape_facts(*shape, probe.nccl_version);
+    facts.collectives = o.strategy.collectives;  // the tuned ones: guards take no knob of their own
+    const SearchSpace pruned = prune(*space, facts);
     plans[count] = CountPlan{*shape, pruned, nodes.peaks[count], {}};
     plans[count].account.node = nodes.own;
     CountGroup& on = groups[count];

@@ -204,6 +204,24 @@ TEST(SearchSpace, Conditions) {
   EXPECT_TRUE(condition_problem("").has_value());
 }
 
+TEST(SearchSpace, CollectiveConditions) {
+  ShapeFacts facts = dgx_h100_facts(2);
+  EXPECT_TRUE(condition_holds("collective=alltoall", facts));  // not said what is tuned: explore
+  facts.collectives = {"all_reduce", "all_gather"};
+  EXPECT_TRUE(condition_holds("collective=all_gather", facts));
+  EXPECT_TRUE(condition_holds("collective = reduce_scatter|all_gather", facts));
+  EXPECT_FALSE(condition_holds("collective=reduce_scatter", facts));
+  EXPECT_FALSE(condition_holds("collective=alltoall", facts));
+  EXPECT_FALSE(
+      condition_problem("collective=all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall"));
+  EXPECT_NE(condition_problem("collective=allgather")->find("'allgather' is not a collective"),
+            std::string::npos);
+  EXPECT_NE(condition_problem("collective=all_gather|")->find("'' is not a collective"), std::string::npos);
+  EXPECT_NE(condition_problem("collective>=alltoall")->find("collective=NAME"), std::string::npos);
+  EXPECT_NE(condition_problem("collective")->find("needs a name"), std::string::npos);
+  EXPECT_NE(condition_problem("!collective")->find("only nvswitch"), std::string::npos);
+}
+
 TEST(SearchSpace, ErrorsNameFileLineAndField) {
   Result<SearchSpace> typo = read_space(kFixtures + "/spaces/typo.yaml");
   ASSERT_FALSE(typo.ok());
@@ -247,14 +265,12 @@ TEST(SearchSpace, ErrorsNameFileLineAndField) {
             "space.yaml:5: knobs[0].values: nothing to try besides default_value '0'");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: [\"gpus>1\"]\n"),
             "space.yaml:5: knobs[0].when[0]: 'gpus>1': unknown fact 'gpus' (nodes, gpus_per_node, ranks, "
-            "nics, nccl, "
-            "gpu_sm, nvswitch)");
+            "nics, nccl, gpu_sm, nvswitch, collective)");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: \"nodes=>1\"\n"),
             "space.yaml:5: knobs[0].when: 'nodes=>1': unknown operator '=>' (>=, <=, >, <, ==, !=)");
   EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values:\n      - {value: NVLS, when: [nvlink]}\n"),
             "space.yaml:5: knobs[0].values[0].when[0]: 'nvlink': unknown fact 'nvlink' (nodes, "
-            "gpus_per_node, ranks, "
-            "nics, nccl, gpu_sm, nvswitch)");
+            "gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective)");
   EXPECT_EQ(
       error_of("  - name: NCCL_NVLS_ENABLE\n    values: [\"1\"]\n    when: [!nvswitch]\n"),
       "space.yaml:5: explicit tags (!nvswitch) are not allowed; text that starts with ! goes in quotes");
