@@ -66,7 +66,7 @@ if [ "$mode" = test ]; then
   echo "run.sh test: setup and build took $SECONDS s"
   stage ctest ctest --test-dir build --output-on-failure -j "$(nproc)"
   stage sanitizers tests/sanitizers/run_sanitized_tests.sh build-check . "$(nproc)"
-  stage fuzz env NCCLTUNE_FUZZ_JOBS="$(nproc)" NCCLTUNE_FUZZ_BUILD_JOBS="$(nproc)" tests/fuzz/run.sh 20 build-check
+  stage fuzz env NCCLTUNE_FUZZ_JOBS="$(nproc)" NCCLTUNE_FUZZ_BUILD_JOBS="$(nproc)" tests/fuzz/run.sh 15 build-check
   if [ ${#failed[@]} -gt 0 ]; then
     echo "run.sh test: FAILED: ${failed[*]} (after $SECONDS s)" >&2
     exit 1
