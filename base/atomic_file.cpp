@@ -15,23 +15,21 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
-bool write_all(int fd, std::string_view content) {
-  while (!content.empty()) {
-    ssize_t written = ::write(fd, content.data(), content.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    content.remove_prefix(static_cast<size_t>(written));
-  }
-  return true;
-}
-
 std::string mebibytes(std::size_t bytes) {
   return std::to_string(bytes >> 20) + " MiB";
 }
 
 }  // namespace
+
+bool write_all(int fd, std::string_view content) {
+  while (!content.empty()) {
+    const ssize_t written = ::write(fd, content.data(), content.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return false;
+    content.remove_prefix(static_cast<size_t>(written));
+  }
+  return true;
+}
 
 std::string describe_file_type(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";

@@ -39,6 +39,10 @@ inline constexpr std::size_t kMaxJournalBytes = std::size_t{256}
 // "no such file", "is a FIFO", "is a directory", "larger than 16 MiB".
 Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes);
 
+// Writes all of `content` to `fd`, again after a partial write or EINTR; false (errno says why)
+// when a write fails.
+bool write_all(int fd, std::string_view content);
+
 // What stands at `path`, for messages: "a FIFO", "a directory", "a symlink"...
 std::string describe_file_type(mode_t mode);
 

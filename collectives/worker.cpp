@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <string>
 
+#include "base/atomic_file.h"
 #include "collectives/collective_spec.h"
 #include "collectives/cuda_driver.h"
 #include "collectives/nccl_library.h"
@@ -21,14 +22,8 @@ class EventWriter {
  public:
   explicit EventWriter(int fd) : fd_(fd) {}
   void send(const WorkerEvent& event) const {
-    std::string line = encode_event(event) + "\n";
-    std::string_view rest = line;
-    while (!rest.empty()) {
-      ssize_t n = ::write(fd_, rest.data(), rest.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // the parent is gone; nothing else to tell it
-      rest.remove_prefix(static_cast<size_t>(n));
-    }
+    // A failed write means the parent is gone: there is nothing else to tell it.
+    (void)write_all(fd_, encode_event(event) + "\n");
   }
   int fail(const std::string& stage, const std::string& message) const {
     WorkerEvent event;

@@ -331,16 +331,8 @@ Result<Journal> Journal::open(const std::filesystem::path& path) {
 
 Status Journal::append(const JournalEntry& entry) {
   if (fd_ < 0) return Error{path_.string() + ": the journal is not open"};
-  const std::string line = journal_line(entry) + "\n";
-  std::string_view rest = line;
-  while (!rest.empty()) {
-    const ssize_t written = ::write(fd_, rest.data(), rest.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return Error{path_.string() + ": write failed: " + errno_text()};
-    }
-    rest.remove_prefix(static_cast<std::size_t>(written));
-  }
+  if (!write_all(fd_, journal_line(entry) + "\n"))
+    return Error{path_.string() + ": write failed: " + errno_text()};
   if (::fsync(fd_) != 0) return Error{path_.string() + ": fsync failed: " + errno_text()};
   return Ok{};
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "collectives/bus_bandwidth.h"
 #include "nccl_log/node_log_summary.h"
 #include "profile/nccl_names.h"
@@ -82,16 +83,7 @@ struct PrivateProfile {
       return;
     }
     path = name;
-    std::string_view rest = text;
-    while (!rest.empty()) {
-      const ssize_t n = ::write(fd, rest.data(), rest.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        error = "cannot write " + name + ": " + std::strerror(errno);
-        break;
-      }
-      rest.remove_prefix(static_cast<std::size_t>(n));
-    }
+    if (!write_all(fd, text)) error = "cannot write " + name + ": " + std::strerror(errno);
     ::close(fd);
     spec.env["NCCLTUNE_PROFILE"] = name;
     spec.env["NCCL_TUNER_PLUGIN"] = spec.config.tuner_plugin;
