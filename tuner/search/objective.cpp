@@ -54,4 +54,13 @@ Score score(Objective objective, const std::vector<std::size_t>& sizes,
   return result;
 }
 
+std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
+  if (curves.empty()) return {};
+  std::vector<double> mean(curves.front().size(), 0.0);
+  for (const auto& c : curves)
+    for (std::size_t i = 0; i < mean.size() && i < c.size(); ++i)
+      mean[i] += c[i] / static_cast<double>(curves.size());
+  return mean;
+}
+
 }  // namespace nccltune

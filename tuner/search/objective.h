@@ -32,4 +32,8 @@ Score score(Objective objective, const std::vector<std::size_t>& sizes,
             const std::vector<double>& baseline_busbw, const std::vector<double>& candidate_busbw,
             double tolerance = 0.02);
 
+// Per point, the mean of `curves` (repeated runs of one config, each a busbw per point, all of
+// one length); empty for no curves.
+std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves);
+
 }  // namespace nccltune

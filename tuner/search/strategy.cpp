@@ -25,15 +25,6 @@ struct Candidate {
   Score score;
 };
 
-std::vector<double> mean_curve(const std::vector<std::vector<double>>& curves) {
-  if (curves.empty()) return {};
-  std::vector<double> mean(curves.front().size(), 0.0);
-  for (const auto& c : curves)
-    for (size_t i = 0; i < mean.size() && i < c.size(); ++i)
-      mean[i] += c[i] / static_cast<double>(curves.size());
-  return mean;
-}
-
 std::vector<double> median_curve(std::vector<std::vector<double>> curves) {
   if (curves.empty()) return {};
   std::vector<double> median(curves.front().size(), 0.0);

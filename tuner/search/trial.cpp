@@ -12,6 +12,28 @@ namespace {
 constexpr TrialPhase kPhases[] = {TrialPhase::baseline, TrialPhase::screen,   TrialPhase::cross,
                                   TrialPhase::halving,  TrialPhase::per_size, TrialPhase::confirm};
 
+// `m` with no points (its outcome, reason and the rest kept).
+TrialMeasurement without_points(const TrialMeasurement& m) {
+  TrialMeasurement out = m;
+  out.ops.clear();
+  out.sizes.clear();
+  out.time_us.clear();
+  out.busbw.clear();
+  out.nccl_choices.clear();
+  out.unavailable.clear();
+  return out;
+}
+
+// Appends point `i` of `m` to `out`: its collective, size, time, busbw and NCCL's choice (each
+// where `m` has it).
+void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out) {
+  out.ops.push_back(m.ops[i]);
+  if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
+  if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
+  if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
+  if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
+}
+
 }  // namespace
 
 std::string_view to_string(TrialPhase phase) {
@@ -44,40 +66,20 @@ std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid) {
 }
 
 TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::string>& ops) {
-  TrialMeasurement out = m;
-  out.ops.clear();
-  out.sizes.clear();
-  out.time_us.clear();
-  out.busbw.clear();
-  out.nccl_choices.clear();
-  for (std::size_t i = 0; i < m.ops.size(); ++i) {
-    if (std::find(ops.begin(), ops.end(), m.ops[i]) == ops.end()) continue;
-    out.ops.push_back(m.ops[i]);
-    if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
-    if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
-    if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
-    if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
-  }
+  TrialMeasurement out = without_points(m);
+  for (std::size_t i = 0; i < m.ops.size(); ++i)
+    if (std::find(ops.begin(), ops.end(), m.ops[i]) != ops.end()) copy_point(m, i, out);
   return out;
 }
 
 TrialMeasurement pair_points(const TrialMeasurement& m, std::size_t pairs, std::size_t pair) {
-  TrialMeasurement out = m;
-  out.ops.clear();
-  out.sizes.clear();
-  out.time_us.clear();
-  out.busbw.clear();
-  out.nccl_choices.clear();
-  out.unavailable.clear();
+  TrialMeasurement out = without_points(m);
   out.pair_outcomes.clear();
   if (m.outcome == TrialOutcome::ok && pair < m.pair_outcomes.size()) out.outcome = m.pair_outcomes[pair];
   if (pairs == 0 || m.ops.size() % pairs != 0) return out;
   const std::size_t each = m.ops.size() / pairs;
   for (std::size_t i = pair * each; i < (pair + 1) * each; ++i) {
-    out.ops.push_back(m.ops[i]);
-    if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
-    if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
-    if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
+    copy_point(m, i, out);
     out.unavailable.push_back(i < m.unavailable.size() ? m.unavailable[i] : 0);
   }
   return out;

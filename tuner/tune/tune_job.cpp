@@ -24,6 +24,7 @@
 #include "search/default_search_space.h"
 #include "search/journal_replay.h"
 #include "search/node_count_search.h"
+#include "search/objective.h"
 #include "tune/node_gather.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
@@ -182,15 +183,8 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
       rounds.sizes = m.sizes;
     }
   }
-  const auto mean = [](const std::vector<std::vector<double>>& runs) {
-    std::vector<double> out(runs.front().size(), 0.0);
-    for (const auto& run : runs)
-      for (std::size_t i = 0; i < out.size() && i < run.size(); ++i)
-        out[i] += run[i] / static_cast<double>(runs.size());
-    return out;
-  };
-  rounds.defaults = mean(a_runs);
-  rounds.with_plugin = mean(b_runs);
+  rounds.defaults = mean_curve(a_runs);
+  rounds.with_plugin = mean_curve(b_runs);
   rounds.rounds = count;
   return rounds;
 }
