@@ -222,20 +222,14 @@ Result<BenchRow> read_table_row(std::string_view line, const TableLayout& layout
 
 // ---- what the lines around the table say -----------------------------------------------------
 
-struct RankLine {
-  int rank = 0;
-  int group = 0;
-  std::string host;
-};
-
 // "#  Rank  0 Group  0 Pid     23 on host-0 device  0 [0000:cc:00] NVIDIA H200", or older forms
 // without Group and Pid.
-std::optional<RankLine> read_rank_line(std::string_view line) {
+std::optional<NcclTestsRank> read_rank_line(std::string_view line) {
   const std::vector<std::string_view> words = comment_words(line);
   if (words.size() < 4 || words[0] != "Rank") return std::nullopt;
   const auto rank = to_int(words[1]);
   if (!rank) return std::nullopt;
-  RankLine rank_line;
+  NcclTestsRank rank_line;
   rank_line.rank = static_cast<int>(*rank);
   for (size_t i = 2; i + 1 < words.size(); ++i) {
     if (words[i] == "Group") {
@@ -364,51 +358,22 @@ std::vector<std::string> join_continued_lines(const std::vector<std::string_view
 
 // ---- the rank count ----------------------------------------------------------------------------
 
-struct RankCount {
-  std::optional<int> ranks;
-  std::optional<int> nodes;
-  std::vector<std::string> hosts;
-  std::vector<std::string> notes;
-};
+using RankCount = NcclTestsRankCount;
 
-RankCount count_ranks(const std::vector<RankLine>& rank_lines, const std::optional<CommandLine>& command,
+int highest_rank(const std::vector<NcclTestsRank>& ranks) {
+  int highest = 0;
+  for (const NcclTestsRank& rank : ranks) highest = std::max(highest, rank.rank);
+  return highest;
+}
+
+RankCount count_ranks(const std::vector<NcclTestsRank>& rank_lines, const std::optional<CommandLine>& command,
                       std::optional<std::pair<int64_t, int64_t>> threads_and_gpus) {
-  RankCount count;
-  std::map<int, std::set<int>> ranks_by_group;
-  for (const RankLine& line : rank_lines) {
-    if (std::find(count.hosts.begin(), count.hosts.end(), line.host) == count.hosts.end())
-      count.hosts.push_back(line.host);
-    ranks_by_group[line.group].insert(line.rank);
-  }
-  std::set<int> all_ranks;
-  for (const auto& [group, ranks] : ranks_by_group) all_ranks.insert(ranks.begin(), ranks.end());
-  const bool complete = !rank_lines.empty() && all_ranks.size() == rank_lines.size() &&
-                        *all_ranks.begin() == 0 &&
-                        *all_ranks.rbegin() == static_cast<int>(rank_lines.size()) - 1;
-
-  if (complete) {
-    count.nodes = static_cast<int>(count.hosts.size());
-    const size_t per_group = ranks_by_group.begin()->second.size();
-    const bool equal_groups = std::all_of(ranks_by_group.begin(), ranks_by_group.end(),
-                                          [&](const auto& g) { return g.second.size() == per_group; });
-    if (ranks_by_group.size() == 1) {
-      count.ranks = static_cast<int>(rank_lines.size());
-    } else if (equal_groups) {
-      count.ranks = static_cast<int>(per_group);
-      count.notes.push_back(fmt::format(
-          "the {} ranks form {} groups (NCCL_TESTS_SPLIT_MASK) of {}: ranks = {} per communicator",
-          rank_lines.size(), ranks_by_group.size(), per_group, per_group));
-    } else {
-      count.notes.push_back(
-          fmt::format("the {} ranks form {} groups of different sizes: rank count per communicator unknown",
-                      rank_lines.size(), ranks_by_group.size()));
-    }
-    return count;
-  }
+  RankCount count = count_nccl_tests_ranks(rank_lines);
+  if (count.complete) return count;
   if (!rank_lines.empty()) {
     count.notes.push_back(
         fmt::format("the rank lines list {} of at least {} ranks (highest: Rank {}): the list is incomplete",
-                    rank_lines.size(), *all_ranks.rbegin() + 1, *all_ranks.rbegin()));
+                    rank_lines.size(), highest_rank(rank_lines) + 1, highest_rank(rank_lines)));
   }
 
   // A launcher line: `mpirun -np P ... X_perf [-t T] [-g G]`, or X_perf run directly (one process).
@@ -475,7 +440,7 @@ struct ScannedLog {
   std::vector<std::string> dropped_rows;  // inside the table, starting like a row, but not one: why
   std::optional<std::string> program_from_banner;
   std::optional<std::pair<int64_t, int64_t>> threads_and_gpus;
-  std::vector<RankLine> rank_lines;
+  std::vector<NcclTestsRank> rank_lines;
   std::optional<std::string> nccl_version;
   std::map<std::string, std::string> env;
 };
@@ -633,17 +598,8 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
   }
 
   // How times were combined across ranks.
-  const std::optional<int64_t> average =
-      command ? flag_value(command->words, command->program + 1, command->words.size(), {"-a", "--average"})
-              : std::nullopt;
-  if (average) {
-    bench.time_rule = time_rule_of_average_flag(*average);
-  } else {
-    bench.time_rule = "avg";
-    log.notes.push_back(
-        "time_rule avg assumed: nccl-tests' default (-a 1, mean over ranks); "
-        "builds before mid-2021 printed rank 0's time");
-  }
+  bench.time_rule = command ? nccl_tests_time_rule(command->words, command->program + 1, log.notes)
+                            : nccl_tests_time_rule({}, 0, log.notes);
 
   // Anything else the reader should know.
   if (layout.cpu_time) log.notes.push_back("times are CPU times (nccl-tests -C 1), not GPU times");
@@ -677,12 +633,65 @@ Result<BenchResult> parse_nccl_tests_log(std::string_view text, std::string_view
   return std::move(log.value().bench);
 }
 
+// ---- what both outputs say alike ---------------------------------------------------------------
+
+std::string nccl_tests_collective(std::string_view program) {
+  return collective_of_program(program);
+}
+
+double nccl_tests_bus_factor(std::string_view op, int ranks) {
+  if (op == "alltoallv") return bus_bandwidth_factor("alltoall", ranks);  // (n-1)/n, src/alltoallv.cu
+  return bus_bandwidth_factor(op, ranks);
+}
+
+std::string nccl_tests_time_rule(const std::vector<std::string>& words, std::size_t from,
+                                 std::vector<std::string>& notes) {
+  if (const auto average = flag_value(words, from, words.size(), {"-a", "--average"}))
+    return time_rule_of_average_flag(*average);
+  notes.push_back(
+      "time_rule avg assumed: nccl-tests' default (-a 1, mean over ranks); "
+      "builds before mid-2021 printed rank 0's time");
+  return "avg";
+}
+
+NcclTestsRankCount count_nccl_tests_ranks(const std::vector<NcclTestsRank>& ranks) {
+  NcclTestsRankCount count;
+  std::map<int, std::set<int>> ranks_by_group;
+  for (const NcclTestsRank& rank : ranks) {
+    if (std::find(count.hosts.begin(), count.hosts.end(), rank.host) == count.hosts.end())
+      count.hosts.push_back(rank.host);
+    ranks_by_group[rank.group].insert(rank.rank);
+  }
+  std::set<int> all_ranks;
+  for (const auto& [group, members] : ranks_by_group) all_ranks.insert(members.begin(), members.end());
+  count.complete = !ranks.empty() && all_ranks.size() == ranks.size() && *all_ranks.begin() == 0 &&
+                   *all_ranks.rbegin() == static_cast<int>(ranks.size()) - 1;
+  if (!count.complete) return count;
+  count.nodes = static_cast<int>(count.hosts.size());
+  const size_t per_group = ranks_by_group.begin()->second.size();
+  const bool equal_groups = std::all_of(ranks_by_group.begin(), ranks_by_group.end(),
+                                        [&](const auto& g) { return g.second.size() == per_group; });
+  if (ranks_by_group.size() == 1) {
+    count.ranks = static_cast<int>(ranks.size());
+  } else if (equal_groups) {
+    count.ranks = static_cast<int>(per_group);
+    count.notes.push_back(
+        fmt::format("the {} ranks form {} groups (NCCL_TESTS_SPLIT_MASK) of {}: ranks = {} per communicator",
+                    ranks.size(), ranks_by_group.size(), per_group, per_group));
+  } else {
+    count.notes.push_back(
+        fmt::format("the {} ranks form {} groups of different sizes: rank count per communicator unknown",
+                    ranks.size(), ranks_by_group.size()));
+  }
+  return count;
+}
+
 // ---- checks ------------------------------------------------------------------------------------
 
 std::vector<BusBandwidthDisagreement> check_bus_bandwidth(const BenchResult& result, double time_step_us) {
   std::vector<BusBandwidthDisagreement> disagreements;
   if (!result.ranks) return disagreements;
-  const double factor = bus_bandwidth_factor(result.op, *result.ranks);
+  const double factor = nccl_tests_bus_factor(result.op, *result.ranks);
   if (factor <= 0) return disagreements;
   auto check = [&](const BenchRow& row, const Measurement& m, bool in_place) {
     if (m.time_us <= 0) return;
@@ -759,11 +768,11 @@ std::optional<BusFactorInterval> implied_bus_factor(const BenchResult& result) {
 
 std::optional<RankRange> ranks_with_bus_factor(std::string_view op, BusFactorInterval factor) {
   constexpr int most_ranks = 65536;
-  if (bus_bandwidth_factor(op, 2) <= 0 || bus_bandwidth_factor(op, 2) == bus_bandwidth_factor(op, 3))
+  if (nccl_tests_bus_factor(op, 2) <= 0 || nccl_tests_bus_factor(op, 2) == nccl_tests_bus_factor(op, 3))
     return std::nullopt;
   RankRange range;
   for (int ranks = 2; ranks <= most_ranks; ++ranks) {
-    const double f = bus_bandwidth_factor(op, ranks);
+    const double f = nccl_tests_bus_factor(op, ranks);
     if (f < factor.low) continue;
     if (f > factor.high) break;
     if (range.fewest == 0) range.fewest = ranks;

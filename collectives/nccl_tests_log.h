@@ -8,6 +8,7 @@
 // a note says so. Whatever had to be assumed or was inferred is written in `notes`, one line each.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,17 +22,52 @@ namespace nccltune {
 
 struct NcclTestsLog {
   BenchResult bench;
+  std::string format = "nccl-tests";  // the console table; "nccl-tests-json": a -J FILE.json
   bool op_assumed = false;         // no program name in the file: bench.op is a guess (see notes)
   double time_step_us = 0.01;      // finest step of the printed times (1 us: 2017 tables, in ms)
   std::vector<std::string> notes;  // what was assumed, inferred or could not be known
 };
 
 // Errors (one line, naming `origin`): no nccl-tests table in the text, or a table without rows.
+// Rows broken by alltoallv_perf's NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 lines are joined again and
+// the summary lines skipped; per-iteration columns (-I 1: i_min i_max i_p99 i_cv%) are read past.
 // Bytes that are not valid UTF-8 are read as '?', so every string of the result can be JSON.
 Result<NcclTestsLog> read_nccl_tests_log(std::string_view text, std::string_view origin);
 
 // The same, without the notes.
 Result<BenchResult> parse_nccl_tests_log(std::string_view text, std::string_view origin);
+
+// ---- what both outputs of an nccl-tests run (the console's and -J's) say alike ----------------
+
+// "all_reduce_perf", "/opt/nccl-tests/build/alltoallv_perf_mpi" -> "all_reduce", "alltoallv"; empty
+// for any other word.
+std::string nccl_tests_collective(std::string_view program);
+
+// nccl-tests' busbw factor of `op` for `ranks` ranks: bus_bandwidth_factor's, and alltoallv's
+// (n-1)/n (src/alltoallv.cu, of the busiest rank's bytes). 0 for an unknown op.
+double nccl_tests_bus_factor(std::string_view op, int ranks);
+
+// How times were combined across ranks, from -a/--average in words[from, end) of a command line:
+// "rank0", "avg", "min", "max"; without the flag, nccl-tests' default "avg" and a note saying so.
+std::string nccl_tests_time_rule(const std::vector<std::string>& words, std::size_t from,
+                                 std::vector<std::string>& notes);
+
+// One rank of the device report: a "#  Rank N Group G Pid P on HOST ..." line, or an entry of a
+// -J file's config.devices.
+struct NcclTestsRank {
+  int rank = 0;
+  int group = 0;  // NCCL_TESTS_SPLIT_MASK's communicator
+  std::string host;
+};
+
+struct NcclTestsRankCount {
+  std::optional<int> ranks;        // per communicator; nullopt unless the list is complete
+  std::optional<int> nodes;        // distinct hosts of a complete list
+  std::vector<std::string> hosts;  // in order of first appearance
+  std::vector<std::string> notes;
+  bool complete = false;  // ranks 0..n-1, each once
+};
+NcclTestsRankCount count_nccl_tests_ranks(const std::vector<NcclTestsRank>& ranks);
 
 // A printed busbw that the row's own size and time do not reproduce.
 struct BusBandwidthDisagreement {
