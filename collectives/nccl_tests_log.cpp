@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <utility>
@@ -125,6 +126,7 @@ struct TableLayout {
   bool cpu_time = false;
   bool error_column = false;  // old builds: largest deviation instead of a wrong count
   bool times_in_ms = false;   // 2017 builds: "bytes N type op time ..." in milliseconds
+  bool per_iteration = false;  // -I 1: i_min i_max i_p99 i_cv% after each measurement, read past
 };
 
 // "#       size         count      type   redop    root     time   algbw   busbw #wrong ..."
@@ -153,6 +155,7 @@ std::optional<TableLayout> read_table_header(std::string_view line) {
       if (name == "busbw" && columns.busbw == 0) columns.busbw = i;
       if (name == "#wrong") columns.wrong = i;
       if (name == "error" || name == "res") layout.error_column = true;
+      if (name == "i_min") layout.per_iteration = true;
     }
     if (name != "timestamp") layout.columns = i + 1;
   }
@@ -183,10 +186,6 @@ std::optional<Measurement> read_measurement(const std::vector<std::string_view>&
   return measurement;
 }
 
-// The largest size a row may name: nccl-tests' sizes are per-rank buffers, and 1 PiB is beyond
-// any GPU's memory by far.
-constexpr int64_t kMaxRowBytes = int64_t{1} << 50;
-
 // A row of the table, or why the line is not one.
 Result<BenchRow> read_table_row(std::string_view line, const TableLayout& layout) {
   const std::vector<std::string_view> words = split_words(line);
@@ -194,7 +193,7 @@ Result<BenchRow> read_table_row(std::string_view line, const TableLayout& layout
     return Error{fmt::format("{} columns, the header has {}", words.size(), layout.columns)};
   const auto bytes = to_int(words[layout.bytes]);
   const auto count = to_int(words[layout.count]);
-  if (!bytes || *bytes < 0 || *bytes > kMaxRowBytes)
+  if (!bytes || *bytes < 0 || *bytes > kNcclTestsMaxRowBytes)
     return Error{fmt::format("size '{}' is not a whole number of bytes from 0 to 1 PiB",
                              printable_excerpt(words[layout.bytes], 40))};
   if (!count || *count < 0 || *count > *bytes)
@@ -356,6 +355,98 @@ std::vector<std::string> join_continued_lines(const std::vector<std::string_view
   return joined;
 }
 
+// ---- rows broken by alltoallv's per-rank summary ----------------------------------------------
+//
+// alltoallv_perf with NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 prints, from its busbw computation, a
+// "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: ... nranks=N ..." line and N "#   rank=R send_bytes=S
+// recv_bytes=V alg_bw=A bus_bw=B" lines in the middle of a row (src/alltoallv.cu): after the row's
+// first columns and again after its out-of-place measurement, so the row goes on after the last
+// rank line's bus_bw word. The row is put back together and the summary skipped.
+
+constexpr std::string_view kAlltoallvSummary = "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY:";
+
+struct NumberedLine {
+  std::string_view text;
+  std::size_t number = 0;  // in the file, from 1; a joined row has its first line's
+};
+
+struct UnbrokenLines {
+  std::deque<std::string> joined;  // the rows put back together (stable storage for `lines`)
+  std::vector<NumberedLine> lines;
+  int summaries = 0;
+  std::vector<std::size_t> cut_short;  // first lines of broken rows whose summary ended early
+};
+
+// nranks=N of a summary line; 0 when it does not say.
+int64_t summary_rank_count(std::string_view summary) {
+  for (const std::string_view word : split_words(summary))
+    if (word.starts_with("nranks=")) return std::max<int64_t>(0, to_int(word.substr(7)).value_or(0));
+  return 0;
+}
+
+// What follows the bus_bw word of a "#   rank=R ... bus_bw=B" line for rank R; nullopt for any
+// other line.
+std::optional<std::string_view> after_summary_rank_line(std::string_view line, int64_t rank) {
+  const std::vector<std::string_view> words = comment_words(line);
+  if (words.size() < 5 || words[0] != fmt::format("rank={}", rank) || !words[4].starts_with("bus_bw="))
+    return std::nullopt;
+  return line.substr(static_cast<std::size_t>(words[4].data() - line.data()) + words[4].size());
+}
+
+UnbrokenLines unbreak_alltoallv_rows(const std::vector<std::string_view>& lines) {
+  UnbrokenLines out;
+  std::optional<std::string> row;  // a row the summary broke, so far
+  std::size_t row_start = 0;
+  int64_t rank_lines_left = 0;
+  int64_t next_rank = 0;  // the summary lists ranks 0..N-1 in order
+  auto drop_row = [&] {
+    if (row) out.cut_short.push_back(row_start);
+    row.reset();
+    rank_lines_left = 0;
+  };
+  // A summary begins at `marker` of `text`: its rank lines follow.
+  auto begin_summary = [&](std::string_view text) {
+    ++out.summaries;
+    rank_lines_left = summary_rank_count(text);
+    next_rank = 0;
+    if (rank_lines_left == 0) drop_row();
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (rank_lines_left > 0) {
+      if (const auto rest = after_summary_rank_line(line, next_rank)) {
+        ++next_rank;
+        if (--rank_lines_left > 0 || !row) continue;
+        const std::size_t marker = rest->find(kAlltoallvSummary);  // the in-place half's summary
+        *row += rest->substr(0, marker);
+        if (marker != std::string_view::npos) {
+          begin_summary(rest->substr(marker));
+          continue;
+        }
+        out.joined.push_back(std::move(*row));
+        row.reset();
+        out.lines.push_back(NumberedLine{out.joined.back(), row_start});
+        continue;
+      }
+      drop_row();  // the summary ended early: read this line as any other
+    }
+    const std::size_t marker = line.find(kAlltoallvSummary);
+    if (marker == std::string_view::npos) {
+      out.lines.push_back(NumberedLine{line, i + 1});
+      continue;
+    }
+    const std::string_view before = line.substr(0, marker);
+    if (!is_comment(before) && before.find_first_not_of(" \t") != std::string_view::npos) {
+      drop_row();
+      row = std::string(before);
+      row_start = i + 1;
+    }
+    begin_summary(line.substr(marker));
+  }
+  drop_row();
+  return out;
+}
+
 // ---- the rank count ----------------------------------------------------------------------------
 
 using RankCount = NcclTestsRankCount;
@@ -445,11 +536,10 @@ struct ScannedLog {
   std::map<std::string, std::string> env;
 };
 
-ScannedLog scan_lines(const std::vector<std::string_view>& lines) {
+ScannedLog scan_lines(const std::vector<NumberedLine>& lines) {
   ScannedLog scan;
   bool table_done = false;
-  for (std::size_t number = 1; number <= lines.size(); ++number) {
-    const std::string_view line = lines[number - 1];
+  for (const auto& [line, number] : lines) {
     const std::vector<std::string_view> words = comment_words(line);
     // Lines with or without the '#' (2017 builds printed none before nThread and the footer).
     const std::vector<std::string_view> plain = words.empty() ? split_words(line) : words;
@@ -521,7 +611,11 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
   const std::string repaired = valid ? std::string() : repaired_utf8(input);
   const std::string_view text = valid ? input : std::string_view(repaired);
   const std::vector<std::string_view> lines = split_lines(text);
-  ScannedLog scan = scan_lines(lines);
+  const UnbrokenLines unbroken = unbreak_alltoallv_rows(lines);
+  ScannedLog scan = scan_lines(unbroken.lines);
+  for (const std::size_t number : unbroken.cut_short)
+    scan.dropped_rows.push_back(
+        fmt::format("line {}: an alltoallv summary broke it and ended before its last '#   rank=' line", number));
   if (!scan.layout)
     return Error{fmt::format("{}: no nccl-tests table (no '#  size  count ...' header line)", origin)};
   if (scan.rows.empty())
@@ -607,6 +701,14 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
     log.time_step_us = 1;
     log.notes.push_back("2017-era table: times were printed in ms, converted to us");
   }
+  if (unbroken.summaries > 0)
+    log.notes.push_back(fmt::format(
+        "skipped {} alltoallv per-rank summaries (NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1) printed inside the rows",
+        unbroken.summaries));
+  if (layout.per_iteration)
+    log.notes.push_back(
+        "per-iteration columns (-I 1: i_min i_max i_p99 i_cv%) not imported: nccltune/bench/v1 has no field "
+        "for them");
   if (layout.error_column)
     log.notes.push_back(
         "old 'error' column (largest deviation, not a count of wrong elements): wrong left null");

@@ -28,6 +28,10 @@ struct NcclTestsLog {
   std::vector<std::string> notes;  // what was assumed, inferred or could not be known
 };
 
+// The largest size a row may name: nccl-tests' sizes are per-rank buffers, and 1 PiB is beyond
+// any GPU's memory by far. A row beyond it (or with a count above its size) is dropped.
+inline constexpr int64_t kNcclTestsMaxRowBytes = int64_t{1} << 50;
+
 // Errors (one line, naming `origin`): no nccl-tests table in the text, or a table without rows.
 // Rows broken by alltoallv_perf's NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 lines are joined again and
 // the summary lines skipped; per-iteration columns (-I 1: i_min i_max i_p99 i_cv%) are read past.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collectives/bench_json.h"
+#include "collectives/nccl_tests_json.h"
 #include "test_files.h"
 
 using namespace nccltune;
@@ -176,17 +177,71 @@ TEST(NcclTestsLog, SeventeenEraTableInMilliseconds) {
 }
 
 TEST(NcclTestsLog, EveryFixtureReproducesItsPrintedAverage) {
-  // Ours and the published logs (published/) alike.
+  // Ours and the published logs (published/) alike, console tables and -J files.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(fixture("nccl-tests"))) {
-    if (!entry.is_regular_file()) continue;
+    const std::string extension = entry.path().extension().string();
+    if (!entry.is_regular_file() || (extension != ".txt" && extension != ".json")) continue;
     const std::string name = std::filesystem::relative(entry.path(), fixture("nccl-tests")).string();
     if (name == "all-reduce-doctored-busbw.txt") continue;
-    const NcclTestsLog log = read_fixture_log(name);
+    const Result<NcclTestsLog> read = read_nccl_tests_output(read_fixture(name), name);
+    ASSERT_TRUE(read.ok()) << read.error();
+    const NcclTestsLog& log = *read;
     const auto average = check_average_bus_bandwidth(log.bench);
     ASSERT_TRUE(average.has_value()) << name;
     EXPECT_TRUE(average->agrees) << name << ": printed " << average->printed << ", recomputed "
                                  << average->recomputed << ", tolerance " << average->tolerance;
   }
+}
+
+TEST(NcclTestsLog, PerIterationColumnsAreReadPast) {
+  // -I 1 adds i_min i_max i_p99 i_cv% after each measurement; -R 2 (on its command line) adds none.
+  const NcclTestsLog log = read_fixture_log("all-reduce-2.19.6-per-iter-json-pair.txt");
+  const BenchResult& bench = log.bench;
+  EXPECT_EQ(bench.ranks, 8);
+  ASSERT_EQ(bench.rows.size(), 13u);
+  const BenchRow& last = bench.rows.back();
+  EXPECT_EQ(last.bytes, 134217728);
+  EXPECT_DOUBLE_EQ(last.out_of_place.time_us, 1440.37);
+  EXPECT_DOUBLE_EQ(last.out_of_place.busbw, 163.07);
+  EXPECT_EQ(last.out_of_place.wrong, 0);
+  ASSERT_TRUE(last.in_place.has_value());
+  EXPECT_DOUBLE_EQ(last.in_place->time_us, 1443.20);  // after the out-of-place i_* columns
+  EXPECT_DOUBLE_EQ(last.in_place->busbw, 162.75);
+  EXPECT_TRUE(has_note(log, "per-iteration columns (-I 1")) << notes_of(log);
+  EXPECT_FALSE(has_note(log, "dropped")) << notes_of(log);
+  EXPECT_TRUE(check_bus_bandwidth(bench).empty());
+}
+
+TEST(NcclTestsLog, AlltoallvSummaryLinesAreSkippedAndTheRowsTheyBrokeJoined) {
+  // NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 prints its per-rank lines inside each row, twice.
+  const NcclTestsLog log = read_fixture_log("alltoallv-2.19.6-summary-json-pair.txt");
+  const BenchResult& bench = log.bench;
+  EXPECT_EQ(bench.op, "alltoallv");
+  EXPECT_EQ(bench.ranks, 4);
+  EXPECT_EQ(bench.time_rule, "max");
+  ASSERT_EQ(bench.rows.size(), 5u);
+  const BenchRow& first = bench.rows.front();
+  EXPECT_EQ(first.bytes, 1048560);  // the busiest rank's bytes, 16-byte aligned per peer
+  EXPECT_EQ(first.count, 65536);
+  EXPECT_EQ(first.redop, "none");
+  EXPECT_DOUBLE_EQ(first.out_of_place.time_us, 35.58);
+  EXPECT_EQ(first.out_of_place.wrong, 0);
+  ASSERT_TRUE(first.in_place.has_value());
+  EXPECT_DOUBLE_EQ(first.in_place->time_us, 34.66);
+  EXPECT_FALSE(first.in_place->wrong.has_value());  // in-place alltoallv is not checked: N/A
+  EXPECT_TRUE(has_note(log, "skipped 10 alltoallv per-rank summaries")) << notes_of(log);
+  EXPECT_FALSE(has_note(log, "dropped")) << notes_of(log);
+  EXPECT_DOUBLE_EQ(nccl_tests_bus_factor("alltoallv", 4), 0.75);
+  EXPECT_TRUE(check_bus_bandwidth(bench).empty());  // busbw = algbw x (n-1)/n
+}
+
+TEST(NcclTestsLog, AlltoallvRowWhoseSummaryEndsEarlyIsDropped) {
+  std::string text = read_fixture("alltoallv-2.19.6-summary-json-pair.txt");
+  const std::size_t rank3 = text.find("#   rank=3");  // the first row's first summary loses a line
+  text.erase(rank3, text.find('\n', rank3) + 1 - rank3);
+  const NcclTestsLog log = read_nccl_tests_log(text, "cut.txt").value();
+  EXPECT_EQ(log.bench.rows.size(), 4u);
+  EXPECT_TRUE(has_note(log, "dropped the row on line 16: an alltoallv summary broke it")) << notes_of(log);
 }
 
 TEST(NcclTestsLog, WindowsLineEndingsReadTheSame) {
