@@ -5,10 +5,12 @@
 #include <charconv>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "base/text_words.h"
 #include "base/utf8.h"
+#include "collectives/nccl_info_mnnvl.h"
 
 namespace nccltune {
 namespace {
@@ -19,6 +21,9 @@ constexpr std::size_t kMaxDevices = 1024;
 constexpr std::size_t kMaxChoices = 65536;
 constexpr std::size_t kMaxFailures = 1000;
 constexpr std::size_t kMaxEnv = 1024;
+constexpr std::size_t kMaxFabrics = 4096;
+constexpr std::size_t kMaxCliqueRanks = 65536;
+constexpr std::size_t kMaxProcesses = 4096;
 
 // A count NCCL prints (ranks, nodes, channels): small and not negative.
 std::optional<int> to_count(std::string_view word) {
@@ -54,9 +59,15 @@ bool all_digits(std::string_view word) {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "host:pid:tid" (the last word of that shape before "NCCL INFO"): the host; launcher tags in
-// front of it ("[1,0]<stdout>:host:pid:tid") are dropped with the colon that ends them.
-std::optional<std::string> host_of_prefix(std::string_view prefix) {
+struct LinePrefix {
+  std::string host;
+  std::string process;  // "host:pid"
+};
+
+// "host:pid:tid" (the last word of that shape before "NCCL INFO"): the host and its process;
+// launcher tags in front of it ("[1,0]<stdout>:host:pid:tid") are dropped with the colon that
+// ends them.
+std::optional<LinePrefix> parse_prefix(std::string_view prefix) {
   const auto words = split_words(prefix);
   for (auto it = words.rbegin(); it != words.rend(); ++it) {
     std::string_view word = *it;
@@ -65,10 +76,12 @@ std::optional<std::string> host_of_prefix(std::string_view prefix) {
     word = word.substr(0, tid);
     const size_t pid = word.rfind(':');
     if (pid == std::string_view::npos || !all_digits(word.substr(pid + 1))) continue;
+    const std::string_view pid_word = word.substr(pid + 1);
     word = word.substr(0, pid);
     const size_t tag = word.rfind(':');
     if (tag != std::string_view::npos) word = word.substr(tag + 1);
-    if (is_host_name(word)) return std::string(word);
+    if (is_host_name(word))
+      return LinePrefix{std::string(word), std::string(word) + ":" + std::string(pid_word)};
   }
   return std::nullopt;
 }
@@ -132,13 +145,21 @@ std::optional<NcclFailureKind> failure_kind(std::string_view body) {
 
 namespace {
 
+// What one process printed that later lines of it need: its communicator's ranks, and its
+// tuning table under way.
+struct ProcessState {
+  std::optional<int> ranks;
+  NcclTuningTableReader table;
+};
+
 class LineReader {
  public:
-  LineReader(NcclInfoLog& log, std::set<std::string>& hosts, std::map<std::string, std::size_t>& device_at,
-             std::set<NcclLoggedChoice>& choices, std::string_view source)
-      : log_(log), hosts_(hosts), device_at_(device_at), choices_(choices), source_(source) {}
+  LineReader(NcclInfoLog& log, NcclInfoLogReader::Index& index, std::string_view source)
+      : log_(log), index_(index), source_(source) {}
 
   void read(std::string_view raw, int number);
+  // The tuning tables still under way, once the text has ended.
+  void finish();
   // Adds what another reader found (another node's ranks): as if its lines had been read here.
   void merge(const NcclInfoLog& other);
 
@@ -148,6 +169,11 @@ class LineReader {
   void read_ib_devices(std::string_view list);
   void read_socket_devices(std::string_view list);
   void read_choice(std::string_view body, size_t arrow);
+  void read_kernel_choice(std::string_view body);
+  void read_mnnvl(std::string_view body, int number);
+  ProcessState* process();
+  void add_table(NcclModelTable table);
+  void add_fabric(const NcclMnnvlFabric& fabric);
   void read_env(const std::vector<std::string_view>& words);
   void read_tuner(std::string_view body);
   void add_host(std::string_view host);
@@ -155,10 +181,10 @@ class LineReader {
   NcclLogLine line_at(std::string_view body, int number) const;
 
   NcclInfoLog& log_;
-  std::set<std::string>& hosts_;
-  std::map<std::string, std::size_t>& device_at_;
-  std::set<NcclLoggedChoice>& choices_;
+  NcclInfoLogReader::Index& index_;
   std::string source_;
+  std::map<std::string, ProcessState> processes_;  // by "host:pid"; "" for lines without a prefix
+  std::string process_;                            // the current line's
 };
 
 NcclLogLine LineReader::line_at(std::string_view body, int number) const {
@@ -170,11 +196,11 @@ NcclLogLine LineReader::line_at(std::string_view body, int number) const {
 }
 
 void LineReader::add_host(std::string_view host) {
-  if (hosts_.size() < kMaxHosts) hosts_.emplace(host);
+  if (index_.hosts.size() < kMaxHosts) index_.hosts.emplace(host);
 }
 
 void LineReader::add_device(NcclNetDevice device) {
-  if (const auto at = device_at_.find(device.name); at != device_at_.end()) {
+  if (const auto at = index_.device_at.find(device.name); at != index_.device_at.end()) {
     NcclNetDevice& known = log_.devices[at->second];
     if (!known.port) known.port = device.port;
     if (!known.link_layer) known.link_layer = device.link_layer;
@@ -182,7 +208,7 @@ void LineReader::add_device(NcclNetDevice device) {
     return;
   }
   if (log_.devices.size() >= kMaxDevices) return;
-  device_at_.emplace(device.name, log_.devices.size());
+  index_.device_at.emplace(device.name, log_.devices.size());
   log_.devices.push_back(std::move(device));
 }
 
@@ -202,13 +228,16 @@ void LineReader::read(std::string_view raw, int number) {
        {std::pair{std::string_view("NCCL INFO "), false}, std::pair{std::string_view("NCCL WARN "), true}}) {
     const size_t at = raw.find(marker);
     if (at == std::string_view::npos) continue;
-    if (const auto host = host_of_prefix(raw.substr(0, at))) add_host(*host);
+    const auto prefix = parse_prefix(raw.substr(0, at));
+    if (prefix) add_host(prefix->host);
+    process_ = prefix ? prefix->process : std::string();
     ++log_.nccl_lines;
     read_body(trimmed(raw.substr(at + marker.size())), warn, number);
     return;
   }
   // A line without NCCL's prefix: a collector stripped it, or NCCL printed it bare ("NCCL
   // version ..."), or another program wrote it.
+  process_.clear();
   read_body(line, false, number);
 }
 
@@ -284,7 +313,95 @@ void LineReader::read_choice(std::string_view body, size_t arrow) {
   }
   choice.algo = algo_name(after[0]);
   choice.proto = proto_name(after[2]);
-  if (choices_.size() < kMaxChoices) choices_.insert(std::move(choice));
+  if (index_.choices.size() < kMaxChoices) index_.choices.insert(std::move(choice));
+}
+
+void LineReader::read_kernel_choice(std::string_view body) {
+  // "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLLMC_R nchannels 16 nthreads 512
+  // nWorks 1"; "AllGather [Copy Engine]: 67108864 Bytes -> cudaMemcpy; CE synchronization with NVLS".
+  const auto words = split_words(body);
+  NcclKernelChoice choice;
+  std::size_t at = 0;  // the byte count
+  if (words.size() >= 7 && words[1] == "[Symmetric]:") {
+    choice.path = "symmetric";
+    at = 2;
+  } else if (words.size() >= 7 && words[1] == "[Copy" && words[2] == "Engine]:") {
+    choice.path = "copy_engine";
+    at = 3;
+  } else {
+    return;
+  }
+  const auto bytes = to_int(words[at]);
+  if (!bytes || *bytes < 0 || words[at + 1] != "Bytes" || words[at + 2] != "->" ||
+      !std::all_of(words[0].begin(), words[0].end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+    return;
+  choice.op = std::string(words[0]);
+  choice.bytes = *bytes;
+  if (choice.path == "symmetric") {
+    if (words[5] != "Kernel") return;
+    choice.kernel = std::string(words[6]);
+    choice.channels = count_after(words, "nchannels");
+    choice.threads = count_after(words, "nthreads");
+    choice.works = count_after(words, "nWorks");
+  } else {
+    if (!words[6].starts_with("cudaMemcpy")) return;
+    choice.kernel = "cudaMemcpy";
+    choice.nvls_sync = body.find("CE synchronization with NVLS") != std::string_view::npos;
+  }
+  if (choice.kernel.size() > 128) return;
+  if (index_.kernel_choices.size() < kMaxChoices) index_.kernel_choices.insert(std::move(choice));
+}
+
+void LineReader::read_mnnvl(std::string_view body, int number) {
+  if (const auto fabric = parse_mnnvl_fabric_line(body)) {
+    add_fabric({fabric->fabric_uuid, fabric->clique_id, fabric->state, fabric->health_mask, 1,
+                line_at(body, number)});
+    return;
+  }
+  if (const auto clique = parse_mnnvl_clique_line(body)) {
+    log_.mnnvl = log_.mnnvl.value_or(false) || clique->enabled;
+    keep_max(log_.mnnvl_clique_size, clique->clique_size);
+    keep_max(log_.mnnvl_nvl_domain_size, clique->nvl_domain_size);
+    if (index_.clique_ranks.size() < kMaxCliqueRanks) index_.clique_ranks.insert(clique->clique_rank);
+    return;
+  }
+  // "MNNVL 1 ..." in a shape this reader does not know still says what NCCL decided.
+  const auto words = split_words(body);
+  if (words.size() >= 2 && words[1] != "busId")
+    if (const auto mnnvl = to_count(words[1])) log_.mnnvl = log_.mnnvl.value_or(false) || *mnnvl != 0;
+}
+
+void LineReader::add_fabric(const NcclMnnvlFabric& fabric) {
+  const auto key = std::tuple{fabric.fabric_uuid, fabric.clique_id, fabric.state, fabric.health_mask};
+  if (const auto at = index_.fabric_at.find(key); at != index_.fabric_at.end()) {
+    NcclMnnvlFabric& known = log_.mnnvl_fabrics[at->second];
+    known.lines = known.lines > std::numeric_limits<int>::max() - fabric.lines
+                      ? std::numeric_limits<int>::max()
+                      : known.lines + fabric.lines;
+    return;
+  }
+  if (log_.mnnvl_fabrics.size() >= kMaxFabrics) return;
+  index_.fabric_at.emplace(key, log_.mnnvl_fabrics.size());
+  log_.mnnvl_fabrics.push_back(fabric);
+}
+
+ProcessState* LineReader::process() {
+  if (const auto it = processes_.find(process_); it != processes_.end()) return &it->second;
+  if (processes_.size() >= kMaxProcesses) return nullptr;
+  return &processes_[process_];
+}
+
+void LineReader::add_table(NcclModelTable table) {
+  if (log_.model_tables.size() >= kMaxModelTables ||
+      std::find(log_.model_tables.begin(), log_.model_tables.end(), table) != log_.model_tables.end())
+    return;
+  log_.model_tables.push_back(std::move(table));
+}
+
+void LineReader::finish() {
+  for (auto& [name, state] : processes_)
+    for (NcclModelTable& table : state.table.take()) add_table(std::move(table));
 }
 
 void LineReader::read_env(const std::vector<std::string_view>& words) {
@@ -414,21 +531,30 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
     read_choice(body, arrow);
     return;
   }
+  if (body.find(" [Symmetric]: ") != std::string_view::npos ||
+      body.find(" [Copy Engine]: ") != std::string_view::npos) {
+    read_kernel_choice(body);
+    return;
+  }
+  if (body.find('|') != std::string_view::npos) {
+    if (ProcessState* state = process(); state && state->table.read(body, state->ranks)) return;
+  }
   // "comm 0x... rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0" (2.20+);
   // "ncclCommInitRank comm 0x... rank 0 nranks 16 cudaDev 0 ..." and "Init timings - ...:
   // rank 7 nranks 16 total ..." in every version.
   if (!words.empty() && (words[0] == "comm" || words[0].starts_with("ncclCommInit") || words[0] == "Init")) {
-    keep_max(log_.ranks, count_after(words, "nRanks"));
-    keep_max(log_.ranks, count_after(words, "nranks"));
+    const auto ranks =
+        count_after(words, "nRanks") ? count_after(words, "nRanks") : count_after(words, "nranks");
+    keep_max(log_.ranks, ranks);
+    if (ProcessState* state = process(); state && ranks) state->ranks = ranks;
     keep_max(log_.nodes, count_after(words, "nNodes"));
     keep_max(log_.local_ranks, count_after(words, "localRanks"));
     if (const auto mnnvl = count_after(words, "MNNVL"))
       log_.mnnvl = log_.mnnvl.value_or(false) || *mnnvl != 0;
     return;
   }
-  // "MNNVL 1 cliqueId 1 cliqueSize 72 cliqueRank 3" (2.21+); "MNNVL busId ..." says nothing.
   if (words.size() >= 2 && words[0] == "MNNVL") {
-    if (const auto mnnvl = to_count(words[1])) log_.mnnvl = log_.mnnvl.value_or(false) || *mnnvl != 0;
+    read_mnnvl(body, number);
     return;
   }
   // "16 coll channels, 16 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p
@@ -475,6 +601,11 @@ void LineReader::merge(const NcclInfoLog& other) {
   if (other.nvls_available) log_.nvls_available = log_.nvls_available.value_or(true) && *other.nvls_available;
   keep_max(log_.nvls_channels, other.nvls_channels);
   if (other.mnnvl) log_.mnnvl = log_.mnnvl.value_or(false) || *other.mnnvl;
+  for (const NcclMnnvlFabric& fabric : other.mnnvl_fabrics) add_fabric(fabric);
+  keep_max(log_.mnnvl_clique_size, other.mnnvl_clique_size);
+  keep_max(log_.mnnvl_nvl_domain_size, other.mnnvl_nvl_domain_size);
+  for (int rank : other.mnnvl_clique_ranks)
+    if (index_.clique_ranks.size() < kMaxCliqueRanks) index_.clique_ranks.insert(rank);
   keep_max(log_.coll_channels, other.coll_channels);
   keep_max(log_.collnet_channels, other.collnet_channels);
   for (const auto& [name, value] : other.env)
@@ -484,7 +615,10 @@ void LineReader::merge(const NcclInfoLog& other) {
   if (!log_.tuner_requested) log_.tuner_requested = other.tuner_requested;
   log_.tuner_symbol_missing = log_.tuner_symbol_missing || other.tuner_symbol_missing;
   for (const NcclLoggedChoice& choice : other.choices)
-    if (choices_.size() < kMaxChoices) choices_.insert(choice);
+    if (index_.choices.size() < kMaxChoices) index_.choices.insert(choice);
+  for (const NcclKernelChoice& choice : other.kernel_choices)
+    if (index_.kernel_choices.size() < kMaxChoices) index_.kernel_choices.insert(choice);
+  for (const NcclModelTable& table : other.model_tables) add_table(table);
   for (const NcclLogLine& warning : other.warnings) {
     if (log_.warnings.size() < kMaxLogWarnings)
       log_.warnings.push_back(warning);
@@ -498,14 +632,14 @@ void LineReader::merge(const NcclInfoLog& other) {
 }
 
 void NcclInfoLogReader::add(const NcclInfoLog& other) {
-  LineReader(log_, hosts_, device_at_, choices_, "").merge(other);
+  LineReader(log_, index_, "").merge(other);
 }
 
 void NcclInfoLogReader::add(std::string_view text, std::string_view source) {
   // Invalid UTF-8 becomes '?' so that every string of the result can go into JSON.
   const std::string repaired = is_valid_utf8(text) ? std::string() : repaired_utf8(text);
   std::string_view rest = repaired.empty() ? text : std::string_view(repaired);
-  LineReader reader(log_, hosts_, device_at_, choices_, source);
+  LineReader reader(log_, index_, source);
   int number = 0;
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
@@ -516,12 +650,20 @@ void NcclInfoLogReader::add(std::string_view text, std::string_view source) {
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);
   }
+  reader.finish();
 }
 
 NcclInfoLog NcclInfoLogReader::result() const {
   NcclInfoLog log = log_;
-  log.hosts.assign(hosts_.begin(), hosts_.end());
-  log.choices.assign(choices_.begin(), choices_.end());
+  log.hosts.assign(index_.hosts.begin(), index_.hosts.end());
+  log.choices.assign(index_.choices.begin(), index_.choices.end());
+  log.kernel_choices.assign(index_.kernel_choices.begin(), index_.kernel_choices.end());
+  log.mnnvl_clique_ranks.assign(index_.clique_ranks.begin(), index_.clique_ranks.end());
+  std::sort(log.mnnvl_fabrics.begin(), log.mnnvl_fabrics.end(),
+            [](const NcclMnnvlFabric& a, const NcclMnnvlFabric& b) {
+              return std::tie(a.fabric_uuid, a.clique_id, a.state, a.health_mask) <
+                     std::tie(b.fabric_uuid, b.clique_id, b.state, b.health_mask);
+            });
   // The transport: what "Using network" names, else what the lines of one transport show.
   // NET/IB's devices say IB or RoCE (RoCE only when every device is Ethernet); the HPC-X
   // plugin ("IBext_v8", "NCCL RDMA Plugin v8") prints the same NET/IB lines.
@@ -568,6 +710,40 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
   nlohmann::ordered_json choices = nlohmann::ordered_json::array();
   for (const NcclLoggedChoice& c : log.choices)
     choices.push_back({{"op", or_null(c.op)}, {"bytes", c.bytes}, {"algo", c.algo}, {"proto", c.proto}});
+  nlohmann::ordered_json kernel_choices = nlohmann::ordered_json::array();
+  for (const NcclKernelChoice& c : log.kernel_choices)
+    kernel_choices.push_back({{"op", c.op},
+                              {"bytes", c.bytes},
+                              {"path", c.path},
+                              {"kernel", c.kernel},
+                              {"channels", or_null(c.channels)},
+                              {"threads", or_null(c.threads)},
+                              {"works", or_null(c.works)},
+                              {"nvls_sync", c.nvls_sync}});
+  nlohmann::ordered_json fabrics = nlohmann::ordered_json::array();
+  for (const NcclMnnvlFabric& f : log.mnnvl_fabrics)
+    fabrics.push_back({{"fabric_uuid", f.fabric_uuid},
+                       {"clique_id", f.clique_id},
+                       {"state", f.state},
+                       {"state_name", mnnvl_state_name(f.state)},
+                       {"health_mask", f.health_mask},
+                       {"health_problems", mnnvl_health_problems(f.health_mask)},
+                       {"lines", f.lines},
+                       {"first", {{"source", f.first.source}, {"line", f.first.line}}}});
+  nlohmann::ordered_json tables = nlohmann::ordered_json::array();
+  for (const NcclModelTable& t : log.model_tables) {
+    nlohmann::ordered_json cells = nlohmann::ordered_json::array();
+    for (const NcclModelCell& c : t.cells)
+      cells.push_back({{"op", c.op},
+                       {"algo", c.algo},
+                       {"proto", c.proto},
+                       {"enabled", c.algbw > 0},
+                       {"latency_us", c.latency_us},
+                       {"algbw", c.algbw},
+                       {"busbw", or_null(model_busbw(c, t.ranks))},
+                       {"max_threads", or_null(c.max_threads)}});
+    tables.push_back({{"ranks", or_null(t.ranks)}, {"cells", std::move(cells)}});
+  }
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const NcclLogLine& w : log.warnings)
     warnings.push_back({{"source", w.source}, {"line", w.line}, {"text", w.text}});
@@ -588,6 +764,11 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
           {"gdr", {{"connections", log.net_connections}, {"with_gdr", log.gdr_connections}}},
           {"nvls", {{"available", or_null(log.nvls_available)}, {"channels", or_null(log.nvls_channels)}}},
           {"mnnvl", or_null(log.mnnvl)},
+          {"mnnvl_fabric",
+           {{"clique_size", or_null(log.mnnvl_clique_size)},
+            {"nvl_domain_size", or_null(log.mnnvl_nvl_domain_size)},
+            {"clique_ranks", log.mnnvl_clique_ranks},
+            {"fabrics", std::move(fabrics)}}},
           {"channels",
            {{"coll", or_null(log.coll_channels)},
             {"nvls", or_null(log.nvls_channels)},
@@ -598,6 +779,8 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
             {"fallback", or_null(log.tuner_fallback)},
             {"requested", or_null(log.tuner_requested)}}},
           {"choices", std::move(choices)},
+          {"kernel_choices", std::move(kernel_choices)},
+          {"tuning_tables", std::move(tables)},
           {"warnings", std::move(warnings)},
           {"warnings_dropped", log.warnings_dropped}};
 }

@@ -1,6 +1,8 @@
 // Reads what NCCL prints with NCCL_DEBUG=INFO (or WARN): the version, the communicator's shape,
-// the network it chose and its devices, GPUDirect RDMA per connection, NVLS, channel counts, the
-// variables it says the environment set, the tuner it loaded, its per-size choices (TUNING lines)
+// the network it chose and its devices, GPUDirect RDMA per connection, NVLS, multi-node NVLink
+// (collectives/nccl_info_mnnvl.h), channel counts, the variables it says the environment set, the
+// tuner it loaded, its per-size choices (TUNING lines, the symmetric-kernel and copy-engine ones
+// included), its own model of each collective (the tuning table, collectives/nccl_info_tuning_table.h)
 // and its WARN lines.
 //
 // Any NCCL from 2.18 on, one rank's file or many ranks mixed, with other program output in
@@ -16,7 +18,10 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
+
+#include "collectives/nccl_info_tuning_table.h"
 
 namespace nccltune {
 
@@ -36,6 +41,22 @@ struct NcclLoggedChoice {
   std::string algo;   // "RING", "NVLS_TREE" (older numeric values are named the same way)
   std::string proto;  // "LL", "LL128", "SIMPLE"
   friend auto operator<=>(const NcclLoggedChoice&, const NcclLoggedChoice&) = default;
+};
+
+// A "[Symmetric]" (2.27+) or "[Copy Engine]" (2.29+) TUNING line: a collective NCCL ran with a
+// symmetric-memory kernel or with cudaMemcpy, outside its algorithm and protocol kernels.
+//   "%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d" (2.27, every rank; 2.28+
+//   rank 0 only, with " nWorks %d" appended: src/scheduler/symmetric_sched.cc)
+//   "%s [Copy Engine]: %ld Bytes -> cudaMemcpy%s" (rank 0; "%s" is "; CE synchronization with
+//   NVLS" or nothing: src/enqueue.cc)
+struct NcclKernelChoice {
+  std::string op;  // "AllReduce"
+  int64_t bytes = 0;
+  std::string path;                             // "symmetric" or "copy_engine"
+  std::string kernel;                           // "AllReduce_AGxLLMC_R"; "cudaMemcpy" on the copy engine
+  std::optional<int> channels, threads, works;  // symmetric only; works from 2.28
+  bool nvls_sync = false;                       // copy engine synchronized with NVLS
+  friend auto operator<=>(const NcclKernelChoice&, const NcclKernelChoice&) = default;
 };
 
 // A line that says something went wrong: a WARN, or a known failure text anywhere.
@@ -59,6 +80,17 @@ struct NcclFailure {
   NcclLogLine where;
 };
 
+// The values ranks printed alike in "MNNVL busId ... fabric UUID ... cliqueId ... state ...
+// healthMask ..." (collectives/nccl_info_mnnvl.h), with how many lines did and the first.
+struct NcclMnnvlFabric {
+  std::string fabric_uuid;
+  std::uint32_t clique_id = 0;
+  int state = 0;  // NVML's fabric state; 3 is COMPLETED
+  std::uint32_t health_mask = 0;
+  int lines = 0;
+  NcclLogLine first;
+};
+
 struct NcclInfoLog {
   std::optional<std::string> nccl_version;  // "2.21.5"
   std::optional<std::string> cuda_version;  // "12.4": the CUDA NCCL was built with
@@ -77,9 +109,13 @@ struct NcclInfoLog {
   int net_connections = 0;  // "... via NET/..." lines
   int gdr_connections = 0;  // those ending in /GDRDMA
 
-  std::optional<bool> nvls_available;  // false when any device says it is not
-  std::optional<int> nvls_channels;    // the most any rank reported
-  std::optional<bool> mnnvl;
+  std::optional<bool> nvls_available;          // false when any device says it is not
+  std::optional<int> nvls_channels;            // the most any rank reported
+  std::optional<bool> mnnvl;                   // what NCCL decided ("MNNVL %d" of the comm and clique lines)
+  std::vector<NcclMnnvlFabric> mnnvl_fabrics;  // sorted by their values
+  std::optional<int> mnnvl_clique_size;        // the largest "cliqueSize"
+  std::optional<int> mnnvl_nvl_domain_size;    // 2.30+: the largest "nvlDomainSize"
+  std::vector<int> mnnvl_clique_ranks;         // the "cliqueRank"s printed, sorted, each once
   std::optional<int> coll_channels, collnet_channels;
 
   std::map<std::string, std::string> env;  // "NCCL_X set by environment to V" and alike
@@ -89,7 +125,9 @@ struct NcclInfoLog {
   std::optional<std::string> tuner_requested;  // NCCL_TUNER_PLUGIN as NCCL reports it
   bool tuner_symbol_missing = false;           // a library was opened without a tuner symbol
 
-  std::vector<NcclLoggedChoice> choices;  // sorted, each once
+  std::vector<NcclLoggedChoice> choices;         // sorted, each once
+  std::vector<NcclKernelChoice> kernel_choices;  // sorted, each once
+  std::vector<NcclModelTable> model_tables;      // the tuning tables, first seen first, each once
   std::vector<NcclLogLine> warnings;
   int warnings_dropped = 0;  // beyond kMaxLogWarnings
   std::vector<NcclFailure> failures;
@@ -108,12 +146,20 @@ class NcclInfoLogReader {
   void add(const NcclInfoLog& read_elsewhere);
   NcclInfoLog result() const;
 
+  // Sets beside the vectors, so that a long or hostile log costs a lookup per line, not a scan.
+  struct Index {
+    std::set<std::string> hosts;
+    std::map<std::string, std::size_t> device_at;
+    std::set<NcclLoggedChoice> choices;
+    std::set<NcclKernelChoice> kernel_choices;
+    std::set<int> clique_ranks;
+    // A fabric's values -> its place in mnnvl_fabrics.
+    std::map<std::tuple<std::string, std::uint32_t, int, std::uint32_t>, std::size_t> fabric_at;
+  };
+
  private:
   NcclInfoLog log_;
-  // Sets beside the vectors, so that a long or hostile log costs a lookup per line, not a scan.
-  std::set<std::string> hosts_;
-  std::map<std::string, std::size_t> device_at_;
-  std::set<NcclLoggedChoice> choices_;
+  Index index_;
 };
 
 // One input; the same as a reader with one add().

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "collectives/nccl_info_mnnvl.h"
 #include "topology/affinity.h"
 
 namespace nccltune {
@@ -170,6 +171,76 @@ void check_nvls(const NcclInfoLog& log, const NodeTopology* node, std::vector<Lo
         {LogVerdictLevel::info, "nvls", fmt::format("NVLS on with {} channels", *log.nvls_channels)});
 }
 
+std::string health_text(std::uint32_t mask) {
+  const std::vector<std::string> problems = mnnvl_health_problems(mask);
+  return problems.empty() ? fmt::format("0x{:x}", mask) : fmt::format("0x{:x} ({})", mask, joined(problems));
+}
+
+// GB200/GB300 NVL72: NVML's fabric state and health mask as each rank printed them
+// (collectives/nccl_info_mnnvl.h). NCCL turns multi-node NVLink on only when every rank's state
+// is COMPLETED (src/mnnvl.cc), and never looks at the health mask; nor is a nonzero mask a
+// problem, since its fields read 2 (FALSE) when all is well: only a TRUE field or an incorrect
+// configuration is.
+void check_mnnvl(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
+  int lines = 0, not_completed = 0, unhealthy = 0;
+  const NcclMnnvlFabric* first_not_completed = nullptr;
+  const NcclMnnvlFabric* first_unhealthy = nullptr;
+  std::set<std::string> states, masks;
+  for (const NcclMnnvlFabric& f : log.mnnvl_fabrics) {
+    if (mnnvl_uuid_is_zero(f.fabric_uuid)) continue;  // not a multi-node fabric
+    lines += f.lines;
+    if (f.state != kMnnvlStateCompleted) {
+      not_completed += f.lines;
+      states.emplace(mnnvl_state_name(f.state));
+      if (!first_not_completed || f.first.line < first_not_completed->first.line) first_not_completed = &f;
+    }
+    if (!mnnvl_health_problems(f.health_mask).empty()) {
+      unhealthy += f.lines;
+      if (masks.size() < 4) masks.insert(health_text(f.health_mask));
+      if (!first_unhealthy || f.first.line < first_unhealthy->first.line) first_unhealthy = &f;
+    }
+  }
+  if (first_not_completed) {
+    out.push_back(
+        {LogVerdictLevel::warn, "mnnvl",
+         fmt::format(
+             "{} of {} rank line(s) report NVLink fabric state {} (first at {}), not COMPLETED: NCCL uses "
+             "multi-node NVLink only when every rank's state is COMPLETED, so {}; check the fabric "
+             "manager and IMEX on those nodes (nvidia-smi -q shows each GPU's fabric state)",
+             not_completed, lines, joined(std::vector<std::string>(states.begin(), states.end())),
+             where(first_not_completed->first),
+             log.mnnvl == true ? "some communicators may have run without it"
+                               : "traffic between trays went over the network")});
+  }
+  if (first_unhealthy) {
+    out.push_back(
+        {LogVerdictLevel::warn, "mnnvl",
+         fmt::format(
+             "{} of {} rank line(s) report an NVLink fabric health problem, health mask {} (first at {}): "
+             "degraded or recovering NVLink paths in the NVLink domain lower the bandwidth between its "
+             "GPUs; nvidia-smi -q on that node names the GPU (Fabric, Health) and the fabric manager's "
+             "log the link. A mask of 0x1aa is healthy: only a field that reads TRUE, or a configuration "
+             "other than NONE, is a problem",
+             unhealthy, lines, joined(std::vector<std::string>(masks.begin(), masks.end())),
+             where(first_unhealthy->first))});
+  }
+  if (first_not_completed || first_unhealthy || lines == 0) return;
+  if (log.mnnvl == false) {
+    out.push_back({LogVerdictLevel::info, "mnnvl",
+                   fmt::format("the GPUs are on an NVLink fabric (state COMPLETED and healthy on all {} rank "
+                               "line(s)) but NCCL did not turn multi-node NVLink on: NCCL_MNNVL_ENABLE=0, a "
+                               "clique of one, or IMEX not working (a WARN line says so)",
+                               lines)});
+    return;
+  }
+  out.push_back(
+      {LogVerdictLevel::info, "mnnvl",
+       fmt::format("multi-node NVLink{}: fabric state COMPLETED and healthy on all {} rank line(s)",
+                   log.mnnvl_clique_size ? fmt::format(" in cliques of {} GPUs", *log.mnnvl_clique_size)
+                                         : std::string(),
+                   lines)});
+}
+
 void check_tuner(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
   std::optional<std::string> requested = log.tuner_requested;
   if (const auto env = log.env.find("NCCL_TUNER_PLUGIN"); !requested && env != log.env.end())
@@ -302,6 +373,7 @@ std::vector<LogVerdict> explain_nccl_log(const NcclInfoLog& log, const NodeTopol
   check_gdr(log, node, out);
   check_hcas(log, node, out);
   check_nvls(log, node, out);
+  check_mnnvl(log, out);
   check_tuner(log, out);
   check_env(log, out);
   check_failures(log, out);
@@ -357,6 +429,27 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
                  : fmt::format("{}/{} network connections", log.gdr_connections, log.net_connections));
   row("NVLS", fmt::format("available {}, {} channels; MNNVL {}", or_unknown(log.nvls_available),
                           or_unknown(log.nvls_channels), or_unknown(log.mnnvl)));
+  const auto on_fabric = [](const NcclMnnvlFabric& f) { return !mnnvl_uuid_is_zero(f.fabric_uuid); };
+  if (std::any_of(log.mnnvl_fabrics.begin(), log.mnnvl_fabrics.end(), on_fabric) || log.mnnvl_clique_size) {
+    row("MNNVL",
+        fmt::format("{}{}{}", or_unknown(log.mnnvl),
+                    log.mnnvl_clique_size ? fmt::format(", clique size {}", *log.mnnvl_clique_size) : "",
+                    log.mnnvl_nvl_domain_size
+                        ? fmt::format(", NVLink domain size {}", *log.mnnvl_nvl_domain_size)
+                        : ""));
+    constexpr std::size_t kShown = 8;
+    std::size_t shown = 0, more = 0;
+    for (const NcclMnnvlFabric& f : log.mnnvl_fabrics) {
+      if (!on_fabric(f)) continue;
+      if (shown++ >= kShown) {
+        ++more;
+        continue;
+      }
+      row("", fmt::format("fabric {} clique 0x{:x}: {}, health mask {}, {} rank line(s)", f.fabric_uuid,
+                          f.clique_id, mnnvl_state_name(f.state), health_text(f.health_mask), f.lines));
+    }
+    if (more > 0) row("", fmt::format("{} more fabric values (--format json)", more));
+  }
   row("channels", fmt::format("coll {}, collnet {}, nvls {}", or_unknown(log.coll_channels),
                               or_unknown(log.collnet_channels), or_unknown(log.nvls_channels)));
   if (log.env.empty()) row("env", "none reported");
@@ -367,6 +460,32 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
     out += fmt::format("\n{:<16} {:>14}  {:<14} {}\n", "op", "bytes", "algo", "proto");
     for (const NcclLoggedChoice& c : log.choices)
       out += fmt::format("{:<16} {:>14}  {:<14} {}\n", c.op.value_or("?"), c.bytes, c.algo, c.proto);
+  }
+  if (!log.kernel_choices.empty()) {
+    out += fmt::format("\n{:<16} {:>14}  {:<12} {:<30} {}\n", "op", "bytes", "path", "kernel",
+                       "channels/threads/works");
+    for (const NcclKernelChoice& c : log.kernel_choices)
+      out += fmt::format("{:<16} {:>14}  {:<12} {:<30} {}\n", c.op, c.bytes, c.path,
+                         c.kernel + (c.nvls_sync ? " (NVLS sync)" : ""),
+                         c.path == "symmetric" ? fmt::format("{}/{}/{}", or_unknown(c.channels),
+                                                             or_unknown(c.threads), or_unknown(c.works))
+                                               : std::string());
+  }
+  if (!log.model_tables.empty()) {
+    const NcclModelTable& table = log.model_tables.front();
+    out += fmt::format("\nNCCL's model (its tuning table{}{}; busbw where latency does not count):\n",
+                       table.ranks ? fmt::format(", {} ranks", *table.ranks) : "",
+                       log.model_tables.size() > 1
+                           ? fmt::format("; {} more in --format json", log.model_tables.size() - 1)
+                           : "");
+    out += fmt::format("{:<16} {:<14} {:<7} {:>11} {:>9} {:>9}\n", "op", "algo", "proto", "latency_us",
+                       "algbw", "busbw");
+    for (const NcclModelCell& c : table.cells) {
+      if (c.algbw <= 0) continue;  // disabled
+      const std::optional<double> busbw = model_busbw(c, table.ranks);
+      out += fmt::format("{:<16} {:<14} {:<7} {:>11.1f} {:>9.1f} {:>9}\n", c.op, c.algo, c.proto,
+                         c.latency_us, c.algbw, busbw ? fmt::format("{:.1f}", *busbw) : "?");
+    }
   }
   if (!log.warnings.empty()) {
     out += fmt::format("\nwarnings ({}):\n", log.warnings.size() + log.warnings_dropped);

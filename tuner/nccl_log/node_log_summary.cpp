@@ -38,6 +38,36 @@ std::string node_log_summary_to_json(const NcclInfoLog& log) {
   for (const NcclLoggedChoice& c : log.choices)
     choices.push_back(
         {{"op", optional_to_json<json>(c.op)}, {"bytes", c.bytes}, {"algo", c.algo}, {"proto", c.proto}});
+  json kernel_choices = json::array();
+  for (const NcclKernelChoice& c : log.kernel_choices)
+    kernel_choices.push_back({{"op", c.op},
+                              {"bytes", c.bytes},
+                              {"path", c.path},
+                              {"kernel", c.kernel},
+                              {"channels", optional_to_json<json>(c.channels)},
+                              {"threads", optional_to_json<json>(c.threads)},
+                              {"works", optional_to_json<json>(c.works)},
+                              {"nvls_sync", c.nvls_sync}});
+  json fabrics = json::array();
+  for (const NcclMnnvlFabric& f : log.mnnvl_fabrics)
+    fabrics.push_back({{"fabric_uuid", f.fabric_uuid},
+                       {"clique_id", f.clique_id},
+                       {"state", f.state},
+                       {"health_mask", f.health_mask},
+                       {"lines", f.lines},
+                       {"first", line_to_json(f.first)}});
+  json tables = json::array();
+  for (const NcclModelTable& t : log.model_tables) {
+    json cells = json::array();
+    for (const NcclModelCell& c : t.cells)
+      cells.push_back({{"op", c.op},
+                       {"algo", c.algo},
+                       {"proto", c.proto},
+                       {"latency_us", c.latency_us},
+                       {"algbw", c.algbw},
+                       {"max_threads", optional_to_json<json>(c.max_threads)}});
+    tables.push_back({{"ranks", optional_to_json<json>(t.ranks)}, {"cells", std::move(cells)}});
+  }
   json warnings = json::array();
   for (const NcclLogLine& w : log.warnings) warnings.push_back(line_to_json(w));
   json failures = json::array();
@@ -63,6 +93,10 @@ std::string node_log_summary_to_json(const NcclInfoLog& log) {
               {"nvls_available", optional_to_json<json>(log.nvls_available)},
               {"nvls_channels", optional_to_json<json>(log.nvls_channels)},
               {"mnnvl", optional_to_json<json>(log.mnnvl)},
+              {"mnnvl_fabrics", std::move(fabrics)},
+              {"mnnvl_clique_size", optional_to_json<json>(log.mnnvl_clique_size)},
+              {"mnnvl_nvl_domain_size", optional_to_json<json>(log.mnnvl_nvl_domain_size)},
+              {"mnnvl_clique_ranks", log.mnnvl_clique_ranks},
               {"coll_channels", optional_to_json<json>(log.coll_channels)},
               {"collnet_channels", optional_to_json<json>(log.collnet_channels)},
               {"env", log.env},
@@ -71,6 +105,8 @@ std::string node_log_summary_to_json(const NcclInfoLog& log) {
               {"tuner_requested", optional_to_json<json>(log.tuner_requested)},
               {"tuner_symbol_missing", log.tuner_symbol_missing},
               {"choices", std::move(choices)},
+              {"kernel_choices", std::move(kernel_choices)},
+              {"model_tables", std::move(tables)},
               {"warnings", std::move(warnings)},
               {"warnings_dropped", log.warnings_dropped},
               {"failures", std::move(failures)},
@@ -103,6 +139,14 @@ Result<NcclInfoLog> node_log_summary_from_json(std::string_view text) {
     log.nvls_available = optional_from<bool>(j, "nvls_available");
     log.nvls_channels = optional_from<int>(j, "nvls_channels");
     log.mnnvl = optional_from<bool>(j, "mnnvl");
+    for (const json& f : j.at("mnnvl_fabrics"))
+      log.mnnvl_fabrics.push_back({f.at("fabric_uuid").get<std::string>(),
+                                   f.at("clique_id").get<std::uint32_t>(), f.at("state").get<int>(),
+                                   f.at("health_mask").get<std::uint32_t>(), f.at("lines").get<int>(),
+                                   line_from_json(f.at("first"))});
+    log.mnnvl_clique_size = optional_from<int>(j, "mnnvl_clique_size");
+    log.mnnvl_nvl_domain_size = optional_from<int>(j, "mnnvl_nvl_domain_size");
+    log.mnnvl_clique_ranks = j.at("mnnvl_clique_ranks").get<std::vector<int>>();
     log.coll_channels = optional_from<int>(j, "coll_channels");
     log.collnet_channels = optional_from<int>(j, "collnet_channels");
     log.env = j.at("env").get<std::map<std::string, std::string>>();
@@ -113,6 +157,19 @@ Result<NcclInfoLog> node_log_summary_from_json(std::string_view text) {
     for (const json& c : j.at("choices"))
       log.choices.push_back({optional_from<std::string>(c, "op"), c.at("bytes").get<int64_t>(),
                              c.at("algo").get<std::string>(), c.at("proto").get<std::string>()});
+    for (const json& c : j.at("kernel_choices"))
+      log.kernel_choices.push_back({c.at("op").get<std::string>(), c.at("bytes").get<int64_t>(),
+                                    c.at("path").get<std::string>(), c.at("kernel").get<std::string>(),
+                                    optional_from<int>(c, "channels"), optional_from<int>(c, "threads"),
+                                    optional_from<int>(c, "works"), c.at("nvls_sync").get<bool>()});
+    for (const json& t : j.at("model_tables")) {
+      NcclModelTable table{optional_from<int>(t, "ranks"), {}};
+      for (const json& c : t.at("cells"))
+        table.cells.push_back({c.at("op").get<std::string>(), c.at("algo").get<std::string>(),
+                               c.at("proto").get<std::string>(), c.at("latency_us").get<double>(),
+                               c.at("algbw").get<double>(), optional_from<int>(c, "max_threads")});
+      log.model_tables.push_back(std::move(table));
+    }
     for (const json& w : j.at("warnings")) log.warnings.push_back(line_from_json(w));
     log.warnings_dropped = j.at("warnings_dropped").get<int>();
     for (const json& f : j.at("failures")) {

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
+#include "collectives/nccl_info_mnnvl.h"
 #include "nccl_log/nccl_log_verdicts.h"
 #include "test_files.h"
 
@@ -322,4 +325,242 @@ TEST(NcclInfoLog, TunerTagWithNothingAfterIt) {
   }
   EXPECT_EQ(parse_nccl_info_log("NCCL INFO TUNER/Plugin: Using internal tuner\n", "t").tuner_fallback,
             std::optional<std::string>("internal"));
+}
+
+namespace {
+
+std::vector<std::string> problems(std::uint32_t mask) {
+  return mnnvl_health_problems(mask);
+}
+
+}  // namespace
+
+// GB200 NVL72: every rank prints its fabric line; one GPU reports degraded bandwidth.
+TEST(NcclInfoLog, Gb200MnnvlWithOneDegradedGpu) {
+  const NcclInfoLog log = read_log("synthetic-2.28-gb200-nvl72-mnnvl-degraded.txt");
+  EXPECT_EQ(log.mnnvl, true);
+  EXPECT_EQ(log.ranks, 16);
+  EXPECT_EQ(log.mnnvl_clique_size, 16);
+  EXPECT_FALSE(log.mnnvl_nvl_domain_size);  // 2.30's
+  EXPECT_EQ(log.mnnvl_clique_ranks.size(), 16u);
+  ASSERT_EQ(log.mnnvl_fabrics.size(), 2u);  // the same values once, with their count
+  const NcclMnnvlFabric& degraded = log.mnnvl_fabrics[0];
+  EXPECT_EQ(degraded.fabric_uuid, "7e51c0a93b24d6f8.2c9d8e1a0f4b7365");
+  EXPECT_EQ(degraded.clique_id, 0x4a1u);
+  EXPECT_EQ(degraded.state, 3);
+  EXPECT_EQ(degraded.health_mask, 0x1a9u);
+  EXPECT_EQ(degraded.lines, 1);
+  EXPECT_TRUE(degraded.first.text.find("busId 0x901000") != std::string::npos) << degraded.first.text;
+  EXPECT_EQ(log.mnnvl_fabrics[1].health_mask, 0x1aau);
+  EXPECT_EQ(log.mnnvl_fabrics[1].lines, 15);
+
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* mnnvl = find_verdict(verdicts, "mnnvl");
+  ASSERT_NE(mnnvl, nullptr);
+  EXPECT_EQ(mnnvl->level, LogVerdictLevel::warn);
+  EXPECT_NE(mnnvl->message.find("1 of 16 rank line(s)"), std::string::npos) << mnnvl->message;
+  EXPECT_NE(mnnvl->message.find("0x1a9 (DEGRADED_BW)"), std::string::npos) << mnnvl->message;
+  EXPECT_NE(mnnvl->message.find(degraded.first.source + ":" + std::to_string(degraded.first.line)),
+            std::string::npos);
+  EXPECT_EQ(log_verdicts_exit_code(verdicts), 1);
+
+  const auto json = nccl_info_log_to_json(log);
+  EXPECT_EQ(json["mnnvl"], true);
+  EXPECT_EQ(json["mnnvl_fabric"]["clique_size"], 16);
+  EXPECT_EQ(json["mnnvl_fabric"]["fabrics"][0]["state_name"], "COMPLETED");
+  EXPECT_EQ(json["mnnvl_fabric"]["fabrics"][0]["health_problems"], nlohmann::json::array({"DEGRADED_BW"}));
+  EXPECT_TRUE(json["mnnvl_fabric"]["fabrics"][1]["health_problems"].empty());
+}
+
+// The mask is a set of 2-bit fields that read 2 (FALSE) when healthy, and a configuration field
+// that reads 1 (NONE): nonzero is not unhealthy.
+TEST(NcclInfoLog, MnnvlHealthMaskFields) {
+  for (std::uint32_t healthy : {0x0u, 0xaau, 0x1aau, 0x80u, 0x2u, 0x100u})
+    EXPECT_TRUE(problems(healthy).empty()) << std::hex << healthy;
+  EXPECT_EQ(problems(0x1), std::vector<std::string>{"DEGRADED_BW"});
+  EXPECT_EQ(problems(0x1a9), std::vector<std::string>{"DEGRADED_BW"});
+  EXPECT_EQ(problems(0x11a9), std::vector<std::string>{"DEGRADED_BW"});  // bits above 11 are not judged
+  EXPECT_EQ(problems(0x1a6), std::vector<std::string>{"ROUTE_RECOVERY"});
+  EXPECT_EQ(problems(0x19a), std::vector<std::string>{"ROUTE_UNHEALTHY"});
+  EXPECT_EQ(problems(0x16a), std::vector<std::string>{"ACCESS_TIMEOUT_RECOVERY"});
+  EXPECT_EQ(problems(0x5aa), std::vector<std::string>{"INCORRECT_CONFIGURATION=INSUFFICIENT_NVLINKS"});
+  EXPECT_EQ(problems(0xfaa), std::vector<std::string>{"INCORRECT_CONFIGURATION=15"});
+  EXPECT_EQ(problems(0x255), (std::vector<std::string>{"DEGRADED_BW", "ROUTE_RECOVERY", "ROUTE_UNHEALTHY",
+                                                       "ACCESS_TIMEOUT_RECOVERY",
+                                                       "INCORRECT_CONFIGURATION=INCORRECT_SYSGUID"}));
+}
+
+TEST(NcclInfoLog, MnnvlFabricNotCompletedWarnsAndZeroUuidIsNoFabric) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "t1:10:10 [0] NCCL INFO MNNVL busId 0x801000 fabric UUID 1f.2e cliqueId 0x7 state 3 healthMask 0x1aa\n"
+      "t2:20:20 [0] NCCL INFO MNNVL busId 0x801000 fabric UUID 1f.2e cliqueId 0x7 state 2 healthMask 0x1aa\n"
+      "t2:20:20 [0] NCCL INFO comm 0x1 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n",
+      "job.log");
+  EXPECT_EQ(log.mnnvl, false);
+  const auto verdicts = explain_nccl_log(log, nullptr);
+  const LogVerdict* mnnvl = find_verdict(verdicts, "mnnvl");
+  ASSERT_NE(mnnvl, nullptr);
+  EXPECT_EQ(mnnvl->level, LogVerdictLevel::warn);
+  EXPECT_NE(
+      mnnvl->message.find("1 of 2 rank line(s) report NVLink fabric state IN_PROGRESS (first at job.log:2)"),
+      std::string::npos)
+      << mnnvl->message;
+  EXPECT_NE(mnnvl->message.find("over the network"), std::string::npos) << mnnvl->message;
+
+  // HGX H100/B200 (NVSwitch, no multi-node fabric) print state 3 with UUID 0.0: a fact, no verdict.
+  const NcclInfoLog h100 = read_log("nccl-1584-h100x8-ib-sharp-nvls-2.24.3.txt");
+  ASSERT_EQ(h100.mnnvl_fabrics.size(), 1u);
+  EXPECT_EQ(h100.mnnvl_fabrics[0].fabric_uuid, "0.0");
+  EXPECT_EQ(find_verdict(explain_nccl_log(h100, nullptr), "mnnvl"), nullptr);
+}
+
+TEST(NcclInfoLog, MnnvlCliqueLines) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "n1:1:1 [0] NCCL INFO MNNVL 1 cliqueId 2786 cliqueSize 4 cliqueRank 0 nvlDomainSize 4\n"  // 2.30
+      "n1:2:2 [1] NCCL INFO MNNVL 1 cliqueId 2786 cliqueSize 4 cliqueRank 1\n"                  // 2.27
+      "n1:3:3 [2] NCCL INFO MNNVL rack serial 1234 slot 1 tray 2 hostId 0 peerType 0 moduleId 3\n",
+      "c.log");
+  EXPECT_EQ(log.mnnvl, true);
+  EXPECT_EQ(log.mnnvl_clique_size, 4);
+  EXPECT_EQ(log.mnnvl_nvl_domain_size, 4);
+  EXPECT_EQ(log.mnnvl_clique_ranks, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(log.mnnvl_fabrics.empty());
+  const LogVerdict* none = find_verdict(explain_nccl_log(log, nullptr), "mnnvl");
+  EXPECT_EQ(none, nullptr);  // no fabric line: nothing to judge
+}
+
+TEST(NcclInfoLog, SymmetricAndCopyEngineChoices229) {
+  const NcclInfoLog log = read_log("synthetic-2.29-b200-symmetric-copy-engine.txt");
+  ASSERT_EQ(log.kernel_choices.size(), 6u);  // repeated lines once
+  const NcclKernelChoice& gather = log.kernel_choices[0];
+  EXPECT_EQ(gather.op, "AllGather");
+  EXPECT_EQ(gather.bytes, 134217728);
+  EXPECT_EQ(gather.path, "copy_engine");
+  EXPECT_EQ(gather.kernel, "cudaMemcpy");
+  EXPECT_TRUE(gather.nvls_sync);
+  EXPECT_FALSE(gather.channels);
+  const NcclKernelChoice& small = log.kernel_choices[1];
+  EXPECT_EQ(small.op, "AllReduce");
+  EXPECT_EQ(small.bytes, 8192);
+  EXPECT_EQ(small.path, "symmetric");
+  EXPECT_EQ(small.kernel, "AllReduce_AGxLLMC_R");
+  EXPECT_EQ(small.channels, 8);
+  EXPECT_EQ(small.threads, 512);
+  EXPECT_EQ(small.works, 1);
+  EXPECT_EQ(log.kernel_choices[5].kernel, "ReduceScatter_LDMC");
+  ASSERT_EQ(log.choices.size(), 1u);  // the one size that ran the usual kernels
+  EXPECT_EQ(log.choices[0].algo, "NVLS");
+  EXPECT_EQ(log.mnnvl, false);
+  EXPECT_EQ(find_verdict(explain_nccl_log(log, nullptr), "mnnvl"), nullptr);
+
+  const auto json = nccl_info_log_to_json(log);
+  EXPECT_EQ(json["kernel_choices"][1]["path"], "symmetric");
+  EXPECT_EQ(json["kernel_choices"][1]["kernel"], "AllReduce_AGxLLMC_R");
+  EXPECT_EQ(json["kernel_choices"][1]["channels"], 8);
+  EXPECT_EQ(json["kernel_choices"][0]["nvls_sync"], true);
+}
+
+TEST(NcclInfoLog, SymmetricLine227WithoutWorksAndCopyEngineWithoutNvls) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      "h:1:1 [3] NCCL INFO AllReduce [Symmetric]: 65536 Bytes -> Kernel AllReduce_AGxLL_R nchannels 4 "
+      "nthreads 256\n"
+      "h:1:1 [0] NCCL INFO Gather [Copy Engine]: 4096 Bytes -> cudaMemcpy\n"
+      "h:1:1 [0] NCCL INFO AllReduce [Symmetric]: -5 Bytes -> Kernel X nchannels 4 nthreads 256\n"
+      "h:1:1 [0] NCCL INFO AllReduce [Symmetric]: 64 Bytes ->\n",
+      "s.log");
+  ASSERT_EQ(log.kernel_choices.size(), 2u);
+  EXPECT_EQ(log.kernel_choices[0].kernel, "AllReduce_AGxLL_R");
+  EXPECT_EQ(log.kernel_choices[0].threads, 256);
+  EXPECT_FALSE(log.kernel_choices[0].works);
+  EXPECT_EQ(log.kernel_choices[1].op, "Gather");
+  EXPECT_FALSE(log.kernel_choices[1].nvls_sync);
+}
+
+TEST(NcclInfoLog, TuningTableOfRankZero228WithPat) {
+  const NcclInfoLog log = read_log("synthetic-2.28-tuning-table-8node-pat.txt");
+  ASSERT_EQ(log.model_tables.size(), 1u);
+  const NcclModelTable& table = log.model_tables[0];
+  EXPECT_EQ(table.ranks, 8);
+  // Ring x 5 collectives x 3 protocols, Tree for AllReduce, CollNet disabled (AllReduce both,
+  // AllGather and ReduceScatter Direct), PAT for AllGather and ReduceScatter; 0.0/0.0 left out.
+  EXPECT_EQ(table.cells.size(), 15u + 3u + 12u + 2u);
+  const auto cell = [&](std::string_view op, std::string_view algo,
+                        std::string_view proto) -> const NcclModelCell* {
+    for (const NcclModelCell& c : table.cells)
+      if (c.op == op && c.algo == algo && c.proto == proto) return &c;
+    return nullptr;
+  };
+  const NcclModelCell* pat = cell("AllGather", "PAT", "SIMPLE");
+  ASSERT_NE(pat, nullptr);
+  EXPECT_DOUBLE_EQ(pat->latency_us, 38.4);
+  EXPECT_DOUBLE_EQ(pat->algbw, 36.0);
+  EXPECT_EQ(pat->max_threads, 512);
+  EXPECT_EQ(cell("AllGather", "PAT", "LL"), nullptr);  // never modelled
+  EXPECT_EQ(cell("AllReduce", "NVLS", "SIMPLE"), nullptr);
+  const NcclModelCell* collnet = cell("AllReduce", "COLLNET_CHAIN", "SIMPLE");
+  ASSERT_NE(collnet, nullptr);
+  EXPECT_DOUBLE_EQ(collnet->latency_us, 18.0);
+  EXPECT_DOUBLE_EQ(collnet->algbw, 0.0);  // disabled
+  EXPECT_EQ(collnet->max_threads, 256);
+  const NcclModelCell* ring = cell("AllReduce", "RING", "SIMPLE");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_DOUBLE_EQ(ring->algbw, 27.4);
+  EXPECT_NEAR(*model_busbw(*ring, table.ranks), 27.4 * 2 * 7 / 8, 1e-9);
+  EXPECT_EQ(log.net_connections, 1);  // the other rank's line inside the table
+
+  const auto json = nccl_info_log_to_json(log);
+  const auto& cells = json["tuning_tables"][0]["cells"];
+  EXPECT_EQ(json["tuning_tables"][0]["ranks"], 8);
+  ASSERT_EQ(cells.size(), table.cells.size());
+  EXPECT_EQ(cells[0]["op"], "Broadcast");
+  EXPECT_EQ(cells[0]["algo"], "RING");
+  EXPECT_EQ(cells[0]["enabled"], true);
+  EXPECT_NEAR(cells[0]["busbw"].get<double>(), 24.0, 1e-9);
+
+  const std::string text = render_nccl_log_text(log, explain_nccl_log(log, nullptr));
+  EXPECT_NE(text.find("AllGather        PAT            SIMPLE         38.4      36.0      31.5"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("COLLNET"), std::string::npos);  // disabled pairs are not NCCL's model of the job
+}
+
+// Two communicators' tables at once in a mixed file (each process its own), and a table whose
+// communicator size the log does not show.
+TEST(NcclInfoLog, TuningTablesOfTwoProcessesAndWithoutRanks) {
+  const std::string header = "  Algorithm   |            Tree   |            Ring   |";
+  const std::string protocols =
+      "  Protocol    |    LL |  LL128 | Simple |    LL |  LL128 | Simple |    LL |  LL128 | Simple |";
+  std::string text;
+  text += "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n";
+  text += "b:2:2 [0] NCCL INFO ncclCommInitRank comm 0x2 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START\n";
+  for (const char* p : {"a:1:1", "b:2:2"}) text += std::string(p) + " [0] NCCL INFO " + header + "\n";
+  for (const char* p : {"a:1:1", "b:2:2"}) text += std::string(p) + " [0] NCCL INFO " + protocols + "\n";
+  text +=
+      "a:1:1 [0] NCCL INFO     AllReduce |  5.0/ 1.0 |  6.0/ 2.0 |  7.0/ 3.0 |  8.0/ 4.0 |  9.0/ 5.0 | 10.0/ "
+      "6.0 |\n";
+  text +=
+      "b:2:2 [0] NCCL INFO     AllReduce |  5.0/ 1.0 |  6.0/ 2.0 |  7.0/ 3.0 |  8.0/ 4.0 |  9.0/ 5.0 | 10.0/ "
+      "9.0 |\n";
+  text +=
+      "b:2:2 [0] NCCL INFO     AllReduce |  5.0/ 1.0 |  bad |  7.0/ 3.0 |  8.0/ 4.0 |  9.0/ 5.0 | 10.0/ 9.0 "
+      "|\n";
+  text +=
+      "  Algorithm   |            Ring   |\n  Protocol    | LL | LL128 | Simple | LL | LL128 | Simple | LL | "
+      "LL128 | Simple |\n";
+  text += "    AllGather |  1.0/ 2.0 |  0.0/ 0.0 |  3.0/ 4.0 |\n";
+  const NcclInfoLog log = parse_nccl_info_log(text, "mixed.log");
+  ASSERT_EQ(log.model_tables.size(), 3u);
+  std::map<std::optional<int>, const NcclModelTable*> by_ranks;
+  for (const NcclModelTable& t : log.model_tables) by_ranks[t.ranks] = &t;
+  ASSERT_EQ(by_ranks.size(), 3u);
+  EXPECT_EQ(by_ranks.at(4)->cells.size(), 6u);
+  EXPECT_DOUBLE_EQ(by_ranks.at(4)->cells.back().algbw, 6.0);
+  EXPECT_EQ(by_ranks.at(2)->cells.size(), 6u);  // the row with a cell that is not a number is skipped
+  EXPECT_DOUBLE_EQ(by_ranks.at(2)->cells.back().algbw, 9.0);
+  const NcclModelTable& bare = *by_ranks.at(std::nullopt);
+  ASSERT_EQ(bare.cells.size(), 2u);
+  EXPECT_EQ(bare.cells[1].proto, "SIMPLE");
+  EXPECT_FALSE(bare.cells[1].max_threads);
+  EXPECT_FALSE(model_busbw(bare.cells[1], bare.ranks));
+  EXPECT_TRUE(nccl_info_log_to_json(log)["tuning_tables"][0]["cells"][0].contains("busbw"));
 }

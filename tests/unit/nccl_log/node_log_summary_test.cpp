@@ -15,7 +15,9 @@ namespace {
 const std::vector<std::vector<std::string>> kNodes = {
     {"nccl-1584-h100x8-ib-sharp-nvls-2.24.3.txt", "nccl-1412-a100x16-2node-ib-no-gdr.txt"},
     {"nccl-1405-roce-ipv6-completion-error-status12.txt", "synthetic-2.28-tuning-2node-ib.txt"},
-    {"nccl-tests-319-hgx-2node-ib-sharp-tuner-v4.txt", "aws-ofi-nccl-715-p4d-efa-ofi-1.11.0.txt"}};
+    {"nccl-tests-319-hgx-2node-ib-sharp-tuner-v4.txt", "aws-ofi-nccl-715-p4d-efa-ofi-1.11.0.txt"},
+    {"synthetic-2.28-gb200-nvl72-mnnvl-degraded.txt", "synthetic-2.29-b200-symmetric-copy-engine.txt"},
+    {"synthetic-2.28-tuning-table-8node-pat.txt"}};
 
 std::string log_text(const std::string& name) {
   return test_support::read_file(test_support::fixture("nccl-info-logs/" + name));
@@ -42,6 +44,9 @@ TEST(NodeLogSummary, SummariesPerNodeGiveWhatEveryRanksTextGives) {
   EXPECT_EQ(summed.nccl_lines, whole.nccl_lines);
   EXPECT_GT(whole.net_connections, 0);
   EXPECT_FALSE(whole.failures.empty());
+  EXPECT_FALSE(whole.mnnvl_fabrics.empty());
+  EXPECT_FALSE(whole.kernel_choices.empty());
+  EXPECT_FALSE(whole.model_tables.empty());
 }
 
 TEST(NodeLogSummary, EveryFieldRoundTrips) {
@@ -57,6 +62,17 @@ TEST(NodeLogSummary, EveryFieldRoundTrips) {
   log.gdr_connections = 16;
   log.nvls_available = false;
   log.mnnvl = true;
+  log.mnnvl_fabrics = {
+      {"7e51c0a93b24d6f8.2c9d8e1a0f4b7365", 0x4a1, 3, 0x1a9, 5, {"rank 9", 40, "MNNVL busId 0x901000"}}};
+  log.mnnvl_clique_size = 72;
+  log.mnnvl_nvl_domain_size = 72;
+  log.mnnvl_clique_ranks = {0, 9};
+  log.kernel_choices = {
+      {"AllGather", 4096, "copy_engine", "cudaMemcpy", std::nullopt, std::nullopt, std::nullopt, true},
+      {"AllReduce", 8192, "symmetric", "AllReduce_AGxLLMC_R", 8, 512, 1, false}};
+  log.model_tables = {{8,
+                       {{"AllReduce", "RING", "SIMPLE", 182.7, 27.4, 512},
+                        {"AllReduce", "TREE", "LL", 0.1, 0.0, std::nullopt}}}};
   log.env = {{"NCCL_ALGO", "Ring"}};
   log.tuner_loaded = "nccltune";
   log.choices = {{"AllReduce", 65536, "RING", "LL128"}, {std::nullopt, 8, "TREE", "LL"}};
@@ -69,6 +85,11 @@ TEST(NodeLogSummary, EveryFieldRoundTrips) {
   EXPECT_EQ(node_log_summary_to_json(*back), node_log_summary_to_json(log));
   EXPECT_EQ(back->failures.front().where.text, "status=12");
   EXPECT_EQ(back->devices, log.devices);
+  EXPECT_EQ(back->kernel_choices, log.kernel_choices);
+  EXPECT_EQ(back->model_tables, log.model_tables);
+  ASSERT_EQ(back->mnnvl_fabrics.size(), 1u);
+  EXPECT_EQ(back->mnnvl_fabrics[0].health_mask, 0x1a9u);
+  EXPECT_EQ(back->mnnvl_fabrics[0].first.text, "MNNVL busId 0x901000");
 }
 
 TEST(NodeLogSummary, WhatIsNotASummaryIsOneLine) {
