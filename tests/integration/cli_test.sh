@@ -190,5 +190,17 @@ expect_in "$work/out" '"source": "-"' "explain stdin: named -"
 expect_exit 1 "explain, several files" -- "$nccltune" explain "$logs/nccl-1052-h800-2node-roce-1hca-2.18.5.txt" "$logs/nccl-892-h800x8-nccl-algo-env-0-nvls.txt"
 expect_exit 3 "explain, missing file" -- "$nccltune" explain "$work/no-such.log"
 expect_one_line "$work/err" "explain, missing file"
+# explain of current NCCL: GB200 MNNVL lines with one degraded GPU (a warning, not a failure),
+# symmetric-kernel and copy-engine choices, rank 0's tuning table, all in the JSON.
+expect_exit 1 "explain, GB200 MNNVL, one GPU degraded" -- "$nccltune" explain "$logs/synthetic-2.28-gb200-nvl72-mnnvl-degraded.txt" --format json
+expect_in "$work/out" '"mnnvl": true' "explain JSON: mnnvl"
+expect_in "$work/out" '"check": "mnnvl"' "explain JSON: MNNVL health verdict"
+expect_in "$work/out" '"DEGRADED_BW"' "explain JSON: the health field named"
+expect_exit 0 "explain, symmetric kernels and copy engine" -- "$nccltune" explain "$logs/synthetic-2.29-b200-symmetric-copy-engine.txt" --format json
+expect_in "$work/out" '"kernel": "AllReduce_RSxLDMC_AGxSTMC"' "explain JSON: symmetric kernel choice"
+expect_in "$work/out" '"path": "copy_engine"' "explain JSON: copy-engine choice"
+expect_exit 0 "explain, tuning table" -- "$nccltune" explain "$logs/synthetic-2.28-tuning-table-8node-pat.txt" --format json
+expect_in "$work/out" '"tuning_tables"' "explain JSON: tuning tables"
+expect_in "$work/out" '"algo": "PAT"' "explain JSON: the table's PAT block"
 
 finish
