@@ -176,6 +176,36 @@ expect_in "$work/gke.json" '"peak_busbw_gbps": 50.0' "import --json: peak in the
 expect_exit 0 "import, rank list elided, no counts" -- "$nccltune" import "$published/coreweave-gb200-nvl72-1rack-allreduce.txt" --from "$fixtures/nodes/gb200-tray"
 expect_in "$work/err" "unknown (the run's node and rank counts are not known (import: --nodes N --ranks N))" "unknown counts: said how to give them"
 
+# import of nccl-tests' -J file: the rows the console output of the same run gives, at the
+# precision the console printed (the file keeps 6 decimals); alltoallv's summary lines skipped.
+rows_as_printed() {  # rows_as_printed BENCH_JSON: one line per row, numbers as nccl-tests prints them
+  python3 - "$1" <<'PY'
+import json, sys
+def printed(value, width):
+    for fmt in ("%*.2f", "%*.1f", "%*.0f"):
+        if len(fmt % (width, value)) <= width:
+            return (fmt % (width, value)).strip()
+    return "%.1e" % value
+for row in json.load(open(sys.argv[1]))["rows"]:
+    cells = [str(row[k]) for k in ("bytes", "count", "type", "redop", "root")]
+    for m in (row["out_of_place"], row["in_place"]):
+        cells += [printed(m["time_us"], 7), printed(m["algbw"], 6), printed(m["busbw"], 6), str(m["wrong"])]
+    print(" ".join(cells))
+PY
+}
+for pair in alltoallv-2.19.6-summary-json-pair all-reduce-2.19.6-per-iter-json-pair; do
+  expect_exit 0 "import $pair.json" -- "$nccltune" import "$fixtures/nccl-tests/$pair.json" --json "$work/$pair-json.json"
+  expect_exit 0 "import $pair.txt" -- "$nccltune" import "$fixtures/nccl-tests/$pair.txt" --json "$work/$pair-text.json"
+  expect_in "$work/$pair-json.json" '"format": "nccl-tests-json"' "import $pair.json: says it read a -J file"
+  expect_equal "$(rows_as_printed "$work/$pair-json.json")" "$(rows_as_printed "$work/$pair-text.json")" \
+    "import $pair: the -J file gives the console output's rows"
+done
+expect_in "$work/err" "per-iteration columns (-I 1: i_min i_max i_p99 i_cv%) not imported" "import -I 1 console output: says what it left out"
+printf '{"version":3,"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1","out_of_place":{"time":"fast"}}]}' >"$work/bad-run.json"
+expect_exit 2 "import: a -J file with a bad field" -- "$nccltune" import "$work/bad-run.json"
+expect_one_line "$work/err" "import: a -J file with a bad field"
+expect_in "$work/err" "bad-run.json: results[0].out_of_place.time: not a number" "import: the bad field named"
+
 # explain: NCCL INFO logs from public issues; exit codes as check's, JSON contract, stdin.
 logs=$fixtures/nccl-info-logs
 expect_exit 0 "explain, OFI plugin log" -- "$nccltune" explain "$logs/aws-ofi-nccl-715-p4d-efa-ofi-1.11.0.txt"

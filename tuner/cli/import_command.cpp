@@ -1,5 +1,5 @@
-// `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log and prints
-// it as nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
+// `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log (its
+// console output, or the file of its -J FILE.json) and prints it as nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
 // assumptions, inferences and busbw values the rows do not reproduce go to stderr and into the
 // JSON's "import" object. Exit 0 on success, 2 when the log cannot be read or holds no table,
 // or FILE cannot be written.
@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "collectives/bench_json.h"
 #include "collectives/bench_peak.h"
+#include "collectives/nccl_tests_json.h"
 #include "collectives/nccl_tests_log.h"
 
 namespace nccltune::cli {
@@ -44,7 +45,7 @@ nlohmann::ordered_json import_report(const std::string& path, const NcclTestsLog
                     {"recomputed", std::round(d.recomputed * 1e4) / 1e4}});
   }
   nlohmann::ordered_json report = {{"source", path},
-                                   {"format", "nccl-tests"},
+                                   {"format", log.format},
                                    {"op_assumed", log.op_assumed},
                                    {"notes", log.notes},
                                    {"busbw_disagreements", std::move(rows)}};
@@ -82,7 +83,7 @@ int run_import(const ImportOptions& options) {
     print_error_line("nccltune import", text.error());
     return kImportFailed;
   }
-  const Result<NcclTestsLog> log = read_nccl_tests_log(*text, options.log);
+  const Result<NcclTestsLog> log = read_nccl_tests_output(*text, options.log);
   if (!log) {
     print_error_line("nccltune import", log.error());
     return kImportFailed;
@@ -119,8 +120,10 @@ int run_import(const ImportOptions& options) {
 void add_import_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ImportOptions>();
   auto* sub = app.add_subcommand(
-      "import", "Read an nccl-tests log (all_reduce_perf ... output) as nccltune/bench/v1 JSON");
-  sub->add_option("log", options->log, "nccl-tests output file")->required()->type_name("LOG");
+      "import", "Read an nccl-tests log (all_reduce_perf ... output, or its -J FILE.json) as nccltune/bench/v1 JSON");
+  sub->add_option("log", options->log, "nccl-tests console output, or the JSON file of its -J")
+      ->required()
+      ->type_name("LOG");
   sub->add_option("--json", options->json, "Write the JSON to FILE (atomically) instead of stdout")
       ->type_name("FILE");
   sub->add_option("--from", options->from,
