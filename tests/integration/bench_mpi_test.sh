@@ -306,8 +306,9 @@ expect_in "$work/missing_nccl.err" "$work/no-such-dir/libnccl.so.2" "missing lib
 expect_clean missing_nccl
 
 # ---------------------------------------------------------------------------------------------
-# Two emulated nodes of two ranks: two hosts, device = node-local rank.
-bench emulated NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 1K -f 4 -n 2 -w 1 --json "$work/emulated.json"
+# Two emulated nodes of two ranks: two hosts, device = node-local rank. -J is --json, as in
+# nccl-tests; -I 0 and -R 0 are nccl-tests' defaults, which bench does too.
+bench emulated NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 1K -f 4 -n 2 -w 1 -J "$work/emulated.json" -I 0 -R 0
 expect_rc emulated 0
 host=$(hostname)
 for r in 0 1 2 3; do
@@ -398,5 +399,15 @@ bench emulated_bad NCCLTUNE_EMULATE_NODES=3 NCCLTUNE_FAKE_MODEL="$models/exact.y
 expect_failed emulated_bad
 expect_in "$work/emulated_bad.err" "NCCLTUNE_EMULATE_NODES=3" "uneven emulation named"
 expect_clean emulated_bad
+
+# nccl-tests flags that ask for what the worker does not do: one line saying why, exit 2.
+for case in "per_iter -I 1 the worker times a size's iterations between one pair of CUDA events" \
+  "register -R 2 the worker registers no buffer with NCCL"; do
+  read -r name flag value why <<<"$case"
+  bench "$name" NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 "$flag" "$value"
+  expect_rc "$name" 2
+  expect_count "$work/$name.err" "nccltune bench: $flag $value: not supported: $why" 1 "$flag $value refused with why"
+  expect_clean "$name"
+done
 
 finish

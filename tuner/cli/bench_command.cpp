@@ -1,6 +1,8 @@
 // `nccltune bench`: MPI-launched, one worker process per rank, printing nccl-tests' table.
-//   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE]
+//   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE | -J FILE]
 //     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P] [--nccl-log]
+// nccl-tests' other flags are taken where the worker does what they ask; the rest stop bench with
+// one line saying why (kUnsupportedFlags), unless given nccl-tests' default.
 // Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 on a
 // usage error or a threshold that cannot be judged (peak unknown).
 #include <fmt/format.h>
@@ -55,7 +57,53 @@ struct BenchOptions {
   double min_busbw = -1, min_peak_percent = -1;  // health thresholds; negative: not given
   bool nccl_log = false;  // run NCCL with NCCL_DEBUG=INFO and print what explain reads from it
   std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> unsupported;  // nccl-tests flags given: name, value
 };
+
+// nccl-tests (2.19.6) flags that bench does not take, and why. Given with nccl-tests' default
+// (`accepted`, when there is one) they change nothing and pass; any other value stops bench.
+struct UnsupportedFlag {
+  const char* names;     // as CLI11 takes them
+  const char* accepted;  // nccl-tests' default; nullptr: none is
+  const char* why;
+};
+constexpr UnsupportedFlag kUnsupportedFlags[] = {
+    {"-m,--agg_iters", "1", "the worker times one collective per iteration, never several in one group"},
+    {"-N,--run_cycles", "1", "run bench again instead"},
+    {"-p,--parallel_init", "0", "every rank is a process of its own and initialises NCCL on its own already"},
+    {"-z,--blocking", "0", "the worker launches a size's iterations back to back and waits once, as -z 0 does"},
+    {"-y,--stream_null", "0", "the worker launches on a stream of its own"},
+    {"-T,--timeout", "0", "use --size-timeout SECONDS and --init-timeout SECONDS instead"},
+    {"-G,--cudagraph", "0", "the worker does not capture CUDA graphs"},
+    {"-C,--report_cputime", "0", "bench reports the GPU time between CUDA events only"},
+    {"-S,--report_timestamps", "0", "bench prints no timestamp column"},
+    {"-I,--per_iter_timing", "0",
+     "the worker times a size's iterations between one pair of CUDA events, so it has no per-iteration times "
+     "(i_min i_max i_p99 i_cv%)"},
+    {"-K,--per_iter_skip", "0", "it selects per-iteration times (-I 1), which bench does not have"},
+    {"-R,--local_register", "0",
+     "the worker registers no buffer with NCCL (ncclCommRegister) and allocates no symmetric window "
+     "(ncclCommWindowRegister)"},
+    {"-x,--cta_policy", nullptr, "set NCCL_CTA_POLICY in the environment instead (NCCL 2.27 and later)"},
+    {"-D,--device_implementation", "0", "the worker calls NCCL's host API only"},
+    {"-V,--device_cta_count", nullptr, "it sizes -D's device kernels, which bench does not run"},
+    {"-M,--memory", "0", "bench prints no memory report"},
+    {"-u,--unalign", "0", "the worker's buffers start where cuMemAlloc put them"},
+};
+
+// The first nccl-tests flag given that bench does not take, as one line; empty when none is.
+std::string unsupported_flag_error(const std::vector<std::pair<std::string, std::string>>& given) {
+  for (const auto& [name, value] : given) {
+    for (const UnsupportedFlag& flag : kUnsupportedFlags) {
+      if (name != flag.names) continue;
+      if (flag.accepted && value == flag.accepted) break;
+      const std::string_view names = flag.names;
+      return fmt::format("{} {}: not supported: {}", names.substr(0, names.find(',')),
+                         printable_excerpt(value, 40), flag.why);
+    }
+  }
+  return {};
+}
 
 Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
@@ -64,6 +112,8 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
     if (text.rfind("NCCL_", 0) == 0 && text.find('=') != std::string_view::npos)
       spec.env[std::string(text.substr(0, text.find('=')))] = std::string(text.substr(text.find('=') + 1));
   }
+  if (const std::string unsupported = unsupported_flag_error(o.unsupported); !unsupported.empty())
+    return Error{unsupported};
   WorkerConfig& c = spec.config;
   c.rank = mpi.rank();
   c.nranks = mpi.size();
@@ -312,7 +362,17 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
   sub->add_option("--op", options->collective,
                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce or alltoall")
       ->capture_default_str();
-  sub->add_option("--json", options->json_path, "Also write the results as nccltune/bench/v1 JSON to FILE");
+  sub->add_option("-J,--json,--output_file", options->json_path,
+                  "Also write the results as nccltune/bench/v1 JSON to FILE, whatever its name ends in (-J "
+                  "as in nccl-tests, whose own JSON schema this is not)")
+      ->type_name("FILE");
+  for (const UnsupportedFlag& flag : kUnsupportedFlags) {
+    sub->add_option_function<std::string>(
+           flag.names, [options, names = std::string(flag.names)](const std::string& value) {
+             options->unsupported.emplace_back(names, value);
+           })
+        ->group("");  // nccl-tests' flags bench refuses: hidden from --help, named in the README
+  }
   sub->add_option("--cuda-lib", options->cuda_lib,
                   "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", options->nccl_lib,
