@@ -47,6 +47,9 @@ row 0 "check: no GPU, as --expect gpus: 0 says" -- "$nccltune" check --from "$wo
 
 row 0 "import a log" -- "$nccltune" import "$fixtures/nccl-tests/all-reduce-2021-error-column.txt"
 row 2 "import: no such log" -- "$nccltune" import "$work/no-such.log"
+row 0 "import a -J file" -- "$nccltune" import "$fixtures/nccl-tests/all-gather-2.17.3-v1.json"
+printf '{"version":3,"results":' >"$work/cut-short.json"
+row 2 "import: a -J file cut short" -- "$nccltune" import "$work/cut-short.json"
 
 row 0 "show" -- "$nccltune" show "$profile"
 row 2 "show: broken profile" -- "$nccltune" show "$work/bad.yaml"

@@ -86,7 +86,7 @@ constexpr UnsupportedFlag kUnsupportedFlags[] = {
      "(ncclCommWindowRegister)"},
     {"-x,--cta_policy", nullptr, "set NCCL_CTA_POLICY in the environment instead (NCCL 2.27 and later)"},
     {"-D,--device_implementation", "0", "the worker calls NCCL's host API only"},
-    {"-V,--device_cta_count", nullptr, "it sizes -D's device kernels, which bench does not run"},
+    {"-V,--device_cta_count", "16", "it sizes -D's device kernels, which bench does not run"},
     {"-M,--memory", "0", "bench prints no memory report"},
     {"-u,--unalign", "0", "the worker's buffers start where cuMemAlloc put them"},
 };
