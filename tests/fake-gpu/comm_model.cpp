@@ -42,15 +42,33 @@ double busbw_factor(std::string_view op, int nranks) {
 
 namespace {
 
-std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op) {
+// NCCL's ncclPatEnable (src/graph/tuning.cc, 2.28.9): NCCL_PAT_ENABLE (default 2) decides when
+// not 2; at 2, PAT needs one GPU per node (nNodes == nRanks). The fake's GPUs are all SM >= 60
+// and its network has no device offload, NCCL's two other conditions.
+bool pat_enabled(const NcclEnv& env, const CommNodes& nodes, int nranks) {
+  const auto set = env.find("NCCL_PAT_ENABLE");
+  if (set != env.end() && set->second != "2") return set->second != "0";
+  return nodes.count == nranks;
+}
+
+// PAT is NCCL's algorithm for AllGather and ReduceScatter only, and with Simple only
+// (ncclTopoTuneModel, src/graph/tuning.cc, 2.28.9: the cost of any other PAT cell is never set).
+bool pat_runs(std::string_view op, const std::string& proto, bool enabled) {
+  return enabled && (op == "all_gather" || op == "reduce_scatter") && proto == "Simple";
+}
+
+std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op,
+                                     bool pat_is_enabled) {
   const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op);
   const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO", op);
   std::vector<AlgoProto> pairs;
   for (const auto& [algo, algo_model] : model.algos) {
     if (algo_filter && !algo_filter->allows(algo)) continue;
     if (!holds(algo_model.requires_env, env)) continue;
-    for (const auto& [proto, cost] : algo_model.protos)
+    for (const auto& [proto, cost] : algo_model.protos) {
+      if (algo == "PAT" && !pat_runs(op, proto, pat_is_enabled)) continue;
       if (!proto_filter || proto_filter->allows(proto)) pairs.push_back({algo, proto});
+    }
   }
   return pairs;
 }
@@ -115,10 +133,14 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   comm.channel_scale = channel_scale(model, comm.channels);
   for (const Effect& effect : model.effects) {
     if (!holds(effect.when, env)) continue;
+    if (effect.algo) {
+      comm.algo_effects.push_back(effect);
+      continue;
+    }
     comm.busbw_scale *= effect.busbw_scale;
     comm.lat_scale *= effect.lat_scale;
   }
-  comm.allowed = allowed_pairs(model, env, op);
+  comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks));
   if (comm.allowed.empty())
     return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
                  setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};
@@ -140,10 +162,17 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
                     double bytes) {
   const ProtoCost& cost = model.algos.at(pair.algo).protos.at(pair.proto);
-  const double latency = cost.lat_us * comm.lat_scale;
+  double busbw_scale = comm.busbw_scale;
+  double lat_scale = comm.lat_scale;
+  for (const Effect& effect : comm.algo_effects)
+    if (effect.algo == pair.algo) {
+      busbw_scale *= effect.busbw_scale;
+      lat_scale *= effect.lat_scale;
+    }
+  const double latency = cost.lat_us * lat_scale;
   const double factor = busbw_factor(op, comm.nranks);
   if (factor <= 0) return latency;
-  const double algbw_gbps = cost.busbw_gbps * comm.channel_scale * comm.busbw_scale / factor;
+  const double algbw_gbps = cost.busbw_gbps * comm.channel_scale * busbw_scale / factor;
   return latency + bytes / (algbw_gbps * 1e9) * 1e6;
 }
 

@@ -39,8 +39,9 @@ struct CommModel {
   int nranks = 1;
   int channels = 1;
   double channel_scale = 1;
-  double busbw_scale = 1;  // product of the effects that hold
+  double busbw_scale = 1;  // product of the effects that hold for every algorithm
   double lat_scale = 1;
+  std::vector<Effect> algo_effects;  // effects that hold for the ops of one algorithm (Effect::algo)
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
   std::vector<FaultKind> faults;   // faults that hold for this rank
   // `corrupt` faults whose `when` names NCCL_ALGO and/or NCCL_PROTO: the rest of `when` held at

@@ -166,9 +166,14 @@ std::vector<Effect> parse_effects(const YAML::Node& node, const std::string& pat
   std::vector<Effect> effects;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = yaml_item(path, i);
-    yaml_check_keys(node[i], at, {"when", "busbw_scale", "lat_scale"});
+    yaml_check_keys(node[i], at, {"when", "algo", "busbw_scale", "lat_scale"});
     Effect effect;
     effect.when = parse_condition(required(node[i], at, "when"), yaml_child(at, "when"));
+    if (const YAML::Node algo = node[i]["algo"]) {
+      const std::string name = yaml_text(algo, yaml_child(at, "algo"));
+      effect.algo = canonical(name, kNcclAlgorithms);
+      if (!effect.algo) fail(algo, yaml_child(at, "algo"), "'" + name + "' is not an NCCL algorithm");
+    }
     if (node[i]["busbw_scale"])
       effect.busbw_scale = positive(node[i]["busbw_scale"], yaml_child(at, "busbw_scale"));
     if (node[i]["lat_scale"]) effect.lat_scale = positive(node[i]["lat_scale"], yaml_child(at, "lat_scale"));

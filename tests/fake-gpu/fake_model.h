@@ -48,6 +48,9 @@ struct AlgoModel {
 
 struct Effect {
   Condition when;
+  // Set: the effect acts only on ops that run this algorithm (NCCL_NVLS_CHUNKSIZE moves NVLS and
+  // NVLSTree only); unset: on every op.
+  std::optional<std::string> algo;
   double busbw_scale = 1;
   double lat_scale = 1;
 };

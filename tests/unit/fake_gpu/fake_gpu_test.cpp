@@ -115,9 +115,11 @@ TEST(FakeGpuModel, ParsesTheDesignExample) {
   EXPECT_EQ(model.algos.at("Tree").protos.at("Simple").busbw_gbps, 300);
   EXPECT_EQ(model.algos.at("NVLS").protos.size(), 1u);
   EXPECT_EQ(model.algos.at("NVLS").requires_env, (Condition{{"NCCL_NVLS_ENABLE", {"1", "2", std::nullopt}}}));
-  ASSERT_EQ(model.effects.size(), 2u);
+  ASSERT_EQ(model.effects.size(), 4u);
   EXPECT_EQ(model.effects[1].busbw_scale, 1.08);
   EXPECT_EQ(model.effects[1].lat_scale, 1.1);
+  EXPECT_FALSE(model.effects[1].algo.has_value());
+  EXPECT_EQ(model.effects[3].algo, std::optional<std::string>("NVLS"));
   ASSERT_EQ(model.faults.size(), 2u);
   EXPECT_EQ(model.faults[0].kind, FaultKind::corrupt);
   EXPECT_EQ(model.faults[1].kind, FaultKind::init_error);
@@ -421,6 +423,46 @@ TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
   const CommModel qps_only = resolve(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_EQ(qps_only.busbw_scale, 1);
   EXPECT_EQ(qps_only.lat_scale, 1);
+}
+
+TEST(FakeGpuEffects, AnEffectOnOneAlgorithmMovesOnlyItsOps) {
+  // As NCCL_NVLS_CHUNKSIZE (src/transport/nvls.cc) moves only what NVLS runs.
+  const FakeModel model = load_fixture("dgx-h100.yaml");
+  const NcclEnv chunk{{"NCCL_NVLS_CHUNKSIZE", "262144"}};
+  const CommModel comm = resolve(model, chunk);
+  EXPECT_EQ(comm.busbw_scale, 1);
+  const CommModel plain = resolve(model, {});
+  const double gib = 1 << 30;
+  for (const AlgoProto& pair : {AlgoProto{"Ring", "Simple"}, AlgoProto{"Tree", "LL"}})
+    EXPECT_DOUBLE_EQ(pair_time_us(model, comm, pair, "all_reduce", gib),
+                     pair_time_us(model, plain, pair, "all_reduce", gib));
+  const AlgoProto nvls{"NVLS", "Simple"};
+  EXPECT_LT(pair_time_us(model, comm, nvls, "all_reduce", gib), pair_time_us(model, plain, nvls, "all_reduce", gib));
+  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {NCCL_NVLS_CHUNKSIZE: \"1\"}, algo: Butterfly}]\n"),
+            "model.yaml:3: effects[0].algo: 'Butterfly' is not an NCCL algorithm");
+}
+
+TEST(FakeGpuSelection, PatRunsAllGatherAndReduceScatterWithSimpleOnOneGpuPerNode) {
+  // ncclPatEnable and ncclTopoTuneModel (src/graph/tuning.cc, 2.28.9).
+  FakeModel model = load_fixture("dgx-h100.yaml");
+  model.algos["PAT"].protos["Simple"] = ProtoCost{10, 200};
+  model.algos["PAT"].protos["LL"] = ProtoCost{5, 20};
+  const NcclEnv pat{{"NCCL_ALGO", "PAT"}};
+  const CommNodes four_nodes{0, {0, 1, 2, 3}, 4};
+  const auto allowed = [&](const NcclEnv& env, std::string_view op, int nranks) {
+    Result<CommModel> comm = resolve_comm_model(model, env, 0, nranks, op, four_nodes);
+    return comm.ok() ? comm->allowed : std::vector<AlgoProto>{};
+  };
+  EXPECT_EQ(allowed(pat, "all_gather", 4), (std::vector<AlgoProto>{{"PAT", "Simple"}}));
+  EXPECT_EQ(allowed(pat, "reduce_scatter", 4), (std::vector<AlgoProto>{{"PAT", "Simple"}}));
+  EXPECT_TRUE(allowed(pat, "all_reduce", 4).empty());  // NCCL 2.24+: no algorithm left, an error
+  EXPECT_TRUE(allowed(pat, "all_gather", 8).empty());  // two GPUs per node
+  EXPECT_EQ(allowed({{"NCCL_ALGO", "PAT"}, {"NCCL_PAT_ENABLE", "1"}}, "all_gather", 8),
+            (std::vector<AlgoProto>{{"PAT", "Simple"}}));
+  EXPECT_TRUE(allowed({{"NCCL_ALGO", "PAT"}, {"NCCL_PAT_ENABLE", "0"}}, "all_gather", 4).empty());
+  Result<CommModel> all_reduce = resolve_comm_model(model, pat, 0, 4, "all_reduce", four_nodes);
+  ASSERT_FALSE(all_reduce.ok());
+  EXPECT_NE(all_reduce.error().find("no algorithm/protocol"), std::string::npos) << all_reduce.error();
 }
 
 TEST(FakeGpuSelection, DefaultsBySizeWithoutAlgoOrProto) {
