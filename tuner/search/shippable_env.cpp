@@ -1,5 +1,7 @@
 #include "search/shippable_env.h"
 
+#include <algorithm>
+
 #include "base/byte_size.h"
 #include "profile/nccl_names.h"
 
@@ -14,6 +16,12 @@ constexpr const char* kProto = "NCCL_PROTO";
 // collective: a list scoped to one ("allgather:Ring") is read for that one, a plain list for all.
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
   const std::string largest = format_byte_size(facts.largest_measured);
+  if (variable == kAlgo && facts.empty_filter_fails)
+    for (const char* op : {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"})
+      if (std::find(facts.collectives.begin(), facts.collectives.end(), op) == facts.collectives.end() &&
+          !env_allows(env, kAlgo, "Ring", op))
+        return "it leaves " + std::string(op) +
+               ", which was not tuned, without Ring, and NCCL 2.24+ fails a collective with no algorithm";
   for (const std::string& op : facts.collectives) {
     const std::string of_op = facts.collectives.size() > 1 ? " for " + op : "";
     for (const NcclChoice& pair : facts.corrupt_pairs)

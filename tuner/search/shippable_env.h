@@ -7,7 +7,12 @@
 //     be kept: no list ships);
 //   - Simple, unless sizes of at least 256 MiB were measured;
 //   - no (algorithm, protocol) pair that gave wrong data when a trial forced it: NCCL would be
-//     free to pick it at some size.
+//     free to pick it at some size;
+//   - on NCCL 2.24 and later, Ring for every collective that was not tuned: from 2.24.3 a
+//     collective that NCCL_ALGO leaves no algorithm fails with ncclInvalidUsage instead of falling
+//     back to Ring (topoGetAlgoInfo, src/enqueue.cc), and Broadcast and Reduce run Ring only
+//     (src/graph/tuning.cc). A list scoped to the tuned collectives ("allgather:PAT") leaves the
+//     others alone.
 // A restriction that does not ship stays in the profile's per_size, which the tuner plugin
 // applies within the measured range only; the notes say why.
 #pragma once
@@ -31,6 +36,7 @@ struct ShipFacts {
   std::vector<std::string> collectives{kAllReduce};      // what was tuned: a list applies to each
   std::map<std::string, NcclChoice> default_at_largest;  // by collective: NCCL's own pick there, unset
   std::vector<NcclChoice> corrupt_pairs;                 // pairs a trial forced and got wrong data from
+  bool empty_filter_fails = false;  // NCCL 2.24+: a collective with no algorithm left fails
 };
 
 struct ShippableEnv {

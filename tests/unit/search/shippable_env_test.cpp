@@ -36,6 +36,25 @@ TEST(ShippableEnv, KeepsListsThatKeepNcclsChoiceAndSimple) {
   EXPECT_TRUE(shipped.notes.empty());
 }
 
+TEST(ShippableEnv, OnNccl224AListMustLeaveRingToEveryCollectiveNotTuned) {
+  // Tuned: all_gather, where NCCL's own choice at the largest size was NVLS and PAT was faster.
+  ShipFacts facts;
+  facts.largest_measured = kOneMiB << 10;
+  facts.collectives = {"all_gather"};
+  facts.default_at_largest["all_gather"] = NcclChoice{"NVLS", "Simple"};
+  const Env plain{{"NCCL_ALGO", "NVLS,PAT"}};
+  EXPECT_EQ(shippable_env(plain, facts).env, plain);  // before 2.24 NCCL falls back to Ring
+  facts.empty_filter_fails = true;
+  const ShippableEnv shipped = shippable_env(plain, facts);
+  EXPECT_TRUE(shipped.env.empty());
+  ASSERT_EQ(shipped.notes.size(), 1u);
+  EXPECT_NE(shipped.notes[0].find("leaves broadcast, which was not tuned, without Ring"), std::string::npos)
+      << shipped.notes[0];
+  for (const Env& safe : {Env{{"NCCL_ALGO", "allgather:NVLS,PAT"}}, Env{{"NCCL_ALGO", "NVLS,PAT,Ring"}},
+                          Env{{"NCCL_ALGO", "^Tree"}}})
+    EXPECT_EQ(shippable_env(safe, facts).env, safe) << safe.begin()->second;
+}
+
 TEST(ShippableEnv, ProtocolListWithoutSimpleStaysOutBelow256MiB) {
   const Env env{{"NCCL_PROTO", "LL,LL128"}, {"NCCL_NET_GDR_LEVEL", "SYS"}};
   const ShippableEnv shipped = shippable_env(env, at(kOneMiB, "Ring", "LL128"));
