@@ -215,7 +215,7 @@ bool run_node_count_models(const std::filesystem::path& models_dir, const Search
   const StrategyOptions defaults;
   const std::vector<std::uint64_t> sizes = grid_sizes(defaults.final_grid);
   const auto space_for = [&](int nodes) {
-    ShapeFacts facts = dgx_h100_facts(nodes);
+    ShapeFacts facts = dgx_h100_facts(nodes, {"all_reduce"});
     facts.gpus_per_node = kGpusPerNode;
     return prune(space, facts);
   };
@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strategy_bench: %s\n", space.error().c_str());
     return 1;
   }
-  const SearchSpace pruned = prune(*space, dgx_h100_facts(2));
+  const SearchSpace pruned = prune(*space, dgx_h100_facts(2, {"all_reduce"}));
   std::vector<std::filesystem::path> files = model_files(models_dir, "tune-");
   files.push_back(models_dir / "dgx-h100.yaml");
 

@@ -2,12 +2,18 @@
 // search-space and strategy tests and the strategy benchmark prune and search for.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "search/search_space.h"
 
 namespace nccltune::test_support {
 
-inline ShapeFacts dgx_h100_facts(int nodes) {
+// `collectives`: what is tuned (tune --ops); empty, unknown, and every collective condition holds.
+inline ShapeFacts dgx_h100_facts(int nodes, std::vector<std::string> collectives = {}) {
   ShapeFacts facts;
+  facts.collectives = std::move(collectives);
   facts.nodes = nodes;
   facts.gpus_per_node = 8;
   facts.nvswitch = true;

@@ -12,9 +12,11 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kGdrLevelNames = {"LOC", "PIX", "PXB", "PHB", "SYS"};
 // Variables NCCL reads as 0/1 besides every NCCL_*_DISABLE.
-constexpr std::array<std::string_view, 5> kBooleanKnobs = {"NCCL_NET_GDR_READ", "NCCL_COLLNET_ENABLE",
+constexpr std::array<std::string_view, 6> kBooleanKnobs = {"NCCL_NET_GDR_READ",       "NCCL_COLLNET_ENABLE",
                                                            "NCCL_NET_SHARED_BUFFERS", "NCCL_CUMEM_ENABLE",
-                                                           "NCCL_IB_ADAPTIVE_ROUTING"};
+                                                           "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_SPLIT_DATA_ON_QPS"};
+// NCCL_CTA_POLICY's names (src/init.cc, 2.29.2; before it only the numbers 0, 1 and 2).
+constexpr std::array<std::string_view, 3> kCtaPolicyNames = {"DEFAULT", "EFFICIENCY", "ZERO"};
 
 template <std::size_t N>
 std::optional<int> index_ignoring_case(std::string_view text, const std::array<std::string_view, N>& names) {
@@ -212,6 +214,24 @@ std::optional<std::string> knob_value_problem(std::string_view name, std::string
     return "'" + std::string(value) + "' is not a valid NCCL_NTHREADS value (64, 128, 256 or 512)";
   }
   if (name == "NCCL_IB_QPS_PER_CONNECTION") return integer_range_problem(name, value, 1, 128);
+  // Capped at MAXCHANNELS (64 since 2.25.1) by NCCL's init (src/init.cc).
+  if (name == "NCCL_MIN_CTAS" || name == "NCCL_MAX_CTAS" || name == "NCCL_NCHANNELS_PER_NET_PEER")
+    return integer_range_problem(name, value, 1, 64);
+  if (name == "NCCL_P2P_NET_CHUNKSIZE" || name == "NCCL_NVLS_CHUNKSIZE")
+    return integer_range_problem(name, value, 1, 1LL << 30);
+  if (name == "NCCL_CTA_POLICY") {
+    if (index_ignoring_case(value, kCtaPolicyNames) || (value.size() == 1 && value[0] >= '0' && value[0] <= '2'))
+      return std::nullopt;
+    return "'" + std::string(value) + "' is not a valid NCCL_CTA_POLICY value (0-2 or " +
+           join_names(kCtaPolicyNames) + ")";
+  }
+  if (name == "NCCL_NETDEVS_POLICY") {  // src/graph/topo.cc, 2.28.3
+    const bool max = value.size() > 4 && same_text_ignoring_case(value.substr(0, 4), "MAX:");
+    if (same_text_ignoring_case(value, "AUTO") || same_text_ignoring_case(value, "ALL") ||
+        (max && !integer_range_problem(name, value.substr(4), 1, 1024)))
+      return std::nullopt;
+    return "'" + std::string(value) + "' is not a valid NCCL_NETDEVS_POLICY value (AUTO, ALL or MAX:N)";
+  }
   if (name == "NCCL_CROSS_NIC" || name == "NCCL_NVLS_ENABLE") return integer_range_problem(name, value, 0, 2);
   if (name.ends_with("_DISABLE") ||
       std::find(kBooleanKnobs.begin(), kBooleanKnobs.end(), name) != kBooleanKnobs.end())

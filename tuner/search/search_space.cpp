@@ -72,7 +72,7 @@ void check_value(const std::string& knob, const std::string& value, int line, co
 
 Knob parse_knob(const YAML::Node& node, const std::string& field) {
   if (!node.IsMap()) yaml_fail(yaml_line(node), field, "must be a map with name and values");
-  yaml_check_keys(node, field, {"name", "values", "default_value", "when", "scope", "description"});
+  yaml_check_keys(node, field, {"name", "values", "default_value", "when", "scope", "with", "description"});
   Knob knob;
   knob.line = yaml_line(node);
 
@@ -135,6 +135,9 @@ Knob parse_knob(const YAML::Node& node, const std::string& field) {
       yaml_fail(yaml_line(scope), field + ".scope", "'" + shown(text) + "' is not process or comm");
   }
 
+  if (const YAML::Node with = node["with"]; with && !with.IsNull())
+    knob.with = scalar(with, knob.line, field + ".with");
+
   if (const YAML::Node description = node["description"]; description && !description.IsNull())
     knob.description = scalar(description, knob.line, field + ".description");
   return knob;
@@ -160,6 +163,16 @@ SearchSpace parse_document(const YAML::Node& root) {
     if (auto [at, inserted] = first_line.emplace(knob.name, knob.line); !inserted)
       yaml_fail(yaml_line(knobs[i]["name"]), field + ".name",
                 "duplicate knob '" + knob.name + "' (first at line " + std::to_string(at->second) + ")");
+    if (!knob.with.empty()) {
+      const auto with = std::find_if(space.knobs.begin(), space.knobs.end(),
+                                     [&](const Knob& earlier) { return earlier.name == knob.with; });
+      if (with == space.knobs.end())
+        yaml_fail(yaml_line(knobs[i]["with"]), field + ".with",
+                  "'" + shown(knob.with) + "' is not a knob listed before this one");
+      if (!with->with.empty())
+        yaml_fail(yaml_line(knobs[i]["with"]), field + ".with",
+                  "'" + knob.with + "' itself acts only with '" + with->with + "'");
+    }
     space.knobs.push_back(std::move(knob));
   }
   return space;
@@ -196,6 +209,8 @@ SearchSpace prune(const SearchSpace& space, const ShapeFacts& facts) {
   pruned.origin = space.origin;
   for (const Knob& knob : space.knobs) {
     if (!knob_applies(knob, facts)) continue;
+    const auto with_kept = [&](const Knob& earlier) { return earlier.name == knob.with; };
+    if (!knob.with.empty() && std::none_of(pruned.knobs.begin(), pruned.knobs.end(), with_kept)) continue;
     Knob kept = knob;
     kept.values.clear();
     kept.value_when.clear();

@@ -33,6 +33,11 @@ struct Knob {
   // Conditions of single values (the map form `{value: NVLS, when: [nvswitch]}`), all must hold
   // for that value to be a candidate. Values without an entry have no condition.
   std::map<std::string, std::vector<std::string>> value_when;
+  // A knob that does nothing unless this one is set (NCCL_IB_SPLIT_DATA_ON_QPS acts only with
+  // more than one NCCL_IB_QPS_PER_CONNECTION): each value is screened on top of that knob's best
+  // screened value, and not at all when none of that knob's values beat the defaults. Names a knob
+  // listed before this one; empty for none.
+  std::string with;
   std::string description;
 };
 
@@ -48,7 +53,8 @@ Result<SearchSpace> parse_search_space(std::string_view yaml_text, std::string_v
 bool knob_applies(const Knob& knob, const ShapeFacts& facts);
 // The value's own conditions (value_when) all hold; the knob's `when` is not looked at.
 bool value_applies(const Knob& knob, const std::string& value, const ShapeFacts& facts);
-// Only the knobs that apply, each with only the values that apply (value_when kept for them).
+// Only the knobs that apply, each with only the values that apply (value_when kept for them); a
+// knob whose `with` knob does not apply does not either.
 SearchSpace prune(const SearchSpace& space, const ShapeFacts& facts);
 
 }  // namespace nccltune

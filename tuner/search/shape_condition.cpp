@@ -26,6 +26,7 @@ struct Condition {
   Fact fact = Fact::nodes;
   Op op = Op::is_true;
   long long number = 0;
+  std::optional<Fact> other;             // compared with this count (`nics>gpus_per_node`), not number
   std::vector<std::string> collectives;  // Fact::collective: any of these
 };
 
@@ -62,6 +63,11 @@ std::optional<Fact> fact_named(std::string_view name) {
   if (name == "nvswitch") return Fact::nvswitch;
   if (name == "collective") return Fact::collective;
   return std::nullopt;
+}
+
+// The facts that are plain counts, which a condition may compare with each other.
+bool is_count(Fact fact) {
+  return fact == Fact::nodes || fact == Fact::gpus_per_node || fact == Fact::ranks || fact == Fact::nics;
 }
 
 bool is_operator_char(char c) {
@@ -120,12 +126,25 @@ Result<Condition> parse_condition(std::string_view text) {
     Result<int> version = parse_nccl_version(operand);
     if (!version) return Error{quoted + ": " + version.error()};
     condition.number = *version;
-  } else {
-    const std::optional<long long> number = parse_integer(operand);
-    if (!number) return Error{quoted + ": '" + operand + "' is not a whole number"};
+  } else if (const std::optional<long long> number = parse_integer(operand)) {
     condition.number = *number;
+  } else if (const std::optional<Fact> other = fact_named(operand); other && is_count(*other) && is_count(*fact)) {
+    condition.other = other;
+  } else {
+    return Error{quoted + ": '" + operand + "' is not a whole number" +
+                 (is_count(*fact) ? " or a count (nodes, gpus_per_node, ranks, nics)" : "")};
   }
   return condition;
+}
+
+long long count(Fact fact, const ShapeFacts& facts) {
+  switch (fact) {
+    case Fact::nodes: return facts.nodes;
+    case Fact::gpus_per_node: return facts.gpus_per_node;
+    case Fact::ranks: return static_cast<long long>(facts.nodes) * facts.gpus_per_node;
+    case Fact::nics: return facts.nics;
+    default: return 0;
+  }
 }
 
 bool evaluate(const Condition& condition, const ShapeFacts& facts) {
@@ -136,26 +155,20 @@ bool evaluate(const Condition& condition, const ShapeFacts& facts) {
                          return std::find(facts.collectives.begin(), facts.collectives.end(), name) !=
                                 facts.collectives.end();
                        });
-  long long actual = 0;
-  switch (condition.fact) {
-    case Fact::nodes: actual = facts.nodes; break;
-    case Fact::gpus_per_node: actual = facts.gpus_per_node; break;
-    case Fact::ranks: actual = static_cast<long long>(facts.nodes) * facts.gpus_per_node; break;
-    case Fact::nics: actual = facts.nics; break;
-    case Fact::nccl: actual = facts.nccl_version; break;
-    case Fact::gpu_sm: actual = facts.gpu_sm; break;
-    case Fact::nvswitch: return condition.op == Op::is_true ? facts.nvswitch : !facts.nvswitch;
-    case Fact::collective: return false;  // evaluated above
-  }
+  if (condition.fact == Fact::nvswitch) return condition.op == Op::is_true ? facts.nvswitch : !facts.nvswitch;
+  long long actual = count(condition.fact, facts);
+  if (condition.fact == Fact::nccl) actual = facts.nccl_version;
+  if (condition.fact == Fact::gpu_sm) actual = facts.gpu_sm;
   // Unknown NCCL version or GPU architecture: every comparison holds (explore rather than guess).
   if ((condition.fact == Fact::nccl || condition.fact == Fact::gpu_sm) && actual <= 0) return true;
+  const long long number = condition.other ? count(*condition.other, facts) : condition.number;
   switch (condition.op) {
-    case Op::ge: return actual >= condition.number;
-    case Op::le: return actual <= condition.number;
-    case Op::gt: return actual > condition.number;
-    case Op::lt: return actual < condition.number;
-    case Op::eq: return actual == condition.number;
-    case Op::ne: return actual != condition.number;
+    case Op::ge: return actual >= number;
+    case Op::le: return actual <= number;
+    case Op::gt: return actual > number;
+    case Op::lt: return actual < number;
+    case Op::eq: return actual == number;
+    case Op::ne: return actual != number;
     case Op::is_true:
     case Op::is_false: return false;
   }

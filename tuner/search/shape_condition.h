@@ -1,6 +1,6 @@
 // Conditions on the cluster shape that decide which knobs and values a search space offers:
-// `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nccl>=2.24`, `gpu_sm>=90`, and what is tuned:
-// `collective=all_gather` (a knob or value for some collectives only).
+// `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nics>gpus_per_node`, `nccl>=2.24`, `gpu_sm>=90`,
+// and what is tuned: `collective=all_gather` (a knob or value for some collectives only).
 #pragma once
 
 #include <optional>
@@ -26,7 +26,8 @@ struct ShapeFacts {
 
 // Conditions: `fact OP number` with OP one of >= <= > < == != over the numeric facts nodes,
 // gpus_per_node, ranks (nodes x gpus_per_node), nics, nccl (a version: 2.24, 2.24.3 or 22403),
-// gpu_sm; or `nvswitch` / `!nvswitch`; or `collective=NAME[|NAME...]`, which holds when one of the
+// gpu_sm; `count OP count` between two of the counts nodes, gpus_per_node, ranks, nics
+// (`nics>gpus_per_node`: more NICs than GPUs on a node); or `nvswitch` / `!nvswitch`; or `collective=NAME[|NAME...]`, which holds when one of the
 // named collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall) is
 // tuned. Spaces are ignored. Checked at parse time.
 std::optional<std::string> condition_problem(std::string_view condition);   // nullopt when valid

@@ -48,7 +48,8 @@ Env merged(const Env& a, const Env& b) {
   return out;
 }
 
-// Each knob's values that beat the defaults beyond noise on their own, best first.
+// Each knob's values that beat the defaults beyond noise on their own (or with a knob that acts
+// only with them, search_space.h's `with`), best first.
 using HelpfulValues = std::map<std::string, std::vector<Candidate>>;
 
 // The value after `value` in `name`'s helpful values; none past the last or for other values
@@ -60,8 +61,9 @@ std::optional<std::string> next_helpful_value(const HelpfulValues& helpful, cons
   const auto& ranked = values->second;
   const auto at =
       std::find_if(ranked.begin(), ranked.end(), [&](const Candidate& c) { return c.env.at(name) == value; });
-  if (at == ranked.end() || at + 1 == ranked.end()) return std::nullopt;
-  return (at + 1)->env.at(name);
+  const auto next = std::find_if(at, ranked.end(), [&](const Candidate& c) { return c.env.at(name) != value; });
+  if (next == ranked.end()) return std::nullopt;
+  return next->env.at(name);
 }
 
 using AlgoProto = std::pair<std::string, std::string>;
@@ -103,6 +105,8 @@ bool names_everything(const char* variable, const std::set<std::string>& names) 
 
 // One NCCL_ALGO or NCCL_PROTO value from each collective's names: the plain list when they agree
 // (or cannot be scoped), else one entry per collective ("allgather:LL128,Simple;allreduce:LL,Simple").
+// An NCCL_ALGO list without Ring is scoped too where it can be: plain, it would leave Broadcast
+// and Reduce (Ring only) nothing, which NCCL 2.24+ fails (shippable_env.h).
 // Collectives NCCL_ALGO does not apply to (alltoall) are left out, and so is a collective whose
 // list names every algorithm or protocol (no filter); "" when nothing is left.
 std::string list_value(const char* variable, const std::map<std::string, std::set<std::string>>& by_op,
@@ -113,7 +117,11 @@ std::string list_value(const char* variable, const std::map<std::string, std::se
     all.insert(names.begin(), names.end());
     alike = alike && names == by_op.begin()->second;
   }
-  if (alike || !scoped) return names_everything(variable, all) ? "" : joined(all);
+  const bool keeps_ring = std::string_view(variable) != kAlgo ||
+                          std::any_of(all.begin(), all.end(), [](const std::string& n) {
+                            return same_text_ignoring_case(n, "Ring");
+                          });
+  if ((alike && keeps_ring) || !scoped) return names_everything(variable, all) ? "" : joined(all);
   std::string value;
   for (const auto& [op, names] : by_op)
     if (const auto function = nccl_function_name(op); function && !names_everything(variable, names))
@@ -368,13 +376,44 @@ class Search {
       note(options_.carried, run_trial(screen_request(options_.carried, TrialPhase::screen)));
     for (const auto& knob : space_.knobs) {
       if (!options_.screen_algo_proto_singly && (knob.name == kAlgo || knob.name == kProto)) continue;
+      // A knob that acts only with another is screened on top of that one's best value, and not
+      // at all when none of its values beat the defaults (screened before it: the file's order).
+      Env base;
+      if (!knob.with.empty()) {
+        const HelpfulValues helpful = helpful_values();
+        const auto best = helpful.find(knob.with);
+        if (best == helpful.end()) continue;
+        base = best->second.front().env;
+      }
       for (const auto& value : knob.values) {
         if (knob.default_value && *knob.default_value == value) continue;
         if (!budget_left()) return;
-        Env env{{knob.name, value}};
+        const Env env = merged(base, {{knob.name, value}});
         note(env, run_trial(screen_request(env, TrialPhase::screen)));
       }
     }
+  }
+
+  // A knob screened on top of another's value (`with`) that did not beat that value alone beyond
+  // noise: what it measured is the other knob's gain, and it is no candidate of its own.
+  bool adds_nothing(const Candidate& c) const {
+    const std::optional<std::string> knob = screened_knob(c.env);
+    if (!knob || c.env.size() != 2) return false;
+    const Env alone{{*knob, c.env.at(*knob)}};
+    const auto base = std::find_if(screened_.begin(), screened_.end(), [&](const Candidate& s) { return s.env == alone; });
+    return base != screened_.end() && c.score.value <= base->score.value * (1 + result_.noise);
+  }
+
+  // The knob a screened env is a value of: its one variable, or for a knob screened on top of
+  // another (`with`), that other one. None for crossed envs.
+  std::optional<std::string> screened_knob(const Env& env) const {
+    if (env.size() == 1) return env.begin()->first;
+    if (env.size() != 2) return std::nullopt;
+    for (const auto& [name, value] : env) {
+      const Knob* knob = knob_named(name.c_str());
+      if (knob && !knob->with.empty() && knob->with != name && env.count(knob->with)) return knob->with;
+    }
+    return std::nullopt;
   }
 
   const Knob* knob_named(const char* name) const {
@@ -504,13 +543,16 @@ class Search {
 
   // Each knob's values that beat the defaults beyond noise on their own, best first.
   HelpfulValues helpful_values() const {
-    std::vector<Candidate> singles;
-    for (const auto& c : screened_)
-      if (c.env.size() == 1 && c.score.value > 1 + result_.noise) singles.push_back(c);
+    std::vector<std::pair<std::string, Candidate>> singles;
+    for (const auto& c : screened_) {
+      const std::optional<std::string> knob = screened_knob(c.env);
+      if (!knob || c.score.value <= 1 + result_.noise || adds_nothing(c)) continue;
+      singles.emplace_back(*knob, c);
+    }
     std::stable_sort(singles.begin(), singles.end(),
-                     [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
+                     [](const auto& a, const auto& b) { return better(a.second.score, b.second.score); });
     HelpfulValues helpful;
-    for (const auto& c : singles) helpful[c.env.begin()->first].push_back(c);
+    for (const auto& [knob, c] : singles) helpful[knob].push_back(c);
     return helpful;
   }
 
@@ -598,6 +640,7 @@ class Search {
     facts.collectives = options_.collectives;
     facts.default_at_largest = default_at_largest_;
     facts.corrupt_pairs = corrupt_pairs(result_.failed);
+    facts.empty_filter_fails = options_.scoped_lists;  // both since NCCL 2.24
     std::vector<Candidate> kept;
     for (const Candidate& finalist : finalists) {
       ShippableEnv shipped = shippable_env(finalist.env, facts);
@@ -616,7 +659,7 @@ class Search {
   std::vector<Candidate> halve() {
     std::vector<Candidate> field;
     for (const auto& c : screened_)
-      if (c.score.value > 1 + result_.noise) field.push_back(c);
+      if (c.score.value > 1 + result_.noise && !adds_nothing(c)) field.push_back(c);
     std::sort(field.begin(), field.end(),
               [](const Candidate& a, const Candidate& b) { return better(a.score, b.score); });
     std::vector<Candidate> unique;
@@ -649,7 +692,28 @@ class Search {
       ++round;
     }
     unique.insert(unique.end(), beaten.begin(), beaten.end());
+    prefer_fewer_settings(unique);
     return unique;
+  }
+
+  // A setting must earn its place: when a candidate that sets a part of the survivor's settings
+  // scored within the noise of the survivor, the extra settings measured nothing but noise (a
+  // no-op knob crossed with the ones that matter), and the smaller candidate goes first. Extra
+  // NCCL_ALGO/NCCL_PROTO lists are left to the confirmation, which measures the survivor without
+  // them in every round.
+  void prefer_fewer_settings(std::vector<Candidate>& ranked) const {
+    if (ranked.size() < 2) return;
+    const Candidate& survivor = ranked.front();
+    auto smallest = ranked.begin();
+    for (auto c = ranked.begin() + 1; c != ranked.end(); ++c) {
+      const bool part = c->env.size() < smallest->env.size() &&
+                        std::includes(survivor.env.begin(), survivor.env.end(), c->env.begin(), c->env.end());
+      const bool lists_kept = c->env.count(kAlgo) == survivor.env.count(kAlgo) &&
+                              c->env.count(kProto) == survivor.env.count(kProto);
+      if (part && lists_kept && c->score.acceptable && c->score.value * (1 + result_.noise) >= survivor.score.value)
+        smallest = c;
+    }
+    std::rotate(ranked.begin(), smallest, smallest + 1);
   }
 
   // Interleaved A/B rounds of the defaults (A) and the best finalist (B) on the final grid. A

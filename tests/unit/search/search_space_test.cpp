@@ -96,7 +96,11 @@ TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
   EXPECT_EQ(algo.values, (std::vector<std::string>{"Ring", "Tree", "NVLS"}));  // NVLSTree needs nodes>1
 
   const SearchSpace two = prune(*space, dgx_h100_facts(2));
-  EXPECT_EQ(two.knobs.size(), space->knobs.size());
+  for (const Knob& knob : space->knobs) {  // Blackwell's CTA bounds, and more NICs than GPUs
+    const bool gated = knob.name == "NCCL_MIN_CTAS" || knob.name == "NCCL_MAX_CTAS" ||
+                       knob.name == "NCCL_NETDEVS_POLICY";
+    EXPECT_EQ(find_knob(two, knob.name) != nullptr, !gated) << knob.name;
+  }
   EXPECT_TRUE(has(find_knob(two, "NCCL_ALGO")->values, "NVLSTree"));
   EXPECT_EQ(two.origin, space->origin);
 }
@@ -220,6 +224,121 @@ TEST(SearchSpace, CollectiveConditions) {
   EXPECT_NE(condition_problem("collective>=alltoall")->find("collective=NAME"), std::string::npos);
   EXPECT_NE(condition_problem("collective")->find("needs a name"), std::string::npos);
   EXPECT_NE(condition_problem("!collective")->find("only nvswitch"), std::string::npos);
+}
+
+TEST(SearchSpace, ConditionsCompareTwoCounts) {
+  ShapeFacts facts = dgx_h100_facts(2);  // 8 GPUs, 8 NICs per node
+  EXPECT_FALSE(condition_holds("nics>gpus_per_node", facts));
+  EXPECT_TRUE(condition_holds("nics>=gpus_per_node", facts));
+  facts.nics = 10;  // DGX H100 with its two storage NICs counted
+  EXPECT_TRUE(condition_holds("nics > gpus_per_node", facts));
+  EXPECT_TRUE(condition_holds("ranks>nodes", facts));
+  EXPECT_FALSE(condition_problem("nodes==ranks").has_value());
+  EXPECT_NE(condition_problem("nics>nccl")->find("'nccl' is not a whole number or a count"), std::string::npos);
+  EXPECT_NE(condition_problem("gpu_sm>nics")->find("'nics' is not a whole number"), std::string::npos);
+  EXPECT_NE(condition_problem("nics>gpus")->find("'gpus' is not a whole number or a count"), std::string::npos);
+}
+
+// The knobs of NCCL 2.21-2.28 in the default space, each behind the version that brought it and
+// the shapes and collectives it acts on (configs/README.md cites the sources).
+TEST(SearchSpace, NewNcclKnobsAreGatedByVersionShapeAndCollective) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  const std::vector<std::string> kNew = {"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_NVLS_CHUNKSIZE", "NCCL_CTA_POLICY",
+                                         "NCCL_NETDEVS_POLICY",       "NCCL_NCHANNELS_PER_NET_PEER",
+                                         "NCCL_P2P_NET_CHUNKSIZE",    "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"};
+  // GB200-like: 4 nodes of 1 GPU with 2 NICs each (PAT's one GPU per node), NVSwitch, Blackwell.
+  ShapeFacts all = dgx_h100_facts(4, {"all_reduce", "all_gather", "reduce_scatter", "alltoall"});
+  all.gpus_per_node = 1;
+  all.nics = 2;
+  all.gpu_sm = 100;
+  const SearchSpace rich = prune(*space, all);
+  for (const std::string& name : kNew) EXPECT_NE(find_knob(rich, name), nullptr) << name;
+  EXPECT_TRUE(has(find_knob(rich, "NCCL_ALGO")->values, "PAT"));
+  EXPECT_TRUE(has(find_knob(rich, "NCCL_CTA_POLICY")->values, "2"));  // ZERO, 2.28.3
+
+  // NCCL 2.21.5: none of the knobs of 2.23 and later. NVLS_CHUNKSIZE came with 2.21.5, and the
+  // IB and send/recv knobs are older still (their defaults as listed hold from 2.20.3).
+  ShapeFacts old_nccl = all;
+  old_nccl.nccl_version = 22105;
+  const SearchSpace older = prune(*space, old_nccl);
+  for (const char* gone : {"NCCL_CTA_POLICY", "NCCL_NETDEVS_POLICY", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"})
+    EXPECT_EQ(find_knob(older, gone), nullptr) << gone;
+  for (const char* kept : {"NCCL_NVLS_CHUNKSIZE", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_NCHANNELS_PER_NET_PEER",
+                           "NCCL_P2P_NET_CHUNKSIZE"})
+    EXPECT_NE(find_knob(older, kept), nullptr) << kept;
+  EXPECT_FALSE(has(find_knob(older, "NCCL_ALGO")->values, "PAT"));
+  old_nccl.nccl_version = 22104;
+  EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_NVLS_CHUNKSIZE"), nullptr);
+  old_nccl.nccl_version = 21903;  // IB_SPLIT_DATA_ON_QPS defaulted to 1 before 2.20.3
+  EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_IB_SPLIT_DATA_ON_QPS"), nullptr);
+  old_nccl.nccl_version = 22606;
+  EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_CTA_POLICY"), nullptr);  // 2.27.3 and later
+  old_nccl.nccl_version = 22709;
+  EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_CTA_POLICY")->values, std::vector<std::string>{"1"});
+  old_nccl.nccl_version = 22404;
+  EXPECT_TRUE(has(find_knob(prune(*space, old_nccl), "NCCL_ALGO")->values, "PAT"));
+
+  ShapeFacts eight_gpus = all;  // PAT needs one GPU per node
+  eight_gpus.gpus_per_node = 8;
+  EXPECT_FALSE(has(find_knob(prune(*space, eight_gpus), "NCCL_ALGO")->values, "PAT"));
+  EXPECT_EQ(find_knob(prune(*space, eight_gpus), "NCCL_NETDEVS_POLICY"), nullptr);  // 2 NICs, 8 GPUs
+  ShapeFacts all_reduce_only = all;
+  all_reduce_only.collectives = {"all_reduce"};
+  const SearchSpace reduce = prune(*space, all_reduce_only);
+  for (const char* gone : {"NCCL_CTA_POLICY", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_P2P_NET_CHUNKSIZE"})
+    EXPECT_EQ(find_knob(reduce, gone), nullptr) << gone;
+  EXPECT_FALSE(has(find_knob(reduce, "NCCL_ALGO")->values, "PAT"));
+  ShapeFacts hopper = all;
+  hopper.gpu_sm = 90;
+  EXPECT_EQ(find_knob(prune(*space, hopper), "NCCL_MIN_CTAS"), nullptr);
+  ShapeFacts no_nvswitch = all;
+  no_nvswitch.nvswitch = false;
+  EXPECT_EQ(find_knob(prune(*space, no_nvswitch), "NCCL_NVLS_CHUNKSIZE"), nullptr);
+  EXPECT_EQ(find_knob(prune(*space, no_nvswitch), "NCCL_CTA_POLICY"), nullptr);
+  for (const std::string& name : kNew)  // one node: only the knobs of NVLink
+    EXPECT_EQ(find_knob(prune(*space, dgx_h100_facts(1)), name) != nullptr,
+              name == "NCCL_NVLS_CHUNKSIZE" || name == "NCCL_CTA_POLICY")
+        << name;
+}
+
+TEST(SearchSpace, AKnobWithAnotherNamesAnEarlierKnobAndGoesWithIt) {
+  Result<SearchSpace> space = parse_search_space(
+      "schema: nccltune/search-space/v1\nknobs:\n"
+      "  - {name: NCCL_IB_QPS_PER_CONNECTION, values: [\"4\"], when: [\"nodes>1\"]}\n"
+      "  - {name: NCCL_IB_SPLIT_DATA_ON_QPS, values: [\"1\"], with: NCCL_IB_QPS_PER_CONNECTION}\n",
+      "space.yaml");
+  ASSERT_TRUE(space.ok()) << space.error();
+  EXPECT_EQ(space->knobs[1].with, "NCCL_IB_QPS_PER_CONNECTION");
+  EXPECT_EQ(prune(*space, dgx_h100_facts(2)).knobs.size(), 2u);
+  EXPECT_TRUE(prune(*space, dgx_h100_facts(1)).knobs.empty());  // without its knob, it goes too
+  EXPECT_EQ(error_of("  - {name: NCCL_IB_SPLIT_DATA_ON_QPS, values: [\"1\"], with: NCCL_IB_QPS_PER_CONNECTION}\n"
+                     "  - {name: NCCL_IB_QPS_PER_CONNECTION, values: [\"4\"]}\n"),
+            "space.yaml:3: knobs[0].with: 'NCCL_IB_QPS_PER_CONNECTION' is not a knob listed before this one");
+  EXPECT_EQ(error_of("  - {name: NCCL_IB_QPS_PER_CONNECTION, values: [\"4\"]}\n"
+                     "  - {name: NCCL_IB_SPLIT_DATA_ON_QPS, values: [\"1\"], with: NCCL_IB_QPS_PER_CONNECTION}\n"
+                     "  - {name: NCCL_BUFFSIZE, values: [\"1024\"], with: NCCL_IB_SPLIT_DATA_ON_QPS}\n"),
+            "space.yaml:5: knobs[2].with: 'NCCL_IB_SPLIT_DATA_ON_QPS' itself acts only with "
+            "'NCCL_IB_QPS_PER_CONNECTION'");
+}
+
+TEST(SearchSpace, NewKnobValuesAreChecked) {
+  EXPECT_EQ(error_of("  - {name: NCCL_NETDEVS_POLICY, values: [ALL, \"MAX:0\"]}\n"),
+            "space.yaml:3: knobs[0].values[1]: 'MAX:0' is not a valid NCCL_NETDEVS_POLICY value (AUTO, ALL or MAX:N)");
+  EXPECT_EQ(error_of("  - {name: NCCL_CTA_POLICY, values: [\"3\"]}\n"),
+            "space.yaml:3: knobs[0].values[0]: '3' is not a valid NCCL_CTA_POLICY value (0-2 or DEFAULT, "
+            "EFFICIENCY, ZERO)");
+  EXPECT_EQ(error_of("  - {name: NCCL_MAX_CTAS, values: [\"128\"]}\n"),
+            "space.yaml:3: knobs[0].values[0]: '128' is not a valid NCCL_MAX_CTAS value (an integer from 1 to 64)");
+  EXPECT_EQ(error_of("  - {name: NCCL_IB_SPLIT_DATA_ON_QPS, values: [\"2\"]}\n"),
+            "space.yaml:3: knobs[0].values[0]: '2' is not a valid NCCL_IB_SPLIT_DATA_ON_QPS value (an integer from 0 "
+            "to 1)");
+  const Result<SearchSpace> valid = parse_search_space(
+      "schema: nccltune/search-space/v1\nknobs:\n"
+      "  - {name: NCCL_NETDEVS_POLICY, values: [all, \"max:2\"]}\n"
+      "  - {name: NCCL_CTA_POLICY, values: [efficiency, \"2\"]}\n",
+      "space.yaml");
+  EXPECT_TRUE(valid.ok()) << valid.error();
 }
 
 TEST(SearchSpace, ErrorsNameFileLineAndField) {

@@ -54,7 +54,7 @@ const SearchSpace& default_space() {
   static const SearchSpace space = [] {
     Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
     EXPECT_TRUE(parsed.ok()) << parsed.error();
-    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2)) : SearchSpace{};
+    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2, {"all_reduce"})) : SearchSpace{};
   }();
   return space;
 }
@@ -125,8 +125,9 @@ bool has_failure(const StrategyResult& result, const Env& env, TrialOutcome outc
 // ---- the model executor -----------------------------------------------------------------------
 
 TEST(StrategyModelExecutor, DefaultSpaceGridIsTheFullCrossProduct) {
-  // 12 knobs apply to 2 NVSwitch nodes with NICs; each is unset or one of its values.
-  ASSERT_EQ(default_space().knobs.size(), 12u);
+  // 14 knobs apply to 2 NVSwitch nodes with NICs tuning all_reduce on NCCL 2.28.9; each is unset
+  // or one of its values.
+  ASSERT_EQ(default_space().knobs.size(), 14u);
   std::uint64_t expected = 1;
   for (const auto& knob : default_space().knobs) expected *= knob.values.size() + 1;
   EXPECT_EQ(grid_size(default_space()), expected);
@@ -487,6 +488,42 @@ fake::FakeModel variant(std::vector<fake::Effect> effects, std::vector<fake::Fau
   model.effects = std::move(effects);
   model.faults = std::move(faults);
   return model;
+}
+
+// The screening envs that set `name`, in the order they ran.
+std::vector<Env> screens_setting(const fake::FakeModel& model, const std::string& name, StrategyResult* result) {
+  ModelExecutor executor(model, kRanks);
+  StrategyOptions options;
+  options.clock_s = executor.clock();
+  std::vector<Env> screens;
+  const TrialExecutor run = executor.executor();
+  *result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    if (request.phase == TrialPhase::screen && request.env.count(name)) screens.push_back(request.env);
+    return run(request);
+  });
+  return screens;
+}
+
+TEST(StrategyModels, AKnobThatActsOnlyWithAnotherIsScreenedOnTopOfItsBestValue) {
+  // NCCL_IB_SPLIT_DATA_ON_QPS (`with: NCCL_IB_QPS_PER_CONNECTION`) does nothing with one queue
+  // pair: it is screened with QPS's best value (QPS=4 x1.08), and ships when it adds to it.
+  const fake::Condition qps4{{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}};
+  const fake::Condition split{{"NCCL_IB_QPS_PER_CONNECTION", {"4"}}, {"NCCL_IB_SPLIT_DATA_ON_QPS", {"1"}}};
+  StrategyResult result;
+  std::vector<Env> screens =
+      screens_setting(variant({effect(qps4, 1.08), effect(split, 1.06)}), "NCCL_IB_SPLIT_DATA_ON_QPS", &result);
+  EXPECT_EQ(screens, (std::vector<Env>{{{"NCCL_IB_QPS_PER_CONNECTION", "4"}, {"NCCL_IB_SPLIT_DATA_ON_QPS", "1"}}}));
+  EXPECT_EQ(result.env, Env({{"NCCL_IB_QPS_PER_CONNECTION", "4"}, {"NCCL_IB_SPLIT_DATA_ON_QPS", "1"}}))
+      << result.confirmation;
+  // When it adds nothing to QPS=4, it does not ship.
+  screens = screens_setting(variant({effect(qps4, 1.08)}), "NCCL_IB_SPLIT_DATA_ON_QPS", &result);
+  EXPECT_EQ(screens.size(), 1u);
+  EXPECT_EQ(result.env, Env({{"NCCL_IB_QPS_PER_CONNECTION", "4"}})) << result.confirmation;
+  // When no QPS value beats the defaults, it is not screened at all.
+  screens = screens_setting(variant({effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.15)}),
+                            "NCCL_IB_SPLIT_DATA_ON_QPS", &result);
+  EXPECT_TRUE(screens.empty());
+  EXPECT_EQ(result.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
 }
 
 TEST(StrategyModels, SecondBestValueTriedWhenTheBestValueFailsInTheCross) {
