@@ -5,6 +5,17 @@
 #include "profile/nccl_names.h"
 
 namespace nccltune {
+namespace {
+
+// The collectives `profile` tuned (nccl-tests names): not the guards.
+std::vector<std::string> tuned_collectives(const Profile& profile) {
+  std::vector<std::string> ops;
+  for (const auto& [op, collective] : profile.collectives)
+    if (!collective.guard) ops.push_back(op);
+  return ops;
+}
+
+}  // namespace
 
 NcclInfoLog NcclAccount::add(const Env& env, const std::vector<NcclInfoLog>& node_logs) {
   NcclInfoLogReader& reader = logs[env];
@@ -24,6 +35,8 @@ NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
     if (it == account.logs.end()) return std::nullopt;
     NcclInfoLog log = it->second.result();
     if (log.nccl_lines == 0) return std::nullopt;
+    if (env.empty() && !log.model_tables.empty())
+      observed.nccl_model = nccl_model_of(log.model_tables.front(), tuned_collectives(profile));
     jobs_log = std::move(log);
     return observation_from_log(*jobs_log);
   };

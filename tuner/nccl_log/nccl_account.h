@@ -27,7 +27,8 @@ struct NcclAccount {
 
 // What NCCL's log said under the defaults and under the env `profile` ships, explain's verdicts on
 // the latter (without the "forced settings" ones: the shipped NCCL_ALGO / NCCL_PROTO are tune's
-// own choice), and where NCCL's own choice there is not per_size's. A log without a line of
+// own choice), where NCCL's own choice there is not per_size's, and NCCL's model of the tuned
+// collectives (the first tuning table under the defaults). A log without a line of
 // NCCL's (NCCL printed nothing, or the trials came from the journal) records nothing.
 NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile);
 

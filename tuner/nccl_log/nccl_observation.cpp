@@ -1,6 +1,7 @@
 #include "nccl_log/nccl_observation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "profile/nccl_names.h"
@@ -44,6 +45,32 @@ std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
     }
   }
   return out;
+}
+
+namespace {
+
+double rounded_to(double value, double parts) {
+  return std::round(value * parts) / parts;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<ModelPair>> nccl_model_of(const NcclModelTable& table,
+                                                            const std::vector<std::string>& ops) {
+  std::map<std::string, std::vector<ModelPair>> model;
+  for (const std::string& op : ops) {
+    const std::optional<std::string_view> logged = nccl_log_op_name(op);
+    if (!logged) continue;
+    std::vector<ModelPair> pairs;
+    for (const NcclModelCell& cell : table.cells) {
+      if (cell.op != *logged || !(cell.algbw > 0) || pairs.size() >= kMaxModelPairs) continue;
+      const std::optional<double> busbw = model_busbw(cell, table.ranks);
+      pairs.push_back({cell.algo, cell.proto, rounded_to(cell.latency_us, 10),
+                       busbw ? std::optional<double>(rounded_to(*busbw, 100)) : std::nullopt});
+    }
+    if (!pairs.empty()) model[op] = std::move(pairs);
+  }
+  return model;
 }
 
 std::vector<ObservedVerdict> observed_verdicts(const std::vector<LogVerdict>& verdicts) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,12 @@ NcclObservation observation_from_log(const NcclInfoLog& log);
 std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
                                                          const std::vector<std::string>& ops,
                                                          const std::vector<std::uint64_t>& sizes);
+
+// NCCL's model of `ops` (nccl-tests names; those without a row in the table left out) from one
+// tuning table: per collective its enabled pairs (bandwidth above 0), latency rounded to 0.1 us
+// and predicted busbw to 0.01 GB/s (nullopt without the table's ranks).
+std::map<std::string, std::vector<ModelPair>> nccl_model_of(const NcclModelTable& table,
+                                                            const std::vector<std::string>& ops);
 
 std::vector<ObservedVerdict> observed_verdicts(const std::vector<LogVerdict>& verdicts);
 

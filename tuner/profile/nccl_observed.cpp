@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
@@ -10,7 +11,9 @@
 
 #include "base/byte_size.h"
 #include "base/clean_text.h"
+#include "base/printable_text.h"
 #include "base/strict_yaml.h"
+#include "base/text_words.h"
 #include "profile/nccl_names.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
@@ -24,6 +27,11 @@ namespace {
 // allows what NCCL's log names ("NVLS_TREE").
 bool allows(std::string_view value, std::string_view logged) {
   return value.empty() || nccl_list_allows(value, nccl_name_from_log(logged));
+}
+
+// Whether two names NCCL's log prints are the same ("NVLS_TREE", "NVLSTree"; "SIMPLE", "Simple").
+bool same_logged_name(std::string_view a, std::string_view b) {
+  return upper_ascii(nccl_name_from_log(a)) == upper_ascii(nccl_name_from_log(b));
 }
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -69,6 +77,28 @@ void write_observation(std::ostream& out, const char* name, const NcclObservatio
     const ObservedChoice& c = o.choices[i];
     out << "        - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
         << ", algo: " << clean_quoted(c.algo) << ", proto: " << clean_quoted(c.proto) << "}\n";
+  }
+}
+
+// The shortest text that reads back as `value` (finite: the reader refuses anything else).
+std::string model_number_text(double value) {
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("0");
+}
+
+void write_nccl_model(std::ostream& out, const std::map<std::string, std::vector<ModelPair>>& model) {
+  if (model.empty()) return;
+  out << "    nccl_model:\n";
+  for (const auto& [op, pairs] : model) {
+    out << "      " << clean_quoted(op) << ":" << (pairs.empty() ? " []" : "") << "\n";
+    for (std::size_t i = 0; i < pairs.size() && i < kMaxModelPairs; ++i) {
+      const ModelPair& pair = pairs[i];
+      out << "        - {algo: " << clean_quoted(pair.algo) << ", proto: " << clean_quoted(pair.proto)
+          << ", latency_us: " << model_number_text(pair.latency_us);
+      if (pair.busbw) out << ", busbw: " << model_number_text(*pair.busbw);
+      out << "}\n";
+    }
   }
 }
 
@@ -153,7 +183,54 @@ NcclObservation parse_observation(const YAML::Node& node, const std::string& fie
   return o;
 }
 
+// A finite number from 0 (the model's latency and busbw).
+double model_number_at(const YAML::Node& node, const std::string& field) {
+  const double value = yaml_number(node, field);
+  if (!(value >= 0)) yaml_fail(yaml_line(node), field, "must be a finite number from 0");
+  return value;
+}
+
+// nccl_model: {<collective>: [{algo, proto, latency_us, busbw}]}, tuned collectives only.
+std::map<std::string, std::vector<ModelPair>> parse_nccl_model(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  std::map<std::string, std::vector<ModelPair>> model;
+  for (const auto& entry : node) {
+    const std::string op = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+    if (!is_collective_name(op))
+      yaml_fail(yaml_line(entry.first), field,
+                "unknown collective '" + printable_excerpt(op, 40) + "' (" + std::string(kCollectiveNames) + ")");
+    const std::string at = yaml_child(field, op);
+    yaml_expect_list(entry.second, at);
+    if (entry.second.size() > kMaxModelPairs)
+      yaml_fail(yaml_line(entry.second), at, "more than " + std::to_string(kMaxModelPairs) + " entries");
+    std::vector<ModelPair>& pairs = model[op];
+    for (std::size_t i = 0; i < entry.second.size(); ++i) {
+      const YAML::Node p = entry.second[i];
+      const std::string item = yaml_item(at, i);
+      yaml_expect_map(p, item);
+      yaml_check_keys(p, item, {"algo", "proto", "latency_us", "busbw"});
+      ModelPair pair{text_at(p, "algo", item), text_at(p, "proto", item), 0, std::nullopt};
+      if (pair.algo.empty() || pair.proto.empty())
+        yaml_fail(yaml_line(p), item, "algo and proto are required");
+      if (p["latency_us"]) pair.latency_us = model_number_at(p["latency_us"], yaml_child(item, "latency_us"));
+      if (p["busbw"]) pair.busbw = model_number_at(p["busbw"], yaml_child(item, "busbw"));
+      pairs.push_back(std::move(pair));
+    }
+  }
+  return model;
+}
+
 }  // namespace
+
+const ModelPair* model_pair_for(const std::vector<ModelPair>& model, std::string_view choice) {
+  const std::size_t slash = choice.find('/');
+  if (slash == std::string_view::npos) return nullptr;
+  for (const ModelPair& pair : model)
+    if (same_logged_name(pair.algo, choice.substr(0, slash)) &&
+        same_logged_name(pair.proto, choice.substr(slash + 1)))
+      return &pair;
+  return nullptr;
+}
 
 const NcclObservation* jobs_observation(const NcclObserved& observed) {
   if (observed.shipped) return &*observed.shipped;
@@ -237,7 +314,7 @@ std::string render_nccl_observed_lines(const NcclObserved& observed) {
 }
 
 void write_nccl_observed(std::ostream& out, const NcclObserved& observed) {
-  if (observed.empty() && observed.verdicts.empty()) return;
+  if (observed.empty() && observed.verdicts.empty() && observed.nccl_model.empty()) return;
   out << "  nccl_observed:\n";
   if (observed.defaults) write_observation(out, "defaults", *observed.defaults);
   if (observed.shipped) write_observation(out, "shipped", *observed.shipped);
@@ -253,11 +330,12 @@ void write_nccl_observed(std::ostream& out, const NcclObserved& observed) {
     out << "      - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
         << ", nccl: " << clean_quoted(c.nccl) << ", measured: " << clean_quoted(c.measured) << "}\n";
   }
+  write_nccl_model(out, observed.nccl_model);
 }
 
 NcclObserved parse_nccl_observed(const YAML::Node& node, const std::string& field) {
   yaml_expect_map(node, field);
-  yaml_check_keys(node, field, {"defaults", "shipped", "verdicts", "contradictions"});
+  yaml_check_keys(node, field, {"defaults", "shipped", "verdicts", "contradictions", "nccl_model"});
   NcclObserved observed;
   if (node["defaults"])
     observed.defaults = parse_observation(node["defaults"], yaml_child(field, "defaults"));
@@ -275,6 +353,7 @@ NcclObserved parse_nccl_observed(const YAML::Node& node, const std::string& fiel
                  observed.contradictions.push_back({text_at(c, "op", item), required_bytes(c, item),
                                                     text_at(c, "nccl", item), text_at(c, "measured", item)});
                });
+  if (node["nccl_model"]) observed.nccl_model = parse_nccl_model(node["nccl_model"], yaml_child(field, "nccl_model"));
   return observed;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -64,17 +65,36 @@ struct ChoiceContradiction {
   bool operator==(const ChoiceContradiction&) const = default;
 };
 
+// One enabled (algorithm, protocol) pair of NCCL's init tuning table (collectives/
+// nccl_info_tuning_table.h) for one collective: its model's latency and the busbw it predicts
+// where latency does not count (algbw x nccl-tests' busbw factor, its model's asymptote).
+struct ModelPair {
+  std::string algo, proto;      // as the TUNING lines spell them: "RING", "NVLS_TREE"; "SIMPLE"
+  double latency_us = 0;        // rounded to 0.1 us, as NCCL prints it
+  std::optional<double> busbw;  // GB/s, rounded to 0.01; nullopt when the table's ranks were unknown
+  bool operator==(const ModelPair&) const = default;
+};
+
 struct NcclObserved {
   std::optional<NcclObservation> defaults;  // the probe, the baseline and the defaults' confirmation
   std::optional<NcclObservation> shipped;   // the winner's confirmation; absent when env is empty
   std::vector<ObservedVerdict> verdicts;    // explain's, on the shipped env's log (else the defaults')
   std::vector<ChoiceContradiction> contradictions;
+  // NCCL's own model of each tuned collective (nccl-tests name): the enabled pairs of the first
+  // tuning table its log showed under the defaults, in the printed order.
+  std::map<std::string, std::vector<ModelPair>> nccl_model;
   bool empty() const { return !defaults && !shipped; }
   bool operator==(const NcclObserved&) const = default;
 };
 
 // The most choices, verdicts and contradictions a profile holds of each.
 inline constexpr std::size_t kMaxObservedEntries = 512;
+// The most pairs nccl_model holds per collective (7 algorithms x 3 protocols in NCCL 2.23+).
+inline constexpr std::size_t kMaxModelPairs = 64;
+
+// The pair of `model` NCCL names "RING/SIMPLE" (as observed_choice_at gives it; names compare as
+// NCCL reads them); nullptr when the model has none.
+const ModelPair* model_pair_for(const std::vector<ModelPair>& model, std::string_view choice);
 
 // The observation jobs get: the shipped env's, else the defaults'; null when neither was seen.
 const NcclObservation* jobs_observation(const NcclObserved& observed);

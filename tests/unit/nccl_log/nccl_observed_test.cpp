@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "nccl_log/nccl_account.h"
 #include "nccl_log/nccl_observation.h"
 #include "profile/profile.h"
 #include "test_files.h"
@@ -189,4 +190,83 @@ TEST(NcclObserved, LoggedChoicesPerSizeInNcclAlgoSpelling) {
   EXPECT_FALSE(choices[1].has_value());  // AllGather's line
   EXPECT_FALSE(choices[2].has_value());  // not an algorithm NCCL_ALGO names
   EXPECT_EQ(choices[3], (NcclChoice{"CollNetDirect", "LL128"}));
+}
+
+TEST(NcclObserved, NcclModelRoundTripsThroughTheProfile) {
+  NcclObserved observed;
+  observed.defaults = socket_observation();
+  observed.nccl_model["all_reduce"] = {{"TREE", "LL", 32.5, 11.03}, {"RING", "SIMPLE", 182.7, 47.95}};
+  observed.nccl_model["all_gather"] = {{"PAT", "SIMPLE", 38.4, std::nullopt}};  // ranks unknown
+  const std::string yaml = profile_to_yaml(profile_with(observed));
+  EXPECT_NE(yaml.find("    nccl_model:\n      \"all_gather\":\n"
+                      "        - {algo: \"PAT\", proto: \"SIMPLE\", latency_us: 38.4}\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("{algo: \"RING\", proto: \"SIMPLE\", latency_us: 182.7, busbw: 47.95}"), std::string::npos)
+      << yaml;
+  const Result<Profile> back = parse_profile(yaml, "written");
+  ASSERT_TRUE(back) << back.error() << "\n" << yaml;
+  EXPECT_EQ(back->provenance.nccl_observed, observed);
+
+  // Jobs read no provenance, so the model costs them nothing.
+  const Result<Profile> for_jobs = parse_profile(yaml, "written", ProfileParts::for_jobs);
+  ASSERT_TRUE(for_jobs) << for_jobs.error();
+  EXPECT_TRUE(for_jobs->provenance.nccl_observed.nccl_model.empty());
+}
+
+TEST(NcclObserved, NcclModelReadsStrictlyAndNamesTheField) {
+  const std::string pair = "[{algo: RING, proto: SIMPLE, latency_us: 1.5, busbw: 40}]";
+  EXPECT_EQ(error_of(profile_yaml("    nccl_model: {all_reduce: " + pair + "}\n")), "(parsed)");
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {allreduce: " + pair + "}\n"))
+                .find("p.yaml:6: provenance.nccl_observed.nccl_model: unknown collective 'allreduce'"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {all_reduce: [{algo: RING, proto: LL, colour: red}]}\n"))
+                .find("provenance.nccl_observed.nccl_model.all_reduce[0]: unknown key 'colour'"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {all_reduce: [{algo: RING, proto: LL, busbw: fast}]}\n"))
+                .find("provenance.nccl_observed.nccl_model.all_reduce[0].busbw: must be a finite number"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {all_reduce: [{algo: RING, proto: LL, latency_us: -1}]}\n"))
+                .find("provenance.nccl_observed.nccl_model.all_reduce[0].latency_us: must be a finite number "
+                      "from 0"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {all_reduce: [{algo: RING}]}\n"))
+                .find("provenance.nccl_observed.nccl_model.all_reduce[0]: algo and proto are required"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: {all_reduce: {algo: RING}}\n"))
+                .find("provenance.nccl_observed.nccl_model.all_reduce"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    nccl_model: [all_reduce]\n")).find("provenance.nccl_observed.nccl_model"),
+            std::string::npos);
+}
+
+TEST(NcclObserved, NcclModelIsTheDefaultsFirstTableForTheTunedCollectives) {
+  const NcclInfoLog log = parse_nccl_info_log(
+      read_file(fixture("nccl-info-logs/synthetic-2.28-tuning-table-8node-pat.txt")), "synthetic");
+  NcclAccount account;
+  account.add(Env{}, {log});
+  Profile p = profile_with({});
+  p.shape.ranks = 8;
+  p.collectives["all_reduce"];
+  p.collectives["all_gather"];
+  p.collectives["reduce_scatter"].guard = true;  // measured, not tuned: no model
+  p.collectives["alltoall"];                     // no row in NCCL's table
+  const NcclObserved observed = nccl_observed(account, p);
+  ASSERT_EQ(observed.nccl_model.size(), 2u);
+  // Tree and Ring, three protocols each; CollNet (disabled: bandwidth 0.0) left out.
+  const std::vector<ModelPair>& all_reduce = observed.nccl_model.at("all_reduce");
+  ASSERT_EQ(all_reduce.size(), 6u);
+  EXPECT_EQ(all_reduce[5], (ModelPair{"RING", "SIMPLE", 182.7, 47.95}));  // 27.4 x 2 x 7/8, rounded
+  const std::vector<ModelPair>& all_gather = observed.nccl_model.at("all_gather");
+  ASSERT_EQ(all_gather.size(), 4u);
+  EXPECT_EQ(all_gather[3], (ModelPair{"PAT", "SIMPLE", 38.4, 31.5}));  // 36.0 x 7/8
+  EXPECT_EQ(model_pair_for(all_reduce, "RING/SIMPLE"), &all_reduce[5]);
+  EXPECT_EQ(model_pair_for(all_reduce, "Ring/Simple"), &all_reduce[5]);
+  EXPECT_EQ(model_pair_for(all_reduce, "NVLS/SIMPLE"), nullptr);
+  EXPECT_EQ(model_pair_for(all_reduce, ""), nullptr);
+
+  // The shipped env's tables are not NCCL's defaults: no model from them alone.
+  NcclAccount shipped_only;
+  shipped_only.add(p.env, {log});
+  EXPECT_TRUE(nccl_observed(shipped_only, p).nccl_model.empty());
 }
