@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "base/byte_size.h"
 #include "base/duration.h"
@@ -50,6 +51,29 @@ std::string format_speedup(double ratio) {
 
 std::string format_busbw(double gbps) {
   return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : std::string("n/a");
+}
+
+std::string describe_nccl_model(const Profile& profile, const std::string& name,
+                                const CollectiveProfile& collective) {
+  const NcclObserved& observed = profile.provenance.nccl_observed;
+  const auto model = observed.nccl_model.find(name);
+  const std::optional<std::string_view> logged = nccl_log_op_name(name);
+  if (model == observed.nccl_model.end() || !observed.defaults || !logged) return "";
+  const ProfileResults& r = collective.results;
+  for (std::size_t i = r.sizes.size(); i-- > 0;) {
+    const double measured = value_at(r.baseline, i);
+    const std::string chose = observed_choice_at(*observed.defaults, *logged, r.sizes[i]);
+    if (chose.empty() || !std::isfinite(measured)) continue;
+    const ModelPair* pair = model_pair_for(model->second, chose);
+    if (pair == nullptr || !pair->busbw) return "";
+    std::string line = fmt::format(
+        "NCCL's model: {} {} GB/s predicted at large sizes (its model's asymptotic busbw, latency left "
+        "out); measured under the defaults at {}: {} GB/s",
+        chose, format_busbw(*pair->busbw), format_byte_size(r.sizes[i]), format_busbw(measured));
+    if (*pair->busbw > 0) line += fmt::format(" ({:.0f}%)", 100 * measured / *pair->busbw);
+    return line;
+  }
+  return "";
 }
 
 namespace {
@@ -105,6 +129,8 @@ std::string render_collective(const Profile& profile, const std::string& name, c
   } else if (!r.peak_bottleneck.empty()) {
     out += "peak     " + r.peak_bottleneck + "\n";
   }
+  if (const std::string model = describe_nccl_model(profile, name, c); !model.empty())
+    out += "model    " + model + "\n";
   return out + "\n";
 }
 

@@ -40,6 +40,14 @@ std::string format_speedup(double ratio);
 // busbw in GB/s with two decimals ("370.20"), or "n/a" when it is not finite.
 std::string format_busbw(double gbps);
 
+// NCCL's own model next to what was measured, for the collective `name`: the busbw NCCL's model
+// predicts (its asymptote, latency left out) for the pair NCCL chose under the defaults at the
+// largest measured size it logged, and the defaults' busbw measured there: "NCCL's model:
+// RING/SIMPLE 48.00 GB/s predicted at large sizes (...); measured under the defaults at 1G: 45.20
+// GB/s (94%)". "" when the profile lacks the model, NCCL's choice there or the measurement.
+std::string describe_nccl_model(const Profile& profile, const std::string& name,
+                                const CollectiveProfile& collective);
+
 // Profiles passed strict parsing, so their text has no control characters to reach a terminal.
 // `stored_counts`: the node counts the store holds for this node type (beside the file); listed
 // when there are others than this one.

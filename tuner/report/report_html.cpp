@@ -216,6 +216,10 @@ std::string nccl_section(const Profile& p) {
                        html_text(v.level), html_text(v.check), html_text(v.message));
   for (const ChoiceContradiction& c : o.contradictions)
     out += "<dt>NCCL chose otherwise</dt><dd>" + html_text(describe_contradiction(c)) + "</dd>\n";
+  for (const auto& [op, collective] : p.collectives)
+    if (const std::string model = describe_nccl_model(p, op, collective); !model.empty())
+      out += "<dt>NCCL's model" + html_text(p.only_all_reduce() ? "" : " (" + op + ")") + "</dt><dd>" +
+             html_text(model) + "</dd>\n";
   return out + "</dl></section>\n";
 }
 

@@ -132,3 +132,33 @@ TEST(ProfileSummary, UnknownValuesReadNa) {
   EXPECT_EQ(text.find("nan\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("<0"), std::string::npos) << text;
 }
+
+TEST(ProfileSummary, PutsNcclsModelNextToTheDefaultsMeasuredAtTheLargestSize) {
+  auto read = read_profile(fixture("profiles/nccl-model-2n.yaml"));
+  ASSERT_TRUE(read) << read.error();
+  Profile p = *read;
+  // Under the defaults NCCL chose RING/LL128 at 8M, where its model predicts 240 GB/s and the
+  // defaults measured 216.54.
+  const std::string expected =
+      "model    NCCL's model: RING/LL128 240.00 GB/s predicted at large sizes (its model's asymptotic "
+      "busbw, latency left out); measured under the defaults at 8M: 216.54 GB/s (90%)\n";
+  EXPECT_NE(render_profile_summary(p, "x").find(expected), std::string::npos) << render_profile_summary(p, "x");
+
+  // Where NCCL's log shows no choice at the largest size, the largest one it does show counts.
+  NcclObservation& defaults = *p.provenance.nccl_observed.defaults;
+  std::erase_if(defaults.choices, [](const ObservedChoice& c) { return c.bytes == 8388608; });
+  EXPECT_NE(describe_nccl_model(p, "all_reduce", p.collectives.at("all_reduce"))
+                .find("RING/LL128 240.00 GB/s predicted at large sizes"),
+            std::string::npos);
+  EXPECT_NE(describe_nccl_model(p, "all_reduce", p.collectives.at("all_reduce"))
+                .find("measured under the defaults at 2M: 118.09 GB/s (49%)"),
+            std::string::npos);
+
+  // Nothing to compare: no busbw for the pair (ranks unknown), no pair, no model.
+  for (ModelPair& pair : p.provenance.nccl_observed.nccl_model.at("all_reduce")) pair.busbw.reset();
+  EXPECT_EQ(describe_nccl_model(p, "all_reduce", p.collectives.at("all_reduce")), "");
+  p.provenance.nccl_observed.nccl_model.at("all_reduce").clear();
+  EXPECT_EQ(describe_nccl_model(p, "all_reduce", p.collectives.at("all_reduce")), "");
+  p.provenance.nccl_observed.nccl_model.clear();
+  EXPECT_EQ(render_profile_summary(p, "x").find("NCCL's model"), std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "base/byte_size.h"
 #include "report/candidate_curves.h"
 #include "search/journal.h"
 #include "test_files.h"
@@ -320,4 +321,20 @@ TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
             std::string::npos);
   EXPECT_NE(html.find("NCCL chose RING/LL128 under the shipped env; Tree/LL measured fastest"),
             std::string::npos);
+  EXPECT_EQ(html.find("NCCL's model"), std::string::npos);
+
+  // NCCL's model of the pair it chose under the defaults, next to the defaults' busbw there.
+  NcclObservation defaults;
+  const CollectiveProfile& all_reduce = in.profile.collectives["all_reduce"];
+  const std::uint64_t largest = all_reduce.results.sizes.back();
+  defaults.choices = {{"AllReduce", largest, "RING", "SIMPLE"}};
+  in.profile.provenance.nccl_observed.defaults = defaults;
+  in.profile.provenance.nccl_observed.nccl_model["all_reduce"] = {{"RING", "SIMPLE", 12.5, 400}};
+  const std::string with_model = render_report_html(in);
+  EXPECT_NE(with_model.find("<dt>NCCL's model</dt><dd>NCCL&#39;s model: RING/SIMPLE 400.00 GB/s predicted at large "
+                            "sizes (its model&#39;s asymptotic busbw, latency left out); measured under the "
+                            "defaults at " +
+                            format_byte_size(largest)),
+            std::string::npos)
+      << with_model;
 }
