@@ -159,8 +159,7 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   return comm;
 }
 
-double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
-                    double bytes) {
+PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op) {
   const ProtoCost& cost = model.algos.at(pair.algo).protos.at(pair.proto);
   double busbw_scale = comm.busbw_scale;
   double lat_scale = comm.lat_scale;
@@ -169,11 +168,16 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
       busbw_scale *= effect.busbw_scale;
       lat_scale *= effect.lat_scale;
     }
-  const double latency = cost.lat_us * lat_scale;
   const double factor = busbw_factor(op, comm.nranks);
-  if (factor <= 0) return latency;
-  const double algbw_gbps = cost.busbw_gbps * comm.channel_scale * busbw_scale / factor;
-  return latency + bytes / (algbw_gbps * 1e9) * 1e6;
+  const double algbw_gbps = factor > 0 ? cost.busbw_gbps * comm.channel_scale * busbw_scale / factor : 0;
+  return {cost.lat_us * lat_scale, algbw_gbps};
+}
+
+double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                    double bytes) {
+  const PairCost cost = pair_cost(model, comm, pair, op);
+  if (cost.algbw_gbps <= 0) return cost.lat_us;
+  return cost.lat_us + bytes / (cost.algbw_gbps * 1e9) * 1e6;
 }
 
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op,

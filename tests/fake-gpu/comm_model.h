@@ -74,6 +74,14 @@ double channel_scale(const FakeModel& model, int channels);
 // reduce_scatter, alltoall (n-1)/n; broadcast, reduce 1.
 double busbw_factor(std::string_view op, int nranks);
 
+// One pair's cost on a communicator, as NCCL's time model holds it: time = lat_us + bytes /
+// algbw (its init tuning table prints the two as latency/bandwidth). algbw 0: one rank (factor 0).
+struct PairCost {
+  double lat_us = 0;
+  double algbw_gbps = 0;
+};
+PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op);
+
 // The formula for one pair; a factor of 0 (one rank) leaves the latency alone.
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
                     double bytes);

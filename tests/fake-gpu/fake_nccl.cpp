@@ -558,6 +558,18 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   }
   for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place))
     log.info(line.subsystems, line.message);
+  if (rank == 0) {
+    std::vector<nccltune::fake::TuningTableRow> rows;
+    for (const auto& [function, op] : {std::pair{"Broadcast", "broadcast"}, std::pair{"Reduce", "reduce"},
+                                       std::pair{"AllGather", "all_gather"},
+                                       std::pair{"ReduceScatter", "reduce_scatter"},
+                                       std::pair{"AllReduce", "all_reduce"}}) {
+      const OpModel& op_model = ops.at(op);
+      rows.push_back({function, op, &op_model.model, &op_model.behaviour});
+    }
+    for (const std::string& line : nccltune::fake::tuning_table_lines(rows))
+      log.info(nccltune::fake::kSubsysTuning, line);
+  }
   auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
                                             std::move(*shared), *hooks, std::move(log));
   // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):

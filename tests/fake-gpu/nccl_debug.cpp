@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <charconv>
 #include <cstdlib>
 #include <utility>
@@ -238,6 +239,50 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
                        " collnet channels, " + std::to_string(nvls_channels) + " nvls channels, " +
                        std::to_string(2 * comm.channels) + " p2p channels, " +
                        std::to_string(2 * comm.channels) + " p2p channels per peer");
+  return lines;
+}
+
+std::vector<std::string> tuning_table_lines(const std::vector<TuningTableRow>& rows) {
+  // The names are ncclAlgoStr and ncclProtoStr (src/init.cc: "Tree", "Simple"), not the upper-case
+  // ones of the per-collective lines. NCCL's maxThreads per protocol on recent GPUs (NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS,
+  // NCCL_SIMPLE_MAX_NTHREADS in src/include/device.h).
+  constexpr int kMaxThreads[] = {512, 640, 512};
+  constexpr std::size_t kAlgos = kNcclAlgorithms.size();
+  char cell[64];
+  const auto text = [&](const char* format, auto... values) {
+    std::snprintf(cell, sizeof cell, format, values...);
+    return std::string(cell);
+  };
+  std::vector<std::string> lines;
+  for (std::size_t block = 0; block < (kAlgos + 2) / 3; ++block) {
+    const std::size_t end = std::min(block * 3 + 3, kAlgos);
+    std::string algorithms = "  Algorithm   |";
+    std::string protocols = "  Protocol    |";
+    std::string threads = " Max NThreads |";
+    for (std::size_t a = block * 3; a < end; ++a) {
+      algorithms += text(" %14s   %14s   %14s |", "", std::string(kNcclAlgorithms[a]).c_str(), "");
+      for (const int count : kMaxThreads) threads += text(" %14d |", count);
+    }
+    for (int p = 0; p < 9; ++p)  // nine, even in PAT's block, as NCCL prints them
+      protocols += text(" %14s |", std::string(kNcclProtocols[static_cast<std::size_t>(p % 3)]).c_str());
+    lines.insert(lines.end(), {algorithms, protocols, threads});
+    for (const TuningTableRow& row : rows) {
+      std::string line = text("%13s |", std::string(row.function).c_str());
+      for (std::size_t a = block * 3; a < end; ++a)
+        for (const std::string_view proto : kNcclProtocols) {
+          const AlgoProto pair{std::string(kNcclAlgorithms[a]), std::string(proto)};
+          const auto algo = row.model->algos.find(pair.algo);
+          PairCost cost;
+          if (algo != row.model->algos.end() && algo->second.protos.contains(pair.proto)) {
+            cost = pair_cost(*row.model, *row.comm, pair, row.op);
+            const auto& allowed = row.comm->allowed;
+            if (std::find(allowed.begin(), allowed.end(), pair) == allowed.end()) cost.algbw_gbps = 0;
+          }
+          line += text("%8.1f/%6.1f |", cost.lat_us, cost.algbw_gbps);
+        }
+      lines.push_back(std::move(line));
+    }
+  }
   return lines;
 }
 

@@ -100,6 +100,22 @@ struct LogLine {
 std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,
                                 const RankPlace& place);
 
+// One collective as NCCL's init tuning table shows it: NCCL's name of it, the op's model and the
+// communicator's behaviour for it.
+struct TuningTableRow {
+  std::string_view function;  // "AllReduce"
+  std::string_view op;        // "all_reduce"
+  const FakeModel* model = nullptr;
+  const CommModel* comm = nullptr;
+};
+
+// The table NCCL's rank 0 prints at init under TUNING (ncclTopoTuneModel, src/graph/tuning.cc,
+// 2.28.9): blocks of three algorithms, nine "latency/bandwidth" cells per row, one row per
+// function in `rows` (NCCL's order: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce).
+// A pair the model lacks is 0.0/0.0; one NCCL_ALGO/NCCL_PROTO or `requires` leaves out keeps its
+// latency with bandwidth 0.0, as NCCL zeroes the bandwidth of what the filters exclude.
+std::vector<std::string> tuning_table_lines(const std::vector<TuningTableRow>& rows);
+
 // "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}", the line NCCL's
 // rank 0 prints per collective under the TUNING subsystem. `function` is NCCL's name of the
 // collective ("AllReduce").

@@ -152,6 +152,10 @@ check_that "[ -z \"\$(ls -A '$work/capture-tmp')\" ]" "no capture directory left
 "$nccltune" show "$profile" >"$work/show.txt" 2>&1
 check_that "grep -q 'NCCL chose' '$work/show.txt' && grep -q 'NCCL said (defaults): Socket' '$work/show.txt'" "show: what NCCL said" ||
   show_log "$work/show.txt"
+# NCCL's own model (the init tuning table, which the fake prints from its model) beside the measurement.
+check_that "sed -n '/nccl_model:/,/^failed:/p' '$profile' | grep -q 'algo: \"RING\", proto: \"SIMPLE\"'" "profile: NCCL's model" ||
+  sed -n '/nccl_observed:/,/^failed:/p' "$profile" >&2
+check_that "grep -q \"NCCL's model: \" '$work/show.txt'" "show: NCCL's model next to the measurement" || show_log "$work/show.txt"
 { cat "$fixtures/models/tune-one-knob.yaml"; echo "nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: false}"; } \
   >"$work/nogdr.yaml"
 tune "$work/nogdr.yaml" tune-small.yaml "$work/nogdr" --from "$fixtures/nodes/dgx-h100" --max-trials 12

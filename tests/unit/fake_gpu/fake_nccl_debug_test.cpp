@@ -3,7 +3,10 @@
 // (collectives/nccl_info_log.h) reads back as the facts the model's nccl_log section states.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/nccl_info_log.h"
@@ -147,4 +150,52 @@ TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
   EXPECT_EQ(log.transport, "Socket");
   EXPECT_EQ(log.gdr_connections, 0) << "sockets never say GDRDMA";
   EXPECT_FALSE(log.ib_devices_listed);
+}
+
+TEST(FakeNcclDebug, TuningTableIsNcclsFormatAndReadsBack) {
+  // ncclTopoTuneModel's table (src/graph/tuning.cc, 2.28.9) for a communicator of 4 ranks, with
+  // NCCL_PROTO leaving LL out: its cells keep their latency and lose their bandwidth.
+  const FakeModel model = model_with("");
+  const NcclEnv env{{"NCCL_PROTO", "^LL"}};
+  std::vector<CommModel> comms;
+  std::vector<TuningTableRow> rows;
+  const std::pair<const char*, const char*> functions[] = {{"Broadcast", "broadcast"},
+                                                           {"Reduce", "reduce"},
+                                                           {"AllGather", "all_gather"},
+                                                           {"ReduceScatter", "reduce_scatter"},
+                                                           {"AllReduce", "all_reduce"}};
+  comms.reserve(std::size(functions));
+  for (const auto& [function, op] : functions) {
+    Result<CommModel> comm = resolve_comm_model(model, env, 0, 4, op);
+    ASSERT_TRUE(comm) << comm.error();
+    comms.push_back(*comm);
+    rows.push_back({function, op, &model, &comms.back()});
+  }
+  const std::vector<std::string> lines = tuning_table_lines(rows);
+  ASSERT_EQ(lines.size(), 3u * (3 + 5));  // three blocks: Algorithm, Protocol, NThreads, 5 functions
+  EXPECT_EQ(lines[0],
+            "  Algorithm   |                            Tree                  |                            Ring  "
+            "                |                   CollNetDirect                  |");
+  EXPECT_EQ(lines[1].substr(0, 49), "  Protocol    |             LL |          LL128 |");
+  // AllReduce on 4 ranks: busbw / 2(n-1)/n = algbw; Ring LL excluded by NCCL_PROTO; Tree never modelled.
+  EXPECT_EQ(lines[7],
+            "    AllReduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.0/   0.0 |     0.0/   0.0 |"
+            "    28.0/ 240.0 |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |");
+  EXPECT_EQ(lines[16], "  Algorithm   |                             PAT                  |");
+  EXPECT_EQ(std::count(lines[17].begin(), lines[17].end(), '|'), 10) << "nine protocols even in PAT's block";
+
+  std::string text;
+  for (const std::string& line : lines) text += "h:1:2 [0] NCCL INFO " + line + "\n";
+  const NcclInfoLog log = parse_nccl_info_log("h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 "
+                                              "localRank 0 MNNVL 0\n" + text,
+                                              "rank0.log");
+  ASSERT_EQ(log.model_tables.size(), 1u);
+  int nvls_all_reduce = 0;
+  for (const NcclModelCell& cell : log.model_tables[0].cells)
+    if (cell.op == "AllReduce" && cell.algo == "NVLS" && cell.proto == "SIMPLE") {
+      ++nvls_all_reduce;
+      EXPECT_DOUBLE_EQ(cell.latency_us, 24.0);
+      EXPECT_NEAR(cell.algbw, 470.0 * 4 / 6, 0.05);
+    }
+  EXPECT_EQ(nvls_all_reduce, 1);
 }
