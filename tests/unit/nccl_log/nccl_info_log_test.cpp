@@ -368,7 +368,8 @@ TEST(NcclInfoLog, Gb200MnnvlWithOneDegradedGpu) {
   EXPECT_EQ(json["mnnvl"], true);
   EXPECT_EQ(json["mnnvl_fabric"]["clique_size"], 16);
   EXPECT_EQ(json["mnnvl_fabric"]["fabrics"][0]["state_name"], "COMPLETED");
-  EXPECT_EQ(json["mnnvl_fabric"]["fabrics"][0]["health_problems"], nlohmann::json::array({"DEGRADED_BW"}));
+  EXPECT_EQ(json["mnnvl_fabric"]["fabrics"][0]["health_problems"],
+            nlohmann::ordered_json::array({"DEGRADED_BW"}));
   EXPECT_TRUE(json["mnnvl_fabric"]["fabrics"][1]["health_problems"].empty());
 }
 
