@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
 #include "collectives/bench_json.h"
+#include "nccl_tests_fixtures.h"
 #include "test_files.h"
 
 using namespace nccltune;
-using nccltune::test_support::fixture;
-using nccltune::test_support::read_file;
+using nccltune::test_support::has_note;
+using nccltune::test_support::read_nccl_tests_fixture;
 
 namespace {
 
@@ -19,22 +19,10 @@ namespace {
 constexpr const char* kPerIterationPair = "all-reduce-2.19.6-per-iter-json-pair";
 constexpr const char* kAlltoallvPair = "alltoallv-2.19.6-summary-json-pair";
 
-std::string read_fixture(const std::string& name) {
-  const std::filesystem::path path = fixture("nccl-tests/" + name);
-  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
-  return read_file(path);
-}
-
 NcclTestsLog read_fixture_output(const std::string& name) {
-  Result<NcclTestsLog> log = read_nccl_tests_output(read_fixture(name), name);
+  Result<NcclTestsLog> log = read_nccl_tests_output(read_nccl_tests_fixture(name), name);
   EXPECT_TRUE(log.ok()) << log.error();
   return log.ok() ? log.value() : NcclTestsLog{};
-}
-
-bool has_note(const NcclTestsLog& log, const std::string& part) {
-  for (const std::string& note : log.notes)
-    if (note.find(part) != std::string::npos) return true;
-  return false;
 }
 
 // A value as nccl-tests' table prints it (src/util.cu getFloatStr): 2, 1, then 0 decimals to fit
@@ -136,7 +124,7 @@ TEST(NcclTestsJson, VersionOneWithItsMisspelledAverageAndOneProcessOfEightGpus) 
 }
 
 TEST(NcclTestsJson, BadFilesGetOneLineNamingTheFileAndTheField) {
-  const std::string good = read_fixture("all-gather-2.17.3-v1.json");
+  const std::string good = read_nccl_tests_fixture("all-gather-2.17.3-v1.json");
   auto error_of = [](const std::string& text) {
     const Result<NcclTestsLog> log = read_nccl_tests_json(text, "run.json");
     EXPECT_FALSE(log.ok());
@@ -166,7 +154,7 @@ TEST(NcclTestsJson, BadFilesGetOneLineNamingTheFileAndTheField) {
 }
 
 TEST(NcclTestsJson, RowsWithNanOrImpossibleSizesAreDroppedAndNamed) {
-  std::string text = read_fixture("all-gather-2.17.3-v1.json");
+  std::string text = read_nccl_tests_fixture("all-gather-2.17.3-v1.json");
   const std::size_t first_time = text.find("\"time\":");
   text.replace(first_time, std::string("\"time\":").size(), "\"time\":\"nan\",\"t\":");
   const std::size_t size = text.find("\"size\":2097152");

@@ -7,30 +7,20 @@
 
 #include "collectives/bench_json.h"
 #include "collectives/nccl_tests_json.h"
+#include "nccl_tests_fixtures.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
-using nccltune::test_support::read_file;
+using nccltune::test_support::has_note;
+using nccltune::test_support::read_nccl_tests_fixture;
 
 namespace {
 
-std::string read_fixture(const std::string& name) {
-  const std::filesystem::path path = fixture("nccl-tests/" + name);
-  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
-  return read_file(path);
-}
-
 NcclTestsLog read_fixture_log(const std::string& name) {
-  Result<NcclTestsLog> log = read_nccl_tests_log(read_fixture(name), name);
+  Result<NcclTestsLog> log = read_nccl_tests_log(read_nccl_tests_fixture(name), name);
   EXPECT_TRUE(log.ok()) << log.error();
   return log.ok() ? log.value() : NcclTestsLog{};
-}
-
-bool has_note(const NcclTestsLog& log, const std::string& part) {
-  for (const std::string& note : log.notes)
-    if (note.find(part) != std::string::npos) return true;
-  return false;
 }
 
 std::string notes_of(const NcclTestsLog& log) {
@@ -183,7 +173,7 @@ TEST(NcclTestsLog, EveryFixtureReproducesItsPrintedAverage) {
     if (!entry.is_regular_file() || (extension != ".txt" && extension != ".json")) continue;
     const std::string name = std::filesystem::relative(entry.path(), fixture("nccl-tests")).string();
     if (name == "all-reduce-doctored-busbw.txt") continue;
-    const Result<NcclTestsLog> read = read_nccl_tests_output(read_fixture(name), name);
+    const Result<NcclTestsLog> read = read_nccl_tests_output(read_nccl_tests_fixture(name), name);
     ASSERT_TRUE(read.ok()) << read.error();
     const NcclTestsLog& log = *read;
     const auto average = check_average_bus_bandwidth(log.bench);
@@ -236,7 +226,7 @@ TEST(NcclTestsLog, AlltoallvSummaryLinesAreSkippedAndTheRowsTheyBrokeJoined) {
 }
 
 TEST(NcclTestsLog, AlltoallvRowWhoseSummaryEndsEarlyIsDropped) {
-  std::string text = read_fixture("alltoallv-2.19.6-summary-json-pair.txt");
+  std::string text = read_nccl_tests_fixture("alltoallv-2.19.6-summary-json-pair.txt");
   const std::size_t rank3 = text.find("#   rank=3");  // the first row's first summary loses a line
   text.erase(rank3, text.find('\n', rank3) + 1 - rank3);
   const NcclTestsLog log = read_nccl_tests_log(text, "cut.txt").value();
@@ -245,7 +235,7 @@ TEST(NcclTestsLog, AlltoallvRowWhoseSummaryEndsEarlyIsDropped) {
 }
 
 TEST(NcclTestsLog, WindowsLineEndingsReadTheSame) {
-  std::string text = read_fixture("all-reduce-2.19-check-off.txt");
+  std::string text = read_nccl_tests_fixture("all-reduce-2.19-check-off.txt");
   std::string crlf;
   for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   const Result<BenchResult> unix_result = parse_nccl_tests_log(text, "unix");
@@ -259,7 +249,7 @@ TEST(NcclTestsLog, WindowsLineEndingsReadTheSame) {
 // fuzz_nccl_tests_log found `nccltune import` aborting on a host name that is not UTF-8: the JSON
 // writer throws on it. Such bytes are read as '?'.
 TEST(NcclTestsLog, InvalidUtf8IsReadAsQuestionMarks) {
-  std::string text = read_fixture("all-reduce-2.19-check-off.txt");
+  std::string text = read_nccl_tests_fixture("all-reduce-2.19-check-off.txt");
   const std::size_t host = text.find("gpu-node-01");
   ASSERT_NE(host, std::string::npos);
   text.replace(host, 3, "g\xff\xc0");
