@@ -54,7 +54,7 @@ build
 if [ "$mode" = test ]; then
   # Three suites, each run even when one before it failed; the exit status is 1 when any failed.
   # 1. every test in build/; 2. the unit and front-end tests again in one instrumented clang build
-  # (ASan + UBSan + libFuzzer coverage, build-check/); 3. every libFuzzer target 20 s from its
+  # (ASan + UBSan + libFuzzer coverage, build-check/); 3. every libFuzzer target 15 s from its
   # seed corpus, from that same build. Each stage's time is printed (README, "Tests").
   failed=()
   stage() {  # stage NAME COMMAND...: runs it, prints how long it took, records a failure

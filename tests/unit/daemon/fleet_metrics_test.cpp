@@ -11,10 +11,12 @@
 #include "base/atomic_file.h"
 #include "daemon/metrics_textfile.h"
 #include "fleet/fleet_output.h"
+#include "metric_samples.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
+using nccltune::test_support::metric_samples;
 
 namespace {
 
@@ -29,21 +31,9 @@ FleetSurvey survey_8n() {
   return survey ? *survey : FleetSurvey{};
 }
 
-// name{labels} -> value, for every sample line.
-std::map<std::string, std::string> samples(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto space = line.rfind(' ');
-    out[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return out;
-}
-
 std::map<std::string, std::string> metrics_for(const std::string& host) {
   const FleetSurvey survey = survey_8n();
-  return samples(render_fleet_metrics(&survey, fleet_node_names(host), kModified));
+  return metric_samples(render_fleet_metrics(&survey, fleet_node_names(host), kModified));
 }
 
 std::size_t count_prefix(const std::map<std::string, std::string>& s, const std::string& prefix) {
@@ -95,7 +85,7 @@ TEST(FleetMetrics, ANodeTheSurveyDoesNotNameIsAbsent) {
 TEST(FleetMetrics, TheFullHostNameMatchesWhenTheSurveyUsesIt) {
   FleetSurvey survey;
   survey.local = {{"gpu-a01.example", 40.5, 20.0, std::nullopt, "pass"}};
-  const auto s = samples(render_fleet_metrics(&survey, fleet_node_names("gpu-a01.example"), 0));
+  const auto s = metric_samples(render_fleet_metrics(&survey, fleet_node_names("gpu-a01.example"), 0));
   EXPECT_EQ(s.at("nccltune_fleet_node_status{status=\"pass\"}"), "1");
   EXPECT_EQ(s.at("nccltune_fleet_local_busbw_bytes_per_second"), "40500000000");
   EXPECT_EQ(fleet_node_names("a.b.c"), (std::vector<std::string>{"a.b.c", "a"}));

@@ -9,8 +9,10 @@
 #include <string>
 
 #include "daemon/drift.h"
+#include "metric_samples.h"
 
 using namespace nccltune;
+using nccltune::test_support::metric_samples;
 
 namespace {
 
@@ -31,18 +33,6 @@ NodeState sample() {
       {"a", "GPU0", Verdict::pass, ""}, {"b", "GPU0", Verdict::fail, ""}, {"c", "NIC0", Verdict::fail, ""}};
   s.drift = {{"port_not_active", "NIC0 mlx5_0", "down"}};
   return s;
-}
-
-// name{labels} -> value, for every sample line.
-std::map<std::string, std::string> samples(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto space = line.rfind(' ');
-    out[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return out;
 }
 
 }  // namespace
@@ -72,7 +62,7 @@ TEST(MetricsTextfile, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
 }
 
 TEST(MetricsTextfile, ValuesFollowTheState) {
-  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 1795964168.5));
+  const auto s = metric_samples(render_metrics_textfile(sample(), std::nullopt, 1795964168.5));
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"pass\"}"), "1");
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"warn\"}"), "0");
   EXPECT_EQ(s.at("nccltune_check_verdicts{verdict=\"fail\"}"), "2");
@@ -89,7 +79,7 @@ TEST(MetricsTextfile, ValuesFollowTheState) {
 }
 
 TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
-  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  const auto s = metric_samples(render_metrics_textfile(sample(), std::nullopt, 0));
   const std::string nic = "{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}";
   EXPECT_EQ(s.at("nccltune_nic_rate_bits_per_second" + nic), "10000000000");              // 10 Gb/s
   EXPECT_EQ(s.at("nccltune_pcie_link_speed_transfers_per_second" + nic), "32000000000");  // Gen5
@@ -99,12 +89,12 @@ TEST(MetricsTextfile, BaseUnitsAndTheLinkSpeed) {
 
 TEST(MetricsTextfile, TheHardwarePeakPerCollective) {
   NodeState s = sample();
-  EXPECT_EQ(samples(render_metrics_textfile(s, std::nullopt, 0))
+  EXPECT_EQ(metric_samples(render_metrics_textfile(s, std::nullopt, 0))
                 .count("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"\"}"),
             0u)
       << "unknown: no sample";
   s.topology.peak = {{450.0, "NVLink4 x18", {}}, {50.0, "1x mlx5 400 Gb/s per GPU", {}}, std::nullopt};
-  const auto m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  const auto m = metric_samples(render_metrics_textfile(s, std::nullopt, 0));
   EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"intra_node\",bottleneck=\"NVLink4 x18\"}"),
             "450000000000");
   EXPECT_EQ(m.at("nccltune_peak_bandwidth_bytes_per_second{path=\"inter_node_per_gpu\",bottleneck=\"1x mlx5 "
@@ -126,7 +116,7 @@ TEST(MetricsTextfile, TheHardwarePeakPerCollective) {
 }
 
 TEST(MetricsTextfile, EachCheckFindingByName) {
-  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  const auto s = metric_samples(render_metrics_textfile(sample(), std::nullopt, 0));
   EXPECT_EQ(s.at("nccltune_check_status{check=\"a\",subject=\"GPU0\"}"), "0");
   EXPECT_EQ(s.at("nccltune_check_status{check=\"b\",subject=\"GPU0\"}"), "2");
   EXPECT_EQ(s.at("nccltune_check_status{check=\"c\",subject=\"NIC0\"}"), "2");
@@ -135,19 +125,19 @@ TEST(MetricsTextfile, EachCheckFindingByName) {
 TEST(MetricsTextfile, TheActiveProfileAndItsAge) {
   const ActiveProfile profile{"/shared/store/k/1n.yaml", "k", 1, "2026-11-29T12:00:00Z"};
   const double two_days_later = 1795953600.0 + 2 * 86400;  // 2026-11-29T12:00:00Z is 1795953600
-  const auto s = samples(render_metrics_textfile(sample(), profile, two_days_later));
+  const auto s = metric_samples(render_metrics_textfile(sample(), profile, two_days_later));
   EXPECT_EQ(s.at("nccltune_profile_info{key=\"k\",nodes=\"1\",date=\"2026-11-29T12:00:00Z\",file=\"/shared/"
                  "store/k/1n.yaml\"}"),
             "1");
   EXPECT_EQ(s.at("nccltune_profile_age_seconds"), "172800");
-  const auto none = samples(render_metrics_textfile(sample(), std::nullopt, 0));
+  const auto none = metric_samples(render_metrics_textfile(sample(), std::nullopt, 0));
   EXPECT_EQ(none.count("nccltune_profile_age_seconds"), 0u);
 }
 
 TEST(MetricsTextfile, EveryDriftKindIsWrittenSoAnAlertSeesItClear) {
   NodeState clean = sample();
   clean.drift.clear();
-  const auto s = samples(render_metrics_textfile(clean, std::nullopt, 0));
+  const auto s = metric_samples(render_metrics_textfile(clean, std::nullopt, 0));
   for (const char* kind : kDriftKinds)
     EXPECT_EQ(s.at("nccltune_drift{kind=\"" + std::string(kind) + "\"}"), "0") << kind;
 }
@@ -160,14 +150,14 @@ TEST(MetricsTextfile, LabelValuesAreEscaped) {
 
 TEST(MetricsTextfile, GpuDirectRdmaAndRoceVerdicts) {
   NodeState s = sample();
-  const auto none = samples(render_metrics_textfile(s, std::nullopt, 0));
+  const auto none = metric_samples(render_metrics_textfile(s, std::nullopt, 0));
   EXPECT_EQ(none.count("nccltune_gdr_ready"), 0u) << "unknown: no sample";
   EXPECT_EQ(none.count("nccltune_roce_mtu_ok{device=\"NIC0\",name=\"mlx5_0\",pci=\"0000:19:00.0\"}"), 0u);
   s.gdr = GdrStatus{false, {"gdr_peer_memory"}};
   s.nics.push_back(
       {.id = "NIC1", .name = "mlx5_1", .pci = "0000:45:00.0", .roce_mtu = 1500, .roce_gid_index = 3});
   s.nics.push_back({.id = "NIC2", .name = "mlx5_2", .pci = "0000:c5:00.0", .roce_mtu = 9000});
-  auto m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  auto m = metric_samples(render_metrics_textfile(s, std::nullopt, 0));
   EXPECT_EQ(m.at("nccltune_gdr_ready"), "0");
   const std::string nic1 = "{device=\"NIC1\",name=\"mlx5_1\",pci=\"0000:45:00.0\"}";
   const std::string nic2 = "{device=\"NIC2\",name=\"mlx5_2\",pci=\"0000:c5:00.0\"}";
@@ -177,7 +167,7 @@ TEST(MetricsTextfile, GpuDirectRdmaAndRoceVerdicts) {
   EXPECT_EQ(m.at("nccltune_roce_mtu_ok" + nic1), "0");
   EXPECT_EQ(m.at("nccltune_roce_mtu_ok" + nic2), "1");
   s.gdr = GdrStatus{true, {}};
-  m = samples(render_metrics_textfile(s, std::nullopt, 0));
+  m = metric_samples(render_metrics_textfile(s, std::nullopt, 0));
   EXPECT_EQ(m.at("nccltune_gdr_ready"), "1");
 }
 
@@ -191,7 +181,7 @@ TEST(MetricsTextfile, WhatNcclLastSaidOfTheNetwork) {
   observed.observation.hcas = {"eth0", "eth1"};
   observed.observation.connections = 8;
   observed.observation.gdr_connections = 2;
-  const auto s = samples(render_metrics_textfile(sample(), std::nullopt, 0, observed));
+  const auto s = metric_samples(render_metrics_textfile(sample(), std::nullopt, 0, observed));
   EXPECT_EQ(
       s.at("nccltune_nccl_observed_info{transport=\"Socket\",net_plugin=\"Socket\",nccl_version=\"2.28.9\","
            "date=\"2026-11-29T12:00:00Z\",file=\"/shared/store/k/2n.yaml\"}"),
@@ -200,9 +190,10 @@ TEST(MetricsTextfile, WhatNcclLastSaidOfTheNetwork) {
   EXPECT_EQ(s.at("nccltune_nccl_observed_gdr_ratio"), "0.25");
 
   observed.observation.connections.reset();  // no connection lines: GDR unknown, not 0
-  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0, observed))
+  EXPECT_EQ(metric_samples(render_metrics_textfile(sample(), std::nullopt, 0, observed))
                 .count("nccltune_nccl_observed_gdr_ratio"),
             0u);
-  EXPECT_EQ(samples(render_metrics_textfile(sample(), std::nullopt, 0)).count("nccltune_nccl_observed_hcas"),
-            0u);
+  EXPECT_EQ(
+      metric_samples(render_metrics_textfile(sample(), std::nullopt, 0)).count("nccltune_nccl_observed_hcas"),
+      0u);
 }

@@ -30,12 +30,14 @@
 #include "collectives/size_sweep.h"
 #include "comm_model.h"
 #include "fake_model.h"
+#include "fake_model_errors.h"
 #include "nccl_debug.h"
 #include "nccl_env.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using namespace nccltune::fake;
+using nccltune::test_support::fake_model_error;
 using nccltune::test_support::read_file;
 using nccltune::test_support::TempDir;
 using nccltune::test_support::write_file;
@@ -66,11 +68,6 @@ AlgoProto choice(const FakeModel& model, const NcclEnv& env, double bytes,
 
 const std::string kMinimal =
     "schema: nccltune/fake-model/v1\nalgos: {Ring: {Simple: {lat_us: 10, busbw_gbps: 100}}}\n";
-
-std::string parse_error(const std::string& text) {
-  Result<FakeModel> model = parse_fake_model(text, "model.yaml");
-  return model.ok() ? "(parsed)" : model.error();
-}
 
 // Runs `call` with stderr going to a file; returns what it wrote.
 std::string capture_stderr(const std::function<void()>& call) {
@@ -142,46 +139,47 @@ TEST(FakeGpuModel, EveryFixtureParses) {
 }
 
 TEST(FakeGpuModel, UnknownKeysNameTheFileAndTheKeyPath) {
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
-                        "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n"),
+  EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v1\n"
+                             "algos: {Ring: {LL: {latency: 9, busbw_gbps: 40}}}\n"),
             "model.yaml:2: algos.Ring.LL: unknown key 'latency'");
-  EXPECT_EQ(parse_error(kMinimal + "colour: blue\n"), "model.yaml:3: unknown key 'colour'");
-  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: hang, severity: 3}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "colour: blue\n"), "model.yaml:3: unknown key 'colour'");
+  EXPECT_EQ(fake_model_error(kMinimal + "faults: [{fault: hang, severity: 3}]\n"),
             "model.yaml:3: faults[0]: unknown key 'severity'");
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
-                        "algos: {Rnig: {Simple: {lat_us: 1, busbw_gbps: 1}}}\n"),
+  EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v1\n"
+                             "algos: {Rnig: {Simple: {lat_us: 1, busbw_gbps: 1}}}\n"),
             "model.yaml:2: algos: unknown key 'Rnig'");
-  EXPECT_EQ(parse_error(kMinimal + "algos_extra: 1\n"), "model.yaml:3: unknown key 'algos_extra'");
-  EXPECT_EQ(parse_error(kMinimal + "channels: {default: 8, scale: {1: 0.5}}\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "algos_extra: 1\n"), "model.yaml:3: unknown key 'algos_extra'");
+  EXPECT_EQ(fake_model_error(kMinimal + "channels: {default: 8, scale: {1: 0.5}}\n"),
             "model.yaml:3: channels: unknown key 'scale'");
-  EXPECT_EQ(parse_error(kMinimal + "noise: {cv: 0.1, sed: 1}\n"), "model.yaml:3: noise: unknown key 'sed'");
-  EXPECT_EQ(parse_error(kMinimal + "devices: [{name: x, pci: y, sm: 90, memory: 80}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "noise: {cv: 0.1, sed: 1}\n"),
+            "model.yaml:3: noise: unknown key 'sed'");
+  EXPECT_EQ(fake_model_error(kMinimal + "devices: [{name: x, pci: y, sm: 90, memory: 80}]\n"),
             "model.yaml:3: devices[0]: unknown key 'memory'");
-  EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: Simple, max: 8}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "default: [{algo: Ring, proto: Simple, max: 8}]\n"),
             "model.yaml:3: default[0]: unknown key 'max'");
-  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {NCCL_ALGO: Ring}, bus_scale: 2}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "effects: [{when: {NCCL_ALGO: Ring}, bus_scale: 2}]\n"),
             "model.yaml:3: effects[0]: unknown key 'bus_scale'");
 }
 
 TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v2\n" + kMinimal.substr(kMinimal.find('\n') + 1)),
+  EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v2\n" + kMinimal.substr(kMinimal.find('\n') + 1)),
             "model.yaml:1: schema: 'nccltune/fake-model/v2' is not nccltune/fake-model/v1");
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"), "model.yaml:1: algos: missing");
-  EXPECT_EQ(parse_error(kMinimal + "default: [{algo: Ring, proto: LL}]\n"),
+  EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v1\n"), "model.yaml:1: algos: missing");
+  EXPECT_EQ(fake_model_error(kMinimal + "default: [{algo: Ring, proto: LL}]\n"),
             "model.yaml:3: default[0].proto: Ring has no LL in 'algos'");
-  EXPECT_EQ(parse_error(kMinimal + "faults: [{fault: explode}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "faults: [{fault: explode}]\n"),
             "model.yaml:3: faults[0].fault: unknown fault 'explode' (init_error, hang, crash, "
             "corrupt, slow_rank, slow_node or slow_link)");
-  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
             "model.yaml:3: effects[0].when.ALGO: is not an NCCL_ variable");
-  EXPECT_EQ(parse_error("schema: nccltune/fake-model/v1\n"
-                        "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: fast}}}\n"),
+  EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v1\n"
+                             "algos: {Ring: {Simple: {lat_us: 10, busbw_gbps: fast}}}\n"),
             "model.yaml:2: algos.Ring.Simple.busbw_gbps: must be a finite number");
-  EXPECT_EQ(parse_error(kMinimal + "noise: [1, 2]\n"), "model.yaml:3: noise: must be a map");
-  const std::string broken = parse_error(kMinimal + "faults: [{fault: [\n");
+  EXPECT_EQ(fake_model_error(kMinimal + "noise: [1, 2]\n"), "model.yaml:3: noise: must be a map");
+  const std::string broken = fake_model_error(kMinimal + "faults: [{fault: [\n");
   EXPECT_EQ(broken.rfind("model.yaml:", 0), 0u) << broken;
   EXPECT_NE(broken.find("invalid YAML"), std::string::npos) << broken;
-  EXPECT_EQ(parse_error(""), "model.yaml:1: the model is empty");
+  EXPECT_EQ(fake_model_error(""), "model.yaml:1: the model is empty");
   Result<FakeModel> missing = load_fake_model("/nonexistent/model.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error(), "cannot read fake model: /nonexistent/model.yaml: no such file");
@@ -219,18 +217,18 @@ TEST(FakeGpuModel, ACollectivesEntryReplacesTheTopLevelKeysForThatOpOnly) {
 }
 
 TEST(FakeGpuModel, CollectivesEntriesAreReadAsStrictlyAsTheTopLevel) {
-  EXPECT_EQ(parse_error(kMinimal + "collectives: {allreduce: {}}\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "collectives: {allreduce: {}}\n"),
             "model.yaml:3: collectives: unknown key 'allreduce'");
-  EXPECT_EQ(parse_error(kMinimal + "collectives: {all_gather: {noise: {cv: 1}}}\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "collectives: {all_gather: {noise: {cv: 1}}}\n"),
             "model.yaml:3: collectives.all_gather: unknown key 'noise'");
-  EXPECT_EQ(parse_error(kMinimal + "collectives: {all_gather: {default: [{algo: Tree, proto: LL}]}}\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "collectives: {all_gather: {default: [{algo: Tree, proto: LL}]}}\n"),
             "model.yaml:3: collectives.all_gather.default[0].algo: Tree is not in 'algos'");
   // An op that replaces algos must still have every pair the top-level default uses.
-  EXPECT_NE(
-      parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
+  EXPECT_NE(fake_model_error(kMinimal +
+                             "default: [{algo: Ring, proto: Simple}]\n"
                              "collectives: {alltoall: {algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}}\n")
-          .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
-      std::string::npos);
+                .find("collectives.alltoall.algos: its algos lack Ring/Simple"),
+            std::string::npos);
 }
 
 TEST(FakeGpuModel, NodeCountEntriesResolveEachKeyMostSpecificFirst) {
@@ -273,18 +271,18 @@ TEST(FakeGpuModel, NodeCountEntriesResolveEachKeyMostSpecificFirst) {
 }
 
 TEST(FakeGpuModel, NodeCountEntriesAreReadStrictly) {
-  EXPECT_EQ(parse_error(kMinimal + "nodes: [{min_nodes: 2, noise: {cv: 1}}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "nodes: [{min_nodes: 2, noise: {cv: 1}}]\n"),
             "model.yaml:3: nodes[0]: unknown key 'noise'");
-  EXPECT_NE(parse_error(kMinimal + "nodes: [{min_nodes: 2}, {min_nodes: 2}]\n").find("is given twice"),
+  EXPECT_NE(fake_model_error(kMinimal + "nodes: [{min_nodes: 2}, {min_nodes: 2}]\n").find("is given twice"),
             std::string::npos);
-  EXPECT_NE(parse_error(kMinimal + "nodes: [{min_nodes: 0}]\n").find("nodes[0].min_nodes"),
+  EXPECT_NE(fake_model_error(kMinimal + "nodes: [{min_nodes: 0}]\n").find("nodes[0].min_nodes"),
             std::string::npos);
   // An entry that replaces algos must keep the pairs of the default that applies with it.
-  EXPECT_NE(
-      parse_error(kMinimal + "default: [{algo: Ring, proto: Simple}]\n"
+  EXPECT_NE(fake_model_error(kMinimal +
+                             "default: [{algo: Ring, proto: Simple}]\n"
                              "nodes: [{min_nodes: 4, algos: {Tree: {LL: {lat_us: 1, busbw_gbps: 1}}}}]\n")
-          .find("on 4 node(s) runs a default of Ring/Simple that its algos lack"),
-      std::string::npos);
+                .find("on 4 node(s) runs a default of Ring/Simple that its algos lack"),
+            std::string::npos);
 }
 
 TEST(FakeGpuPlaces, NodesAreCountedFromHostsNotRankNumbers) {
@@ -438,7 +436,7 @@ TEST(FakeGpuEffects, AnEffectOnOneAlgorithmMovesOnlyItsOps) {
                      pair_time_us(model, plain, pair, "all_reduce", gib));
   const AlgoProto nvls{"NVLS", "Simple"};
   EXPECT_LT(pair_time_us(model, comm, nvls, "all_reduce", gib), pair_time_us(model, plain, nvls, "all_reduce", gib));
-  EXPECT_EQ(parse_error(kMinimal + "effects: [{when: {NCCL_NVLS_CHUNKSIZE: \"1\"}, algo: Butterfly}]\n"),
+  EXPECT_EQ(fake_model_error(kMinimal + "effects: [{when: {NCCL_NVLS_CHUNKSIZE: \"1\"}, algo: Butterfly}]\n"),
             "model.yaml:3: effects[0].algo: 'Butterfly' is not an NCCL algorithm");
 }
 
@@ -1409,15 +1407,15 @@ TEST(FakeGpuModel, InitCostIsReadStrictly) {
   ASSERT_TRUE(model.ok()) << model.error();
   EXPECT_EQ(model->init_cost.cuda_context_ms, 0);
   EXPECT_EQ(load_fixture("exact.yaml").init_cost.nccl_comm_ms, 0);
-  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("init_cost_ms"),
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("init_cost_ms"),
             std::string::npos);
-  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("nccl"),
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("nccl"),
             std::string::npos);
-  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {nccl_comm: -1}\n").find("init_cost_ms.nccl_comm"),
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {nccl_comm: -1}\n").find("init_cost_ms.nccl_comm"),
             std::string::npos);
-  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: {nccl_comm: 1.5}\n").find("init_cost_ms.nccl_comm"),
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {nccl_comm: 1.5}\n").find("init_cost_ms.nccl_comm"),
             std::string::npos);
-  EXPECT_NE(parse_error(kMinimal + "init_cost_ms: 5\n").find("init_cost_ms"), std::string::npos);
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: 5\n").find("init_cost_ms"), std::string::npos);
 }
 
 namespace {

@@ -19,7 +19,7 @@ using namespace nccltune::fake;
 
 namespace {
 
-constexpr const char* kModel = R"(schema: nccltune/fake-model/v1
+constexpr const char* kLogModel = R"(schema: nccltune/fake-model/v1
 default: [{algo: Ring, proto: Simple}]
 channels: {default: 4}
 algos:
@@ -27,8 +27,8 @@ algos:
   NVLS: {Simple: {lat_us: 24, busbw_gbps: 470}}
 )";
 
-FakeModel model_with(const std::string& nccl_log) {
-  Result<FakeModel> model = parse_fake_model(std::string(kModel) + nccl_log, "model.yaml");
+FakeModel model_with_log(const std::string& nccl_log) {
+  Result<FakeModel> model = parse_fake_model(std::string(kLogModel) + nccl_log, "model.yaml");
   EXPECT_TRUE(model) << (model ? "" : model.error());
   return model ? *model : FakeModel{};
 }
@@ -105,14 +105,15 @@ TEST(FakeNcclDebug, TuningLineIsNcclsFormat) {
 }
 
 TEST(FakeNcclDebug, ModelSectionIsStrict) {
-  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {transport: Ethernet}\n", "m.yaml"));
-  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {devices: []}\n", "m.yaml"));
-  EXPECT_FALSE(parse_fake_model(std::string(kModel) + "nccl_log: {devices: [\"mlx5_0; rm\"]}\n", "m.yaml"));
-  const auto unknown = parse_fake_model(std::string(kModel) + "nccl_log: {gdrr: true}\n", "m.yaml");
+  EXPECT_FALSE(parse_fake_model(std::string(kLogModel) + "nccl_log: {transport: Ethernet}\n", "m.yaml"));
+  EXPECT_FALSE(parse_fake_model(std::string(kLogModel) + "nccl_log: {devices: []}\n", "m.yaml"));
+  EXPECT_FALSE(
+      parse_fake_model(std::string(kLogModel) + "nccl_log: {devices: [\"mlx5_0; rm\"]}\n", "m.yaml"));
+  const auto unknown = parse_fake_model(std::string(kLogModel) + "nccl_log: {gdrr: true}\n", "m.yaml");
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().find("m.yaml:7: nccl_log: unknown key 'gdrr'"), std::string::npos)
       << unknown.error();
-  const FakeModel plain = model_with("");
+  const FakeModel plain = model_with_log("");
   EXPECT_EQ(plain.nccl_log.transport, NcclTransport::ib);
   EXPECT_EQ(plain.nccl_log.devices, std::vector<std::string>{"mlx5_0"});
   EXPECT_TRUE(plain.nccl_log.gdr);
@@ -121,7 +122,7 @@ TEST(FakeNcclDebug, ModelSectionIsStrict) {
 
 TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
   const FakeModel ib =
-      model_with("nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: true, nvls: true}\n");
+      model_with_log("nccl_log: {transport: IB, devices: [mlx5_0, mlx5_1], gdr: true, nvls: true}\n");
   NcclInfoLog log = parse_nccl_info_log(job_log(ib, {{"NCCL_PROTO", "Simple"}}, 4, "2"), "job.log");
   EXPECT_EQ(log.nccl_version, "2.28.9");
   EXPECT_EQ(log.ranks, 4);
@@ -138,14 +139,14 @@ TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
   EXPECT_EQ(log.coll_channels, 4);
   EXPECT_EQ(log.env.at("NCCL_PROTO"), "Simple");
 
-  const FakeModel roce = model_with("nccl_log: {transport: RoCE, devices: [mlx5_2], gdr: false}\n");
+  const FakeModel roce = model_with_log("nccl_log: {transport: RoCE, devices: [mlx5_2], gdr: false}\n");
   log = parse_nccl_info_log(job_log(roce, {}, 4, "2"), "job.log");
   EXPECT_EQ(log.transport, "RoCE");
   EXPECT_GT(log.net_connections, 0);
   EXPECT_EQ(log.gdr_connections, 0);
   EXPECT_EQ(log.nvls_available, false);
 
-  const FakeModel sockets = model_with("nccl_log: {transport: Socket, devices: [eth0]}\n");
+  const FakeModel sockets = model_with_log("nccl_log: {transport: Socket, devices: [eth0]}\n");
   log = parse_nccl_info_log(job_log(sockets, {}, 2, "2"), "job.log");
   EXPECT_EQ(log.transport, "Socket");
   EXPECT_EQ(log.gdr_connections, 0) << "sockets never say GDRDMA";
@@ -155,7 +156,7 @@ TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
 TEST(FakeNcclDebug, TuningTableIsNcclsFormatAndReadsBack) {
   // ncclTopoTuneModel's table (src/graph/tuning.cc, 2.28.9) for a communicator of 4 ranks, with
   // NCCL_PROTO leaving LL out: its cells keep their latency and lose their bandwidth.
-  const FakeModel model = model_with("");
+  const FakeModel model = model_with_log("");
   const NcclEnv env{{"NCCL_PROTO", "^LL"}};
   std::vector<CommModel> comms;
   std::vector<TuningTableRow> rows;

@@ -10,11 +10,13 @@
 
 #include "comm_model.h"
 #include "fake_model.h"
+#include "fake_model_errors.h"
 #include "nccl_debug.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using namespace nccltune::fake;
+using nccltune::test_support::fake_model_error;
 
 namespace {
 
@@ -33,13 +35,8 @@ FakeModel with_faults(const std::string& faults) {
   return parse(kModel + "faults:\n" + faults);
 }
 
-std::string parse_error(const std::string& text) {
-  Result<FakeModel> model = parse_fake_model(text, "model.yaml");
-  return model.ok() ? "(parsed)" : model.error();
-}
-
 std::string fault_error(const std::string& fault) {
-  return parse_error(kModel + "faults: [" + fault + "]\n");
+  return fake_model_error(kModel + "faults: [" + fault + "]\n");
 }
 
 CommModel resolve_on(const FakeModel& model, const CommNodes& nodes, int rank = 0, int nranks = 4) {
@@ -178,12 +175,13 @@ TEST(FakeGpuNodeFaults, BadInputsNameTheField) {
   EXPECT_EQ(fault_error("{fault: slow_link, nodes: [0, 1], factor: -2}"),
             "model.yaml:4: faults[0].factor: must be above 0");
   // The same in a collectives entry and a nodes entry.
-  EXPECT_EQ(parse_error(kModel + "collectives: {all_gather: {faults: [{fault: slow_link, nodes: [4]}]}}\n"),
-            "model.yaml:4: collectives.all_gather.faults[0].nodes: must list two nodes");
-  EXPECT_EQ(parse_error(kModel + "nodes: [{min_nodes: 2, faults: [{fault: slow_node, path: far}]}]\n"),
+  EXPECT_EQ(
+      fake_model_error(kModel + "collectives: {all_gather: {faults: [{fault: slow_link, nodes: [4]}]}}\n"),
+      "model.yaml:4: collectives.all_gather.faults[0].nodes: must list two nodes");
+  EXPECT_EQ(fake_model_error(kModel + "nodes: [{min_nodes: 2, faults: [{fault: slow_node, path: far}]}]\n"),
             "model.yaml:4: nodes[0].faults[0].path: unknown path 'far' (any, network or local)");
   EXPECT_EQ(
-      parse_error(
+      fake_model_error(
           kModel +
           "nodes: [{min_nodes: 2, collectives: {reduce: {faults: [{fault: crash, nodes: [0, 1]}]}}}]\n"),
       "model.yaml:4: nodes[0].collectives.reduce.faults[0].nodes: only slow_link takes nodes");

@@ -14,7 +14,7 @@ using namespace nccltune::fake;
 
 namespace {
 
-FakeModel model_with(const std::string& faults) {
+FakeModel model_with_faults(const std::string& faults) {
   Result<FakeModel> model = parse_fake_model(
       "schema: nccltune/fake-model/v1\n"
       "algos: {Ring: {LL: {lat_us: 5, busbw_gbps: 10}, Simple: {lat_us: 10, busbw_gbps: 100}},\n"
@@ -27,22 +27,24 @@ FakeModel model_with(const std::string& faults) {
   return model.ok() ? *model : FakeModel{};
 }
 
-CommModel resolve(const FakeModel& model, const NcclEnv& env, const std::string& op = "all_reduce") {
+CommModel resolve_for(const FakeModel& model, const NcclEnv& env, const std::string& op = "all_reduce") {
   Result<CommModel> comm = resolve_comm_model(model, env, 0, 4, op);
   EXPECT_TRUE(comm.ok()) << comm.error();
   return comm.ok() ? *comm : CommModel{};
 }
 
 TEST(PairFaults, ThePairCorruptsWithNothingSet) {
-  const FakeModel model = model_with("  - {when: {NCCL_ALGO: Tree, NCCL_PROTO: LL128}, fault: corrupt}\n");
-  const CommModel comm = resolve(model, {});
+  const FakeModel model =
+      model_with_faults("  - {when: {NCCL_ALGO: Tree, NCCL_PROTO: LL128}, fault: corrupt}\n");
+  const CommModel comm = resolve_for(model, {});
   EXPECT_TRUE(corrupts(comm, {"Tree", "LL128"}));
   EXPECT_FALSE(corrupts(comm, {"Ring", "Simple"}));
   EXPECT_FALSE(corrupts(comm, {"Ring", "LL"}));
 }
 
 TEST(PairFaults, OneNameMatchesEveryPairOfIt) {
-  const CommModel comm = resolve(model_with("  - {when: {NCCL_PROTO: [LL, LL128]}, fault: corrupt}\n"), {});
+  const CommModel comm =
+      resolve_for(model_with_faults("  - {when: {NCCL_PROTO: [LL, LL128]}, fault: corrupt}\n"), {});
   EXPECT_TRUE(corrupts(comm, {"Ring", "LL"}));
   EXPECT_TRUE(corrupts(comm, {"Tree", "LL128"}));
   EXPECT_FALSE(corrupts(comm, {"Ring", "Simple"}));
@@ -50,23 +52,23 @@ TEST(PairFaults, OneNameMatchesEveryPairOfIt) {
 
 TEST(PairFaults, TheRestOfWhenIsReadAgainstTheEnvironment) {
   const FakeModel model =
-      model_with("  - {when: {NCCL_ALGO: Tree, NCCL_NET_GDR_LEVEL: SYS}, fault: corrupt}\n");
-  EXPECT_FALSE(corrupts(resolve(model, {}), {"Tree", "LL128"}));
-  EXPECT_TRUE(corrupts(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}), {"Tree", "LL128"}));
+      model_with_faults("  - {when: {NCCL_ALGO: Tree, NCCL_NET_GDR_LEVEL: SYS}, fault: corrupt}\n");
+  EXPECT_FALSE(corrupts(resolve_for(model, {}), {"Tree", "LL128"}));
+  EXPECT_TRUE(corrupts(resolve_for(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}), {"Tree", "LL128"}));
 }
 
 TEST(PairFaults, UnsetIsAnEnvironmentCondition) {
   // `null` means "NCCL_PROTO unset": no pair is named, the fault holds at init as before.
-  const FakeModel model = model_with("  - {when: {NCCL_PROTO: null}, fault: corrupt}\n");
-  EXPECT_TRUE(corrupts(resolve(model, {}), {"Ring", "Simple"}));
-  EXPECT_FALSE(corrupts(resolve(model, {{"NCCL_PROTO", "Simple"}}), {"Ring", "Simple"}));
+  const FakeModel model = model_with_faults("  - {when: {NCCL_PROTO: null}, fault: corrupt}\n");
+  EXPECT_TRUE(corrupts(resolve_for(model, {}), {"Ring", "Simple"}));
+  EXPECT_FALSE(corrupts(resolve_for(model, {{"NCCL_PROTO", "Simple"}}), {"Ring", "Simple"}));
 }
 
 TEST(PairFaults, SendRecvReadsTheEnvironment) {
   // alltoall has no cost table in NCCL: its `when` is the environment's, as before.
-  const FakeModel model = model_with("  - {when: {NCCL_PROTO: LL}, fault: corrupt}\n");
-  EXPECT_FALSE(corrupts(resolve(model, {}, "alltoall"), {"Ring", "LL"}));
-  EXPECT_TRUE(corrupts(resolve(model, {{"NCCL_PROTO", "LL"}}, "alltoall"), {"Ring", "Simple"}));
+  const FakeModel model = model_with_faults("  - {when: {NCCL_PROTO: LL}, fault: corrupt}\n");
+  EXPECT_FALSE(corrupts(resolve_for(model, {}, "alltoall"), {"Ring", "LL"}));
+  EXPECT_TRUE(corrupts(resolve_for(model, {{"NCCL_PROTO", "LL"}}, "alltoall"), {"Ring", "Simple"}));
 }
 
 }  // namespace

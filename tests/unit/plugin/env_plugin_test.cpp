@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "nccl_logger_capture.h"
 #include "plugin/job_env_serving.h"
 #include "plugin/nccl_env_v1_v2.h"
 #include "test_files.h"
@@ -27,29 +28,15 @@ using test_support::fixture;
 using test_support::TempDir;
 using test_support::write_file;
 
-constexpr const char* kNodeTypeKey = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
-
-struct LogLine {
-  ncclDebugLogLevel level;
-  std::string text;
-};
-std::vector<LogLine> g_log;
-
-__attribute__((format(printf, 5, 6))) void capture_log(ncclDebugLogLevel level, unsigned long /*flags*/,
-                                                       const char* /*file*/, int /*line*/, const char* format,
-                                                       ...) {
-  char text[2048];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  g_log.push_back({level, text});
-}
+using test_support::capture_nccl_log;
+using test_support::g_logged;
+using test_support::kPluginNodeTypeKey;
+using test_support::LoggedLine;
 
 class EnvPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    g_log.clear();
+    g_logged.clear();
     for (const char* name : kVariables) unsetenv(name);
     write_file(scratch() / "empty-config.yaml", "");
     setenv("NCCLTUNE_CONFIG", (scratch() / "empty-config.yaml").c_str(), 1);
@@ -76,11 +63,11 @@ class EnvPlugin : public ::testing::Test {
   // <store>/<key>/2n.yaml, the node.yaml naming that key, and a node config naming the store.
   fs::path make_store(const std::string& config_extra = "") {
     const fs::path store = scratch() / "store";
-    fs::create_directories(store / kNodeTypeKey);
-    fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kNodeTypeKey / "2n.yaml",
+    fs::create_directories(store / kPluginNodeTypeKey);
+    fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kPluginNodeTypeKey / "2n.yaml",
                   fs::copy_options::overwrite_existing);
-    chmod((store / kNodeTypeKey / "2n.yaml").c_str(), 0644);
-    for (const fs::path& directory : {store, store / kNodeTypeKey}) chmod(directory.c_str(), 0755);
+    chmod((store / kPluginNodeTypeKey / "2n.yaml").c_str(), 0644);
+    for (const fs::path& directory : {store, store / kPluginNodeTypeKey}) chmod(directory.c_str(), 0755);
     write_file(scratch() / "nccltune.yaml", "env:\n  store: " + store.string() + "\n" + config_extra);
     setenv("NCCLTUNE_CONFIG", (scratch() / "nccltune.yaml").c_str(), 1);
     setenv("NCCLTUNE_NODE_STATE", fixture("plugin/node.yaml").c_str(), 1);
@@ -88,7 +75,7 @@ class EnvPlugin : public ::testing::Test {
   }
 
   void init(int minor = 28) {
-    ASSERT_EQ(v2_->init(2, static_cast<std::uint8_t>(minor), 9, "", capture_log), ncclSuccess);
+    ASSERT_EQ(v2_->init(2, static_cast<std::uint8_t>(minor), 9, "", capture_nccl_log), ncclSuccess);
   }
 
   std::string get(const char* name) const {
@@ -97,13 +84,13 @@ class EnvPlugin : public ::testing::Test {
   }
 
   bool logged(ncclDebugLogLevel level, const std::string& part) const {
-    for (const LogLine& line : g_log)
+    for (const LoggedLine& line : g_logged)
       if (line.level == level && line.text.find(part) != std::string::npos) return true;
     return false;
   }
   std::string all_log() const {
     std::string text;
-    for (const LogLine& line : g_log) text += line.text + "\n";
+    for (const LoggedLine& line : g_logged) text += line.text + "\n";
     return text;
   }
 
@@ -182,7 +169,7 @@ TEST_F(EnvPlugin, TheConfigsCompatibleRangeServesAcrossMinorVersions) {
   init(29);
   EXPECT_EQ(get("NCCL_NVLS_ENABLE"), "1") << all_log();
   ASSERT_EQ(v2_->finalize(), ncclSuccess);
-  g_log.clear();
+  g_logged.clear();
   init(30);  // outside the range
   EXPECT_EQ(get("NCCL_NVLS_ENABLE"), "(null)");
   EXPECT_TRUE(logged(NCCL_LOG_WARN, "this job loads 2.30 (env.nccl_compatible: 2.27-2.29)")) << all_log();
@@ -222,7 +209,7 @@ TEST_F(EnvPlugin, FailsOpen) {
        [](const fs::path& scratch) {
          setenv("WORLD_SIZE", "16", 1);
          setenv("LOCAL_WORLD_SIZE", "8", 1);
-         write_file(scratch / "store" / kNodeTypeKey / "2n.yaml",
+         write_file(scratch / "store" / kPluginNodeTypeKey / "2n.yaml",
                     std::string("env: {NCCL_ALGO: \"\x01;rm -rf /\"}\n"));
        }},
       {"another GPU count per node",
@@ -233,13 +220,13 @@ TEST_F(EnvPlugin, FailsOpen) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    g_log.clear();
+    g_logged.clear();
     make_store();
     unsetenv("NCCLTUNE_DISABLE");
     c.arrange(scratch());
     init();
     EXPECT_EQ(get("NCCL_NVLS_ENABLE"), "(null)") << all_log();
-    EXPECT_FALSE(g_log.empty()) << "one line says why";
+    EXPECT_FALSE(g_logged.empty()) << "one line says why";
     EXPECT_EQ(v2_->finalize(), ncclSuccess);
     for (const char* name : {"WORLD_SIZE", "LOCAL_WORLD_SIZE"}) unsetenv(name);
     chmod((scratch() / "store").c_str(), 0755);

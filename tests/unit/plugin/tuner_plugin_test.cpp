@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "collectives/tuner_pair_control.h"
+#include "nccl_logger_capture.h"
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
@@ -41,32 +42,15 @@ using test_support::read_file;
 using test_support::TempDir;
 using test_support::write_file;
 
-constexpr const char* kNodeTypeKey = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
+using test_support::capture_nccl_log;
+using test_support::g_logged;
+using test_support::kPluginNodeTypeKey;
+using test_support::LoggedLine;
 
 // ---- NCCL's side ------------------------------------------------------------------------------
 
-struct LogLine {
-  ncclDebugLogLevel level;
-  unsigned long flags;
-  std::string text;
-};
-std::vector<LogLine> g_log;
-std::mutex g_log_mutex;  // NCCL may init communicators, and so log, from several threads
-
-// Has NCCL's logger's C signature (printf-style, variadic).
-void capture_log(ncclDebugLogLevel level, unsigned long flags, const char* /*file*/, int /*line*/,
-                 const char* fmt, ...) {
-  char buffer[4096];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  const std::lock_guard lock(g_log_mutex);
-  g_log.push_back({level, flags, buffer});
-}
-
 long count_logged(ncclDebugLogLevel level, const std::string& part) {
-  return std::count_if(g_log.begin(), g_log.end(), [&](const LogLine& line) {
+  return std::count_if(g_logged.begin(), g_logged.end(), [&](const LoggedLine& line) {
     return line.level == level && line.text.find(part) != std::string::npos;
   });
 }
@@ -77,7 +61,7 @@ bool logged(ncclDebugLogLevel level, const std::string& part) {
 
 std::string all_log() {
   std::string out;
-  for (const LogLine& line : g_log) out += std::to_string(line.level) + ": " + line.text + "\n";
+  for (const LoggedLine& line : g_logged) out += std::to_string(line.level) + ": " + line.text + "\n";
   return out;
 }
 
@@ -177,7 +161,7 @@ ElfFacts read_elf(const fs::path& file) {
 class TunerPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    g_log.clear();
+    g_logged.clear();
     for (const char* name : kVariables) unsetenv(name);
     // Nothing on this machine may leak in: an empty node config, no daemon state.
     test_support::write_file(scratch() / "empty-config.yaml", "");
@@ -209,10 +193,10 @@ class TunerPlugin : public ::testing::Test {
   // node config naming the store.
   fs::path make_store() {
     const fs::path store = scratch() / "store";
-    fs::create_directories(store / kNodeTypeKey);
-    fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kNodeTypeKey / "2n.yaml");
-    chmod((store / kNodeTypeKey / "2n.yaml").c_str(), 0644);
-    for (const fs::path& directory : {store, store / kNodeTypeKey}) chmod(directory.c_str(), 0755);
+    fs::create_directories(store / kPluginNodeTypeKey);
+    fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kPluginNodeTypeKey / "2n.yaml");
+    chmod((store / kPluginNodeTypeKey / "2n.yaml").c_str(), 0644);
+    for (const fs::path& directory : {store, store / kPluginNodeTypeKey}) chmod(directory.c_str(), 0755);
     write_file(scratch() / "nccltune.yaml", "env:\n  store: " + store.string() + "\n  prefer: below\n");
     setenv("NCCLTUNE_CONFIG", (scratch() / "nccltune.yaml").c_str(), 1);
     setenv("NCCLTUNE_NODE_STATE", (fixture("plugin/node.yaml")).c_str(), 1);
@@ -222,8 +206,8 @@ class TunerPlugin : public ::testing::Test {
   void init_v5(std::size_t ranks, std::size_t nodes, void** context = nullptr) {
     ncclNvlDomainInfo_v5_t domains{static_cast<int>(nodes), 8, 8};
     ncclTunerConstants_v5_t constants{};
-    ASSERT_EQ(v5_->init(context != nullptr ? context : &context_, 42, ranks, nodes, capture_log, &domains,
-                        &constants),
+    ASSERT_EQ(v5_->init(context != nullptr ? context : &context_, 42, ranks, nodes, capture_nccl_log,
+                        &domains, &constants),
               ncclSuccess);
   }
 
@@ -291,7 +275,7 @@ TEST_F(TunerPlugin, V6GetChunkSizeServesOnlyAMeasuredChunkForItsPair) {
   setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   ncclNvlDomainInfo_v6_t domains{2, 8, 8};
   ncclTunerConstants_v6_t constants{};
-  ASSERT_EQ(v6->init(&context_, 42, 16, 2, capture_log, &domains, &constants), ncclSuccess);
+  ASSERT_EQ(v6->init(&context_, 42, 16, 2, capture_nccl_log, &domains, &constants), ncclSuccess);
   const auto chunk = [&](ncclFunc_t collective, std::size_t bytes, int algo, int proto) {
     std::size_t size = 131072;  // NCCL's own
     EXPECT_EQ(v6->getChunkSize(context_, collective, bytes, algo, proto, 16, &size), ncclSuccess);
@@ -439,7 +423,7 @@ TEST_F(TunerPlugin, RespectsATableWithFewerAlgorithms) {
 TEST_F(TunerPlugin, TheV4TableWorksTheSame) {
   setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   void* context = nullptr;
-  ASSERT_EQ(v4_->init(16, 2, capture_log, &context), ncclSuccess);
+  ASSERT_EQ(v4_->init(16, 2, capture_nccl_log, &context), ncclSuccess);
   ASSERT_NE(context, nullptr);
   NcclCostTable table(65536);
   int v4_channels = 0;
@@ -472,7 +456,7 @@ TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
   for (const auto& [bad, field] : {std::pair{fixture("plugin/broken.yaml"), std::string("env.NCCL_ALGO")},
                                    std::pair{scratch() / "missing.yaml", std::string()}}) {
     SCOPED_TRACE(bad);
-    g_log.clear();
+    g_logged.clear();
     setenv("NCCLTUNE_PROFILE", bad.c_str(), 1);
     init_v5(16, 2);
     EXPECT_TRUE(logged(NCCL_LOG_WARN, bad.string())) << all_log();
@@ -494,7 +478,7 @@ TEST_F(TunerPlugin, ANullLoggerIsAllowed) {
 TEST_F(TunerPlugin, FindsTheProfileInTheStoreByNodeTypeAndNodeCount) {
   const fs::path store = make_store();
   init_v5(16, 2);
-  EXPECT_TRUE(logged(NCCL_LOG_INFO, (store / kNodeTypeKey / "2n.yaml").string())) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO, (store / kPluginNodeTypeKey / "2n.yaml").string())) << all_log();
   EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
   EXPECT_EQ(channels, 24);
 }
@@ -523,7 +507,7 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
         Case{8, 2, false, "this communicator has 2 nodes, 8 ranks"},
         Case{2, 2, false, "this communicator has 2 nodes, 2 ranks"}}) {
     SCOPED_TRACE(c.note);
-    g_log.clear();
+    g_logged.clear();
     init_v5(c.ranks, c.nodes);
     EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
     if (c.used) {
@@ -532,7 +516,7 @@ TEST_F(TunerPlugin, AStoreProfileIsUsedOnlyWithItsGpusPerNode) {
       EXPECT_EQ(nccl_pick(call(65536)), std::make_pair(kAlgoRing, kProtoLl128));
       EXPECT_EQ(channels, 24);
     } else {
-      EXPECT_EQ(g_log.size(), 1u) << all_log();
+      EXPECT_EQ(g_logged.size(), 1u) << all_log();
       const std::string note = c.note;
       EXPECT_TRUE(
           logged(NCCL_LOG_INFO, note.starts_with("no profile") ? note : "tuned for 8 GPUs per node, " + note))
@@ -567,9 +551,9 @@ TEST_F(TunerPlugin, AtNodeCountsNotTunedForOnlyChoicesBothSidesAgreeOnStand) {
   const std::string text = replaced(agreeing, "algo: Ring, proto: LL128", "algo: Tree, proto: LL128");
   for (const auto& [eight, agree] : {std::pair{agreeing, true}, std::pair{text, false}}) {
     SCOPED_TRACE(agree ? "2 and 8 nodes agree" : "2 and 8 nodes disagree at 64K-1M");
-    write_file(store / kNodeTypeKey / "8n.yaml", eight);
-    chmod((store / kNodeTypeKey / "8n.yaml").c_str(), 0644);
-    g_log.clear();
+    write_file(store / kPluginNodeTypeKey / "8n.yaml", eight);
+    chmod((store / kPluginNodeTypeKey / "8n.yaml").c_str(), 0644);
+    g_logged.clear();
     dlclose(library_);  // a fresh per-process lookup for the new store
     library_ = dlopen(NCCLTUNE_TUNER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(library_, nullptr) << dlerror();
@@ -599,7 +583,7 @@ TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
   finalize();
 
   // One full node: the file is named, but a 2-node choice never stands for one node.
-  g_log.clear();
+  g_logged.clear();
   init_v5(8, 1);
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "for 1 node, 8 ranks, tuned for 2 nodes")) << all_log();
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "withheld")) << all_log();
@@ -609,8 +593,8 @@ TEST_F(TunerPlugin, ANamedProfileIsUsedOnlyWithItsGpusPerNode) {
 // A file copied to the wrong place in the store would tune communicators it was not measured for.
 TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
   const fs::path store = make_store();
-  fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kNodeTypeKey / "4n.yaml");
-  chmod((store / kNodeTypeKey / "4n.yaml").c_str(), 0644);
+  fs::copy_file(fixture("plugin/h100-2n.yaml"), store / kPluginNodeTypeKey / "4n.yaml");
+  chmod((store / kPluginNodeTypeKey / "4n.yaml").c_str(), 0644);
   init_v5(32, 4);
   EXPECT_TRUE(logged(NCCL_LOG_WARN, "4n.yaml: shape.nodes 2 does not match its file name")) << all_log();
   EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
@@ -618,9 +602,9 @@ TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
   finalize();
 
   std::string text = read_file(fixture("plugin/h100-2n.yaml"));
-  text.replace(text.find(kNodeTypeKey), std::strlen(kNodeTypeKey), "a100-other-key");
-  write_file(store / kNodeTypeKey / "2n.yaml", text);
-  g_log.clear();
+  text.replace(text.find(kPluginNodeTypeKey), std::strlen(kPluginNodeTypeKey), "a100-other-key");
+  write_file(store / kPluginNodeTypeKey / "2n.yaml", text);
+  g_logged.clear();
   init_v5(16, 2);
   EXPECT_TRUE(logged(NCCL_LOG_WARN, "shape.key 'a100-other-key' does not match its directory")) << all_log();
   EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
@@ -629,13 +613,13 @@ TEST_F(TunerPlugin, RefusesAStoreProfileFiledUnderAnotherKeyOrNodeCount) {
 
 TEST_F(TunerPlugin, RefusesAStoreOthersCanWrite) {
   const fs::path store = make_store();
-  chmod((store / kNodeTypeKey).c_str(), 0777);
+  chmod((store / kPluginNodeTypeKey).c_str(), 0777);
   init_v5(16, 2);
-  EXPECT_TRUE(logged(NCCL_LOG_WARN, kNodeTypeKey)) << all_log();
+  EXPECT_TRUE(logged(NCCL_LOG_WARN, kPluginNodeTypeKey)) << all_log();
   expect_nccls_choices();
   finalize();
   // The next communicator of the shape repeats it as INFO: one warning per process and shape.
-  g_log.clear();
+  g_logged.clear();
   init_v5(16, 2);
   EXPECT_FALSE(logged(NCCL_LOG_WARN, "")) << all_log();
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "as found for an earlier communicator of this shape")) << all_log();
@@ -651,8 +635,8 @@ TEST_F(TunerPlugin, LooksUpEachCommunicatorShapeOncePerProcess) {
   finalize();
 
   // Gone from the store (or on a stuck server): a communicator of the same shape does not look.
-  fs::remove(store / kNodeTypeKey / "2n.yaml");
-  g_log.clear();
+  fs::remove(store / kPluginNodeTypeKey / "2n.yaml");
+  g_logged.clear();
   init_v5(16, 2);
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "2n.yaml for 2 nodes, 16 ranks (as found for an earlier communicator"))
       << all_log();
@@ -660,7 +644,7 @@ TEST_F(TunerPlugin, LooksUpEachCommunicatorShapeOncePerProcess) {
   finalize();
 
   // Another shape does.
-  g_log.clear();
+  g_logged.clear();
   init_v5(32, 4);
   EXPECT_TRUE(logged(NCCL_LOG_INFO, "no profile for")) << all_log();
   EXPECT_FALSE(logged(NCCL_LOG_INFO, "as found for an earlier")) << all_log();
@@ -695,9 +679,9 @@ TEST_F(TunerPlugin, LogsThroughNcclsTuningSubsystem) {
   init_v5(16, 2);
   call(65536);
   call(65537);  // same range: reported once
-  ASSERT_FALSE(g_log.empty());
+  ASSERT_FALSE(g_logged.empty());
   int range_lines = 0;
-  for (const LogLine& line : g_log) {
+  for (const LoggedLine& line : g_logged) {
     EXPECT_EQ(line.flags & NCCL_TUNING, static_cast<unsigned long>(NCCL_TUNING));
     if (line.text.find("65536..1048575 bytes: Ring/LL128, 24 channels") != std::string::npos) ++range_lines;
   }

@@ -10,10 +10,12 @@
 
 #include "fleet/fleet_output.h"
 #include "report/report_html.h"
+#include "report_fixtures.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
+using nccltune::test_support::occurrences;
 using nccltune::test_support::TempDir;
 using nccltune::test_support::write_file;
 
@@ -23,12 +25,6 @@ FleetSurvey survey_8n() {
   auto survey = read_fleet_survey(fixture("fleet/survey-8n.json"));
   EXPECT_TRUE(survey) << survey.error();
   return survey ? *survey : FleetSurvey{};
-}
-
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
 }
 
 // The fill of the heat map cell with this class and data attribute, or "".
@@ -42,10 +38,10 @@ std::string fill_of(const std::string& html, const std::string& cls, const std::
 
 TEST(FleetSection, OneCellPerNodePairAndPerNode) {
   const std::string html = render_fleet_section(survey_8n(), "fleet.json");
-  EXPECT_EQ(count(html, "<rect class=\"pair\""), 28u) << "8 nodes: 28 pairs";
-  EXPECT_EQ(count(html, "<rect class=\"local\""), 8u);
+  EXPECT_EQ(occurrences(html, "<rect class=\"pair\""), 28u) << "8 nodes: 28 pairs";
+  EXPECT_EQ(occurrences(html, "<rect class=\"local\""), 8u);
   for (const char* pair : {"n0 n1", "n6 n7", "n1 n5", "n3 n7"})
-    EXPECT_EQ(count(html, "data-nodes=\"" + std::string(pair) + "\""), 1u) << pair;
+    EXPECT_EQ(occurrences(html, "data-nodes=\"" + std::string(pair) + "\""), 1u) << pair;
   // Healthy pairs near the median are green, the link at half of it red, n6's pairs unmeasured.
   EXPECT_EQ(fill_of(html, "pair", "data-nodes=\"n0 n7\""), "#16a34a");
   EXPECT_EQ(fill_of(html, "pair", "data-nodes=\"n1 n5\""), "#dc2626");
@@ -56,10 +52,11 @@ TEST(FleetSection, OneCellPerNodePairAndPerNode) {
 
 TEST(FleetSection, MarksTheSuspectTheLinkAndTheFailedNode) {
   const std::string html = render_fleet_section(survey_8n(), "fleet.json");
-  EXPECT_EQ(count(html, "class=\"suspect-node\""), 1u);
-  EXPECT_EQ(count(html, "class=\"node-label suspect\""), 2u) << "n3 left of its row and beside its diagonal";
+  EXPECT_EQ(occurrences(html, "class=\"suspect-node\""), 1u);
+  EXPECT_EQ(occurrences(html, "class=\"node-label suspect\""), 2u)
+      << "n3 left of its row and beside its diagonal";
   EXPECT_NE(html.find(">n3 \u25b2</text>"), std::string::npos);
-  EXPECT_EQ(count(html, "class=\"suspect-link\""), 1u);
+  EXPECT_EQ(occurrences(html, "class=\"suspect-link\""), 1u);
   // The link's outline sits on the n1-n5 cell.
   const std::regex cell(R"re(<rect class="pair" data-nodes="n1 n5" x="(\d+)" y="(\d+)")re");
   std::smatch m;
@@ -68,9 +65,9 @@ TEST(FleetSection, MarksTheSuspectTheLinkAndTheFailedNode) {
   EXPECT_NE(html.find("<rect class=\"suspect-link\" x=\"" + std::to_string(x + 1) + "\" y=\"" +
                       std::to_string(y + 1) + "\""),
             std::string::npos);
-  EXPECT_EQ(count(html, "class=\"node-label failed\""), 2u);
+  EXPECT_EQ(occurrences(html, "class=\"node-label failed\""), 2u);
   EXPECT_EQ(fill_of(html, "local", "data-node=\"n6\""), "#6b7280");
-  EXPECT_GE(count(html, "class=\"failed-cross\""), 1u);
+  EXPECT_GE(occurrences(html, "class=\"failed-cross\""), 1u);
   // The tables, with the evidence.
   EXPECT_NE(html.find("6 of 6 pairs at 60-63% of median"), std::string::npos);
   EXPECT_NE(html.find("slow only together"), std::string::npos);
@@ -118,9 +115,9 @@ TEST(FleetSection, ManyNodesDrawOnlyTheMeasuredPairs) {
   for (int i = 0; i < 100; i += 2)
     survey.pairs.push_back({{"node" + std::to_string(i), "node" + std::to_string(i + 1)}, 1, 80.0, "pass"});
   const std::string html = render_fleet_section(survey, "big.json");
-  EXPECT_EQ(count(html, "<rect class=\"pair\""), 50u);
-  EXPECT_EQ(count(html, "<rect class=\"local\""), 100u);
-  EXPECT_EQ(count(html, "class=\"node-label"), 0u) << "too small for names: the tables have them";
+  EXPECT_EQ(occurrences(html, "<rect class=\"pair\""), 50u);
+  EXPECT_EQ(occurrences(html, "<rect class=\"local\""), 100u);
+  EXPECT_EQ(occurrences(html, "class=\"node-label"), 0u) << "too small for names: the tables have them";
 }
 
 TEST(FleetSection, ASurveyThatCannotBeReadIsOneLineNamingTheFile) {

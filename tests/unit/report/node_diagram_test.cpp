@@ -6,65 +6,47 @@
 
 #include <string>
 
-#include "test_files.h"
-#include "topology/sources/topology_reader.h"
+#include "report_fixtures.h"
 
 using namespace nccltune;
-using nccltune::test_support::fixture;
-
-namespace {
-
-NodeTopology read_snapshot(const std::string& name) {
-  auto source = parse_topology_source(fixture("nodes/" + name).string());
-  EXPECT_TRUE(source) << source.error();
-  auto topology = read_node_topology(*source, {});
-  EXPECT_TRUE(topology) << topology.error();
-  return topology ? *topology : NodeTopology{};
-}
-
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
+using nccltune::test_support::occurrences;
+using nccltune::test_support::read_node_snapshot;
 
 TEST(NodeDiagram, DgxH100HasTwoNumaNodesEightSwitchesAndAnNvswitchFabric) {
-  const std::string svg = render_node_diagram(read_snapshot("dgx-h100"));
-  EXPECT_EQ(count(svg, "<g class=\"gpu\""), 8u);
-  EXPECT_EQ(count(svg, "<g class=\"nic\""), 8u);
-  EXPECT_EQ(count(svg, "class=\"numa\""), 2u);
+  const std::string svg = render_node_diagram(read_node_snapshot("dgx-h100"));
+  EXPECT_EQ(occurrences(svg, "<g class=\"gpu\""), 8u);
+  EXPECT_EQ(occurrences(svg, "<g class=\"nic\""), 8u);
+  EXPECT_EQ(occurrences(svg, "class=\"numa\""), 2u);
   EXPECT_NE(svg.find(">NUMA 0 \u00b7 CPUs 0-7,16-23<"), std::string::npos);
   EXPECT_NE(svg.find(">NUMA 1 \u00b7 CPUs 8-15,24-31<"), std::string::npos);
-  EXPECT_EQ(count(svg, "class=\"pcie-switch\""), 8u);  // one GPU and its NIC under each
-  EXPECT_EQ(count(svg, "class=\"gpu-nic\""), 8u);      // each GPU to its own NIC
+  EXPECT_EQ(occurrences(svg, "class=\"pcie-switch\""), 8u);  // one GPU and its NIC under each
+  EXPECT_EQ(occurrences(svg, "class=\"gpu-nic\""), 8u);      // each GPU to its own NIC
   EXPECT_NE(svg.find(">\u2192 NIC3 mlx5_3 (PIX)<"), std::string::npos);
   EXPECT_NE(svg.find(">NVSwitch fabric \u00b7 NV18 per GPU<"), std::string::npos);
-  EXPECT_EQ(count(svg, "class=\"nvlink\""), 8u);
+  EXPECT_EQ(occurrences(svg, "class=\"nvlink\""), 8u);
   EXPECT_NE(svg.find(">SYS<"), std::string::npos);  // the inter-socket link
 }
 
 TEST(NodeDiagram, DgxA100GroupsGpuPairsWithTheirNicsUnderOneSwitch) {
-  const std::string svg = render_node_diagram(read_snapshot("dgx-a100"));
-  EXPECT_EQ(count(svg, "<g class=\"gpu\""), 8u);
-  EXPECT_EQ(count(svg, "<g class=\"nic\""), 10u);
+  const std::string svg = render_node_diagram(read_node_snapshot("dgx-a100"));
+  EXPECT_EQ(occurrences(svg, "<g class=\"gpu\""), 8u);
+  EXPECT_EQ(occurrences(svg, "<g class=\"nic\""), 10u);
   // Four GPU-pair switches and the storage NICs' switch.
-  EXPECT_EQ(count(svg, "class=\"pcie-switch\""), 5u);
+  EXPECT_EQ(occurrences(svg, "class=\"pcie-switch\""), 5u);
   EXPECT_NE(svg.find("(PXB)<"), std::string::npos);
 }
 
 TEST(NodeDiagram, PcieBoxWithoutNvlinkDrawsNoFabric) {
-  const std::string svg = render_node_diagram(read_snapshot("pcie-4gpu"));
-  EXPECT_EQ(count(svg, "<g class=\"gpu\""), 4u);
-  EXPECT_EQ(count(svg, "class=\"numa\""), 1u);
+  const std::string svg = render_node_diagram(read_node_snapshot("pcie-4gpu"));
+  EXPECT_EQ(occurrences(svg, "<g class=\"gpu\""), 4u);
+  EXPECT_EQ(occurrences(svg, "class=\"numa\""), 1u);
   EXPECT_EQ(svg.find("NVSwitch"), std::string::npos);
   EXPECT_EQ(svg.find("class=\"nvlink\""), std::string::npos);
   EXPECT_NE(svg.find(">Ethernet 100 Gb/s<"), std::string::npos);  // the RoCE NIC
 }
 
 TEST(NodeDiagram, MarksDegradedLinksAndDownPorts) {
-  const std::string svg = render_node_diagram(read_snapshot("dgx-h100-degraded"));
+  const std::string svg = render_node_diagram(read_node_snapshot("dgx-h100-degraded"));
   EXPECT_NE(svg.find("fill=\"#b91c1c\" font-size=\"10\">Gen5 x8 (max x16)<"), std::string::npos);  // GPU2
   EXPECT_NE(svg.find(">H100 80GB HBM3 \u00b7 NV18<"), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#b91c1c\" font-size=\"10\" font-weight=\"600\">DOWN<"), std::string::npos);
@@ -83,7 +65,7 @@ TEST(NodeDiagram, DirectNvlinksWithoutNvswitchAreArcs) {
   }
   t.set_link("GPU0", "GPU1", LinkType{LinkKind::nvlink, 4}, FactSource::nvml);
   const std::string svg = render_node_diagram(t);
-  EXPECT_EQ(count(svg, "<path class=\"nvlink\""), 1u);
+  EXPECT_EQ(occurrences(svg, "<path class=\"nvlink\""), 1u);
   EXPECT_NE(svg.find("GPU0 - GPU1: NV4"), std::string::npos);
   EXPECT_EQ(svg.find("NVSwitch"), std::string::npos);
 }

@@ -8,26 +8,21 @@
 #include <cmath>
 
 #include "golden.h"
+#include "report_fixtures.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
-using nccltune::test_support::fixture;
+using nccltune::test_support::read_report_profile;
 
 namespace {
 
 const std::string kDemo = "store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
 
-Profile read_fixture(const std::string& relative) {
-  auto profile = read_profile(fixture("report/" + relative));
-  EXPECT_TRUE(profile) << profile.error();
-  return profile ? *profile : Profile{};
-}
-
 }  // namespace
 
 TEST(ProfileDiff, NcclUpgradeGolden) {
-  const Profile a = read_fixture(kDemo), b = read_fixture("upgraded-2n.yaml");
+  const Profile a = read_report_profile(kDemo), b = read_report_profile("upgraded-2n.yaml");
   const ProfileDiff d = diff_profiles(a, b);
   EXPECT_FALSE(d.identical());
   expect_golden("diff-nccl-upgrade.txt", render_profile_diff(d, a, "a/2n.yaml", b, "b/2n.yaml"));
@@ -35,7 +30,7 @@ TEST(ProfileDiff, NcclUpgradeGolden) {
 
 TEST(ProfileDiff, CollectivesOnOneSideOnlyAreNamed) {
   // A v1 profile (all_reduce alone) against the demo's v2 one with four collectives.
-  const Profile a = read_fixture(kDemo), b = read_fixture("collectives/2n.yaml");
+  const Profile a = read_report_profile(kDemo), b = read_report_profile("collectives/2n.yaml");
   const ProfileDiff d = diff_profiles(a, b);
   ASSERT_EQ(d.collectives.size(), 4u);
   EXPECT_EQ(d.collectives[0].name, "all_gather");
@@ -50,7 +45,7 @@ TEST(ProfileDiff, CollectivesOnOneSideOnlyAreNamed) {
 }
 
 TEST(ProfileDiff, NcclUpgradeFindsEachKindOfChange) {
-  const ProfileDiff d = diff_profiles(read_fixture(kDemo), read_fixture("upgraded-2n.yaml"));
+  const ProfileDiff d = diff_profiles(read_report_profile(kDemo), read_report_profile("upgraded-2n.yaml"));
   auto shape_field = [&](const std::string& field) {
     for (const FieldChange& c : d.shape)
       if (c.field == field) return c.before + " -> " + c.after;
@@ -79,7 +74,7 @@ TEST(ProfileDiff, NcclUpgradeFindsEachKindOfChange) {
 }
 
 TEST(ProfileDiff, SameResultsAreIdenticalWhateverTheProvenance) {
-  const Profile a = read_fixture(kDemo);
+  const Profile a = read_report_profile(kDemo);
   Profile b = a;
   b.provenance.date = "2027-01-01T00:00:00Z";
   b.provenance.trials = 12;
@@ -91,7 +86,7 @@ TEST(ProfileDiff, SameResultsAreIdenticalWhateverTheProvenance) {
 }
 
 TEST(ProfileDiff, AnyBusbwChangeIsADifference) {
-  const Profile a = read_fixture(kDemo);
+  const Profile a = read_report_profile(kDemo);
   Profile b = a;
   b.collectives["all_reduce"].results.tuned[3] *= 1.5;
   const ProfileDiff d = diff_profiles(a, b);
@@ -102,7 +97,7 @@ TEST(ProfileDiff, AnyBusbwChangeIsADifference) {
 }
 
 TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
-  const Profile a = read_fixture(kDemo);
+  const Profile a = read_report_profile(kDemo);
   Profile b = a;
   b.collectives["all_reduce"].per_size[0].max_bytes = 262143;  // Ring/LL128 from 256K instead of 512K
   b.collectives["all_reduce"].per_size[1].min_bytes = 262144;
@@ -110,7 +105,7 @@ TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
   ASSERT_EQ(d.collectives.at(0).per_size.size(), 1u);
   EXPECT_EQ(d.collectives.at(0).per_size[0].bytes, 262144u);  // a range start, not a measured size
 
-  const Profile keep = read_fixture("keep-defaults-2n.yaml");
+  const Profile keep = read_report_profile("keep-defaults-2n.yaml");
   d = diff_profiles(a, keep);
   bool keep_defaults_changed = false;
   for (const FieldChange& c : d.shape)
@@ -120,7 +115,7 @@ TEST(ProfileDiff, KeepDefaultsAndAMovedRangeBoundaryAreDifferences) {
 }
 
 TEST(ProfileDiff, AProfileHoldingNanIsIdenticalToItself) {
-  const Profile p = read_fixture("nan-2n.yaml");  // NaN baseline, tuned value and geomean
+  const Profile p = read_report_profile("nan-2n.yaml");  // NaN baseline, tuned value and geomean
   const ProfileDiff same = diff_profiles(p, p);
   EXPECT_FALSE(same.collectives.at(0).busbw_differs);
   EXPECT_TRUE(same.identical());
@@ -135,7 +130,7 @@ TEST(ProfileDiff, AProfileHoldingNanIsIdenticalToItself) {
 }
 
 TEST(ProfileDiff, UnknownValuesAndRatiosReadNa) {
-  const Profile a = read_fixture("nan-2n.yaml");
+  const Profile a = read_report_profile("nan-2n.yaml");
   Profile b = a;
   b.collectives["all_reduce"].results.tuned[0] =
       3;  // 8 B: 1.5 -> 3 is a change, the other rows keep their unknowns

@@ -10,19 +10,15 @@
 
 #include "base/byte_size.h"
 #include "golden.h"
+#include "report_fixtures.h"
 #include "test_files.h"
 
 using namespace nccltune;
 using nccltune::test_support::expect_golden;
 using nccltune::test_support::fixture;
+using nccltune::test_support::read_report_profile;
 
 namespace {
-
-Profile read_fixture(const std::string& relative) {
-  auto profile = read_profile(fixture("report/" + relative));
-  EXPECT_TRUE(profile) << profile.error();
-  return profile ? *profile : Profile{};
-}
 
 SizeChoice range(std::uint64_t min, std::uint64_t max, std::string algo, std::string proto,
                  int channels = 0) {
@@ -33,22 +29,22 @@ SizeChoice range(std::uint64_t min, std::uint64_t max, std::string algo, std::st
 
 TEST(ProfileSummary, DemoProfileGolden) {
   const std::string origin = "store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml";
-  expect_golden("show-demo.txt", render_profile_summary(read_fixture(origin), origin));
+  expect_golden("show-demo.txt", render_profile_summary(read_report_profile(origin), origin));
 }
 
 TEST(ProfileSummary, CollectivesGolden) {
   // The demo's three tuned collectives and its alltoall guard, each with its own table.
   expect_golden("show-collectives.txt",
-                render_profile_summary(read_fixture("collectives/2n.yaml"), "collectives/2n.yaml"));
+                render_profile_summary(read_report_profile("collectives/2n.yaml"), "collectives/2n.yaml"));
 }
 
 TEST(ProfileSummary, KeepDefaultsGolden) {
-  expect_golden("show-keep-defaults.txt",
-                render_profile_summary(read_fixture("keep-defaults-2n.yaml"), "keep-defaults-2n.yaml"));
+  expect_golden("show-keep-defaults.txt", render_profile_summary(read_report_profile("keep-defaults-2n.yaml"),
+                                                                 "keep-defaults-2n.yaml"));
 }
 
 TEST(ProfileSummary, ShowsTheShareOfTheHardwarePeak) {
-  Profile p = read_fixture("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
+  Profile p = read_report_profile("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
   const std::string size = format_byte_size(p.collectives["all_reduce"].results.sizes.back());
   p.collectives["all_reduce"].results.peak_busbw_gbps = p.collectives["all_reduce"].results.tuned.back() * 2;
   p.collectives["all_reduce"].results.peak_bottleneck = "NVLink4 x18";
@@ -68,7 +64,7 @@ TEST(ProfileSummary, ShowsTheShareOfTheHardwarePeak) {
 }
 
 TEST(ProfileSummary, ShowsEveryEnvVariableAndFailedTrial) {
-  const Profile p = read_fixture("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
+  const Profile p = read_report_profile("store/h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28/2n.yaml");
   const std::string text = render_profile_summary(p, "x");
   for (const auto& [name, value] : p.env)
     EXPECT_NE(text.find(name + "=" + value + "\n"), std::string::npos) << name;
@@ -118,7 +114,7 @@ TEST(ProfileSummary, SpeedupIsUnknownWithoutAPositiveBaselineAndATunedValue) {
 
 TEST(ProfileSummary, UnknownValuesReadNa) {
   // NaN and zero baselines, a NaN tuned value, an unknown geomean, a range ending at UINT64_MAX.
-  const std::string text = render_profile_summary(read_fixture("nan-2n.yaml"), "nan-2n.yaml");
+  const std::string text = render_profile_summary(read_report_profile("nan-2n.yaml"), "nan-2n.yaml");
   expect_golden("show-nan.txt", text);
   EXPECT_NE(text.find("         8            1.50         1.50    1.000x  Tree/LL\n"), std::string::npos)
       << text;

@@ -11,12 +11,15 @@
 
 #include "base/byte_size.h"
 #include "report/candidate_curves.h"
+#include "report_fixtures.h"
 #include "search/journal.h"
 #include "test_files.h"
 #include "topology/sources/topology_reader.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
+using nccltune::test_support::occurrences;
+using nccltune::test_support::read_node_snapshot;
 
 namespace {
 
@@ -35,30 +38,16 @@ std::vector<JournalEntry> read_fixture_journal() {
   return entries ? *entries : std::vector<JournalEntry>{};
 }
 
-NodeTopology read_snapshot(const std::string& name) {
-  auto source = parse_topology_source(fixture("nodes/" + name).string());
-  EXPECT_TRUE(source) << source.error();
-  auto topology = read_node_topology(*source, {});
-  EXPECT_TRUE(topology) << topology.error();
-  return topology ? *topology : NodeTopology{};
-}
-
 ReportInput demo_input() {
   ReportInput in;
   in.profile = read_fixture_profile(kDemoProfile);
   in.profile_source = "out/h100/2n.yaml";
   in.candidates[kAllReduce] = best_candidates(in.profile, read_fixture_journal(), 3);
   in.journal_note = "candidates from out/journal.jsonl";
-  in.topology = read_snapshot("dgx-h100");
+  in.topology = read_node_snapshot("dgx-h100");
   in.topology_source = "tests/fixtures/nodes/dgx-h100";
   in.generated_by = "nccltune test";
   return in;
-}
-
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
 }
 
 JournalEntry entry(std::map<std::string, std::string> env, int iterations, std::vector<double> busbw) {
@@ -103,7 +92,7 @@ TEST(ReportHtml, HasEverySection) {
   const std::string html = render_report_html(demo_input());
   for (const char* id : {"busbw", "speedup", "settings", "why", "node", "failed"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
-  EXPECT_EQ(count(html, "<svg"), 3u);  // curves, speedup, node
+  EXPECT_EQ(occurrences(html, "<svg"), 3u);  // curves, speedup, node
   EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"node-diagram\""), std::string::npos);
   // Why: objective, noise floor and the confirmation from the profile.
   EXPECT_NE(html.find("<strong>balanced</strong>"), std::string::npos);
@@ -113,7 +102,7 @@ TEST(ReportHtml, HasEverySection) {
   EXPECT_NE(html.find("<code>NCCL_MIN_NCHANNELS</code></td><td><code>32</code>"), std::string::npos);
   EXPECT_NE(html.find(">512K .. &lt;8M</td><td>Ring/LL128<"), std::string::npos);
   // Failed trials with their reasons.
-  EXPECT_EQ(count(html, "<td class=\"outcome\">"), 4u);
+  EXPECT_EQ(occurrences(html, "<td class=\"outcome\">"), 4u);
   EXPECT_NE(html.find("115340 wrong elements over all ranks and sizes"), std::string::npos);
 }
 
@@ -121,22 +110,22 @@ TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
   const ReportInput in = demo_input();
   ASSERT_EQ(in.candidates.at(kAllReduce).size(), 3u);
   const std::string html = render_report_html(in);
-  EXPECT_EQ(count(html, "data-series=\"defaults\""), 1u);
-  EXPECT_EQ(count(html, "data-series=\"tuned\""), 1u);
+  EXPECT_EQ(occurrences(html, "data-series=\"defaults\""), 1u);
+  EXPECT_EQ(occurrences(html, "data-series=\"tuned\""), 1u);
   for (const char* id : {"candidate-1", "candidate-2", "candidate-3"})
-    EXPECT_EQ(count(html, std::string("data-series=\"") + id + "\""), 1u) << id;
+    EXPECT_EQ(occurrences(html, std::string("data-series=\"") + id + "\""), 1u) << id;
   EXPECT_NE(html.find("candidates from out/journal.jsonl"), std::string::npos);
   // One speedup bar per measured size.
-  EXPECT_EQ(count(html, "class=\"bar\""), in.profile.collectives.at("all_reduce").results.sizes.size());
+  EXPECT_EQ(occurrences(html, "class=\"bar\""), in.profile.collectives.at("all_reduce").results.sizes.size());
 }
 
 TEST(ReportHtml, DrawsTheHardwarePeakAndItsShare) {
   ReportInput in = demo_input();
-  EXPECT_EQ(count(render_report_html(in), "data-series=\"peak\""), 0u) << "no peak in the profile";
+  EXPECT_EQ(occurrences(render_report_html(in), "data-series=\"peak\""), 0u) << "no peak in the profile";
   in.profile.collectives["all_reduce"].results.peak_busbw_gbps = 450;
   in.profile.collectives["all_reduce"].results.peak_bottleneck = "NVLink4 x18";
   const std::string html = render_report_html(in);
-  EXPECT_EQ(count(html, "data-series=\"peak\""), 1u);
+  EXPECT_EQ(occurrences(html, "data-series=\"peak\""), 1u);
   EXPECT_NE(html.find("hardware peak 450 GB/s (NVLink4 x18)"), std::string::npos);
   EXPECT_NE(html.find("<th class=\"num\">% of peak</th>"), std::string::npos);
   const auto percent = percent_of_peak(in.profile.collectives["all_reduce"].results,
@@ -147,7 +136,7 @@ TEST(ReportHtml, DrawsTheHardwarePeakAndItsShare) {
   in.profile.collectives["all_reduce"].results.peak_busbw_gbps.reset();
   in.profile.collectives["all_reduce"].results.peak_bottleneck = "unknown: <b>no NIC</b>";
   const std::string unknown = render_report_html(in);
-  EXPECT_EQ(count(unknown, "data-series=\"peak\""), 0u);
+  EXPECT_EQ(occurrences(unknown, "data-series=\"peak\""), 0u);
   EXPECT_NE(unknown.find("Hardware peak unknown: &lt;b&gt;no NIC&lt;/b&gt;"), std::string::npos);
 }
 
@@ -219,10 +208,10 @@ TEST(ReportHtml, UnknownSpeedupsReadNa) {
   ReportInput in;
   in.profile = read_fixture_profile("report/nan-2n.yaml");  // NaN and zero baselines, a NaN tuned value
   const std::string html = render_report_html(in);
-  EXPECT_EQ(count(html, "\">n/a</td><td>"), 3u);  // the speedup cells of 1K, 512K and 8M
+  EXPECT_EQ(occurrences(html, "\">n/a</td><td>"), 3u);  // the speedup cells of 1K, 512K and 8M
   EXPECT_NE(html.find("<td class=\"num neutral\">1.000x</td>"), std::string::npos);   // 8 B
   EXPECT_NE(html.find("<div class=\"value neutral\">n/a</div>"), std::string::npos);  // the geomean card
-  EXPECT_EQ(count(html, "class=\"bar\""), 1u);  // no bar for an unknown speedup
+  EXPECT_EQ(occurrences(html, "class=\"bar\""), 1u);  // no bar for an unknown speedup
   EXPECT_EQ(html.find("n/ax"), std::string::npos);
   EXPECT_EQ(html.find("nan"), std::string::npos);
 }

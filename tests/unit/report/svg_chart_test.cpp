@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "report_fixtures.h"
+
 using namespace nccltune;
+using nccltune::test_support::occurrences;
 
 namespace {
 
@@ -37,12 +40,6 @@ std::vector<std::vector<Point>> polylines(const std::string& svg, const std::str
   return lines;
 }
 
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 LineChart two_curves() {
   LineChart chart;
   chart.title = "busbw";
@@ -60,13 +57,13 @@ TEST(SvgChart, DotsAreADarkerShadeThanTheirLineAndLegend) {
   LineChart chart = two_curves();
   chart.series.push_back({"named", "a named colour", "purple", true, chart.series[0].bytes, {1, 2, 3, 4}});
   const std::string svg = render_line_chart(chart);
-  EXPECT_EQ(count(svg, "<circle"), 12u);
-  EXPECT_EQ(count(svg, "fill=\"#3c4553\""), 4u);  // #64748b at 60%
-  EXPECT_EQ(count(svg, "fill=\"#0d612c\""), 4u);  // #16a34a at 60%
-  EXPECT_EQ(count(svg, "fill=\"purple\""), 4u);   // not #rrggbb: kept
-  EXPECT_EQ(count(svg, "fill=\"#64748b\""), 0u);
-  EXPECT_EQ(count(svg, "stroke=\"#64748b\""), 2u);  // the polyline and the legend swatch
-  EXPECT_EQ(count(svg, "stroke=\"#16a34a\""), 2u);
+  EXPECT_EQ(occurrences(svg, "<circle"), 12u);
+  EXPECT_EQ(occurrences(svg, "fill=\"#3c4553\""), 4u);  // #64748b at 60%
+  EXPECT_EQ(occurrences(svg, "fill=\"#0d612c\""), 4u);  // #16a34a at 60%
+  EXPECT_EQ(occurrences(svg, "fill=\"purple\""), 4u);   // not #rrggbb: kept
+  EXPECT_EQ(occurrences(svg, "fill=\"#64748b\""), 0u);
+  EXPECT_EQ(occurrences(svg, "stroke=\"#64748b\""), 2u);  // the polyline and the legend swatch
+  EXPECT_EQ(occurrences(svg, "stroke=\"#16a34a\""), 2u);
 }
 
 TEST(SvgChart, OnePolylinePerSeriesThroughEveryPoint) {
@@ -139,7 +136,7 @@ TEST(SvgChart, DashedSeriesAreDashedInLineAndLegend) {
   chart.series.push_back(
       {"candidate-1", "candidate", "#7c3aed", true, chart.series[0].bytes, {0.1, 5.5, 130, 350}});
   const std::string svg = render_line_chart(chart);
-  EXPECT_EQ(count(svg, "stroke-dasharray=\"6 4\""), 2u);  // its polyline and its legend swatch
+  EXPECT_EQ(occurrences(svg, "stroke-dasharray=\"6 4\""), 2u);  // its polyline and its legend swatch
 }
 
 TEST(SpeedupBars, OneBarPerFiniteRatioColouredAgainstTheNoiseFloor) {
@@ -148,10 +145,10 @@ TEST(SpeedupBars, OneBarPerFiniteRatioColouredAgainstTheNoiseFloor) {
   bars.ratios = {1.005, 1.30, std::nan(""), 0.90};
   bars.noise_floor = 0.01;
   const std::string svg = render_speedup_bars(bars);
-  EXPECT_EQ(count(svg, "class=\"bar\""), 3u);
-  EXPECT_EQ(count(svg, "fill=\"#22c55e\""), 1u);     // 1.30: faster
-  EXPECT_EQ(count(svg, "fill=\"#dc2626\""), 1u);     // 0.90: slower
-  EXPECT_EQ(count(svg, "fill=\"#9ca3af\" rx"), 1u);  // 1.005: within the noise
+  EXPECT_EQ(occurrences(svg, "class=\"bar\""), 3u);
+  EXPECT_EQ(occurrences(svg, "fill=\"#22c55e\""), 1u);     // 1.30: faster
+  EXPECT_EQ(occurrences(svg, "fill=\"#dc2626\""), 1u);     // 0.90: slower
+  EXPECT_EQ(occurrences(svg, "fill=\"#9ca3af\" rx"), 1u);  // 1.005: within the noise
   EXPECT_NE(svg.find("class=\"noise-band\""), std::string::npos);
   EXPECT_NE(svg.find(">1.30<"), std::string::npos);
 }
@@ -211,7 +208,7 @@ TEST(SvgChart, LogScaleLabelsEveryDecadeAroundTheValues) {
   const std::string svg = render_line_chart(log_chart({0.03, 2, 40, 420}));
   EXPECT_EQ(y_labels(svg), (std::vector<std::string>{"0.01", "0.1", "1", "10", "100", "1000"}));
   EXPECT_NE(svg.find(">busbw (GB/s, log scale)<"), std::string::npos);
-  EXPECT_EQ(count(svg, "stroke=\"#f3f4f6\""), 10u);  // unlabelled 2 and 5 x 10^k in 5 decades
+  EXPECT_EQ(occurrences(svg, "stroke=\"#f3f4f6\""), 10u);  // unlabelled 2 and 5 x 10^k in 5 decades
   // The linear axis of the same values starts at 0 and never labels 0.01.
   LineChart linear = log_chart({0.03, 2, 40, 420});
   linear.y_scale = YScale::linear;
@@ -225,7 +222,7 @@ TEST(SvgChart, LogScaleLeavesAGapAndNoDotForValuesItCannotShow) {
     ASSERT_EQ(lines.size(), 2u) << bad;
     EXPECT_EQ(lines[0].size(), 2u);
     EXPECT_EQ(lines[1].size(), 2u);
-    EXPECT_EQ(count(svg, "<circle"), 4u) << bad;
+    EXPECT_EQ(occurrences(svg, "<circle"), 4u) << bad;
     EXPECT_EQ(svg.find("nan"), std::string::npos);
     EXPECT_EQ(svg.find("inf"), std::string::npos);
   }
@@ -243,6 +240,6 @@ TEST(SvgChart, LogScaleWithinOneDecadeOrWithoutPositiveValuesStillRenders) {
   EXPECT_EQ(y_labels(render_line_chart(log_chart({10, 10}))), (std::vector<std::string>{"10", "100"}));
   const std::string empty = render_line_chart(log_chart({0, -1, std::nan("")}));
   EXPECT_TRUE(polylines(empty, "tuned").empty());
-  EXPECT_EQ(count(empty, "<circle"), 0u);
+  EXPECT_EQ(occurrences(empty, "<circle"), 0u);
   EXPECT_NE(empty.find("</svg>"), std::string::npos);
 }

@@ -12,13 +12,15 @@
 
 #include "fake_model.h"
 #include "model_executor.h"
+#include "model_fixtures.h"
 #include "profile/nccl_names.h"
 #include "search/trial.h"
 
 namespace nccltune {
 namespace {
 
-constexpr int kRanks = 16;
+using test_support::kRanks;
+
 const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter",
                                     "alltoall",   "broadcast",  "reduce"};
 

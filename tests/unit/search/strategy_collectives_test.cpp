@@ -10,6 +10,7 @@
 
 #include "dgx_shape.h"
 #include "model_executor.h"
+#include "model_fixtures.h"
 #include "search/default_search_space.h"
 #include "search/search_space.h"
 #include "search/shippable_env.h"
@@ -18,19 +19,17 @@
 namespace nccltune {
 namespace {
 
+using test_support::final_sizes;
+using test_support::kRanks;
+using test_support::load_model;
 using test_support::model_score;
 using test_support::ModelExecutor;
 
-constexpr int kRanks = 16;
 const std::vector<std::string> kThree{"all_reduce", "all_gather", "reduce_scatter"};
 
-fake::FakeModel load_model(const std::string& name) {
-  Result<fake::FakeModel> model = fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
-  EXPECT_TRUE(model.ok()) << model.error();
-  return model.ok() ? std::move(model).value() : fake::FakeModel{};
-}
-
-const SearchSpace& default_space() {
+// The default space pruned for 2 DGX-H100 nodes with no collective named: every knob some
+// collective may want.
+const SearchSpace& space_for_every_collective() {
   static const SearchSpace space = [] {
     Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
     EXPECT_TRUE(parsed.ok()) << parsed.error();
@@ -39,19 +38,15 @@ const SearchSpace& default_space() {
   return space;
 }
 
-std::vector<std::uint64_t> final_sizes() {
-  return grid_sizes(StrategyOptions{}.final_grid);
-}
-
-StrategyResult run_model(const fake::FakeModel& model, const std::vector<std::string>& collectives,
-                         const std::vector<std::string>& guards = {}, bool scoped_lists = true) {
+StrategyResult run_collectives(const fake::FakeModel& model, const std::vector<std::string>& collectives,
+                               const std::vector<std::string>& guards = {}, bool scoped_lists = true) {
   ModelExecutor executor(model, kRanks);
   StrategyOptions options;
   options.clock_s = executor.clock();
   options.collectives = collectives;
   options.guards = guards;
   options.scoped_lists = scoped_lists;
-  return run_strategy(default_space(), options, executor.executor());
+  return run_strategy(space_for_every_collective(), options, executor.executor());
 }
 
 // The noiseless speedup of `env` over the defaults for one collective, at its worst size.
@@ -72,7 +67,7 @@ TEST(StrategyCollectives, EveryTrialMeasuresEveryTunedCollective) {
     requests.push_back(r);
     return executor(r);
   };
-  const StrategyResult r = run_strategy(default_space(), options, recording);
+  const StrategyResult r = run_strategy(space_for_every_collective(), options, recording);
   ASSERT_TRUE(r.error.empty()) << r.error;
   for (const TrialRequest& request : requests) {
     std::vector<std::string> expected = kThree;
@@ -90,12 +85,12 @@ TEST(StrategyCollectives, EveryTrialMeasuresEveryTunedCollective) {
 TEST(StrategyCollectives, AKnobThatSlowsReduceScatterDoesNotShip) {
   const fake::FakeModel model = load_model("collectives-rs-slowed.yaml");
   // Tuned on all_reduce alone, GDR=SYS is the winner...
-  const StrategyResult alone = run_model(model, {"all_reduce"});
+  const StrategyResult alone = run_collectives(model, {"all_reduce"});
   ASSERT_TRUE(alone.error.empty()) << alone.error;
   EXPECT_EQ(alone.env.count("NCCL_NET_GDR_LEVEL"), 1u) << describe_env(alone.env);
   EXPECT_LT(worst_ratio(model, alone.env, "reduce_scatter"), 0.98);  // beyond the tolerance
   // ...and with the three collectives it is not: reduce_scatter keeps its speed at every size.
-  const StrategyResult three = run_model(model, kThree, {"alltoall"});
+  const StrategyResult three = run_collectives(model, kThree, {"alltoall"});
   ASSERT_TRUE(three.error.empty()) << three.error;
   EXPECT_EQ(three.env.count("NCCL_NET_GDR_LEVEL"), 0u) << describe_env(three.env);
   EXPECT_EQ(three.env.count("NCCL_IB_QPS_PER_CONNECTION"), 1u) << describe_env(three.env);
@@ -118,7 +113,7 @@ TEST(StrategyCollectives, AChannelBoundThatSlowsReduceScatterDoesNotShipATranspo
   for (std::uint64_t seed = 0; seed < 4; ++seed) {
     fake::FakeModel seeded = model;
     seeded.noise.seed += 7919 * seed;
-    const StrategyResult r = run_model(seeded, kThree, {"alltoall"});
+    const StrategyResult r = run_collectives(seeded, kThree, {"alltoall"});
     ASSERT_TRUE(r.error.empty()) << r.error;
     // A fake NCCL that ran the fastest allowed pair under any list shipped
     // NCCL_ALGO=NVLS,Ring,Tree NCCL_PROTO=LL,LL128,Simple with GDR=SYS here ("+14.2%").
@@ -130,7 +125,7 @@ TEST(StrategyCollectives, AChannelBoundThatSlowsReduceScatterDoesNotShipATranspo
 
 TEST(StrategyCollectives, AProtocolOnlyAllGatherWantsShipsScopedToIt) {
   const fake::FakeModel model = load_model("collectives-allgather-proto.yaml");
-  const StrategyResult r = run_model(model, kThree, {"alltoall"});
+  const StrategyResult r = run_collectives(model, kThree, {"alltoall"});
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_EQ(r.env.count("NCCL_PROTO"), 1u) << describe_env(r.env) << "; " << r.confirmation;
   const std::string& proto = r.env.at("NCCL_PROTO");
@@ -144,7 +139,7 @@ TEST(StrategyCollectives, AProtocolOnlyAllGatherWantsShipsScopedToIt) {
   for (const SizeChoice& c : r.per_size.at("all_gather")) EXPECT_NE(c.proto, "LL") << c.min_bytes;
 
   // An NCCL older than 2.24 takes one list for every collective: nothing all_reduce needs is lost.
-  const StrategyResult old = run_model(model, kThree, {"alltoall"}, false);
+  const StrategyResult old = run_collectives(model, kThree, {"alltoall"}, false);
   ASSERT_TRUE(old.error.empty()) << old.error;
   if (old.env.count("NCCL_PROTO")) {
     EXPECT_EQ(old.env.at("NCCL_PROTO").find(':'), std::string::npos);
@@ -154,7 +149,7 @@ TEST(StrategyCollectives, AProtocolOnlyAllGatherWantsShipsScopedToIt) {
 
 TEST(StrategyCollectives, AGuardThatCorruptsUnderTheWinnerHandsOverToTheNextFinalist) {
   const fake::FakeModel model = load_model("collectives-alltoall-corrupt.yaml");
-  const StrategyResult r = run_model(model, kThree, {"alltoall"});
+  const StrategyResult r = run_collectives(model, kThree, {"alltoall"});
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(r.env.count("NCCL_IB_QPS_PER_CONNECTION"), 0u) << describe_env(r.env);
   EXPECT_EQ(r.env.count("NCCL_NET_GDR_LEVEL"), 1u) << describe_env(r.env) << "; " << r.confirmation;
@@ -167,8 +162,8 @@ TEST(StrategyCollectives, AGuardThatCorruptsUnderTheWinnerHandsOverToTheNextFina
 TEST(StrategyCollectives, ThreeCollectivesCostFewTrialsMoreThanAllReduceAlone) {
   for (const char* name : {"collectives-rs-slowed.yaml", "collectives-allgather-proto.yaml"}) {
     const fake::FakeModel model = load_model(name);
-    const StrategyResult alone = run_model(model, {"all_reduce"});
-    const StrategyResult three = run_model(model, kThree, {"alltoall"});
+    const StrategyResult alone = run_collectives(model, {"all_reduce"});
+    const StrategyResult three = run_collectives(model, kThree, {"alltoall"});
     EXPECT_LE(three.trials, 1.5 * alone.trials) << name << ": " << three.trials << " vs " << alone.trials;
   }
 }

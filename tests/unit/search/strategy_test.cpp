@@ -15,6 +15,7 @@
 
 #include "dgx_shape.h"
 #include "model_executor.h"
+#include "model_fixtures.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
 #include "search/default_search_space.h"
@@ -23,31 +24,22 @@
 namespace nccltune {
 namespace {
 
+using test_support::final_sizes;
 using test_support::grid_best;
 using test_support::grid_configs;
 using test_support::grid_size;
+using test_support::kRanks;
+using test_support::load_model;
 using test_support::model_fault;
 using test_support::model_objective;
 using test_support::model_point;
 using test_support::ModelExecutor;
-
-constexpr int kRanks = 16;
 
 // The per-size choices of all_reduce, the one collective these runs tune.
 const std::vector<SizeChoice>& all_reduce_choices(const StrategyResult& result) {
   static const std::vector<SizeChoice> none;
   const auto it = result.per_size.find(kAllReduce);
   return it == result.per_size.end() ? none : it->second;
-}
-
-std::string model_path(const std::string& name) {
-  return std::string(NCCLTUNE_FIXTURES) + "/models/" + name;
-}
-
-fake::FakeModel load_model(const std::string& name) {
-  Result<fake::FakeModel> model = fake::load_fake_model(model_path(name));
-  EXPECT_TRUE(model.ok()) << model.error();
-  return model.ok() ? std::move(model).value() : fake::FakeModel{};
 }
 
 const SearchSpace& default_space() {
@@ -57,10 +49,6 @@ const SearchSpace& default_space() {
     return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2, {"all_reduce"})) : SearchSpace{};
   }();
   return space;
-}
-
-std::vector<std::uint64_t> final_sizes() {
-  return grid_sizes(StrategyOptions{}.final_grid);
 }
 
 struct ModelRun {

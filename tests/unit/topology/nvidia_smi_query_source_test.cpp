@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 // A copy of tests/fixtures/nodes/<node> (its sysfs symlinks kept) that a test may change.
 fs::path copy_node(const TempDir& dir, const std::string& node) {
@@ -66,8 +66,8 @@ TEST(NvidiaSmiQuerySource, AloneItGivesGpusWithMemoryAndLinksButNoNicsOrLinksBet
   EXPECT_FALSE(t.nvswitch);
   for (const Gpu& gpu : t.gpus) {
     EXPECT_EQ(gpu.name, "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(gpu.memory_bytes, 81559 * MiB);
-    EXPECT_EQ(gpu.bar1_bytes, 131072 * MiB);
+    EXPECT_EQ(gpu.memory_bytes, 81559 * kMiB);
+    EXPECT_EQ(gpu.bar1_bytes, 131072 * kMiB);
     for (const char* field : {"name", "pci", "memory_bytes", "bar1_bytes", "pcie"})
       EXPECT_EQ(gpu.sources.at(field), FactSource::nvidia_smi) << gpu_id(gpu.index) << " " << field;
   }
@@ -97,21 +97,21 @@ TEST(NvidiaSmiQuerySource, InASnapshotItFillsOnlyWhatNvmlAndSysfsLeftUnknown) {
   // NVML knows GPU0's memory (a driver that reserves more than nvidia-smi printed, say) and no BAR1.
   auto nvml = read_nvml_yaml(node / "nvml.yaml");
   ASSERT_TRUE(nvml) << nvml.error();
-  nvml->gpus[0].memory_bytes = 80 * 1024 * MiB;
+  nvml->gpus[0].memory_bytes = 80 * 1024 * kMiB;
   write_file(node / "nvml.yaml", nvml_yaml(*nvml));
 
   const NodeTopology t = read_ok({TopologySource::Kind::snapshot, node});
   ASSERT_EQ(t.gpus.size(), 8u);
   EXPECT_TRUE(t.notes.empty()) << t.notes.front();
-  EXPECT_EQ(t.gpus[0].memory_bytes, 80 * 1024 * MiB);
+  EXPECT_EQ(t.gpus[0].memory_bytes, 80 * 1024 * kMiB);
   EXPECT_EQ(t.gpus[0].sources.at("memory_bytes"), FactSource::nvml);
   for (const Gpu& gpu : t.gpus) {
     EXPECT_EQ(gpu.sources.at("name"), FactSource::nvml);
-    EXPECT_EQ(gpu.bar1_bytes, 131072 * MiB);
+    EXPECT_EQ(gpu.bar1_bytes, 131072 * kMiB);
     EXPECT_EQ(gpu.sources.at("bar1_bytes"), FactSource::nvidia_smi);
     EXPECT_EQ(gpu.sources.at("pcie"), FactSource::sysfs);
   }
-  EXPECT_EQ(t.gpus[1].memory_bytes, 81559 * MiB);
+  EXPECT_EQ(t.gpus[1].memory_bytes, 81559 * kMiB);
   EXPECT_EQ(t.gpus[1].sources.at("memory_bytes"), FactSource::nvidia_smi);
   // sysfs reads the link registers: GPU2 at x16 there, whatever nvidia-smi printed.
   EXPECT_EQ(t.gpus[2].pcie, (PcieLink{5, 16, 5, 16}));
@@ -136,7 +136,7 @@ TEST(NvidiaSmiQuerySource, NvidiaSmiTextAloneMakesASnapshot) {
   EXPECT_EQ(t.gpus[2].pci, "0000:3a:00.0");
   EXPECT_EQ(t.gpus[7].pci, "0000:db:00.0");
   EXPECT_EQ(t.gpus[7].name, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(t.gpus[7].bar1_bytes, 131072 * MiB);
+  EXPECT_EQ(t.gpus[7].bar1_bytes, 131072 * kMiB);
   ASSERT_NE(t.find_link("GPU0", "NIC0"), nullptr);
   EXPECT_EQ(to_string(t.find_link("GPU0", "NIC0")->type), "PIX");
   EXPECT_EQ(t.driver_version, "565.57.01");

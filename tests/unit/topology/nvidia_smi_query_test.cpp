@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
 
-Result<NvidiaSmiQuery> parse_fixture(const std::string& name) {
+Result<NvidiaSmiQuery> parse_query_fixture(const std::string& name) {
   const std::filesystem::path path = fixture("nvidia-smi-q/" + name);
   EXPECT_TRUE(std::filesystem::is_regular_file(path)) << "cannot open fixture " << name;
   return parse_nvidia_smi_query(read_file(path), name);
@@ -39,7 +39,7 @@ std::string one_gpu(const std::string& body) {
 }  // namespace
 
 TEST(NvidiaSmiQuery, Rtx4090ServerHasOnlyA256MibBar1) {
-  auto query = parse_fixture("rtx4090-x8-bar1-256m.txt");
+  auto query = parse_query_fixture("rtx4090-x8-bar1-256m.txt");
   ASSERT_TRUE(query) << query.error();
   EXPECT_EQ(query->driver_version, "550.127.05");
   ASSERT_EQ(query->gpus.size(), 8u);
@@ -56,7 +56,7 @@ TEST(NvidiaSmiQuery, Rtx4090ServerHasOnlyA256MibBar1) {
 }
 
 TEST(NvidiaSmiQuery, H100SxmHasA128GibBar1) {
-  auto query = parse_fixture("h100-sxm-80gb-x8-bar1-128g.txt");
+  auto query = parse_query_fixture("h100-sxm-80gb-x8-bar1-128g.txt");
   ASSERT_TRUE(query) << query.error();
   EXPECT_EQ(query->driver_version, "565.57.01");
   ASSERT_EQ(query->gpus.size(), 8u);
@@ -72,7 +72,7 @@ TEST(NvidiaSmiQuery, H100SxmHasA128GibBar1) {
 TEST(NvidiaSmiQuery, GraceSuperchipsReportBar1AsUnknown) {
   // An excerpt pasted into an issue: a shell prompt before the banner, ".." where lines were cut,
   // no FB block, and a PCI domain other than 0 (GB10).
-  auto query = parse_fixture("gh200-gb10-bar1-na.txt");
+  auto query = parse_query_fixture("gh200-gb10-bar1-na.txt");
   ASSERT_TRUE(query) << query.error();
   EXPECT_EQ(query->driver_version, "580.95.05");
   ASSERT_EQ(query->gpus.size(), 2u);
@@ -90,7 +90,7 @@ TEST(NvidiaSmiQuery, WholeCaptureReadsPcieLinksAndIgnoresOtherBlocks) {
   // Every block a driver prints: "Max" under "Bank Remap Availability Histogram", "Current"
   // under "MIG Mode" and "Total" under "Conf Compute Protected Memory Usage" are not the PCIe
   // link or the memory.
-  auto query = parse_fixture("dgx-h100-8gpu-full.txt");
+  auto query = parse_query_fixture("dgx-h100-8gpu-full.txt");
   ASSERT_TRUE(query) << query.error();
   EXPECT_EQ(query->driver_version, "550.54.15");
   ASSERT_EQ(query->gpus.size(), 8u);

@@ -31,7 +31,7 @@ NodeTopology replay(const std::string& name) {
   return topology ? *topology : NodeTopology{};
 }
 
-std::string link(const NodeTopology& t, const std::string& a, const std::string& b) {
+std::string link_type(const NodeTopology& t, const std::string& a, const std::string& b) {
   const DeviceLink* l = t.find_link(a, b);
   return l ? to_string(l->type) : "none";
 }
@@ -62,10 +62,10 @@ TEST(Snapshot, DgxH100ReadsEveryDeviceWithItsSource) {
   EXPECT_EQ(t.nics[0].rate_gbps, 400);
   EXPECT_EQ(t.nics[0].link_layer, "InfiniBand");
   EXPECT_EQ(t.nics[0].sources.at("state"), FactSource::sysfs);
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(link(t, gpu_id(i), nic_id(i)), "PIX") << i;
-  EXPECT_EQ(link(t, "GPU0", "NIC1"), "NODE");
-  EXPECT_EQ(link(t, "GPU0", "NIC4"), "SYS");
-  EXPECT_EQ(link(t, "GPU0", "GPU7"), "NV18");
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(link_type(t, gpu_id(i), nic_id(i)), "PIX") << i;
+  EXPECT_EQ(link_type(t, "GPU0", "NIC1"), "NODE");
+  EXPECT_EQ(link_type(t, "GPU0", "NIC4"), "SYS");
+  EXPECT_EQ(link_type(t, "GPU0", "GPU7"), "NV18");
   EXPECT_EQ(t.find_link("GPU0", "GPU7")->source, FactSource::nvml);
 }
 
@@ -77,7 +77,7 @@ TEST(Snapshot, HwlocTreeAgreesWithTheCapturedNvidiaSmiMatrix) {
   ASSERT_TRUE(smi) << smi.error();
   ASSERT_EQ(smi->gpus.size(), t.gpus.size());
   ASSERT_EQ(smi->nics.size(), t.nics.size());
-  for (const auto& l : smi->links) EXPECT_EQ(link(t, l.a, l.b), to_string(l.type)) << l.a << "-" << l.b;
+  for (const auto& l : smi->links) EXPECT_EQ(link_type(t, l.a, l.b), to_string(l.type)) << l.a << "-" << l.b;
 }
 
 TEST(Snapshot, HealthyDgxH100PassesAndRecommendsAllEightNics) {
@@ -108,10 +108,10 @@ TEST(Snapshot, DgxA100PairsShareTwoNicsAtPxb) {
   ASSERT_EQ(t.gpus.size(), 8u);
   ASSERT_EQ(t.nics.size(), 10u);
   EXPECT_EQ(t.nvswitch, true);
-  EXPECT_EQ(link(t, "GPU0", "NIC0"), "PXB");
-  EXPECT_EQ(link(t, "GPU0", "NIC1"), "PXB");
-  EXPECT_EQ(link(t, "GPU0", "GPU1"), "NV12");
-  EXPECT_EQ(link(t, "NIC8", "NIC9"), "PIX");
+  EXPECT_EQ(link_type(t, "GPU0", "NIC0"), "PXB");
+  EXPECT_EQ(link_type(t, "GPU0", "NIC1"), "PXB");
+  EXPECT_EQ(link_type(t, "GPU0", "GPU1"), "NV12");
+  EXPECT_EQ(link_type(t, "NIC8", "NIC9"), "PIX");
   auto nearest = nearest_nic_map(assign_nearest_nics(t));
   EXPECT_EQ(nearest["GPU0"], "NIC0");
   EXPECT_EQ(nearest["GPU1"], "NIC1");
@@ -123,9 +123,9 @@ TEST(Snapshot, PcieBoxWarnsForGpusBehindTheOtherSwitch) {
   auto t = replay("pcie-4gpu");
   ASSERT_EQ(t.gpus.size(), 4u);
   EXPECT_EQ(t.nvswitch, false);
-  EXPECT_EQ(link(t, "GPU0", "GPU1"), "PIX");
-  EXPECT_EQ(link(t, "GPU0", "NIC0"), "PIX");
-  EXPECT_EQ(link(t, "GPU2", "NIC0"), "NODE");
+  EXPECT_EQ(link_type(t, "GPU0", "GPU1"), "PIX");
+  EXPECT_EQ(link_type(t, "GPU0", "NIC0"), "PIX");
+  EXPECT_EQ(link_type(t, "GPU2", "NIC0"), "NODE");
   auto report = check_node(t, {});
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_TRUE(has_finding(report, Verdict::warn, "GPU2", "GPUDirect RDMA"));

@@ -1,0 +1,30 @@
+// What the strategy's model tests share: the rank count they answer at, the fake-GPU models of
+// tests/fixtures/models, and the sizes of the final grid.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fake_model.h"
+#include "search/strategy.h"
+
+namespace nccltune::test_support {
+
+inline constexpr int kRanks = 16;  // 2 nodes x 8 GPUs, as the strategy benchmark
+
+// tests/fixtures/models/<name>; a model that does not load fails the test.
+inline fake::FakeModel load_model(const std::string& name) {
+  Result<fake::FakeModel> model = fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
+  EXPECT_TRUE(model.ok()) << model.error();
+  return model.ok() ? std::move(model).value() : fake::FakeModel{};
+}
+
+inline std::vector<std::uint64_t> final_sizes() {
+  return grid_sizes(StrategyOptions{}.final_grid);
+}
+
+}  // namespace nccltune::test_support
