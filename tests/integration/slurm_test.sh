@@ -10,8 +10,9 @@
 # nccltune-env (the scripts' default when installed), the direct checks through nccltune.
 # Last, `nccltune tune` runs as a cluster operator starts it: `srun --mpi=pmix` (on the fake GPU
 # stack, two emulated nodes), plain srun (one line saying to use --mpi=pmix) and the batch
-# template configs/slurm/tune.sbatch under sbatch.
-# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES FAKECUDA FAKENCCL
+# template configs/slurm/tune.sbatch under sbatch; then a job under `srun --mpi=pmix` whose NCCL
+# loads the env plugin (NCCL_ENV_PLUGIN) and gets its profile from it.
+# usage: slurm_test.sh NCCLTUNE CONFIGS_SLURM_DIR FIXTURES FAKECUDA FAKENCCL ENV_PLUGIN
 #        (nccltune-env and nccltune-worker must lie beside NCCLTUNE)
 set -u
 nccltune=$(readlink -f "$1")
@@ -25,6 +26,7 @@ fixtures=$(readlink -f "$3")/slurm
 all_fixtures=$(readlink -f "$3")
 fakecuda=$(readlink -f "$4")
 fakenccl=$(readlink -f "$5")
+env_plugin=$(readlink -f "$6")
 
 source "$(dirname "$0")/lib.sh"
 chmod 0755 "$work"  # munged and slurmd insist that every user can reach their sockets and spool
@@ -380,6 +382,35 @@ expect_equal "$status" 0 "sbatch configs/slurm/fleet.sbatch exits 0 on a healthy
 [ "$status" -eq 0 ] || tail -n 8 "$work/fleet.out" "$work/sbatch-fleet.out"
 check "sbatch fleet.sbatch: the survey is where NCCLTUNE_FLEET_OUT says" grep -q '"nccltune/fleet/v1"' "$work/fleet/survey.json"
 check "sbatch fleet.sbatch: the job's output says clean" grep -q '^nccltune fleet: clean' "$work/fleet.out"
+
+# ---- The env plugin as NCCL loads it, in a job started with srun --mpi=pmix: the job shape from
+# Slurm's variables (1 node, SLURM_GPUS_ON_NODE=2), the profile's value in the fake NCCL's own INFO
+# line on every rank. The plugin reads another store than the TaskProlog, so what only its profile
+# sets (NCCL_BUFFSIZE) can have come from the plugin alone.
+mkdir -p "$work/plugin-site/store/$key" "$work/plugin-job"
+cat >"$work/plugin-site/store/$key/1n.yaml" <<YAML
+schema: nccltune/profile/v1
+shape: {key: "$key", nodes: 1, gpus_per_node: 2, ranks: 2, gpu: "NVIDIA H100 80GB HBM3", nvswitch: false,
+        nics_per_node: 0, nccl_version: "2.28.9"}
+env: {NCCL_BUFFSIZE: "2097152"}
+per_size: []
+YAML
+chmod -R u=rwX,go=rX "$work/plugin-site"
+printf 'env:\n  store: %s\n' "$work/plugin-site/store" >"$work/plugin-site/nccltune.yaml"
+(cd "$work/job-cwd" && env NCCLTUNE_CUDA_LIB="$fakecuda" NCCLTUNE_NCCL_LIB="$fakenccl" \
+  NCCLTUNE_FAKE_MODEL="$all_fixtures/models/tune-one-knob.yaml" NCCL_ENV_PLUGIN="$env_plugin" NCCL_DEBUG=INFO \
+  NCCL_DEBUG_SUBSYS=INIT,ENV NCCL_DEBUG_FILE="$work/plugin-job/nccl.%h.%p.log" \
+  NCCLTUNE_CONFIG="$work/plugin-site/nccltune.yaml" NCCLTUNE_NODE_STATE="$work/site/node.yaml" \
+  timeout 120 srun --mpi=pmix --overcommit --nodes=1 --ntasks=2 --gpus-per-node=2 --time=2 \
+  "$nccltune" bench -b 8 -e 1K -f 4 -n 2 -w 1 --init-timeout 20 --size-timeout 20) \
+  >"$work/plugin-job.out" 2>"$work/plugin-job.err"
+status=$?
+expect_equal "$status" 0 "srun --mpi=pmix -n 2 nccltune bench with NCCL_ENV_PLUGIN exits 0"
+[ "$status" -eq 0 ] || { tail -n 5 "$work/plugin-job.err"; tail -n 5 "$work/plugin-job.out"; }
+served=$(cat "$work/plugin-job"/* 2>/dev/null | grep -c 'NCCL INFO NCCL_BUFFSIZE set by environment to 2097152$')
+expect_equal "$served" 2 "env plugin under srun --mpi=pmix: NCCL says NCCL_BUFFSIZE=2097152 on both ranks"
+check "env plugin under srun --mpi=pmix: the job shape is Slurm's" \
+  grep -q "serving 1 variable(s) of $work/plugin-site/store/$key/1n.yaml (job shape from Slurm)" "$work/plugin-job.err"
 
 stop_daemons
 left=$(pgrep -f -- "$work" || true)
