@@ -57,6 +57,19 @@ bool pat_runs(std::string_view op, const std::string& proto, bool enabled) {
   return enabled && (op == "all_gather" || op == "reduce_scatter") && proto == "Simple";
 }
 
+// The algorithms NCCL's cost model gives each collective a cost for (ncclTopoTuneModel,
+// src/graph/tuning.cc, 2.28.9: Broadcast and Reduce run Ring only; AllGather and ReduceScatter
+// Ring, PAT, NVLS and CollNetDirect; AllReduce everything but PAT), and NVLS and NVLSTree with
+// Simple only. Send/recv (alltoall) has no cost table: the model's pairs stand for its timing.
+bool nccl_has_cost_for(std::string_view op, const std::string& algo, const std::string& proto) {
+  if ((algo == "NVLS" || algo == "NVLSTree") && proto != "Simple") return false;
+  if (op == "broadcast" || op == "reduce") return algo == "Ring";
+  if (op == "all_gather" || op == "reduce_scatter")
+    return algo == "Ring" || algo == "PAT" || algo == "NVLS" || algo == "CollNetDirect";
+  if (op == "all_reduce") return algo != "PAT";
+  return true;
+}
+
 std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op,
                                      bool pat_is_enabled) {
   const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op);
@@ -66,6 +79,7 @@ std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env,
     if (algo_filter && !algo_filter->allows(algo)) continue;
     if (!holds(algo_model.requires_env, env)) continue;
     for (const auto& [proto, cost] : algo_model.protos) {
+      if (!nccl_has_cost_for(op, algo, proto)) continue;
       if (algo == "PAT" && !pat_runs(op, proto, pat_is_enabled)) continue;
       if (!proto_filter || proto_filter->allows(proto)) pairs.push_back({algo, proto});
     }
@@ -141,9 +155,10 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     comm.lat_scale *= effect.lat_scale;
   }
   comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks));
-  if (comm.allowed.empty())
-    return Error{"no algorithm/protocol of the model is allowed (" + setting(env, "NCCL_ALGO") + ", " +
-                 setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`)"};
+  if (comm.allowed.empty()) {
+    comm.no_pair = setting(env, kAlgo) + ", " + setting(env, kProto) + ", and each algorithm's `requires`";
+    comm.no_pair_by_list = env.count(kAlgo) > 0 || env.count(kProto) > 0;
+  }
   for (const Fault& fault : model.faults) {
     if ((fault.rank && *fault.rank != rank) || !holds_on_nodes(fault, nodes)) continue;
     if (const std::optional<Condition> pairs = pair_part(fault, op)) {

@@ -43,6 +43,10 @@ struct CommModel {
   double lat_scale = 1;
   std::vector<Effect> algo_effects;  // effects that hold for the ops of one algorithm (Effect::algo)
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
+  // When `allowed` is empty, why (the settings that left nothing), and whether NCCL_ALGO or
+  // NCCL_PROTO did: NCCL fails the collective's calls then, not the communicator's init.
+  std::string no_pair;
+  bool no_pair_by_list = false;
   std::vector<FaultKind> faults;   // faults that hold for this rank
   // `corrupt` faults whose `when` names NCCL_ALGO and/or NCCL_PROTO: the rest of `when` held at
   // init, and these names are matched against the pair each op runs (corrupts()).
@@ -59,8 +63,8 @@ bool corrupts(const CommModel& comm, const AlgoProto& pair);
 
 // The communicator as collective `op` sees it (a scoped NCCL_ALGO / NCCL_PROTO applies per
 // collective), for a rank on `nodes.node`: faults with a `node` hold only there (slow_node: when
-// the communicator holds it), slow_link when it holds both ends. Error when no
-// algorithm/protocol pair is allowed.
+// the communicator holds it), slow_link when it holds both ends. A collective NCCL offers no
+// pair (`allowed` empty) still resolves: its calls fail, as NCCL's do.
 Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
                                      std::string_view op = "all_reduce", const CommNodes& nodes = {});
 
@@ -87,7 +91,7 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
                     double bytes);
 // What NCCL would pick: the model's default for the size when NCCL_ALGO, NCCL_PROTO and its
 // `requires` allow it (a list is a filter, NCCL's cost model still chooses), else the fastest
-// allowed pair (standing in for that cost model).
+// allowed pair (standing in for that cost model). `comm.allowed` must not be empty.
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 // Time of one op on this rank that runs `pair`, before noise: its time times slow_factor.
 double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,

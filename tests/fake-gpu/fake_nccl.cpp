@@ -347,6 +347,14 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   fire_op_faults(*comm, function, op_name(kind));
   if (count == 0) return ncclSuccess;
   const OpView view = op_view(*comm, op_name(kind));
+  // topoGetAlgoInfo (src/enqueue.cc, 2.28.9): a collective whose cost table holds no pair fails
+  // each call, with ncclInvalidUsage when NCCL_ALGO or NCCL_PROTO left it none (2.24+); the
+  // communicator and its other collectives go on.
+  if (view.behaviour.allowed.empty()) {
+    say(prefix(*comm) + function + ": Error : no algorithm/protocol available for function " +
+        nccl_func_name(kind) + " (" + view.behaviour.no_pair + ")");
+    return view.behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
+  }
   // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
   // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;

@@ -70,6 +70,9 @@ Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bo
       note(4, TrialOutcome::init_error, "ncclCommInitRank failed: ncclSystemError (injected init_error)");
     if (comm->has(fake::FaultKind::crash))
       note(3, TrialOutcome::crash, "worker killed by SIGABRT (injected crash)");
+    // The fake NCCL fails the calls of a collective it offers no pair (the worker's sweep fails).
+    if (comm->allowed.empty())
+      note(3, TrialOutcome::crash, op + ": no algorithm/protocol available (" + comm->no_pair + ")");
     if (comm->has(fake::FaultKind::hang))
       note(2, TrialOutcome::timeout, "no answer within the size timeout (injected hang)");
     if (comm->has(fake::FaultKind::corrupt))

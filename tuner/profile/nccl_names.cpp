@@ -187,6 +187,16 @@ bool nccl_runs_pair(std::string_view algo, std::string_view proto) {
          same_text_ignoring_case(proto, "Simple");
 }
 
+bool nccl_runs_pair_for(std::string_view collective, std::string_view algo, std::string_view proto) {
+  if (collective == "alltoall") return true;
+  if (!nccl_runs_pair(algo, proto)) return false;
+  const auto is = [&](std::string_view name) { return same_text_ignoring_case(algo, name); };
+  if (collective == "broadcast" || collective == "reduce") return is("Ring");
+  if (collective == "all_gather" || collective == "reduce_scatter")
+    return is("Ring") || is("PAT") || is("NVLS") || is("CollNetDirect");
+  return !is("PAT");
+}
+
 bool same_text_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));

@@ -32,6 +32,11 @@ std::string_view nccl_protocol_name(int index);
 // CollNetChain and PAT with Simple only (ncclTopoTuneModel in src/graph/tuning.cc gives the other
 // pairs no bandwidth), so a list that leaves only such a pair makes NCCL fail.
 bool nccl_runs_pair(std::string_view algo, std::string_view proto);
+// Whether NCCL's cost model gives `collective` (nccl-tests name) the pair at all: nccl_runs_pair,
+// and by function (ncclTopoTuneModel, src/graph/tuning.cc, 2.28.9) Broadcast and Reduce Ring
+// only, AllGather and ReduceScatter Ring, PAT, NVLS and CollNetDirect, AllReduce all but PAT.
+// alltoall (send/recv) has no cost table: true.
+bool nccl_runs_pair_for(std::string_view collective, std::string_view algo, std::string_view proto);
 
 // Names NCCL reads without case (algorithms, protocols, GDR levels).
 bool same_text_ignoring_case(std::string_view a, std::string_view b);

@@ -141,25 +141,30 @@ Env without_algo_proto(Env env) {
 }
 
 // Per collective, at each measured size, the fastest of the pairs that `env` allows (and that
-// NCCL offered there: pair mode leaves no time where it did not).
+// NCCL offered there: pair mode leaves no time where it did not, and a pair's env trial measures
+// only the collectives NCCL runs it for).
 std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::vector<PairCurve>& curves,
                                                                      const Env& env) {
+  struct Fastest {
+    const AlgoProto* pair = nullptr;
+    double time_us = 0;
+  };
+  std::map<std::string, std::map<std::uint64_t, Fastest>> fastest;  // by collective, then size
+  for (const auto& c : curves)
+    for (std::size_t i = 0; i < c.sizes.size() && i < c.ops.size() && i < c.time_us.size(); ++i) {
+      if (!allows(env, c.pair, c.ops[i]) || !std::isfinite(c.time_us[i])) continue;
+      Fastest& best = fastest[c.ops[i]][c.sizes[i]];
+      if (!best.pair || c.time_us[i] < best.time_us) best = {&c.pair, c.time_us[i]};
+    }
   std::map<std::string, std::vector<SizeChoice>> choices;
-  if (curves.empty()) return choices;
-  const PairCurve& first = curves.front();
-  for (std::size_t i = 0; i < first.sizes.size() && i < first.ops.size(); ++i) {
-    const PairCurve* best = nullptr;
-    for (const auto& c : curves)
-      if (allows(env, c.pair, first.ops[i]) && i < c.time_us.size() && std::isfinite(c.time_us[i]) &&
-          (!best || c.time_us[i] < best->time_us[i]))
-        best = &c;
-    if (!best) continue;
-    SizeChoice choice;
-    choice.min_bytes = choice.max_bytes = first.sizes[i];
-    choice.algo = best->pair.first;
-    choice.proto = best->pair.second;
-    choices[first.ops[i]].push_back(choice);
-  }
+  for (const auto& [op, by_size] : fastest)
+    for (const auto& [bytes, best] : by_size) {
+      SizeChoice choice;
+      choice.min_bytes = choice.max_bytes = bytes;
+      choice.algo = best.pair->first;
+      choice.proto = best.pair->second;
+      choices[op].push_back(choice);
+    }
   return choices;
 }
 
@@ -243,9 +248,10 @@ class Search {
       ++result_.failed_trials;
       result_.failed.push_back({request.env, m.outcome, m.reason});
       // A setting that fails alone is not crossed again. An NCCL_ALGO or NCCL_PROTO list that
-      // corrupts lets NCCL pick some corrupting pair: its other pairs are still measured.
-      if (request.env.size() == 1 &&
-          !(m.outcome == TrialOutcome::wrong_data && sets_algo_or_proto(request.env)))
+      // fails says nothing of its pairs: one that corrupts lets NCCL pick some corrupting pair,
+      // and one that leaves a tuned collective no algorithm (NCCL_ALGO=Tree and all_gather)
+      // fails that collective's calls. Its pairs are still measured, each on its own.
+      if (request.env.size() == 1 && !sets_algo_or_proto(request.env))
         broken_.insert(request.env.begin()->first + "=" + request.env.begin()->second);
     }
     if (progress_) {
@@ -387,11 +393,28 @@ class Search {
       }
       for (const auto& value : knob.values) {
         if (knob.default_value && *knob.default_value == value) continue;
+        if (knob.name == kAlgo && !leaves_every_collective_an_algorithm(value)) continue;
         if (!budget_left()) return;
         const Env env = merged(base, {{knob.name, value}});
         note(env, run_trial(screen_request(env, TrialPhase::screen)));
       }
     }
+  }
+
+  bool runs_for_some_collective(const std::string& algo, const std::string& proto) const {
+    return std::any_of(options_.collectives.begin(), options_.collectives.end(),
+                       [&](const std::string& op) { return nccl_runs_pair_for(op, algo, proto); });
+  }
+
+  // Whether NCCL_ALGO=`value` leaves each tuned collective some algorithm NCCL runs it with: a
+  // single name that does not (NCCL_ALGO=Tree with all_gather tuned) fails that collective's
+  // calls on NCCL 2.24+, so its screen could only fail. Lists and exclusions are screened.
+  bool leaves_every_collective_an_algorithm(const std::string& value) const {
+    if (!nccl_algorithm_index(value)) return true;
+    return std::all_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
+      return std::any_of(kNcclProtocols.begin(), kNcclProtocols.end(),
+                         [&](std::string_view proto) { return nccl_runs_pair_for(op, value, proto); });
+    });
   }
 
   // A knob screened on top of another's value (`with`) that did not beat that value alone beyond
@@ -433,8 +456,13 @@ class Search {
     for (const auto& pair : pairs) {
       if (!budget_left()) return std::nullopt;
       const Env env = merged(base, {{kAlgo, pair.first}, {kProto, pair.second}});
-      const TrialMeasurement m =
-          run_trial(request(env, phase, options_.final_grid, options_.screen_iterations, 0));
+      // Only the tuned collectives NCCL runs the pair for: the pair as env leaves the others no
+      // algorithm, and their calls would fail the trial (NCCL 2.24+: ncclInvalidUsage).
+      TrialRequest r = request(env, phase, options_.final_grid, options_.screen_iterations, 0);
+      std::erase_if(r.collectives,
+                    [&](const std::string& op) { return !nccl_runs_pair_for(op, pair.first, pair.second); });
+      if (r.collectives.empty()) continue;
+      const TrialMeasurement m = run_trial(r);
       if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
     }
     return curves;
@@ -473,7 +501,8 @@ class Search {
     std::vector<AlgoProto> pairs;
     for (const auto& a : algo->values)
       for (const auto& p : proto->values)
-        if (nccl_runs_pair(a, p) && !involves_broken({{kAlgo, a}, {kProto, p}})) pairs.emplace_back(a, p);
+        if (runs_for_some_collective(a, p) && !involves_broken({{kAlgo, a}, {kProto, p}}))
+          pairs.emplace_back(a, p);
     const auto curves = cross_pairs(options_.carried, pairs, TrialPhase::cross);
     if (!curves || curves->empty()) return;
     pair_curves_[options_.carried] = *curves;

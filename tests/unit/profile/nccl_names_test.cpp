@@ -69,3 +69,17 @@ TEST(NcclNames, ListsPerCollectiveAsNccl224ReadsThem) {
   EXPECT_TRUE(nccl_list_allows("allgather:Tree", "Ring", "all_reduce"));
   EXPECT_FALSE(nccl_list_allows("Tree", "Ring", "all_gather"));
 }
+
+// ncclTopoTuneModel (src/graph/tuning.cc, 2.28.9): which algorithms each collective gets a cost for.
+TEST(NcclNames, PairsNcclRunsPerCollective) {
+  EXPECT_TRUE(nccl_runs_pair_for("all_reduce", "Tree", "LL"));
+  EXPECT_FALSE(nccl_runs_pair_for("all_reduce", "PAT", "Simple"));
+  EXPECT_FALSE(nccl_runs_pair_for("all_reduce", "NVLS", "LL"));  // NVLS: Simple only
+  EXPECT_FALSE(nccl_runs_pair_for("all_gather", "Tree", "Simple"));
+  EXPECT_TRUE(nccl_runs_pair_for("all_gather", "pat", "Simple"));
+  EXPECT_TRUE(nccl_runs_pair_for("reduce_scatter", "NVLS", "Simple"));
+  EXPECT_FALSE(nccl_runs_pair_for("reduce_scatter", "CollNetChain", "Simple"));
+  EXPECT_TRUE(nccl_runs_pair_for("broadcast", "Ring", "LL128"));
+  EXPECT_FALSE(nccl_runs_pair_for("reduce", "Tree", "Simple"));
+  EXPECT_TRUE(nccl_runs_pair_for("alltoall", "Tree", "LL"));  // send/recv: no cost table
+}

@@ -11,6 +11,7 @@
 #include "dgx_shape.h"
 #include "model_executor.h"
 #include "model_fixtures.h"
+#include "profile/nccl_names.h"
 #include "search/default_search_space.h"
 #include "search/search_space.h"
 #include "search/shippable_env.h"
@@ -73,6 +74,14 @@ TEST(StrategyCollectives, EveryTrialMeasuresEveryTunedCollective) {
     std::vector<std::string> expected = kThree;
     if (request.phase == TrialPhase::baseline || request.phase == TrialPhase::confirm)
       expected.push_back("alltoall");
+    // A pair's env trial measures the collectives NCCL runs that pair for (Tree: all_reduce only).
+    const auto algo = request.env.find("NCCL_ALGO");
+    const auto proto = request.env.find("NCCL_PROTO");
+    if (algo != request.env.end() && proto != request.env.end() && nccl_algorithm_index(algo->second) &&
+        nccl_protocol_index(proto->second))
+      std::erase_if(expected, [&](const std::string& op) {
+        return !nccl_runs_pair_for(op, algo->second, proto->second);
+      });
     EXPECT_EQ(request.collectives, expected) << to_string(request.phase) << " " << describe_env(request.env);
   }
   // The confirmation's points: the final grid for each collective, the guard's too.

@@ -179,8 +179,8 @@ TEST(StrategyModelExecutor, FaultsBecomeTrialOutcomes) {
   EXPECT_EQ(outcome({{"NCCL_BUFFSIZE", "16777216"}}), TrialOutcome::crash);
   EXPECT_EQ(outcome({{"NCCL_NTHREADS", "128"}}), TrialOutcome::wrong_data);
   EXPECT_EQ(outcome({{"NCCL_MIN_NCHANNELS", "32"}}), TrialOutcome::init_error);
-  EXPECT_EQ(outcome({{"NCCL_ALGO", "NVLS"}, {"NCCL_PROTO", "LL"}}),
-            TrialOutcome::init_error);  // no such pair
+  // No such pair: NCCL inits, and the first all_reduce fails (topoGetAlgoInfo), as the worker's sweep.
+  EXPECT_EQ(outcome({{"NCCL_ALGO", "NVLS"}, {"NCCL_PROTO", "LL"}}), TrialOutcome::crash);
   EXPECT_EQ(outcome({{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_PXN_DISABLE", "1"}}), TrialOutcome::timeout);
   EXPECT_FALSE(model_fault(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}, kRanks));
 }
