@@ -7,8 +7,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdarg>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -28,10 +26,11 @@ using test_support::fixture;
 using test_support::TempDir;
 using test_support::write_file;
 
+using test_support::all_log;
 using test_support::capture_nccl_log;
 using test_support::g_logged;
 using test_support::kPluginNodeTypeKey;
-using test_support::LoggedLine;
+using test_support::logged;
 
 class EnvPlugin : public ::testing::Test {
  protected:
@@ -81,17 +80,6 @@ class EnvPlugin : public ::testing::Test {
   std::string get(const char* name) const {
     const char* value = v2_->getEnv(name);
     return value ? value : "(null)";
-  }
-
-  bool logged(ncclDebugLogLevel level, const std::string& part) const {
-    for (const LoggedLine& line : g_logged)
-      if (line.level == level && line.text.find(part) != std::string::npos) return true;
-    return false;
-  }
-  std::string all_log() const {
-    std::string text;
-    for (const LoggedLine& line : g_logged) text += line.text + "\n";
-    return text;
   }
 
   static constexpr std::array<const char*, 12> kVariables = {

@@ -1,7 +1,8 @@
-// What the plugin tests share: NCCL's side of the logger a plugin gets at init, and the plugin
-// directory key of the profile fixtures.
+// What the plugin tests share: NCCL's side of the logger a plugin gets at init, what it captured,
+// and the plugin directory key of the profile fixtures.
 #pragma once
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
@@ -33,6 +34,21 @@ __attribute__((format(printf, 5, 6))) inline void capture_nccl_log(nccl_abi::ncc
   va_end(args);
   const std::lock_guard lock(g_logged_mutex);
   g_logged.push_back({level, flags, text});
+}
+
+// How many captured lines at `level` hold `part`; whether any does; all of them, for a failure.
+inline long count_logged(nccl_abi::ncclDebugLogLevel level, const std::string& part) {
+  return std::count_if(g_logged.begin(), g_logged.end(), [&](const LoggedLine& line) {
+    return line.level == level && line.text.find(part) != std::string::npos;
+  });
+}
+inline bool logged(nccl_abi::ncclDebugLogLevel level, const std::string& part) {
+  return count_logged(level, part) > 0;
+}
+inline std::string all_log() {
+  std::string out;
+  for (const LoggedLine& line : g_logged) out += std::to_string(line.level) + ": " + line.text + "\n";
+  return out;
 }
 
 }  // namespace nccltune::test_support

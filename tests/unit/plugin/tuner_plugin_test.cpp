@@ -10,13 +10,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdarg>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <latch>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,28 +39,15 @@ using test_support::read_file;
 using test_support::TempDir;
 using test_support::write_file;
 
+using test_support::all_log;
 using test_support::capture_nccl_log;
+using test_support::count_logged;
 using test_support::g_logged;
 using test_support::kPluginNodeTypeKey;
+using test_support::logged;
 using test_support::LoggedLine;
 
 // ---- NCCL's side ------------------------------------------------------------------------------
-
-long count_logged(ncclDebugLogLevel level, const std::string& part) {
-  return std::count_if(g_logged.begin(), g_logged.end(), [&](const LoggedLine& line) {
-    return line.level == level && line.text.find(part) != std::string::npos;
-  });
-}
-
-bool logged(ncclDebugLogLevel level, const std::string& part) {
-  return count_logged(level, part) > 0;
-}
-
-std::string all_log() {
-  std::string out;
-  for (const LoggedLine& line : g_logged) out += std::to_string(line.level) + ": " + line.text + "\n";
-  return out;
-}
 
 // A cost table as NCCL 2.28's updateCollCostTable leaves it for an all_reduce on 8 H100s per
 // node with NVLS and no CollNet: estimated microseconds (latency + bytes / bandwidth) in the
