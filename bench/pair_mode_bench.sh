@@ -62,6 +62,11 @@ run() {
   journal_inits=$(grep -o '"communicators":[0-9]*' "$out/journal.jsonl" | awk -F: '{ n += $2 } END { print n + 0 }')
   [ "$journal_inits" = "$inits" ] ||
     { echo "pair_mode_bench: $name: the summary says $inits communicator inits, the journal $journal_inits" >&2; exit 1; }
+  # And its pairs: each pair-mode line lists them (none of these runs fails).
+  local journal_pairs
+  journal_pairs=$({ grep -o '"pairs":\[[^]]*\]' "$out/journal.jsonl" || true; } | awk -F, '{ n += NF } END { print n + 0 }')
+  [ "$journal_pairs" = "$pairs" ] ||
+    { echo "pair_mode_bench: $name: the summary says $pairs pairs measured in-process, the journal $journal_pairs" >&2; exit 1; }
   decisions "$profile" >"$work/$name.decisions"
   local same=same
   [ -f "$work/reference.decisions" ] || cp "$work/$name.decisions" "$work/reference.decisions"

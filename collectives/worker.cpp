@@ -87,11 +87,13 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
                   const WorkerConfig& config, NcclTunePairControl* control, const EventWriter& events) {
   const std::size_t rounds = control ? config.pairs.size() : 1;
   for (std::size_t p = 0; p < rounds; ++p) {
+    // A pair with no cost table cell (algorithm < 0) forces nothing: NCCL's own choice runs.
+    const bool forced = control && config.pairs[p].algorithm >= 0 && config.pairs[p].protocol >= 0;
     if (control) {
       control->algorithm = config.pairs[p].algorithm;
       control->protocol = config.pairs[p].protocol;
       control->unavailable = control->forced = 0;
-      control->active = 1;
+      control->active = forced ? 1 : 0;
     }
     for (const CollectiveSpec* spec : specs) {
       std::uint64_t unavailable_before = control ? control->unavailable : 0;
@@ -105,7 +107,8 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
           event.pair = static_cast<int>(p);
           // The pair ran at this size only if every call forced it: a call NCCL's table did not
           // offer it to, or no call at all (an NCCL that never asked the plugin), ran NCCL's own.
-          event.unavailable = control->unavailable > unavailable_before || control->forced == forced_before;
+          event.unavailable =
+              forced && (control->unavailable > unavailable_before || control->forced == forced_before);
           unavailable_before = control->unavailable;
           forced_before = control->forced;
         }
@@ -113,8 +116,9 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
       });
       if (!measured) {
         if (control) control->active = 0;
-        const std::string under =
-            control ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto : "";
+        const std::string under = !control ? ""
+                                  : forced ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto
+                                           : " under NCCL's own choice";
         return Error{std::string(spec->name()) + under + ": " + measured.error()};
       }
     }

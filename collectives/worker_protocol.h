@@ -28,7 +28,8 @@ namespace nccltune {
 inline constexpr int kWorkerEventFd = 3;
 
 // Pair mode: one algorithm/protocol pair the worker has nccltune's tuner plugin force, by NCCL's
-// names and its cost table's row and column (collectives/tuner_pair_control.h).
+// names and its cost table's row and column (collectives/tuner_pair_control.h); a negative row or
+// column forces nothing, and that sweep runs NCCL's own choice.
 struct ForcedPair {
   std::string algo, proto;
   int algorithm = 0, protocol = 0;

@@ -145,7 +145,7 @@ double trial_duration(std::size_t sizes, int warmup, int iterations) {
 // Pair mode (trial.h): the communicators of the request's env, each pair forced in turn as
 // nccltune's tuner plugin forces it in the fake NCCL: a pair the env does not allow (its NCCL_ALGO
 // or NCCL_PROTO list, an algorithm's `requires`) is unavailable and NCCL's own choice runs; a pair
-// that corrupts (fake::corrupts) fails its own data check only.
+// that corrupts (fake::corrupts) fails its own data check only. kNcclOwnChoice runs NCCL's own.
 TrialMeasurement measure_pairs(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
   TrialMeasurement m;
   const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
@@ -167,6 +167,7 @@ TrialMeasurement measure_pairs(const fake::FakeModel& model, int nranks, const T
   for (int rank = 0; rank < nranks; ++rank) sources.emplace_back(noise, rank);
   for (const NcclChoice& choice : request.pairs) {
     const fake::AlgoProto pair{choice.algo, choice.proto};
+    const bool forced = choice != kNcclOwnChoice;
     TrialOutcome outcome = TrialOutcome::ok;
     for (const OpRanks& op : ops) {
       for (std::uint64_t bytes : sizes) {
@@ -175,8 +176,8 @@ TrialMeasurement measure_pairs(const fake::FakeModel& model, int nranks, const T
         bool unavailable = false;
         for (const fake::CommModel& comm : op.ranks.comms) {
           const bool offered =
-              std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end();
-          unavailable = unavailable || !offered;
+              forced && std::find(comm.allowed.begin(), comm.allowed.end(), pair) != comm.allowed.end();
+          unavailable = unavailable || (forced && !offered);
           const fake::AlgoProto runs = offered ? pair : fake::choose_algo_proto(op.model, comm, op.op, b);
           if (fake::corrupts(comm, runs)) outcome = TrialOutcome::wrong_data;
           const double time = fake::pair_op_time_us(op.model, comm, runs, op.op, b);

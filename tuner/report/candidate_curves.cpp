@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "search/objective.h"
+#include "search/trial.h"
 
 namespace nccltune {
 
@@ -20,9 +21,23 @@ std::optional<std::vector<double>> qualifying_busbw(const Profile& profile, cons
   if (entry.env.empty() || entry.env == profile.env) return std::nullopt;
   std::vector<std::uint64_t> sizes;
   const std::vector<std::string> ops = journal_points(entry, sizes);
+  // A pair-mode entry stands for its env by the env's own measurement (a halving run's "NCCL/own"
+  // points): the pairs it forced after that are no candidate's.
+  std::size_t first = 0, end = ops.size();
+  if (!entry.pairs.empty()) {
+    const auto own =
+        std::find(entry.pairs.begin(), entry.pairs.end(), kNcclOwnChoice.algo + "/" + kNcclOwnChoice.proto);
+    const auto k = static_cast<std::size_t>(own - entry.pairs.begin());
+    if (own == entry.pairs.end() || k >= entry.pair_outcomes.size() ||
+        entry.pair_outcomes[k] != TrialOutcome::ok)
+      return std::nullopt;
+    const std::size_t each = ops.size() / entry.pairs.size();
+    first = k * each;
+    end = first + each;
+  }
   std::vector<std::uint64_t> op_sizes;
   std::vector<double> busbw;
-  for (std::size_t i = 0; i < ops.size(); ++i)
+  for (std::size_t i = first; i < end; ++i)
     if (ops[i] == op) {
       op_sizes.push_back(sizes[i]);
       busbw.push_back(entry.busbw[i]);

@@ -76,6 +76,44 @@ struct PairCurve {
   std::vector<double> time_us;
 };
 
+// Pair mode: the pairs' times under one env, one curve per run that measured them (infinite
+// where NCCL did not offer the pair); a pair's curve is the median of its runs at each point.
+struct PairSamples {
+  std::vector<std::string> ops;
+  std::vector<std::uint64_t> sizes;
+  std::map<AlgoProto, std::vector<std::vector<double>>> runs;  // by pair
+  std::set<AlgoProto> failed;                                  // failed its data check in some run
+  int count = 0;                                               // runs added
+
+  bool covers(const std::vector<AlgoProto>& pairs) const {
+    return std::all_of(pairs.begin(), pairs.end(), [&](const AlgoProto& p) { return runs.count(p) > 0; });
+  }
+
+  // The pairs of `m` (request.pairs, `pairs` from index `first` on).
+  void add(const std::vector<AlgoProto>& pairs, const TrialMeasurement& m, std::size_t in_request,
+           std::size_t first) {
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      TrialMeasurement pair = pair_points(m, in_request, first + p);
+      if (pair.outcome != TrialOutcome::ok) failed.insert(pairs[p]);
+      for (std::size_t i = 0; i < pair.time_us.size() && i < pair.unavailable.size(); ++i)
+        if (pair.unavailable[i]) pair.time_us[i] = std::numeric_limits<double>::infinity();
+      runs[pairs[p]].push_back(std::move(pair.time_us));
+      ops = std::move(pair.ops);
+      sizes = std::move(pair.sizes);
+    }
+    ++count;
+  }
+
+  // The curves of `pairs` that passed their data check in every run.
+  std::vector<PairCurve> curves(const std::vector<AlgoProto>& pairs) const {
+    std::vector<PairCurve> out;
+    for (const AlgoProto& pair : pairs)
+      if (!failed.count(pair) && runs.count(pair))
+        out.push_back({pair, ops, sizes, median_curve(runs.at(pair))});
+    return out;
+  }
+};
+
 bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
   return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
 }
@@ -284,7 +322,10 @@ class Search {
       const TrialMeasurement pair = pair_points(m, request.pairs.size(), p);
       if (pair.outcome == TrialOutcome::ok) continue;
       ++result_.failed_trials;
-      const Env env = merged(request.env, {{kAlgo, request.pairs[p].algo}, {kProto, request.pairs[p].proto}});
+      const Env env =
+          request.pairs[p] == kNcclOwnChoice
+              ? request.env
+              : merged(request.env, {{kAlgo, request.pairs[p].algo}, {kProto, request.pairs[p].proto}});
       result_.failed.push_back({env, pair.outcome,
                                 pair.reason.empty()
                                     ? "wrong elements in the result (pair mode, its own data check)"
@@ -381,7 +422,9 @@ class Search {
     if (!options_.carried.empty() && budget_left())
       note(options_.carried, run_trial(screen_request(options_.carried, TrialPhase::screen)));
     for (const auto& knob : space_.knobs) {
-      if (!options_.screen_algo_proto_singly && (knob.name == kAlgo || knob.name == kProto)) continue;
+      if ((!options_.screen_algo_proto_singly || options_.pair_mode) &&
+          (knob.name == kAlgo || knob.name == kProto))
+        continue;
       // A knob that acts only with another is screened on top of that one's best value, and not
       // at all when none of its values beat the defaults (screened before it: the file's order).
       Env base;
@@ -449,9 +492,12 @@ class Search {
   // ends the cross early (the fastest of some pairs may be slower than one never measured).
   std::optional<std::vector<PairCurve>> cross_pairs(const Env& base, const std::vector<AlgoProto>& pairs,
                                                     TrialPhase phase) {
-    if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
-    if (options_.pair_mode)
+    if (options_.pair_mode) {
+      if (!budget_left(pair_runs_needed(base, pairs, phase) * static_cast<int>(pairs.size())))
+        return std::nullopt;
       if (auto curves = cross_pairs_in_process(base, pairs, phase)) return curves;
+    }
+    if (!budget_left(static_cast<int>(pairs.size()))) return std::nullopt;  // none spent in vain
     std::vector<PairCurve> curves;
     for (const auto& pair : pairs) {
       if (!budget_left()) return std::nullopt;
@@ -468,27 +514,70 @@ class Search {
     return curves;
   }
 
-  // cross_pairs in pair mode: one worker run under `base`, the pairs forced in turn. A pair NCCL
-  // did not offer at a size (its cost table held it ignored) is unavailable there, not failed:
-  // its curve holds no time at that size, so it is never chosen there. A pair that failed its
-  // own data check has no curve, as a failed env trial has none. nullopt when the run failed as a
-  // whole (one pair crashed or hung it): the caller measures each pair alone, as without pair mode.
+  int pair_rounds() const { return std::max(1, options_.pair_rounds); }
+
+  // The runs cross_pairs_in_process would start: for the per-size phase, fewer by those of the
+  // halving that measured these pairs under `base`.
+  int pair_runs_needed(const Env& base, const std::vector<AlgoProto>& pairs, TrialPhase phase) const {
+    const auto samples = final_samples_.find(base);
+    if (phase != TrialPhase::per_size || samples == final_samples_.end() || !samples->second.covers(pairs))
+      return pair_rounds();
+    return std::max(0, pair_rounds() - samples->second.count);
+  }
+
+  // cross_pairs in pair mode: worker runs under `base`, each forcing the pairs in turn, until
+  // pair_rounds() runs measured them; a pair's curve holds the median of the runs at each point.
+  // For the per-size phase the halving's runs of that env count (they measured its pairs too):
+  // those that ship are measured on the final grid at the halving's and the final iterations. A
+  // pair NCCL did not offer at a size (its cost table held it ignored) is unavailable there, not
+  // failed: its curve holds no time at that size, so it is never chosen there. A pair that failed
+  // its own data check in any run has no curve, as a failed env trial has none. nullopt when a
+  // run failed as a whole (one pair crashed or hung it): the caller measures each pair alone, as
+  // without pair mode.
   std::optional<std::vector<PairCurve>> cross_pairs_in_process(const Env& base,
                                                                const std::vector<AlgoProto>& pairs,
                                                                TrialPhase phase) {
-    TrialRequest r = request(base, phase, options_.final_grid, options_.screen_iterations, 0);
+    const bool ships = phase == TrialPhase::per_size;
+    PairSamples cross;
+    PairSamples& samples = ships ? final_samples_[base] : cross;
+    if (!samples.covers(pairs)) samples = {};
+    for (int round = 0; samples.count < pair_rounds(); ++round) {
+      TrialRequest r = request(base, phase, options_.final_grid,
+                               ships ? options_.final_iterations : options_.screen_iterations, round);
+      for (const auto& [algo, proto] : pairs) r.pairs.push_back({algo, proto});
+      const TrialMeasurement m = run_trial(r);
+      if (m.outcome != TrialOutcome::ok) return std::nullopt;
+      samples.add(pairs, m, pairs.size(), 0);
+    }
+    return samples.curves(pairs);
+  }
+
+  // The pairs a halving run of `env` forces after measuring `env` itself: in pair mode, those of
+  // the cross, unless `env` sets NCCL_ALGO/NCCL_PROTO (its pairs are measured under the rest).
+  std::vector<AlgoProto> pairs_riding_along(const Env& env) const {
+    const auto cross = pair_curves_.find(options_.carried);
+    if (!options_.pair_mode || sets_algo_or_proto(env) || cross == pair_curves_.end()) return {};
+    std::vector<AlgoProto> pairs;
+    for (const PairCurve& c : cross->second) pairs.push_back(c.pair);
+    return pairs;
+  }
+
+  // One halving measurement of `env`. In pair mode the same worker then forces the cross's pairs
+  // under `env`, for no more communicators: what the per-size phase needs of a finalist is then
+  // mostly measured (a run that fails as a whole measures `env` again alone).
+  TrialMeasurement halving_trial(const Env& env, int iterations, int round) {
+    const TrialRequest alone = request(env, TrialPhase::halving, options_.final_grid, iterations, round);
+    const std::vector<AlgoProto> pairs = pairs_riding_along(env);
+    if (pairs.empty() || !budget_left(static_cast<int>(pairs.size()) + 1)) return run_trial(alone);
+    TrialRequest r = alone;
+    r.pairs.push_back(kNcclOwnChoice);
     for (const auto& [algo, proto] : pairs) r.pairs.push_back({algo, proto});
     const TrialMeasurement m = run_trial(r);
-    if (m.outcome != TrialOutcome::ok) return std::nullopt;
-    std::vector<PairCurve> curves;
-    for (std::size_t p = 0; p < pairs.size(); ++p) {
-      TrialMeasurement pair = pair_points(m, pairs.size(), p);
-      if (pair.outcome != TrialOutcome::ok) continue;
-      for (std::size_t i = 0; i < pair.time_us.size() && i < pair.unavailable.size(); ++i)
-        if (pair.unavailable[i]) pair.time_us[i] = std::numeric_limits<double>::infinity();
-      curves.push_back({pairs[p], pair.ops, pair.sizes, pair.time_us});
-    }
-    return curves;
+    if (m.outcome != TrialOutcome::ok) return run_trial(alone);
+    PairSamples& samples = final_samples_[env];
+    if (!samples.covers(pairs)) samples = {};
+    samples.add(pairs, m, r.pairs.size(), 1);
+    return pair_points(m, r.pairs.size(), 0);
   }
 
   // Every NCCL_ALGO x NCCL_PROTO pair with nothing else set, and a derived candidate that allows
@@ -548,16 +637,21 @@ class Search {
     if (!curves) return true;                         // cut short by the budget: per_size stays empty
     if (curves->size() < pairs.size()) return false;  // the failures are in result_.failed
     pair_curves_[base] = std::move(*curves);
+    per_size_measured_.insert(base);
     return true;
   }
 
   // The fastest allowed pair per size, as measured under the chosen env; none when the pairs were
   // not all measured under it (the budget ran out), rather than choices measured under another.
   // With carried settings that did not ship, the pairs were measured under them only: they are
-  // measured again under what did, while the budget allows.
+  // measured again under what did, while the budget allows. With env trials the cross's curves
+  // stand in when the chosen env is the cross's (measuring again costs a communicator per pair);
+  // in pair mode the per-size pairs are always those of the final grid's runs (cross_pairs_in_process).
   void choose_per_size() {
-    if (const Env base = without_algo_proto(result_.env);
-        !pair_curves_.count(base) && pair_curves_.count(options_.carried) && budget_left()) {
+    const Env base = without_algo_proto(result_.env);
+    const bool measured =
+        options_.pair_mode ? per_size_measured_.count(base) > 0 : pair_curves_.count(base) > 0;
+    if (!measured && pair_curves_.count(options_.carried) && budget_left()) {
       std::vector<AlgoProto> pairs;
       for (const auto& c : pair_curves_.at(options_.carried))
         if (allows_any(result_.env, c.pair, options_.collectives)) pairs.push_back(c.pair);
@@ -701,13 +795,11 @@ class Search {
     int round = 0;
     std::vector<Candidate> beaten;
     while (unique.size() > 1 && budget_left(static_cast<int>(unique.size()) + 1)) {
-      TrialMeasurement baseline =
-          run_trial(request({}, TrialPhase::halving, options_.final_grid, iterations, round));
+      const TrialMeasurement baseline = halving_trial({}, iterations, round);
       if (baseline.outcome != TrialOutcome::ok) break;
       std::vector<Candidate> measured;
       for (const auto& c : unique) {
-        TrialMeasurement m =
-            run_trial(request(c.env, TrialPhase::halving, options_.final_grid, iterations, round));
+        const TrialMeasurement m = halving_trial(c.env, iterations, round);
         if (m.outcome != TrialOutcome::ok || m.busbw.size() != baseline.busbw.size()) continue;
         measured.push_back({c.env, score_against(baseline.busbw, m.busbw, m.sizes)});
       }
@@ -927,6 +1019,8 @@ class Search {
   Env derived_;
   std::string rejected_;  // why the best finalist could not ship, when none could
   std::map<Env, std::vector<PairCurve>> pair_curves_;  // NCCL_ALGO x NCCL_PROTO curves by what else was set
+  std::set<Env> per_size_measured_;                    // the keys of pair_curves_ the per-size phase measured
+  std::map<Env, PairSamples> final_samples_;           // pair mode: the halving's and per-size runs' pairs
   std::map<std::string, NcclChoice> default_at_largest_;  // by collective: NCCL's pick there, unset
   int planned_ = 0;
   int measured_ = 0;

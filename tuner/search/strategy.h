@@ -39,7 +39,15 @@ struct StrategyOptions {
   // Pair mode (trial.h): the NCCL_ALGO x NCCL_PROTO pairs of one env are measured in one worker
   // run, each forced through nccltune's tuner plugin, instead of one env trial per pair. Only
   // when the tuned NCCL has tuner API v3+ (2.22) and the plugin loads: tune's probe decides.
+  // NCCL_ALGO and NCCL_PROTO are then not screened one value at a time either: the cross
+  // measures every pair, and the list it derives is their candidate.
   bool pair_mode = false;
+  // Pair mode: the pairs of one env are measured in this many worker runs (one communicator each)
+  // and judged on the median of each point, so that one run's noise does not pick a pair. The
+  // per-size choices are measured apart from the cross on the final grid: in the halving's runs
+  // of each candidate (after the candidate's own measurement, in its communicator), then in
+  // per-size runs until the shipped env's pairs have this many.
+  int pair_rounds = 3;
   Objective objective = Objective::balanced;
   double tolerance = 0.02;
   SizeGrid screen_grid{8, 64u << 20, 8};

@@ -39,6 +39,11 @@ struct NcclChoice {
   friend bool operator==(const NcclChoice&, const NcclChoice&) = default;
 };
 
+// Pair mode: the entry of a request's pairs that forces nothing, so NCCL makes its own choice
+// under the request's env (the env's own measurement, in the run that also forces the pairs). The
+// journal spells it "NCCL/own".
+inline const NcclChoice kNcclOwnChoice{"NCCL", "own"};
+
 struct TrialRequest {
   Env env;
   TrialPhase phase = TrialPhase::screen;
@@ -51,7 +56,7 @@ struct TrialRequest {
   std::vector<std::string> collectives{kAllReduce};
   // Pair mode, when not empty: every collective over the grid once per pair, in this order, in
   // one worker run under `env`, each pair forced through nccltune's tuner plugin
-  // (collectives/tuner_pair_control.h). One communicator for them all.
+  // (collectives/tuner_pair_control.h), but kNcclOwnChoice. One communicator for them all.
   std::vector<NcclChoice> pairs;
   // When not empty: a profile (YAML text) that nccltune's tuner plugin serves to this trial, on
   // top of `env` (the confirmation of what the plugin delivers). Each rank hands it to its worker

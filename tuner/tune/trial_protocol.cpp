@@ -58,7 +58,8 @@ TrialRequest request_from_json(const json& j) {
 }
 
 // Pair mode: the pairs by NCCL's names and cost table cells, forced through the tuner plugin that
-// NCCL_TUNER_PLUGIN names (the spec's config.tuner_plugin, set when tune chose pair mode).
+// NCCL_TUNER_PLUGIN names (the spec's config.tuner_plugin, set when tune chose pair mode);
+// kNcclOwnChoice has no cell (-1), so the worker forces nothing for it.
 void set_pairs(TrialSpec& spec, const std::vector<NcclChoice>& pairs) {
   for (const NcclChoice& pair : pairs)
     spec.config.pairs.push_back({pair.algo, pair.proto, nccl_algorithm_index(pair.algo).value_or(-1),

@@ -289,6 +289,27 @@ TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
   EXPECT_EQ(best_candidates(p, journal, 1).size(), 1u);
 }
 
+TEST(BestCandidates, APairModeEntryCountsByItsEnvsOwnMeasurementOnly) {
+  // A halving run in pair mode measured its env under NCCL's own choice, then two forced pairs:
+  // the candidate's curve is the first part; an entry of forced pairs alone is no candidate.
+  const Profile p = small_profile();
+  JournalEntry halving = entry({{"NCCL_PROTO", "LL"}}, 20, {1, 12, 1, 90, 1, 95});
+  halving.pairs = {"NCCL/own", "Ring/LL", "Tree/LL"};
+  halving.pair_outcomes = {TrialOutcome::ok, TrialOutcome::ok, TrialOutcome::wrong_data};
+  halving.unavailable = {0, 0, 0, 0, 0, 0};
+  JournalEntry cross = halving;
+  cross.env = {{"NCCL_PROTO", "Simple"}};
+  cross.pairs = {"Ring/LL", "Tree/LL", "Ring/Simple"};
+  JournalEntry own_failed = halving;
+  own_failed.env = {{"NCCL_ALGO", "Tree"}};
+  own_failed.pair_outcomes = {TrialOutcome::wrong_data, TrialOutcome::ok, TrialOutcome::ok};
+
+  const auto candidates = best_candidates(p, {halving, cross, own_failed}, 5);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].env, (std::map<std::string, std::string>{{"NCCL_PROTO", "LL"}}));
+  EXPECT_EQ(candidates[0].busbw, (std::vector<double>{1, 12}));
+}
+
 TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
   ReportInput in = demo_input();
   EXPECT_NE(render_report_html(in).find("What NCCL did</h2>\n<p>Not recorded"), std::string::npos);

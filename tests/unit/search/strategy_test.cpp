@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -647,6 +648,125 @@ TEST(StrategyPairMode, ARunThatCrashesIsMeasuredAgainPairByPair) {
   EXPECT_EQ(r.env, env_trials.env);
   EXPECT_FALSE(r.per_size.empty());
   EXPECT_EQ(r.pairs_in_process, 0);  // no run of pairs finished
+}
+
+TEST(StrategyPairMode, AlgoAndProtoAreSearchedAsPairsOnlyInRoundsJudgedOnTheirMedian) {
+  // Pair mode screens no single NCCL_ALGO or NCCL_PROTO value (the cross measures every pair),
+  // runs each cross and per-size measurement pair_rounds times, the per-size ones at the final
+  // iterations, and one round's outlier does not pick a pair: in round 1 the slowest pair at 1M
+  // is measured 100x faster than it is.
+  const fake::FakeModel model = load_model("tune-per-size.yaml");
+  ModelExecutor executor(model, kRanks);
+  StrategyOptions options;
+  options.pair_mode = true;
+  options.clock_s = executor.clock();
+  const TrialExecutor measure = executor.executor();
+  std::vector<TrialRequest> requests;
+  std::optional<NcclChoice> lucky;  // the pair round 1 favours
+  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    requests.push_back(request);
+    TrialMeasurement m = measure(request);
+    if (request.pairs.empty() || request.phase != TrialPhase::per_size) return m;
+    std::optional<std::size_t> slowest;  // the point of the slowest pair that ran at 1M
+    for (std::size_t i = 0; i < m.sizes.size(); ++i)
+      if (m.sizes[i] == (1u << 20) && !m.unavailable[i] && (!slowest || m.time_us[i] > m.time_us[*slowest]))
+        slowest = i;
+    if (request.repeat == 1 && slowest) {
+      lucky = request.pairs[*slowest / (m.ops.size() / request.pairs.size())];
+      m.time_us[*slowest] /= 100;
+    }
+    return m;
+  });
+  int cross_runs = 0, per_size_runs = 0;
+  for (const TrialRequest& request : requests) {
+    if (request.phase == TrialPhase::screen) {
+      EXPECT_EQ(request.env.count("NCCL_ALGO"), 0u) << describe_env(request.env);
+      EXPECT_EQ(request.env.count("NCCL_PROTO"), 0u) << describe_env(request.env);
+    }
+    if (request.pairs.empty()) continue;
+    EXPECT_EQ(request.repeat, request.phase == TrialPhase::cross ? cross_runs : per_size_runs);
+    (request.phase == TrialPhase::cross ? cross_runs : per_size_runs) += 1;
+    EXPECT_EQ(request.iterations,
+              request.phase == TrialPhase::per_size ? options.final_iterations : options.screen_iterations);
+  }
+  EXPECT_EQ(cross_runs, options.pair_rounds);
+  EXPECT_EQ(per_size_runs, options.pair_rounds);
+  ASSERT_TRUE(lucky);
+  const SizeChoice* at_1m = choice_at(r, 1u << 20);
+  ASSERT_NE(at_1m, nullptr);
+  EXPECT_FALSE(at_1m->algo == lucky->algo && at_1m->proto == lucky->proto)
+      << lucky->algo << "/" << lucky->proto;
+  const SizeChoice* env_trials_at_1m = choice_at(run_model(model).result, 1u << 20);
+  ASSERT_NE(env_trials_at_1m, nullptr);
+  EXPECT_EQ(at_1m->algo + "/" + at_1m->proto, env_trials_at_1m->algo + "/" + env_trials_at_1m->proto);
+}
+
+TEST(StrategyPairMode, HalvingRunsMeasureTheirEnvThenItsPairsAndThePerSizePhaseOnlyTopsThemUp) {
+  // One-knob: GDR=SYS and GDR=PHB are halved against the defaults. Each halving run measures its
+  // env under NCCL's own choice first, then forces the cross's pairs in the same communicator; the
+  // per-size phase then runs only what the shipped env's pairs lack of pair_rounds runs.
+  const fake::FakeModel model = load_model("tune-one-knob.yaml");
+  ModelExecutor executor(model, kRanks);
+  StrategyOptions options;
+  options.pair_mode = true;
+  options.clock_s = executor.clock();
+  const TrialExecutor measure = executor.executor();
+  std::vector<TrialRequest> requests;
+  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    requests.push_back(request);
+    return measure(request);
+  });
+  ASSERT_EQ(r.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  int halving_runs_of_winner = 0, per_size_runs = 0;
+  std::size_t cross_pairs = 0;
+  for (const TrialRequest& request : requests) {
+    if (request.phase == TrialPhase::cross && !request.pairs.empty()) cross_pairs = request.pairs.size();
+    if (request.phase == TrialPhase::per_size) {
+      EXPECT_EQ(request.env, r.env);
+      ++per_size_runs;
+    }
+    if (request.phase != TrialPhase::halving) continue;
+    ASSERT_EQ(request.pairs.size(), cross_pairs + 1) << describe_env(request.env);
+    EXPECT_EQ(request.pairs.front(), kNcclOwnChoice);
+    if (request.env == r.env) ++halving_runs_of_winner;
+  }
+  EXPECT_GT(halving_runs_of_winner, 0);
+  EXPECT_EQ(per_size_runs, std::max(0, options.pair_rounds - halving_runs_of_winner));
+  EXPECT_EQ(r.per_size.empty(), run_model(model).result.per_size.empty());
+}
+
+TEST(StrategyPairMode, AHalvingRunThatFailsAsAWholeMeasuresItsEnvAgainAlone) {
+  // A halving run with pairs that crashes (which pair did is unknown): its env is measured again
+  // without pairs, and the search finds what it finds without pair mode.
+  const fake::FakeModel model = load_model("tune-one-knob.yaml");
+  ModelExecutor executor(model, kRanks);
+  StrategyOptions options;
+  options.pair_mode = true;
+  options.clock_s = executor.clock();
+  const TrialExecutor measure = executor.executor();
+  std::vector<TrialRequest> requests;
+  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    requests.push_back(request);
+    if (request.phase != TrialPhase::halving || request.pairs.empty()) return measure(request);
+    TrialMeasurement m;
+    m.outcome = TrialOutcome::crash;
+    m.reason = "worker killed by SIGSEGV";
+    m.workers = kRanks;
+    m.communicators = 1;
+    return m;
+  });
+  int crashed = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].phase != TrialPhase::halving || requests[i].pairs.empty()) continue;
+    ++crashed;
+    ASSERT_LT(i + 1, requests.size());
+    EXPECT_EQ(requests[i + 1].env, requests[i].env);
+    EXPECT_EQ(requests[i + 1].phase, TrialPhase::halving);
+    EXPECT_TRUE(requests[i + 1].pairs.empty());
+  }
+  EXPECT_GT(crashed, 0);
+  EXPECT_EQ(r.env, run_model(model).result.env);
+  EXPECT_FALSE(r.per_size.empty());  // measured in per-size runs instead
 }
 
 // The requests of one strategy run, and its result.
