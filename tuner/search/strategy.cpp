@@ -326,6 +326,10 @@ class Search {
           request.pairs[p] == kNcclOwnChoice
               ? request.env
               : merged(request.env, {{kAlgo, request.pairs[p].algo}, {kProto, request.pairs[p].proto}});
+      // Named once: the runs of one pair set (pair_rounds) fail the same pair each time.
+      if (std::any_of(result_.failed.begin(), result_.failed.end(),
+                      [&](const FailedTrial& f) { return f.env == env && f.outcome == pair.outcome; }))
+        continue;
       result_.failed.push_back({env, pair.outcome,
                                 pair.reason.empty()
                                     ? "wrong elements in the result (pair mode, its own data check)"

@@ -614,9 +614,12 @@ TEST(StrategyPairMode, ACorruptingPairFailsAloneAndKeepsTheFinalistFromShipping)
   StrategyOptions options;
   options.pair_mode = true;
   const ModelRun run = run_model(model, options);
-  EXPECT_TRUE(has_failure(run.result,
-                          {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}},
-                          TrialOutcome::wrong_data));
+  const Env corrupting{{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}};
+  EXPECT_TRUE(has_failure(run.result, corrupting, TrialOutcome::wrong_data));
+  // Named once, though every run of the pairs under GDR=SYS failed it.
+  EXPECT_EQ(std::count_if(run.result.failed.begin(), run.result.failed.end(),
+                          [&](const FailedTrial& f) { return f.env == corrupting; }),
+            1);
   EXPECT_TRUE(run.result.keep_defaults);
   EXPECT_NE(run.result.confirmation.find("makes an NCCL_ALGO x NCCL_PROTO pair fail"), std::string::npos)
       << run.result.confirmation;
