@@ -699,7 +699,8 @@ TEST(StrategyPairMode, AlgoAndProtoAreSearchedAsPairsOnlyInRoundsJudgedOnTheirMe
   ASSERT_NE(at_1m, nullptr);
   EXPECT_FALSE(at_1m->algo == lucky->algo && at_1m->proto == lucky->proto)
       << lucky->algo << "/" << lucky->proto;
-  const SizeChoice* env_trials_at_1m = choice_at(run_model(model).result, 1u << 20);
+  const ModelRun env_trials = run_model(model);
+  const SizeChoice* env_trials_at_1m = choice_at(env_trials.result, 1u << 20);
   ASSERT_NE(env_trials_at_1m, nullptr);
   EXPECT_EQ(at_1m->algo + "/" + at_1m->proto, env_trials_at_1m->algo + "/" + env_trials_at_1m->proto);
 }
