@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -584,14 +585,61 @@ TEST(StrategyModels, AFinalistUnderWhichAPairCorruptsDataIsNotShipped) {
       << run.result.confirmation;
 }
 
+// The requests of one strategy run, and its result.
+struct RecordedRun {
+  StrategyResult result;
+  std::vector<TrialRequest> requests;
+  std::vector<TrialOutcome> outcomes;
+
+  std::vector<Env> envs_of(TrialPhase phase, bool ok_only = false) const {
+    std::vector<Env> envs;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      if (requests[i].phase == phase && (!ok_only || outcomes[i] == TrialOutcome::ok))
+        envs.push_back(requests[i].env);
+    return envs;
+  }
+};
+
+// How a test answers one request: by the model (`measure`) or otherwise.
+using Answer = std::function<TrialMeasurement(const TrialRequest&, const TrialExecutor& measure)>;
+
+RecordedRun run_recorded(const fake::FakeModel& model, StrategyOptions options = {},
+                         const Answer& answer = {}) {
+  ModelExecutor executor(model, kRanks);
+  options.clock_s = executor.clock();
+  RecordedRun run;
+  const TrialExecutor measure = executor.executor();
+  run.result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+    TrialMeasurement m = answer ? answer(request, measure) : measure(request);
+    run.requests.push_back(request);
+    run.outcomes.push_back(m.outcome);
+    return m;
+  });
+  return run;
+}
+
+StrategyOptions pair_mode_options() {
+  StrategyOptions options;
+  options.pair_mode = true;
+  return options;
+}
+
+// What a worker run that crashed returns.
+TrialMeasurement crashed_run() {
+  TrialMeasurement m;
+  m.outcome = TrialOutcome::crash;
+  m.reason = "worker killed by SIGSEGV";
+  m.workers = kRanks;
+  m.communicators = 1;
+  return m;
+}
+
 TEST(StrategyPairMode, FindsWhatEnvTrialsFindWithFewerCommunicators) {
   for (const char* name : {"tune-one-knob.yaml", "tune-per-size.yaml", "tune-faults.yaml", "dgx-h100.yaml"}) {
     SCOPED_TRACE(name);
     const fake::FakeModel model = load_model(name);
-    StrategyOptions paired;
-    paired.pair_mode = true;
     const ModelRun env_trials = run_model(model);
-    const ModelRun in_process = run_model(model, paired);
+    const ModelRun in_process = run_model(model, pair_mode_options());
     EXPECT_EQ(in_process.result.env, env_trials.result.env);
     EXPECT_EQ(in_process.result.per_size.empty(), env_trials.result.per_size.empty());
     EXPECT_EQ(env_trials.result.communicators, env_trials.result.trials);
@@ -611,9 +659,7 @@ TEST(StrategyPairMode, ACorruptingPairFailsAloneAndKeepsTheFinalistFromShipping)
                    fake::FaultKind::corrupt,
                    std::nullopt,
                    2}});
-  StrategyOptions options;
-  options.pair_mode = true;
-  const ModelRun run = run_model(model, options);
+  const ModelRun run = run_model(model, pair_mode_options());
   const Env corrupting{{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}};
   EXPECT_TRUE(has_failure(run.result, corrupting, TrialOutcome::wrong_data));
   // Named once, though every run of the pairs under GDR=SYS failed it.
@@ -629,22 +675,14 @@ TEST(StrategyPairMode, ARunThatCrashesIsMeasuredAgainPairByPair) {
   // A pair that crashes its worker takes the whole pair-mode run with it: the pairs are measured
   // again one env trial each, so the others still give their curves and per-size choices.
   const fake::FakeModel model = load_model("tune-per-size.yaml");
-  ModelExecutor executor(model, kRanks);
-  StrategyOptions options;
-  options.pair_mode = true;
-  options.clock_s = executor.clock();
-  const TrialExecutor measure = executor.executor();
   int crashed_runs = 0;
-  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
-    if (request.pairs.empty()) return measure(request);
-    ++crashed_runs;
-    TrialMeasurement m;
-    m.outcome = TrialOutcome::crash;
-    m.reason = "worker killed by SIGSEGV";
-    m.workers = kRanks;
-    m.communicators = 1;
-    return m;
-  });
+  const StrategyResult r = run_recorded(model, pair_mode_options(),
+                                        [&](const TrialRequest& request, const TrialExecutor& measure) {
+                                          if (request.pairs.empty()) return measure(request);
+                                          ++crashed_runs;
+                                          return crashed_run();
+                                        })
+                               .result;
   EXPECT_GT(crashed_runs, 0);
   EXPECT_TRUE(has_failure(r, {}, TrialOutcome::crash));
   const StrategyResult env_trials = run_model(model).result;
@@ -659,29 +697,26 @@ TEST(StrategyPairMode, AlgoAndProtoAreSearchedAsPairsOnlyInRoundsJudgedOnTheirMe
   // iterations, and one round's outlier does not pick a pair: in round 1 the slowest pair at 1M
   // is measured 100x faster than it is.
   const fake::FakeModel model = load_model("tune-per-size.yaml");
-  ModelExecutor executor(model, kRanks);
-  StrategyOptions options;
-  options.pair_mode = true;
-  options.clock_s = executor.clock();
-  const TrialExecutor measure = executor.executor();
-  std::vector<TrialRequest> requests;
+  const StrategyOptions options = pair_mode_options();
   std::optional<NcclChoice> lucky;  // the pair round 1 favours
-  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
-    requests.push_back(request);
-    TrialMeasurement m = measure(request);
-    if (request.pairs.empty() || request.phase != TrialPhase::per_size) return m;
-    std::optional<std::size_t> slowest;  // the point of the slowest pair that ran at 1M
-    for (std::size_t i = 0; i < m.sizes.size(); ++i)
-      if (m.sizes[i] == (1u << 20) && !m.unavailable[i] && (!slowest || m.time_us[i] > m.time_us[*slowest]))
-        slowest = i;
-    if (request.repeat == 1 && slowest) {
-      lucky = request.pairs[*slowest / (m.ops.size() / request.pairs.size())];
-      m.time_us[*slowest] /= 100;
-    }
-    return m;
-  });
+  const RecordedRun run =
+      run_recorded(model, options, [&](const TrialRequest& request, const TrialExecutor& measure) {
+        TrialMeasurement m = measure(request);
+        if (request.pairs.empty() || request.phase != TrialPhase::per_size) return m;
+        std::optional<std::size_t> slowest;  // the point of the slowest pair that ran at 1M
+        for (std::size_t i = 0; i < m.sizes.size(); ++i)
+          if (m.sizes[i] == (1u << 20) && !m.unavailable[i] &&
+              (!slowest || m.time_us[i] > m.time_us[*slowest]))
+            slowest = i;
+        if (request.repeat == 1 && slowest) {
+          lucky = request.pairs[*slowest / (m.ops.size() / request.pairs.size())];
+          m.time_us[*slowest] /= 100;
+        }
+        return m;
+      });
+  const StrategyResult& r = run.result;
   int cross_runs = 0, per_size_runs = 0;
-  for (const TrialRequest& request : requests) {
+  for (const TrialRequest& request : run.requests) {
     if (request.phase == TrialPhase::screen) {
       EXPECT_EQ(request.env.count("NCCL_ALGO"), 0u) << describe_env(request.env);
       EXPECT_EQ(request.env.count("NCCL_PROTO"), 0u) << describe_env(request.env);
@@ -710,20 +745,13 @@ TEST(StrategyPairMode, HalvingRunsMeasureTheirEnvThenItsPairsAndThePerSizePhaseO
   // env under NCCL's own choice first, then forces the cross's pairs in the same communicator; the
   // per-size phase then runs only what the shipped env's pairs lack of pair_rounds runs.
   const fake::FakeModel model = load_model("tune-one-knob.yaml");
-  ModelExecutor executor(model, kRanks);
-  StrategyOptions options;
-  options.pair_mode = true;
-  options.clock_s = executor.clock();
-  const TrialExecutor measure = executor.executor();
-  std::vector<TrialRequest> requests;
-  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
-    requests.push_back(request);
-    return measure(request);
-  });
+  const StrategyOptions options = pair_mode_options();
+  const RecordedRun run = run_recorded(model, options);
+  const StrategyResult& r = run.result;
   ASSERT_EQ(r.env, Env({{"NCCL_NET_GDR_LEVEL", "SYS"}}));
   int halving_runs_of_winner = 0, per_size_runs = 0;
   std::size_t cross_pairs = 0;
-  for (const TrialRequest& request : requests) {
+  for (const TrialRequest& request : run.requests) {
     if (request.phase == TrialPhase::cross && !request.pairs.empty()) cross_pairs = request.pairs.size();
     if (request.phase == TrialPhase::per_size) {
       EXPECT_EQ(request.env, r.env);
@@ -743,22 +771,13 @@ TEST(StrategyPairMode, AHalvingRunThatFailsAsAWholeMeasuresItsEnvAgainAlone) {
   // A halving run with pairs that crashes (which pair did is unknown): its env is measured again
   // without pairs, and the search finds what it finds without pair mode.
   const fake::FakeModel model = load_model("tune-one-knob.yaml");
-  ModelExecutor executor(model, kRanks);
-  StrategyOptions options;
-  options.pair_mode = true;
-  options.clock_s = executor.clock();
-  const TrialExecutor measure = executor.executor();
-  std::vector<TrialRequest> requests;
-  const StrategyResult r = run_strategy(default_space(), options, [&](const TrialRequest& request) {
-    requests.push_back(request);
-    if (request.phase != TrialPhase::halving || request.pairs.empty()) return measure(request);
-    TrialMeasurement m;
-    m.outcome = TrialOutcome::crash;
-    m.reason = "worker killed by SIGSEGV";
-    m.workers = kRanks;
-    m.communicators = 1;
-    return m;
-  });
+  const RecordedRun run =
+      run_recorded(model, pair_mode_options(), [](const TrialRequest& request, const TrialExecutor& measure) {
+        if (request.phase != TrialPhase::halving || request.pairs.empty()) return measure(request);
+        return crashed_run();
+      });
+  const StrategyResult& r = run.result;
+  const std::vector<TrialRequest>& requests = run.requests;
   int crashed = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (requests[i].phase != TrialPhase::halving || requests[i].pairs.empty()) continue;
@@ -771,35 +790,6 @@ TEST(StrategyPairMode, AHalvingRunThatFailsAsAWholeMeasuresItsEnvAgainAlone) {
   EXPECT_GT(crashed, 0);
   EXPECT_EQ(r.env, run_model(model).result.env);
   EXPECT_FALSE(r.per_size.empty());  // measured in per-size runs instead
-}
-
-// The requests of one strategy run, and its result.
-struct RecordedRun {
-  StrategyResult result;
-  std::vector<TrialRequest> requests;
-  std::vector<TrialOutcome> outcomes;
-
-  std::vector<Env> envs_of(TrialPhase phase, bool ok_only = false) const {
-    std::vector<Env> envs;
-    for (std::size_t i = 0; i < requests.size(); ++i)
-      if (requests[i].phase == phase && (!ok_only || outcomes[i] == TrialOutcome::ok))
-        envs.push_back(requests[i].env);
-    return envs;
-  }
-};
-
-RecordedRun run_recorded(const fake::FakeModel& model, StrategyOptions options = {}) {
-  ModelExecutor executor(model, kRanks);
-  options.clock_s = executor.clock();
-  RecordedRun run;
-  const TrialExecutor measure = executor.executor();
-  run.result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
-    TrialMeasurement m = measure(request);
-    run.requests.push_back(request);
-    run.outcomes.push_back(m.outcome);
-    return m;
-  });
-  return run;
 }
 
 // The pairs of the first cross that ran (NCCL_ALGO and NCCL_PROTO only, final grid).
