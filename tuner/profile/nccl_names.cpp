@@ -10,14 +10,14 @@ namespace nccltune {
 
 namespace {
 
+// NCCL_NET_GDR_LEVEL's path names that every supported NCCL reads (src/graph/paths.cc, ncclGetLevel,
+// 2.21.5-2.30.7): strcmp against topoPathTypeStr, so with case; `sys` is not read and NCCL keeps its
+// default. NCCL also reads NVL, NVB, C2C, P2C, PXN, but which of them exist depends on the version.
 constexpr std::array<std::string_view, 5> kGdrLevelNames = {"LOC", "PIX", "PXB", "PHB", "SYS"};
 // Variables NCCL reads as 0/1 besides every NCCL_*_DISABLE.
 constexpr std::array<std::string_view, 6> kBooleanKnobs = {"NCCL_NET_GDR_READ",       "NCCL_COLLNET_ENABLE",
                                                            "NCCL_NET_SHARED_BUFFERS", "NCCL_CUMEM_ENABLE",
                                                            "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_SPLIT_DATA_ON_QPS"};
-// NCCL_CTA_POLICY's names (src/init.cc, 2.29.2; before it only the numbers 0, 1 and 2).
-constexpr std::array<std::string_view, 3> kCtaPolicyNames = {"DEFAULT", "EFFICIENCY", "ZERO"};
-
 template <std::size_t N>
 std::optional<int> index_ignoring_case(std::string_view text, const std::array<std::string_view, N>& names) {
   for (std::size_t i = 0; i < N; ++i)
@@ -39,6 +39,15 @@ std::optional<long long> parse_integer(std::string_view text) {
   long long value = 0;
   std::from_chars(text.data(), text.data() + text.size(), value);
   return value;
+}
+
+// An integer NCCL_PARAM as NCCL reads it the same way nccltune does. NCCL converts the text with
+// strtoll(str, nullptr, 0) (src/misc/param.cc, ncclLoadParam, 2.21.5-2.30.7): base 0 reads "0x10" as
+// 16 and "010" as 8, and the text after the number is ignored ("16k" is 16, "4M" is 4). So only
+// plain decimal is taken: digits, no sign, no leading zero, nothing after.
+std::optional<long long> parse_nccl_param(std::string_view text) {
+  if (text.size() > 1 && text.front() == '0') return std::nullopt;
+  return parse_integer(text);
 }
 
 // "Ring,Tree" or "^NVLS,PAT": a list of names from `names`, optionally excluded.
@@ -65,10 +74,11 @@ std::optional<std::string> name_list_problem(std::string_view name, std::string_
 
 std::optional<std::string> integer_range_problem(std::string_view name, std::string_view value, long long min,
                                                  long long max) {
-  const std::optional<long long> number = parse_integer(value);
+  const std::optional<long long> number = parse_nccl_param(value);
   if (!number || *number < min || *number > max)
     return "'" + std::string(value) + "' is not a valid " + std::string(name) + " value (an integer from " +
-           std::to_string(min) + " to " + std::to_string(max) + ")";
+           std::to_string(min) + " to " + std::to_string(max) +
+           (number ? ")" : ", in plain decimal: NCCL reads 0x10 as 16, 010 as 8 and 16k as 16)");
   return std::nullopt;
 }
 
@@ -204,44 +214,62 @@ bool same_text_ignoring_case(std::string_view a, std::string_view b) {
 }
 
 bool is_case_insensitive_knob(std::string_view name) {
-  return name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_NET_GDR_LEVEL";
+  // parseList compares names with strcasecmp (src/graph/tuning.cc, 2.21.5-2.30.7); NCCL_NET_GDR_LEVEL
+  // is compared with case (src/graph/paths.cc, ncclGetLevel), so it is not listed here.
+  return name == "NCCL_ALGO" || name == "NCCL_PROTO";
 }
 
 std::optional<std::string> knob_value_problem(std::string_view name, std::string_view value) {
+  // parseList (src/graph/tuning.cc, 2.21.5-2.30.7): names compared with strcasecmp. Scoped lists
+  // ("allreduce:Ring") are read from 2.24.3 only, so a plain list is what every version reads alike.
   if (name == "NCCL_ALGO") return name_list_problem(name, value, kNcclAlgorithms);
   if (name == "NCCL_PROTO") return name_list_problem(name, value, kNcclProtocols);
+  // MIN/MAX_NCHANNELS (src/graph/connect.cc, ncclMinNchannels / ncclMaxNchannels), NVLS_NCHANNELS
+  // (src/init.cc, NvlsChannels -> config.nvlsCTAs): NCCL_PARAMs, capped at MAXCHANNELS.
   if (name.ends_with("_NCHANNELS")) return integer_range_problem(name, value, 1, 64);
   if (name == "NCCL_NET_GDR_LEVEL") {
-    if (index_ignoring_case(value, kGdrLevelNames) ||
+    // src/graph/paths.cc, ncclGetLevel: a path name with case, else a number when the text starts with
+    // a digit (strtol base 0, 5 and above read as SYS): one digit 0-5 reads the same everywhere.
+    if (std::find(kGdrLevelNames.begin(), kGdrLevelNames.end(), value) != kGdrLevelNames.end() ||
         (value.size() == 1 && value[0] >= '0' && value[0] <= '5'))
       return std::nullopt;
     return "'" + std::string(value) + "' is not a valid NCCL_NET_GDR_LEVEL value (" +
-           join_names(kGdrLevelNames) + " or 0-5)";
+           join_names(kGdrLevelNames) + " in capitals, as NCCL compares them with case, or 0-5)";
   }
   if (name == "NCCL_BUFFSIZE") return integer_range_problem(name, value, 1, 1LL << 40);
   if (name == "NCCL_NTHREADS") {
-    if (value == "64" || value == "128" || value == "256" || value == "512") return std::nullopt;
-    return "'" + std::string(value) + "' is not a valid NCCL_NTHREADS value (64, 128, 256 or 512)";
+    // src/graph/tuning.cc, getNthreads (2.21.5-2.30.7): a multiple of WARP_SIZE (32) from 2*WARP_SIZE
+    // to NCCL_SIMPLE_MAX_NTHREADS / NCCL_LL_MAX_NTHREADS (512); anything else is replaced.
+    const std::optional<long long> threads = parse_nccl_param(value);
+    if (threads && *threads >= 64 && *threads <= 512 && *threads % 32 == 0) return std::nullopt;
+    return "'" + std::string(value) + "' is not a valid NCCL_NTHREADS value (a multiple of 32 from 64 to 512)";
   }
   if (name == "NCCL_IB_QPS_PER_CONNECTION") return integer_range_problem(name, value, 1, 128);
-  // Capped at MAXCHANNELS (64 since 2.25.1) by NCCL's init (src/init.cc).
+  // src/init.cc, envConfigOverride: MIN_CTAS / MAX_CTAS below 1 are ignored and above MAXCHANNELS (64
+  // since 2.25.1) capped. NCHANNELS_PER_NET_PEER: src/init.cc (2.28), src/graph/paths.cc before.
   if (name == "NCCL_MIN_CTAS" || name == "NCCL_MAX_CTAS" || name == "NCCL_NCHANNELS_PER_NET_PEER")
     return integer_range_problem(name, value, 1, 64);
   if (name == "NCCL_P2P_NET_CHUNKSIZE" || name == "NCCL_NVLS_CHUNKSIZE")
     return integer_range_problem(name, value, 1, 1LL << 30);
   if (name == "NCCL_CTA_POLICY") {
-    if (index_ignoring_case(value, kCtaPolicyNames) || (value.size() == 1 && value[0] >= '0' && value[0] <= '2'))
-      return std::nullopt;
-    return "'" + std::string(value) + "' is not a valid NCCL_CTA_POLICY value (0-2 or " +
-           join_names(kCtaPolicyNames) + ")";
+    // 2.27.3-2.28.9: an NCCL_PARAM (src/init.cc), so "EFFICIENCY" reads as strtoll's 0 (DEFAULT).
+    // 2.29.2-2.30.7: getEnvCtaPolicyOnce (src/init.cc) reads names, or only the first character of
+    // text that starts with a digit ("10" is 1). One digit 0-2 reads the same in all of them.
+    if (value.size() == 1 && value[0] >= '0' && value[0] <= '2') return std::nullopt;
+    return "'" + std::string(value) +
+           "' is not a valid NCCL_CTA_POLICY value (0, 1 or 2; NCCL before 2.29.2 reads the names "
+           "DEFAULT, EFFICIENCY and ZERO as 0)";
   }
-  if (name == "NCCL_NETDEVS_POLICY") {  // src/graph/topo.cc, 2.28.3
+  if (name == "NCCL_NETDEVS_POLICY") {
+    // src/graph/topo.cc, getNetDevsPolicyOnce (2.28.3-2.30.7): AUTO and ALL with strcasecmp, "MAX:"
+    // with strncasecmp and then atoi, which would read "MAX:2x" as 2: N must be plain decimal.
     const bool max = value.size() > 4 && same_text_ignoring_case(value.substr(0, 4), "MAX:");
     if (same_text_ignoring_case(value, "AUTO") || same_text_ignoring_case(value, "ALL") ||
         (max && !integer_range_problem(name, value.substr(4), 1, 1024)))
       return std::nullopt;
     return "'" + std::string(value) + "' is not a valid NCCL_NETDEVS_POLICY value (AUTO, ALL or MAX:N)";
   }
+  // CROSS_NIC (src/graph/search.cc), NVLS_ENABLE (src/transport/nvls.cc): NCCL_PARAMs, 2 = NCCL decides.
   if (name == "NCCL_CROSS_NIC" || name == "NCCL_NVLS_ENABLE") return integer_range_problem(name, value, 0, 2);
   if (name.ends_with("_DISABLE") ||
       std::find(kBooleanKnobs.begin(), kBooleanKnobs.end(), name) != kBooleanKnobs.end())

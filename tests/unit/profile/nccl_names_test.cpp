@@ -28,7 +28,7 @@ TEST(NcclNames, KnownKnobValues) {
   EXPECT_FALSE(knob_value_problem("NCCL_MIN_NCHANNELS", "64").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_MAX_NCHANNELS", "0").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_MAX_NCHANNELS", "65").has_value());
-  EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "sys").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "SYS").has_value());
   EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "5").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "6").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "NVL").has_value());
@@ -38,6 +38,9 @@ TEST(NcclNames, KnownKnobValues) {
   EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "0").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "4M").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_NTHREADS", "1024").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NTHREADS", "96").has_value());  // getNthreads: a multiple of 32
+  EXPECT_TRUE(knob_value_problem("NCCL_NTHREADS", "100").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NTHREADS", "32").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_IB_QPS_PER_CONNECTION", "129").has_value());
   EXPECT_TRUE(knob_value_problem("NCCL_CROSS_NIC", "3").has_value());
   EXPECT_FALSE(knob_value_problem("NCCL_SOCKET_IFNAME", "=eth0").has_value());  // no rules: safe set only
@@ -82,4 +85,46 @@ TEST(NcclNames, PairsNcclRunsPerCollective) {
   EXPECT_TRUE(nccl_runs_pair_for("broadcast", "Ring", "LL128"));
   EXPECT_FALSE(nccl_runs_pair_for("reduce", "Tree", "Simple"));
   EXPECT_TRUE(nccl_runs_pair_for("alltoall", "Tree", "LL"));  // send/recv: no cost table
+}
+
+// ncclGetLevel (src/graph/paths.cc, 2.21.5-2.30.7) compares path names with strcmp: NCCL ignores `sys`.
+TEST(NcclNames, GdrLevelNamesHaveCase) {
+  EXPECT_EQ(knob_value_problem("NCCL_NET_GDR_LEVEL", "sys"),
+            std::optional<std::string>("'sys' is not a valid NCCL_NET_GDR_LEVEL value (LOC, PIX, PXB, PHB, SYS in "
+                                       "capitals, as NCCL compares them with case, or 0-5)"));
+  EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "Phb").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NET_GDR_LEVEL", "PHB").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NET_GDR_LEVEL", "05").has_value());
+  EXPECT_FALSE(is_case_insensitive_knob("NCCL_NET_GDR_LEVEL"));
+  EXPECT_TRUE(is_case_insensitive_knob("NCCL_ALGO"));  // parseList: strcasecmp
+}
+
+// ncclLoadParam (src/misc/param.cc, 2.21.5-2.30.7) reads integers with strtoll(str, nullptr, 0):
+// hex, octal and trailing text read as something else than the text says, so they are refused.
+TEST(NcclNames, IntegerParamsArePlainDecimal) {
+  EXPECT_FALSE(knob_value_problem("NCCL_BUFFSIZE", "16").has_value());
+  EXPECT_EQ(knob_value_problem("NCCL_BUFFSIZE", "0x10"),
+            std::optional<std::string>("'0x10' is not a valid NCCL_BUFFSIZE value (an integer from 1 to "
+                                       "1099511627776, in plain decimal: NCCL reads 0x10 as 16, 010 as 8 and 16k "
+                                       "as 16)"));
+  EXPECT_TRUE(knob_value_problem("NCCL_MIN_CTAS", "010").has_value());  // octal 8
+  EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "16k").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_BUFFSIZE", "+16").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NVLS_NCHANNELS", "-1").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_NVLS_NCHANNELS", "24").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_PXN_DISABLE", "0").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_PXN_DISABLE", "00").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NETDEVS_POLICY", "MAX:02").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_NETDEVS_POLICY", "MAX:2x").has_value());  // atoi: 2
+  EXPECT_FALSE(knob_value_problem("NCCL_NETDEVS_POLICY", "max:2").has_value());  // strncasecmp
+}
+
+// NCCL_CTA_POLICY is an NCCL_PARAM up to 2.28.9 (strtoll reads EFFICIENCY as 0) and read by its
+// first digit from 2.29.2 (getEnvCtaPolicyOnce, src/init.cc): only 0, 1 and 2 mean the same in both.
+TEST(NcclNames, CtaPolicyIsOneDigit) {
+  EXPECT_FALSE(knob_value_problem("NCCL_CTA_POLICY", "1").has_value());
+  EXPECT_FALSE(knob_value_problem("NCCL_CTA_POLICY", "2").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_CTA_POLICY", "EFFICIENCY").has_value());
+  EXPECT_TRUE(knob_value_problem("NCCL_CTA_POLICY", "10").has_value());  // 2.30.7 reads '1'
+  EXPECT_TRUE(knob_value_problem("NCCL_CTA_POLICY", "3").has_value());
 }

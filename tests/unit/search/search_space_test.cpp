@@ -326,8 +326,14 @@ TEST(SearchSpace, NewKnobValuesAreChecked) {
   EXPECT_EQ(error_of("  - {name: NCCL_NETDEVS_POLICY, values: [ALL, \"MAX:0\"]}\n"),
             "space.yaml:3: knobs[0].values[1]: 'MAX:0' is not a valid NCCL_NETDEVS_POLICY value (AUTO, ALL or MAX:N)");
   EXPECT_EQ(error_of("  - {name: NCCL_CTA_POLICY, values: [\"3\"]}\n"),
-            "space.yaml:3: knobs[0].values[0]: '3' is not a valid NCCL_CTA_POLICY value (0-2 or DEFAULT, "
-            "EFFICIENCY, ZERO)");
+            "space.yaml:3: knobs[0].values[0]: '3' is not a valid NCCL_CTA_POLICY value (0, 1 or 2; NCCL before "
+            "2.29.2 reads the names DEFAULT, EFFICIENCY and ZERO as 0)");
+  EXPECT_EQ(error_of("  - {name: NCCL_NET_GDR_LEVEL, values: [PHB, sys]}\n"),
+            "space.yaml:3: knobs[0].values[1]: 'sys' is not a valid NCCL_NET_GDR_LEVEL value (LOC, PIX, PXB, PHB, "
+            "SYS in capitals, as NCCL compares them with case, or 0-5)");
+  EXPECT_EQ(error_of("  - {name: NCCL_BUFFSIZE, values: [\"0x400000\"]}\n"),
+            "space.yaml:3: knobs[0].values[0]: '0x400000' is not a valid NCCL_BUFFSIZE value (an integer from 1 to "
+            "1099511627776, in plain decimal: NCCL reads 0x10 as 16, 010 as 8 and 16k as 16)");
   EXPECT_EQ(error_of("  - {name: NCCL_MAX_CTAS, values: [\"128\"]}\n"),
             "space.yaml:3: knobs[0].values[0]: '128' is not a valid NCCL_MAX_CTAS value (an integer from 1 to 64)");
   EXPECT_EQ(error_of("  - {name: NCCL_IB_SPLIT_DATA_ON_QPS, values: [\"2\"]}\n"),
@@ -336,7 +342,7 @@ TEST(SearchSpace, NewKnobValuesAreChecked) {
   const Result<SearchSpace> valid = parse_search_space(
       "schema: nccltune/search-space/v1\nknobs:\n"
       "  - {name: NCCL_NETDEVS_POLICY, values: [all, \"max:2\"]}\n"
-      "  - {name: NCCL_CTA_POLICY, values: [efficiency, \"2\"]}\n",
+      "  - {name: NCCL_CTA_POLICY, values: [\"1\", \"2\"]}\n",
       "space.yaml");
   EXPECT_TRUE(valid.ok()) << valid.error();
 }
