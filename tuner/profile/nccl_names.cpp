@@ -313,7 +313,8 @@ bool is_transport_setting(std::string_view name) {
 
 bool is_searched_per_node_count(std::string_view name) {
   return name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" ||
-         name == "NCCL_MAX_NCHANNELS";
+         name == "NCCL_MAX_NCHANNELS" || name == "NCCL_MIN_CTAS" || name == "NCCL_MAX_CTAS" ||
+         name == "NCCL_NVLS_NCHANNELS";
 }
 
 }  // namespace nccltune

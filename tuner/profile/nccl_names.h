@@ -90,10 +90,10 @@ std::optional<std::string> knob_value_problem(std::string_view name, std::string
 bool is_transport_setting(std::string_view name);
 
 // What tune searches again at every node count: the algorithm, the protocol and the channel bounds
-// (NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS).
+// (NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS, NCCL_MIN/MAX_CTAS, NCCL_NVLS_NCHANNELS).
 bool is_searched_per_node_count(std::string_view name);
 
-// Whether NCCL reads the knob's value without case (NCCL_ALGO, NCCL_PROTO, NCCL_NET_GDR_LEVEL).
+// Whether NCCL reads the knob's value without case (NCCL_ALGO, NCCL_PROTO; not NCCL_NET_GDR_LEVEL).
 bool is_case_insensitive_knob(std::string_view name);
 
 // "2.24" -> 22400, "2.28.9" -> 22809, "22809" -> 22809 (NCCL's code since 2.9).

@@ -175,17 +175,37 @@ bool evaluate(const Condition& condition, const ShapeFacts& facts) {
   return false;
 }
 
+// `a|b|...`: the alternatives of a condition, which holds when one of them does. NCCL's rules need
+// it: NVLS wants 3+ GPUs on a node before 2.28.7 and 2+ from it (`gpus_per_node>=3|nccl>=2.28.7`).
+// A collective condition's `|` separates names instead, so it stays whole.
+std::vector<std::string_view> alternatives(std::string_view condition) {
+  const std::size_t start = condition.find_first_not_of(" \t");
+  if (start != std::string_view::npos && condition.substr(start).starts_with("collective")) return {condition};
+  std::vector<std::string_view> parts;
+  while (true) {
+    const std::size_t bar = condition.find('|');
+    parts.push_back(condition.substr(0, bar));
+    if (bar == std::string_view::npos) return parts;
+    condition.remove_prefix(bar + 1);
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> condition_problem(std::string_view condition) {
-  Result<Condition> parsed = parse_condition(condition);
-  if (!parsed) return parsed.error();
+  for (std::string_view alternative : alternatives(condition)) {
+    Result<Condition> parsed = parse_condition(alternative);
+    if (!parsed) return parsed.error();
+  }
   return std::nullopt;
 }
 
 bool condition_holds(std::string_view condition, const ShapeFacts& facts) {
-  Result<Condition> parsed = parse_condition(condition);
-  return parsed && evaluate(*parsed, facts);
+  if (condition_problem(condition)) return false;
+  const std::vector<std::string_view> parts = alternatives(condition);
+  return std::any_of(parts.begin(), parts.end(), [&](std::string_view alternative) {
+    return evaluate(*parse_condition(alternative), facts);
+  });
 }
 
 bool all_conditions_hold(const std::vector<std::string>& conditions, const ShapeFacts& facts) {

@@ -1,6 +1,7 @@
 // Conditions on the cluster shape that decide which knobs and values a search space offers:
 // `nodes>1`, `nvswitch`, `!nvswitch`, `nics>0`, `nics>gpus_per_node`, `nccl>=2.24`, `gpu_sm>=90`,
-// and what is tuned: `collective=all_gather` (a knob or value for some collectives only).
+// either of two (`gpus_per_node>=3|nccl>=2.28.7`), and what is tuned: `collective=all_gather` (a
+// knob or value for some collectives only).
 #pragma once
 
 #include <optional>
@@ -29,7 +30,8 @@ struct ShapeFacts {
 // gpu_sm; `count OP count` between two of the counts nodes, gpus_per_node, ranks, nics
 // (`nics>gpus_per_node`: more NICs than GPUs on a node); or `nvswitch` / `!nvswitch`; or `collective=NAME[|NAME...]`, which holds when one of the
 // named collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall) is
-// tuned. Spaces are ignored. Checked at parse time.
+// tuned. Outside a collective condition, `A|B` holds when A or B does (`gpus_per_node>=3|nccl>=2.28.7`).
+// Spaces are ignored. Checked at parse time.
 std::optional<std::string> condition_problem(std::string_view condition);   // nullopt when valid
 bool condition_holds(std::string_view condition, const ShapeFacts& facts);  // invalid: false
 bool all_conditions_hold(const std::vector<std::string>& conditions, const ShapeFacts& facts);

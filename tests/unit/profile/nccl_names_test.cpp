@@ -128,3 +128,11 @@ TEST(NcclNames, CtaPolicyIsOneDigit) {
   EXPECT_TRUE(knob_value_problem("NCCL_CTA_POLICY", "10").has_value());  // 2.30.7 reads '1'
   EXPECT_TRUE(knob_value_problem("NCCL_CTA_POLICY", "3").has_value());
 }
+
+// The channel bounds are searched again at every node count, whichever names the space uses.
+TEST(NcclNames, ChannelBoundsAreSearchedPerNodeCount) {
+  for (const char* name : {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
+                           "NCCL_NVLS_NCHANNELS"})
+    EXPECT_TRUE(is_searched_per_node_count(name)) << name;
+  EXPECT_FALSE(is_searched_per_node_count("NCCL_BUFFSIZE"));
+}

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/atomic_file.h"
+#include "profile/nccl_names.h"
 #include "dgx_shape.h"
 
 using namespace nccltune;
@@ -57,7 +58,8 @@ TEST(SearchSpace, DefaultConfigParses) {
   for (const char* name :
        {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
         "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_PXN_DISABLE",
-        "NCCL_CROSS_NIC", "NCCL_BUFFSIZE", "NCCL_NTHREADS"})
+        "NCCL_CROSS_NIC", "NCCL_BUFFSIZE", "NCCL_NTHREADS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
+        "NCCL_NVLS_NCHANNELS"})
     EXPECT_TRUE(has(names, name)) << name;
   for (const Knob& knob : space->knobs) {
     EXPECT_GE(knob.values.size(), 1u) << knob.name;
@@ -101,7 +103,7 @@ TEST(SearchSpace, SingleNodeDropsNetworkKnobs) {
                        knob.name == "NCCL_NETDEVS_POLICY";
     EXPECT_EQ(find_knob(two, knob.name) != nullptr, !gated) << knob.name;
   }
-  EXPECT_TRUE(has(find_knob(two, "NCCL_ALGO")->values, "NVLSTree"));
+  EXPECT_EQ(find_knob(two, "NCCL_ALGO")->values, (std::vector<std::string>{"Ring", "Tree", "NVLSTree"}));
   EXPECT_EQ(two.origin, space->origin);
 }
 
@@ -184,6 +186,15 @@ TEST(SearchSpace, Conditions) {
   EXPECT_TRUE(condition_holds("nics>0", facts));
   EXPECT_TRUE(condition_holds("nvswitch", facts));
   EXPECT_FALSE(condition_holds("!nvswitch", facts));
+  // Either of two: NCCL's NVLS wants 3+ GPUs before 2.28.7 and 2+ from it.
+  EXPECT_TRUE(condition_holds("gpus_per_node<2|nodes>1", facts));
+  EXPECT_FALSE(condition_holds("gpus_per_node<2 | !nvswitch", facts));
+  EXPECT_FALSE(condition_problem("!nvswitch|gpus_per_node<2").has_value());
+  EXPECT_EQ(condition_problem("nodes>1|"), std::optional<std::string>("empty condition"));
+  EXPECT_EQ(condition_problem("nodes>1|gpus>1"),
+            std::optional<std::string>("'gpus>1': unknown fact 'gpus' (nodes, gpus_per_node, ranks, nics, nccl, "
+                                       "gpu_sm, nvswitch, collective)"));
+  EXPECT_FALSE(condition_holds("nodes>1|gpus>1", facts));  // invalid: false, as any invalid condition
   EXPECT_TRUE(condition_holds("nccl>=2.24", facts));
   EXPECT_TRUE(condition_holds("nccl>=2.28.9", facts));
   EXPECT_FALSE(condition_holds("nccl>2.28.9", facts));
@@ -244,7 +255,7 @@ TEST(SearchSpace, ConditionsCompareTwoCounts) {
 TEST(SearchSpace, NewNcclKnobsAreGatedByVersionShapeAndCollective) {
   Result<SearchSpace> space = read_space(kDefaultSpace);
   ASSERT_TRUE(space.ok()) << space.error();
-  const std::vector<std::string> kNew = {"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_NVLS_CHUNKSIZE", "NCCL_CTA_POLICY",
+  const std::vector<std::string> kNew = {"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_CTA_POLICY",
                                          "NCCL_NETDEVS_POLICY",       "NCCL_NCHANNELS_PER_NET_PEER",
                                          "NCCL_P2P_NET_CHUNKSIZE",    "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"};
   // GB200-like: 4 nodes of 1 GPU with 2 NICs each (PAT's one GPU per node), NVSwitch, Blackwell.
@@ -258,18 +269,25 @@ TEST(SearchSpace, NewNcclKnobsAreGatedByVersionShapeAndCollective) {
   EXPECT_TRUE(has(find_knob(rich, "NCCL_CTA_POLICY")->values, "2"));  // ZERO, 2.28.3
 
   // NCCL 2.21.5: none of the knobs of 2.23 and later. NVLS_CHUNKSIZE came with 2.21.5, and the
-  // IB and send/recv knobs are older still (their defaults as listed hold from 2.20.3).
+  // IB and send/recv knobs are older still (their defaults as listed hold from 2.20.3), as are the
+  // CTA bounds (2.17.1).
   ShapeFacts old_nccl = all;
   old_nccl.nccl_version = 22105;
   const SearchSpace older = prune(*space, old_nccl);
-  for (const char* gone : {"NCCL_CTA_POLICY", "NCCL_NETDEVS_POLICY", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"})
+  for (const char* gone : {"NCCL_CTA_POLICY", "NCCL_NETDEVS_POLICY"})
     EXPECT_EQ(find_knob(older, gone), nullptr) << gone;
-  for (const char* kept : {"NCCL_NVLS_CHUNKSIZE", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_NCHANNELS_PER_NET_PEER",
-                           "NCCL_P2P_NET_CHUNKSIZE"})
+  for (const char* kept : {"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_P2P_NET_CHUNKSIZE",
+                           "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"})
     EXPECT_NE(find_knob(older, kept), nullptr) << kept;
   EXPECT_FALSE(has(find_knob(older, "NCCL_ALGO")->values, "PAT"));
-  old_nccl.nccl_version = 22104;
-  EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_NVLS_CHUNKSIZE"), nullptr);
+  ShapeFacts old_dgx = dgx_h100_facts(1);  // NVLS_CHUNKSIZE acts where NVLS runs: 2+ GPUs
+  old_dgx.nccl_version = 22105;
+  EXPECT_NE(find_knob(prune(*space, old_dgx), "NCCL_NVLS_CHUNKSIZE"), nullptr);
+  old_dgx.nccl_version = 22104;
+  EXPECT_EQ(find_knob(prune(*space, old_dgx), "NCCL_NVLS_CHUNKSIZE"), nullptr);
+  old_dgx.nccl_version = 21605;  // before 2.17.1, no CTA bounds (and no NVLS)
+  old_dgx.nvswitch = false;
+  EXPECT_EQ(find_knob(prune(*space, old_dgx), "NCCL_MIN_CTAS"), nullptr);
   old_nccl.nccl_version = 21903;  // IB_SPLIT_DATA_ON_QPS defaulted to 1 before 2.20.3
   EXPECT_EQ(find_knob(prune(*space, old_nccl), "NCCL_IB_SPLIT_DATA_ON_QPS"), nullptr);
   old_nccl.nccl_version = 22606;
@@ -289,9 +307,6 @@ TEST(SearchSpace, NewNcclKnobsAreGatedByVersionShapeAndCollective) {
   for (const char* gone : {"NCCL_CTA_POLICY", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_P2P_NET_CHUNKSIZE"})
     EXPECT_EQ(find_knob(reduce, gone), nullptr) << gone;
   EXPECT_FALSE(has(find_knob(reduce, "NCCL_ALGO")->values, "PAT"));
-  ShapeFacts hopper = all;
-  hopper.gpu_sm = 90;
-  EXPECT_EQ(find_knob(prune(*space, hopper), "NCCL_MIN_CTAS"), nullptr);
   ShapeFacts no_nvswitch = all;
   no_nvswitch.nvswitch = false;
   EXPECT_EQ(find_knob(prune(*space, no_nvswitch), "NCCL_NVLS_CHUNKSIZE"), nullptr);
@@ -385,7 +400,7 @@ TEST(SearchSpace, ErrorsNameFileLineAndField) {
       "64)");
   EXPECT_EQ(
       error_of("  - name: NCCL_NTHREADS\n    default_value: \"500\"\n    values: [\"256\"]\n"),
-      "space.yaml:4: knobs[0].default_value: '500' is not a valid NCCL_NTHREADS value (64, 128, 256 or 512)");
+      "space.yaml:4: knobs[0].default_value: '500' is not a valid NCCL_NTHREADS value (a multiple of 32 from 64 to 512)");
   EXPECT_EQ(error_of("  - name: NCCL_PXN_DISABLE\n    default_value: \"0\"\n    values: [\"0\"]\n"),
             "space.yaml:5: knobs[0].values: nothing to try besides default_value '0'");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: [\"gpus>1\"]\n"),
@@ -428,4 +443,99 @@ TEST(SearchSpace, ErrorsNameFileLineAndField) {
   Result<SearchSpace> missing = read_space(kFixtures + "/spaces/no-such-file.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("no-such-file.yaml"), std::string::npos);
+}
+
+// Where NVLS can run: NVSwitch and 2+ GPUs on a node (ncclNvlsInit, src/transport/nvls.cc: gpuCount < 2
+// from 2.28.7, gpuCount <= 2 before), NVLS on one node and NVLSTree on several (ncclTopoTuneModel,
+// src/graph/tuning.cc, 2.28.9). The NVLS knobs follow it.
+TEST(SearchSpace, NvlsFollowsNcclsRules) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  const auto algos = [&](const ShapeFacts& facts) {
+    const SearchSpace pruned = prune(*space, facts);
+    const Knob* algo = find_knob(pruned, "NCCL_ALGO");
+    return algo ? algo->values : std::vector<std::string>{};
+  };
+  const std::vector<std::string> nvls_knobs = {"NCCL_NVLS_ENABLE", "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLS_NCHANNELS"};
+  const auto nvls_knobs_kept = [&](const ShapeFacts& facts) {
+    const SearchSpace pruned = prune(*space, facts);
+    int kept = 0;
+    for (const std::string& name : nvls_knobs) kept += find_knob(pruned, name) != nullptr;
+    return kept;
+  };
+
+  ShapeFacts one = dgx_h100_facts(1);
+  one.nccl_version = 22809;
+  EXPECT_TRUE(has(algos(one), "NVLS"));
+  EXPECT_FALSE(has(algos(one), "NVLSTree"));
+  EXPECT_EQ(nvls_knobs_kept(one), 3);
+
+  ShapeFacts two = dgx_h100_facts(2);  // 2 nodes: NVLSTree, not NVLS
+  two.nccl_version = 22809;
+  EXPECT_FALSE(has(algos(two), "NVLS"));
+  EXPECT_TRUE(has(algos(two), "NVLSTree"));
+  EXPECT_EQ(nvls_knobs_kept(two), 3);
+
+  for (int nodes : {1, 2}) {  // one GPU per node: neither, and no NVLS knobs
+    ShapeFacts single = dgx_h100_facts(nodes);
+    single.gpus_per_node = 1;
+    EXPECT_FALSE(has(algos(single), "NVLS")) << nodes;
+    EXPECT_FALSE(has(algos(single), "NVLSTree")) << nodes;
+    EXPECT_EQ(nvls_knobs_kept(single), 0) << nodes;
+  }
+
+  ShapeFacts pair = dgx_h100_facts(1);  // 2 GPUs: NVLS from 2.28.7, 3+ GPUs before
+  pair.gpus_per_node = 2;
+  pair.nccl_version = 22807;
+  EXPECT_TRUE(has(algos(pair), "NVLS"));
+  EXPECT_EQ(nvls_knobs_kept(pair), 3);
+  pair.nccl_version = 22803;
+  EXPECT_FALSE(has(algos(pair), "NVLS"));
+  EXPECT_EQ(nvls_knobs_kept(pair), 0);
+  pair.gpus_per_node = 3;
+  EXPECT_TRUE(has(algos(pair), "NVLS"));
+
+  // NVLS_NCHANNELS never tries NCCL's own default: 16 on Hopper, 24 on one Blackwell node, 32 on more.
+  const auto channels = [&](int nodes, int sm) {
+    ShapeFacts facts = dgx_h100_facts(nodes);
+    facts.gpu_sm = sm;
+    return find_knob(prune(*space, facts), "NCCL_NVLS_NCHANNELS")->values;
+  };
+  EXPECT_EQ(channels(1, 90), (std::vector<std::string>{"8", "24", "32"}));
+  EXPECT_EQ(channels(1, 100), (std::vector<std::string>{"8", "16", "32"}));
+  EXPECT_EQ(channels(2, 100), (std::vector<std::string>{"8", "16", "24"}));
+}
+
+// NCCL_MIN/MAX_CTAS bound the ring and tree channels as NCCL_MIN/MAX_NCHANNELS do (src/graph/connect.cc,
+// 2.28.9 and 2.30.7: min(ncclMaxNchannels(), maxCTAs), max(ncclMinNchannels(), minCTAs)), and NVLS's
+// channels too (src/transport/nvls.cc): the current names where NVLS cannot run, the older ones where
+// it can, so that the bounds leave NVLS's channels to NCCL_NVLS_NCHANNELS.
+TEST(SearchSpace, ChannelBoundsUseTheCurrentNamesWhereNvlsCannotRun) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  const auto names_for = [&](const ShapeFacts& facts) { return knob_names(prune(*space, facts)); };
+  ShapeFacts pcie = dgx_h100_facts(2);
+  pcie.nvswitch = false;
+  ShapeFacts single = dgx_h100_facts(2);
+  single.gpus_per_node = 1;
+  for (const ShapeFacts& facts : {pcie, single}) {
+    const std::vector<std::string> names = names_for(facts);
+    EXPECT_TRUE(has(names, "NCCL_MIN_CTAS") && has(names, "NCCL_MAX_CTAS"));
+    EXPECT_FALSE(has(names, "NCCL_MIN_NCHANNELS") || has(names, "NCCL_MAX_NCHANNELS"));
+  }
+  const std::vector<std::string> dgx = names_for(dgx_h100_facts(2));
+  EXPECT_TRUE(has(dgx, "NCCL_MIN_NCHANNELS") && has(dgx, "NCCL_MAX_NCHANNELS"));
+  EXPECT_FALSE(has(dgx, "NCCL_MIN_CTAS") || has(dgx, "NCCL_MAX_CTAS"));
+}
+
+
+// Every knob the tuner ships has a value rule (knob_value_problem), so that a space or profile
+// value NCCL would read otherwise than it says ("0x10", "sys") is refused before any trial.
+TEST(SearchSpace, EveryDefaultKnobHasAValueRule) {
+  Result<SearchSpace> space = read_space(kDefaultSpace);
+  ASSERT_TRUE(space.ok()) << space.error();
+  for (const Knob& knob : space->knobs) {
+    EXPECT_TRUE(knob_value_problem(knob.name, "0x1").has_value()) << knob.name;
+    for (const std::string& value : knob.values) EXPECT_FALSE(knob_value_problem(knob.name, value)) << knob.name;
+  }
 }

@@ -115,9 +115,9 @@ bool has_failure(const StrategyResult& result, const Env& env, TrialOutcome outc
 // ---- the model executor -----------------------------------------------------------------------
 
 TEST(StrategyModelExecutor, DefaultSpaceGridIsTheFullCrossProduct) {
-  // 14 knobs apply to 2 NVSwitch nodes with NICs tuning all_reduce on NCCL 2.28.9; each is unset
-  // or one of its values.
-  ASSERT_EQ(default_space().knobs.size(), 14u);
+  // 15 knobs apply to 2 NVSwitch nodes with NICs tuning all_reduce on NCCL 2.28.9 (NCCL_NVLS_NCHANNELS
+  // the 15th); each is unset or one of its values.
+  ASSERT_EQ(default_space().knobs.size(), 15u);
   std::uint64_t expected = 1;
   for (const auto& knob : default_space().knobs) expected *= knob.values.size() + 1;
   EXPECT_EQ(grid_size(default_space()), expected);
