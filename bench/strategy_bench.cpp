@@ -49,6 +49,14 @@ using namespace nccltune::test_support;
 
 constexpr int kRanks = 16;
 
+// A model as the shape's communicators run it: 2 nodes of 8 (fake::model_for_nodes, and NCCL's
+// rules for 2 nodes: NVLSTree, not NVLS).
+Result<fake::FakeModel> load_at_shape(const std::filesystem::path& file) {
+  Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+  if (!model) return model;
+  return fake::model_for_nodes(*model, 2, kRanks / 2);
+}
+
 struct Row {
   std::string model;
   std::uint64_t grid = 0;
@@ -98,7 +106,7 @@ bool run_collectives_models(const std::filesystem::path& models_dir, const Searc
               "all_reduce", "all_gather", "red_scat", "alltoall", "chosen env (worst run)");
   bool met = true;
   for (const auto& file : files) {
-    Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+    Result<fake::FakeModel> model = load_at_shape(file);
     if (!model) {
       std::fprintf(stderr, "strategy_bench: %s\n", model.error().c_str());
       return false;
@@ -182,7 +190,7 @@ void run_pair_mode_models(const std::vector<std::filesystem::path>& files, const
   bool same_everywhere = true;
   double trials = 0, communicators = 0;
   for (const auto& file : files) {
-    Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+    Result<fake::FakeModel> model = load_at_shape(file);
     if (!model) continue;  // the main table has said why
     StrategyResult results[2];
     for (const bool pair_mode : {false, true}) {
@@ -350,7 +358,7 @@ int main(int argc, char** argv) {
 
   bool all_met = true;
   for (const auto& file : files) {
-    Result<fake::FakeModel> model = fake::load_fake_model(file.string());
+    Result<fake::FakeModel> model = load_at_shape(file);
     if (!model) {
       std::fprintf(stderr, "strategy_bench: %s\n", model.error().c_str());
       return 1;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <numbers>
 
+#include "profile/nccl_names.h"
+
 namespace nccltune::fake {
 
 bool CommNodes::holds(int index) const {
@@ -15,13 +17,57 @@ bool CommModel::has(FaultKind kind) const {
   return std::find(faults.begin(), faults.end(), kind) != faults.end();
 }
 
+int CommModel::channels_for(const AlgoProto& pair) const {
+  // getAlgoInfo's channel count (src/enqueue.cc, 2.28.9): NVLS and NVLSTree take NVLS's channels;
+  // NVLS across nodes (CollNet only) the fewer of the two.
+  if (pair.algo == "NVLS" && nodes > 1) return std::min(channels, nvls_channels);
+  if (pair.algo == "NVLS" || pair.algo == "NVLSTree") return nvls_channels;
+  return channels;
+}
+
+namespace {
+
+constexpr long kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h (2.25.1+)
+
+// The communicator config's minCTAs and maxCTAs as envConfigOverride (src/init.cc) leaves them:
+// NCCL_MIN_CTAS / NCCL_MAX_CTAS when above 0, else 1 and MAXCHANNELS; each at most MAXCHANNELS,
+// and min no more than max.
+std::pair<long, long> cta_bounds(const NcclEnv& env) {
+  long min = 1, max = kMaxChannels;
+  if (std::optional<long> value = integer_variable(env, "NCCL_MIN_CTAS"); value && *value > 0) min = *value;
+  if (std::optional<long> value = integer_variable(env, "NCCL_MAX_CTAS"); value && *value > 0) max = *value;
+  min = std::min(min, kMaxChannels);
+  max = std::min(max, kMaxChannels);
+  return {std::min(min, max), max};
+}
+
+}  // namespace
+
 int channels_used(const FakeModel& model, const NcclEnv& env) {
-  long channels = model.default_channels;
-  if (std::optional<long> min = integer_variable(env, "NCCL_MIN_NCHANNELS"))
-    channels = std::max(channels, *min);
-  if (std::optional<long> max = integer_variable(env, "NCCL_MAX_NCHANNELS"))
-    channels = std::min(channels, *max);
-  return static_cast<int>(std::clamp<long>(channels, 1, 1024));
+  // ncclMinNchannels / ncclMaxNchannels (src/graph/connect.cc): unset leaves 0 and MAXCHANNELS;
+  // below 0 is 0, below 1 is 1, above MAXCHANNELS is MAXCHANNELS.
+  long min_channels = 0, max_channels = kMaxChannels;
+  if (std::optional<long> min = integer_variable(env, "NCCL_MIN_NCHANNELS")) min_channels = std::clamp(*min, 0L, kMaxChannels);
+  if (std::optional<long> max = integer_variable(env, "NCCL_MAX_NCHANNELS")) max_channels = std::clamp(*max, 1L, kMaxChannels);
+  const auto [min_ctas, max_ctas] = cta_bounds(env);
+  // ncclTopoPostset: the maximum first, then copyChannels up to the minimum.
+  long channels = std::min({static_cast<long>(model.default_channels), max_channels, max_ctas});
+  channels = std::max(channels, std::max(min_channels, min_ctas));
+  return static_cast<int>(std::clamp(channels, 1L, kMaxChannels));
+}
+
+int nvls_channels_used(const FakeModel& model, const NcclEnv& env, const CommNodes& nodes, int nranks) {
+  // The hardware: multicast support as the log model states it, else a model with NVLS or NVLSTree.
+  if (!model.nccl_log.nvls.value_or(model.algos.contains("NVLS") || model.algos.contains("NVLSTree"))) return 0;
+  if (std::optional<long> enable = integer_variable(env, "NCCL_NVLS_ENABLE"); enable && *enable == 0) return 0;
+  const int fewest = nodes.fewest_local_ranks > 0 ? nodes.fewest_local_ranks : nranks / std::max(1, nodes.count);
+  // ncclNvlsInit: gpuCount < 2 from 2.28.7, gpuCount <= 2 before.
+  if (fewest < (model.nccl_version >= 22807 ? 2 : 3)) return 0;
+  const int sm = model.devices.front().sm;
+  long channels = sm >= 100 ? (nodes.count > 1 ? 32 : 24) : 16;
+  if (std::optional<long> set = integer_variable(env, "NCCL_NVLS_NCHANNELS"); set && *set > 0) channels = *set;
+  const auto [min_ctas, max_ctas] = cta_bounds(env);
+  return static_cast<int>(std::max(min_ctas, std::min(max_ctas, channels)));
 }
 
 double channel_scale(const FakeModel& model, int channels) {
@@ -46,8 +92,8 @@ namespace {
 // not 2; at 2, PAT needs one GPU per node (nNodes == nRanks). The fake's GPUs are all SM >= 60
 // and its network has no device offload, NCCL's two other conditions.
 bool pat_enabled(const NcclEnv& env, const CommNodes& nodes, int nranks) {
-  const auto set = env.find("NCCL_PAT_ENABLE");
-  if (set != env.end() && set->second != "2") return set->second != "0";
+  const std::optional<long> set = integer_variable(env, "NCCL_PAT_ENABLE");
+  if (set && *set != 2) return *set != 0;
   return nodes.count == nranks;
 }
 
@@ -70,27 +116,51 @@ bool nccl_has_cost_for(std::string_view op, const std::string& algo, const std::
   return true;
 }
 
+std::string setting(const NcclEnv& env, const std::string& variable) {
+  const auto set = env.find(variable);
+  return variable + (set == env.end() ? " unset" : "='" + set->second + "'");
+}
+
+// Whether NCCL enables `algo` on this communicator, whatever a model says (ncclTopoTuneModel,
+// src/graph/tuning.cc: NVLS off on more than one node without CollNet, NVLSTree off on one node;
+// both need NVLS support, ncclNvlsInit in src/transport/nvls.cc).
+bool nccl_enables(const std::string& algo, const CommModel& comm) {
+  if (algo == "NVLS") return comm.nvls_channels > 0 && comm.nodes == 1;
+  if (algo == "NVLSTree") return comm.nvls_channels > 0 && comm.nodes > 1;
+  return true;
+}
+
 std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op,
-                                     bool pat_is_enabled) {
+                                     bool pat_is_enabled, const CommModel& comm) {
   const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op);
   const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO", op);
+  // protoEnable (tuning.cc): LL128 is 2, "on where NCCL trusts it" (the model's ll128_default),
+  // until an NCCL_PROTO entry for this function sets every protocol to 0 or 1 (parseList).
+  const bool ll128_on = proto_filter ? proto_filter->allows("LL128") : model.ll128_default;
   std::vector<AlgoProto> pairs;
   for (const auto& [algo, algo_model] : model.algos) {
     if (algo_filter && !algo_filter->allows(algo)) continue;
-    if (!holds(algo_model.requires_env, env)) continue;
+    if (!holds(algo_model.requires_env, env) || !nccl_enables(algo, comm)) continue;
     for (const auto& [proto, cost] : algo_model.protos) {
       if (!nccl_has_cost_for(op, algo, proto)) continue;
       if (algo == "PAT" && !pat_runs(op, proto, pat_is_enabled)) continue;
+      if (proto == "LL128" && !ll128_on) continue;
       if (!proto_filter || proto_filter->allows(proto)) pairs.push_back({algo, proto});
     }
   }
   return pairs;
 }
 
-std::string setting(const NcclEnv& env, const std::string& variable) {
-  const auto set = env.find(variable);
-  return variable + (set == env.end() ? " unset" : "='" + set->second + "'");
+// Why NCCL left `op` no pair, for its error line.
+std::string why_no_pair(const FakeModel& model, const NcclEnv& env, const CommModel& comm) {
+  std::string why = setting(env, "NCCL_ALGO") + ", " + setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`";
+  if (model.algos.contains("NVLS") && !nccl_enables("NVLS", comm))
+    why += comm.nodes > 1 ? "; NVLS runs on one node only" : "; no NVLS support (NCCL_NVLS_ENABLE=0 or 1 GPU)";
+  if (model.algos.contains("NVLSTree") && !nccl_enables("NVLSTree", comm))
+    why += comm.nodes == 1 ? "; NVLSTree runs on 2+ nodes only" : "; no NVLS support for NVLSTree";
+  return why;
 }
+
 
 // Whether a fault that held for its `when` and `rank` holds on this rank's communicator. A
 // collective ends for all ranks when the slowest is done, so slow_node and slow_link slow every
@@ -129,6 +199,14 @@ std::optional<Condition> pair_part(const Fault& fault, std::string_view op) {
   return part;
 }
 
+// A pair's place in NCCL's cost table (ncclAlgoStr, ncclProtoStr order): ties go to the first.
+std::size_t nccl_order(const AlgoProto& pair) {
+  const auto index = [](const auto& names, const std::string& name) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  return index(kNcclAlgorithms, pair.algo) * kNcclProtocols.size() + index(kNcclProtocols, pair.proto);
+}
+
 }  // namespace
 
 bool corrupts(const CommModel& comm, const AlgoProto& pair) {
@@ -145,6 +223,8 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   comm.nranks = nranks;
   comm.channels = channels_used(model, env);
   comm.channel_scale = channel_scale(model, comm.channels);
+  comm.nvls_channels = nvls_channels_used(model, env, nodes, nranks);
+  comm.nodes = nodes.count;
   for (const Effect& effect : model.effects) {
     if (!holds(effect.when, env)) continue;
     if (effect.algo) {
@@ -154,9 +234,9 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
     comm.busbw_scale *= effect.busbw_scale;
     comm.lat_scale *= effect.lat_scale;
   }
-  comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks));
+  comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks), comm);
   if (comm.allowed.empty()) {
-    comm.no_pair = setting(env, kAlgo) + ", " + setting(env, kProto) + ", and each algorithm's `requires`";
+    comm.no_pair = why_no_pair(model, env, comm);
     comm.no_pair_by_list = env.count(kAlgo) > 0 || env.count(kProto) > 0;
   }
   for (const Fault& fault : model.faults) {
@@ -174,8 +254,11 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   return comm;
 }
 
-PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op) {
+PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                   int channels) {
   const ProtoCost& cost = model.algos.at(pair.algo).protos.at(pair.proto);
+  const int runs_on = channels > 0 ? std::min(channels, comm.channels_for(pair)) : comm.channels_for(pair);
+  const double scale = runs_on == comm.channels ? comm.channel_scale : channel_scale(model, runs_on);
   double busbw_scale = comm.busbw_scale;
   double lat_scale = comm.lat_scale;
   for (const Effect& effect : comm.algo_effects)
@@ -184,19 +267,48 @@ PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProt
       lat_scale *= effect.lat_scale;
     }
   const double factor = busbw_factor(op, comm.nranks);
-  const double algbw_gbps = factor > 0 ? cost.busbw_gbps * comm.channel_scale * busbw_scale / factor : 0;
+  const double algbw_gbps = factor > 0 ? cost.busbw_gbps * scale * busbw_scale / factor : 0;
   return {cost.lat_us * lat_scale, algbw_gbps};
 }
 
-double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
-                    double bytes) {
-  const PairCost cost = pair_cost(model, comm, pair, op);
+std::optional<PairCost> nccl_pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
+                                       std::string_view op) {
+  const auto algo = model.nccl_model.find(pair.algo);
+  if (algo == model.nccl_model.end()) return std::nullopt;
+  const auto proto = algo->second.protos.find(pair.proto);
+  if (proto == algo->second.protos.end()) return std::nullopt;
+  const double factor = busbw_factor(op, comm.nranks);
+  return PairCost{proto->second.lat_us, factor > 0 ? proto->second.busbw_gbps / factor : 0};
+}
+
+double cost_time_us(const PairCost& cost, double bytes) {
   if (cost.algbw_gbps <= 0) return cost.lat_us;
   return cost.lat_us + bytes / (cost.algbw_gbps * 1e9) * 1e6;
 }
 
+double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                    double bytes, int channels) {
+  return cost_time_us(pair_cost(model, comm, pair, op, channels), bytes);
+}
+
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op,
                             double bytes) {
+  if (!model.nccl_model.empty()) {
+    // topoGetAlgoInfo (src/enqueue.cc): the cheapest cell of NCCL's cost table, first on ties in
+    // NCCL's algorithm order; pairs its model does not rate are never its choice.
+    const AlgoProto* cheapest = nullptr;
+    double cheapest_time = std::numeric_limits<double>::infinity();
+    for (const AlgoProto& pair : comm.allowed) {
+      const std::optional<PairCost> cost = nccl_pair_cost(model, comm, pair, op);
+      if (!cost) continue;
+      const double time = cost_time_us(*cost, bytes);
+      if (time < cheapest_time || (time == cheapest_time && nccl_order(pair) < nccl_order(*cheapest))) {
+        cheapest = &pair;
+        cheapest_time = time;
+      }
+    }
+    return cheapest ? *cheapest : comm.allowed.front();
+  }
   // NCCL reads NCCL_ALGO / NCCL_PROTO as a filter (parseList in src/graph/tuning.cc zeroes the
   // bandwidth of what they leave out) and its cost model still picks the cheapest enabled pair
   // (topoGetAlgoInfo in src/enqueue.cc). The model's `default` stands for that pick, so a list
@@ -221,12 +333,23 @@ AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::
 }
 
 double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
-                       std::string_view op, double bytes) {
-  return pair_time_us(model, comm, pair, op, bytes) * comm.slow_factor;
+                       std::string_view op, double bytes, int channels) {
+  return pair_time_us(model, comm, pair, op, bytes, channels) * comm.slow_factor;
 }
 
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes) {
   return pair_op_time_us(model, comm, choose_algo_proto(model, comm, op, bytes), op, bytes);
+}
+
+bool nvls_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op, nccl_abi::ncclDataType_t type) {
+  using namespace nccl_abi;
+  if (collective == "all_gather" || collective == "broadcast") return true;
+  switch (type) {
+    case ncclInt32: case ncclUint32: case ncclInt64: case ncclUint64: case ncclFloat16: case ncclBfloat16:
+      return op == ncclSum || op == ncclMax || op == ncclMin;
+    case ncclFloat32: case ncclFloat64: return op == ncclSum;
+    default: return false;
+  }
 }
 
 NoiseSource::NoiseSource(const Noise& noise, int rank)

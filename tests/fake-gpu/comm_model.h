@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "collectives/nccl_declarations.h"
 #include "fake_model.h"
 #include "nccl_env.h"
 
@@ -30,6 +31,7 @@ struct CommNodes {
   int node = 0;
   std::vector<int> present{0};  // ascending
   int count = 1;
+  int fewest_local_ranks = 0;  // the fewest of its ranks on any of its nodes; 0: nranks / count
 
   bool holds(int index) const;
 };
@@ -37,8 +39,10 @@ struct CommNodes {
 struct CommModel {
   int rank = 0;
   int nranks = 1;
-  int channels = 1;
-  double channel_scale = 1;
+  int channels = 1;       // NCCL's coll channels (connect.cc), for every algorithm but NVLS
+  double channel_scale = 1;  // the model's busbw_scale at `channels`
+  int nvls_channels = 0;  // NVLS's own channels (nvls.cc); 0: no NVLS support on this communicator
+  int nodes = 1;          // NCCL's node count
   double busbw_scale = 1;  // product of the effects that hold for every algorithm
   double lat_scale = 1;
   std::vector<Effect> algo_effects;  // effects that hold for the ops of one algorithm (Effect::algo)
@@ -54,6 +58,9 @@ struct CommModel {
   double slow_factor = 1;  // slow_rank's, slow_node's and slow_link's factors that hold, else 1
 
   bool has(FaultKind kind) const;
+  // The channels `pair` runs on (getAlgoInfo, src/enqueue.cc): NVLS and NVLSTree NVLS's own,
+  // the rest NCCL's coll channels.
+  int channels_for(const AlgoProto& pair) const;
 };
 
 // Whether an op that runs `pair` corrupts its output: a `corrupt` fault that held at init, or one
@@ -68,8 +75,22 @@ bool corrupts(const CommModel& comm, const AlgoProto& pair);
 Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env, int rank, int nranks,
                                      std::string_view op = "all_reduce", const CommNodes& nodes = {});
 
-// The model's default channel count, raised to NCCL_MIN_NCHANNELS, capped by NCCL_MAX_NCHANNELS.
+// Whether NCCL has an NVLS kernel for reduction `op` on `type` (ncclNvlsSupported,
+// src/include/device.h: sum on 32/64-bit integers, half, bfloat16, float and double; min and max
+// on the integers and the 16-bit floats; ncclAvg, PreMulSum or SumPostDiv there, never).
+// all_gather and broadcast reduce nothing and always may (getAlgoInfo, src/enqueue.cc).
+bool nvls_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op, nccl_abi::ncclDataType_t type);
+
+// NCCL's coll channels as src/graph/connect.cc sets them (ncclTopoPostset): the model's default,
+// first capped by NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, then raised to NCCL_MIN_NCHANNELS and
+// NCCL_MIN_CTAS, at most 64 (MAXCHANNELS).
 int channels_used(const FakeModel& model, const NcclEnv& env);
+// NVLS's channels (ncclNvlsInit, src/transport/nvls.cc): 16 on SM 9.x, 24 on one node / 32 on
+// more on SM 10.x, NCCL_NVLS_NCHANNELS instead when above 0, bounded by NCCL_MIN_CTAS and
+// NCCL_MAX_CTAS; never NCCL_MIN/MAX_NCHANNELS. 0 when NVLS is off: NCCL_NVLS_ENABLE=0, or fewer
+// than 2 of the communicator's GPUs on a node (3 before NCCL 2.28.7), or no multicast support
+// (`nccl_log.nvls`, by default whether the model has NVLS or NVLSTree).
+int nvls_channels_used(const FakeModel& model, const NcclEnv& env, const CommNodes& nodes, int nranks);
 // busbw_scale for `channels`: the nearest listed count at or below it (the smallest listed
 // count when all are above; 1 when none is listed).
 double channel_scale(const FakeModel& model, int channels);
@@ -84,18 +105,27 @@ struct PairCost {
   double lat_us = 0;
   double algbw_gbps = 0;
 };
-PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op);
+// The hardware's cost (`algos`, with channels and effects) on the channels `pair` runs on, or
+// on `channels` when above 0 (a tuner plugin's nChannels: at most the communicator's).
+PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
+                   int channels = 0);
+// NCCL's own estimate of `pair` (`nccl_model`: no effects, no channel scaling, as NCCL's model
+// knows neither), or nullopt when the model has no nccl_model or it does not rate the pair.
+std::optional<PairCost> nccl_pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
+                                       std::string_view op);
+double cost_time_us(const PairCost& cost, double bytes);
 
 // The formula for one pair; a factor of 0 (one rank) leaves the latency alone.
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
-                    double bytes);
-// What NCCL would pick: the model's default for the size when NCCL_ALGO, NCCL_PROTO and its
-// `requires` allow it (a list is a filter, NCCL's cost model still chooses), else the fastest
-// allowed pair (standing in for that cost model). `comm.allowed` must not be empty.
+                    double bytes, int channels = 0);
+// What NCCL would pick among `comm.allowed` (NCCL_ALGO and NCCL_PROTO are a filter, NCCL's cost
+// model still chooses): with `nccl_model`, its cheapest pair there (topoGetAlgoInfo); else the
+// model's default for the size when allowed, else the fastest allowed pair (an older model's
+// stand-in, kinder than NCCL). `comm.allowed` must not be empty.
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 // Time of one op on this rank that runs `pair`, before noise: its time times slow_factor.
 double pair_op_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair,
-                       std::string_view op, double bytes);
+                       std::string_view op, double bytes, int channels = 0);
 // The same for the pair NCCL would pick (choose_algo_proto).
 double op_time_us(const FakeModel& model, const CommModel& comm, std::string_view op, double bytes);
 

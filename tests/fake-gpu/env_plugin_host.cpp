@@ -18,9 +18,10 @@ namespace nccltune::fake {
 namespace {
 
 using tuner_abi::ncclResult_t;
-// NCCL 2.28.7 to 2.30.7 look up ncclEnvPlugin_v1 only (src/plugin/env/env_v1.cc); v2, whose init
-// also takes NCCL's logger, came after 2.30.7 (NCCL's master, src/plugin/env/env_v2.cc).
-constexpr int kFirstEnvV2Version = 23100;
+// NCCL 2.28.7 to 2.30.4 look up ncclEnvPlugin_v1 only (src/plugin/env/env_v1.cc); 2.30.7 looks up
+// ncclEnvPlugin_v2 first, whose init also takes NCCL's logger, then v1 (src/plugin/env.cc,
+// ncclEnvPluginLoad; src/plugin/env/env_v2.cc).
+constexpr int kFirstEnvV2Version = 23007;
 
 using Logger = void (*)(int level, unsigned long flags, const char* file, int line, const char* format, ...);
 
@@ -86,7 +87,7 @@ void load(int nccl_version) {
   const auto patch = static_cast<std::uint8_t>(nccl_version % 100);
   ncclResult_t result{};
   emulate_launcher_locals();
-  // ncclEnvPlugin_v2 (init with NCCL's logger) only where NCCL looks it up: after 2.30.7.
+  // ncclEnvPlugin_v2 (init with NCCL's logger) only where NCCL looks it up: 2.30.7 and newer.
   const auto* v2 = nccl_version >= kFirstEnvV2Version
                        ? static_cast<const EnvV2*>(dlsym(library, "ncclEnvPlugin_v2"))
                        : nullptr;

@@ -28,7 +28,7 @@ struct PluginEnv {
 };
 
 // `nccl_version`: the NCCL this fake is (the model's nccl_version, 22809), handed to init; from
-// 23100 on, the v2 table is looked up first.
+// 23007 (2.30.7) on, the v2 table is looked up first.
 // `environment`: the process's environ. With NCCLTUNE_EMULATE_NODES=N, an external plugin sees
 // OMPI_COMM_WORLD_LOCAL_SIZE as Open MPI sets it on N nodes (OMPI_COMM_WORLD_SIZE / N): what a
 // launcher would say on the nodes the fake emulates.

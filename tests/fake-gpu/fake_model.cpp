@@ -120,6 +120,23 @@ std::map<std::string, AlgoModel> parse_algos(const YAML::Node& node, const std::
   return algos;
 }
 
+// `nccl_model`: NCCL's cost model, in `algos`' shape; `requires` belongs to the hardware (`algos`).
+std::map<std::string, AlgoModel> parse_nccl_model(const YAML::Node& node, const std::string& path) {
+  std::map<std::string, AlgoModel> model = parse_algos(node, path);
+  for (const auto& [algo, entry] : model)
+    if (!entry.requires_env.empty())
+      fail(node[algo] ? node[algo] : node, yaml_child(yaml_child(path, algo), "requires"),
+           "belongs in algos: nccl_model is NCCL's cost model only");
+  return model;
+}
+
+// A level of the model (the top, a `collectives` or a `nodes` entry) gives NCCL's choice one way.
+void check_one_choice(const YAML::Node& node, const std::string& path) {
+  if (node["default"] && node["nccl_model"])
+    fail(node["nccl_model"], yaml_child(path, "nccl_model"),
+         "give either default or nccl_model: with nccl_model, NCCL's choice is its cheapest pair");
+}
+
 // `algos`, when given, must hold every pair named (nullptr: only the names are checked, and the
 // resolved models are checked later).
 std::vector<DefaultChoice> parse_defaults(const YAML::Node& node, const std::string& path,
@@ -294,7 +311,9 @@ NcclLogModel parse_nccl_log(const YAML::Node& node, const std::string& path) {
 CollectiveModel parse_override(const YAML::Node& c, const std::string& at,
                                const std::map<std::string, AlgoModel>& algos) {
   CollectiveModel keys;
+  check_one_choice(c, at);
   if (c["algos"]) keys.algos = parse_algos(c["algos"], yaml_child(at, "algos"));
+  if (c["nccl_model"]) keys.nccl_model = parse_nccl_model(c["nccl_model"], yaml_child(at, "nccl_model"));
   if (c["default"])
     keys.defaults =
         parse_defaults(c["default"], yaml_child(at, "default"), keys.algos ? &*keys.algos : &algos);
@@ -319,46 +338,91 @@ std::map<std::string, CollectiveModel> parse_collectives(const YAML::Node& node,
     const std::string op = entry.first.Scalar();
     const std::string at = yaml_child(path, op);
     yaml_expect_map(entry.second, at);
-    yaml_check_keys(entry.second, at, {"default", "algos", "channels", "effects", "faults"});
+    yaml_check_keys(entry.second, at, {"default", "nccl_model", "algos", "channels", "effects", "faults"});
     collectives[op] = parse_override(entry.second, at, algos);
   }
   return collectives;
 }
 
+// Whether NCCL can run `pair` as its own choice on `nodes` nodes with `ranks_per_node` ranks on
+// each (0: any): NVLS on one node only, NVLSTree on more than one (ncclTopoTuneModel,
+// src/graph/tuning.cc), both with 2 or more GPUs of the communicator on a node (ncclNvlsInit,
+// src/transport/nvls.cc); LL128 not where `ll128_default` is false (protoEnable 2). "" if it can.
+std::string why_nccl_cannot_run(const DefaultChoice& pair, int nodes, int ranks_per_node, bool ll128_default) {
+  const bool nvls = pair.algo == "NVLS" || pair.algo == "NVLSTree";
+  if (pair.algo == "NVLS" && nodes > 1) return "NCCL runs NVLS on one node only (no CollNet)";
+  if (pair.algo == "NVLSTree" && nodes == 1) return "NCCL runs NVLSTree on more than one node only";
+  if (nvls && ranks_per_node == 1) return "NCCL runs " + pair.algo + " only with 2 or more GPUs on a node";
+  if (pair.proto == "LL128" && !ll128_default) return "ll128_default is false: NCCL leaves LL128 off";
+  return "";
+}
+
+// A `nodes` entry's own default tables (its `default` and its collectives'): each pair must be
+// one NCCL can pick at the entry's node count.
+void check_entry_defaults(const YAML::Node& entry_node, const std::string& at, const NodeCountModel& entry,
+                          bool ll128_default) {
+  const int ranks = entry.ranks_per_node.value_or(0);
+  const bool ll128 = entry.ll128_default.value_or(ll128_default);
+  auto check = [&](const YAML::Node& table, const std::string& path, const std::vector<DefaultChoice>& choices) {
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      const std::string why = why_nccl_cannot_run(choices[i], entry.min_nodes, ranks, ll128);
+      if (!why.empty())
+        fail(table[i], yaml_item(path, i),
+             choices[i].algo + "/" + choices[i].proto + " cannot be NCCL's choice on " +
+                 std::to_string(entry.min_nodes) + " node(s): " + why);
+    }
+  };
+  if (entry.keys.defaults) check(entry_node["default"], yaml_child(at, "default"), *entry.keys.defaults);
+  for (const auto& [op, keys] : entry.collectives)
+    if (keys.defaults)
+      check(entry_node["collectives"][op]["default"], yaml_child(yaml_child(yaml_child(at, "collectives"), op), "default"),
+            *keys.defaults);
+}
+
 std::vector<NodeCountModel> parse_nodes(const YAML::Node& node, const std::string& path,
-                                        const std::map<std::string, AlgoModel>& top_algos) {
+                                        const std::map<std::string, AlgoModel>& top_algos, bool ll128_default) {
   yaml_expect_list(node, path);
   std::vector<NodeCountModel> entries;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = yaml_item(path, i);
     yaml_expect_map(node[i], at);
     yaml_check_keys(node[i], at,
-                    {"min_nodes", "default", "algos", "channels", "effects", "faults", "collectives"});
+                    {"min_nodes", "ranks_per_node", "default", "nccl_model", "algos", "channels", "effects",
+                     "faults", "collectives", "ll128_default"});
     NodeCountModel entry;
     entry.min_nodes = small_integer(required(node[i], at, "min_nodes"), yaml_child(at, "min_nodes"), 1);
+    if (node[i]["ranks_per_node"])
+      entry.ranks_per_node = small_integer(node[i]["ranks_per_node"], yaml_child(at, "ranks_per_node"), 1);
+    if (node[i]["ll128_default"])
+      entry.ll128_default = yaml_boolean(node[i]["ll128_default"], yaml_child(at, "ll128_default"));
     for (const NodeCountModel& before : entries)
-      if (before.min_nodes == entry.min_nodes)
+      if (before.min_nodes == entry.min_nodes && before.ranks_per_node == entry.ranks_per_node)
         fail(node[i]["min_nodes"], yaml_child(at, "min_nodes"),
-             std::to_string(entry.min_nodes) + " is given twice");
+             std::to_string(entry.min_nodes) +
+                 (entry.ranks_per_node ? " with ranks_per_node " + std::to_string(*entry.ranks_per_node) : "") +
+                 " is given twice");
     entry.keys = parse_override(node[i], at, top_algos);
     if (node[i]["collectives"])
       entry.collectives = parse_collectives(node[i]["collectives"], yaml_child(at, "collectives"),
                                             entry.keys.algos ? *entry.keys.algos : top_algos);
+    check_entry_defaults(node[i], at, entry, ll128_default);
     entries.push_back(std::move(entry));
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const NodeCountModel& a, const NodeCountModel& b) { return a.min_nodes < b.min_nodes; });
+  // Ascending; at equal min_nodes the entry without ranks_per_node first (the exact one wins).
+  std::sort(entries.begin(), entries.end(), [](const NodeCountModel& a, const NodeCountModel& b) {
+    return std::pair(a.min_nodes, a.ranks_per_node.has_value()) < std::pair(b.min_nodes, b.ranks_per_node.has_value());
+  });
   return entries;
 }
 
 // Every model an op can run under holds the pairs of its default table: an entry that replaces
 // `algos` must keep the pairs of the `default` that applies with it, or give its own.
 void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
-  std::vector<int> counts{1};
-  for (const NodeCountModel& entry : model.nodes) counts.push_back(entry.min_nodes);
-  for (const int nodes : counts) {
+  std::vector<std::pair<int, int>> shapes{{1, 0}};  // (nodes, ranks per node)
+  for (const NodeCountModel& entry : model.nodes) shapes.emplace_back(entry.min_nodes, entry.ranks_per_node.value_or(0));
+  for (const auto& [nodes, ranks_per_node] : shapes) {
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"}) {
-      const FakeModel resolved = model_for_collective(model, op, nodes);
+      const FakeModel resolved = model_for_collective(model, op, nodes, ranks_per_node);
       for (const DefaultChoice& choice : resolved.defaults) {
         const auto algo = resolved.algos.find(choice.algo);
         if (algo != resolved.algos.end() && algo->second.protos.contains(choice.proto)) continue;
@@ -391,8 +455,10 @@ InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
 
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
-                  {"schema", "devices", "device_count", "nccl_version", "default", "channels", "algos",
-                   "effects", "faults", "noise", "nccl_log", "collectives", "nodes", "init_cost_ms"});
+                  {"schema", "devices", "device_count", "nccl_version", "default", "nccl_model", "channels",
+                   "algos", "effects", "faults", "noise", "nccl_log", "collectives", "nodes", "init_cost_ms",
+                   "ll128_default"});
+  check_one_choice(root, "");
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
   if (schema != kModelSchema)
@@ -403,6 +469,11 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["nccl_version"]) model.nccl_version = small_integer(root["nccl_version"], "nccl_version", 1);
   model.algos = parse_algos(required(root, "", "algos"), "algos");
   if (root["default"]) model.defaults = parse_defaults(root["default"], "default", &model.algos);
+  if (root["nccl_model"]) model.nccl_model = parse_nccl_model(root["nccl_model"], "nccl_model");
+  if (root["ll128_default"]) model.ll128_default = yaml_boolean(root["ll128_default"], "ll128_default");
+  for (std::size_t i = 0; i < model.defaults.size(); ++i)
+    if (model.defaults[i].proto == "LL128" && !model.ll128_default)
+      fail(root["default"][i], yaml_item("default", i), "ll128_default is false: NCCL leaves LL128 off, never its choice");
   if (root["channels"]) parse_channels(root["channels"], "channels", model);
   if (root["effects"]) model.effects = parse_effects(root["effects"], "effects");
   if (root["faults"]) model.faults = parse_faults(root["faults"], "faults");
@@ -410,7 +481,7 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["nccl_log"]) model.nccl_log = parse_nccl_log(root["nccl_log"], "nccl_log");
   if (root["collectives"])
     model.collectives = parse_collectives(root["collectives"], "collectives", model.algos);
-  if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos);
+  if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos, model.ll128_default);
   if (root["init_cost_ms"]) model.init_cost = parse_init_cost(root["init_cost_ms"], "init_cost_ms");
   check_resolved_models(root, model);
   return model;
@@ -463,8 +534,17 @@ std::optional<std::string> canonical_proto(std::string_view name) {
 
 namespace {
 
+// NCCL's choice is given one way per level: the more specific level's `default` or `nccl_model`
+// replaces both of the level under it.
 void apply(FakeModel& out, const CollectiveModel& keys) {
-  if (keys.defaults) out.defaults = *keys.defaults;
+  if (keys.defaults) {
+    out.defaults = *keys.defaults;
+    out.nccl_model.clear();
+  }
+  if (keys.nccl_model) {
+    out.nccl_model = *keys.nccl_model;
+    out.defaults.clear();
+  }
   if (keys.algos) out.algos = *keys.algos;
   if (keys.default_channels) out.default_channels = *keys.default_channels;
   if (keys.channel_scale) out.channel_scale = *keys.channel_scale;
@@ -474,7 +554,14 @@ void apply(FakeModel& out, const CollectiveModel& keys) {
 
 // Later keys win: `over` given in an entry replaces `under`'s.
 CollectiveModel merged(CollectiveModel under, const CollectiveModel& over) {
-  if (over.defaults) under.defaults = over.defaults;
+  if (over.defaults) {
+    under.defaults = over.defaults;
+    under.nccl_model.reset();
+  }
+  if (over.nccl_model) {
+    under.nccl_model = over.nccl_model;
+    under.defaults.reset();
+  }
   if (over.algos) under.algos = over.algos;
   if (over.default_channels) under.default_channels = over.default_channels;
   if (over.channel_scale) under.channel_scale = over.channel_scale;
@@ -485,20 +572,23 @@ CollectiveModel merged(CollectiveModel under, const CollectiveModel& over) {
 
 }  // namespace
 
-FakeModel model_for_nodes(const FakeModel& model, int nodes) {
+FakeModel model_for_nodes(const FakeModel& model, int nodes, int ranks_per_node) {
   FakeModel out = model;
   out.nodes.clear();
+  out.for_nodes = nodes;
   const NodeCountModel* entry = nullptr;
   for (const NodeCountModel& candidate : model.nodes)
-    if (candidate.min_nodes <= nodes) entry = &candidate;
+    if (candidate.min_nodes <= nodes && (!candidate.ranks_per_node || *candidate.ranks_per_node == ranks_per_node))
+      entry = &candidate;
   if (!entry) return out;
+  if (entry->ll128_default) out.ll128_default = *entry->ll128_default;
   apply(out, entry->keys);
   for (const auto& [op, keys] : entry->collectives) out.collectives[op] = merged(out.collectives[op], keys);
   return out;
 }
 
-FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes) {
-  FakeModel out = model_for_nodes(model, nodes);
+FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes, int ranks_per_node) {
+  FakeModel out = model_for_nodes(model, nodes > 0 ? nodes : model.for_nodes, ranks_per_node);
   const auto it = out.collectives.find(std::string(op));
   if (it != out.collectives.end()) apply(out, it->second);
   out.collectives.clear();

@@ -98,14 +98,17 @@ struct NcclLogModel {
   NcclTransport transport = NcclTransport::ib;
   std::vector<std::string> devices{"mlx5_0"};  // NICs (netdevs for Socket), in NCCL's order
   bool gdr = true;
-  bool nvls = false;
+  // Whether NVLS multicast came up (ncclNvlsInit). Unset: where the model has NVLS or NVLSTree.
+  // false also leaves NCCL no NVLS to run, as without multicast support.
+  std::optional<bool> nvls;
 };
 
 // `collectives.<op>` (an nccl-tests op name): the keys given there replace the top-level keys of
 // the same names for that op only; what is left out is the top level's.
 struct CollectiveModel {
-  std::optional<std::vector<DefaultChoice>> defaults;     // `default`
-  std::optional<std::map<std::string, AlgoModel>> algos;  // `algos`
+  std::optional<std::vector<DefaultChoice>> defaults;          // `default`
+  std::optional<std::map<std::string, AlgoModel>> algos;       // `algos`
+  std::optional<std::map<std::string, AlgoModel>> nccl_model;  // `nccl_model`
   std::optional<int> default_channels;                    // `channels`, with channel_scale
   std::optional<std::map<int, double>> channel_scale;
   std::optional<std::vector<Effect>> effects;
@@ -117,6 +120,8 @@ struct CollectiveModel {
 // `collectives` per op. The entry with the largest min_nodes at or below the count applies.
 struct NodeCountModel {
   int min_nodes = 1;
+  std::optional<int> ranks_per_node;  // set: only communicators with exactly that many on each node
+  std::optional<bool> ll128_default;  // `ll128_default`
   CollectiveModel keys;
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
 };
@@ -136,7 +141,14 @@ struct FakeModel {
   std::vector<DefaultChoice> defaults;
   int default_channels = 16;
   std::map<int, double> channel_scale;     // busbw_scale by channel count
-  std::map<std::string, AlgoModel> algos;  // by canonical algorithm name
+  std::map<std::string, AlgoModel> algos;  // by canonical algorithm name: the hardware's truth
+  // `nccl_model`: NCCL's own cost model of the same pairs (its init tuning table). Given, NCCL's
+  // own pair per size, under lists too, is the cheapest here (lat_us + bytes / algbw), and the
+  // cost table a tuner plugin gets holds these times; empty: `defaults` stands for NCCL's choice.
+  std::map<std::string, AlgoModel> nccl_model;
+  // `ll128_default: false`: NCCL leaves LL128 off on this platform (tuning.cc, protoEnable 2)
+  // until an NCCL_PROTO that does not exclude it turns it on.
+  bool ll128_default = true;
   std::vector<Effect> effects;
   std::vector<Fault> faults;
   Noise noise;
@@ -144,16 +156,24 @@ struct FakeModel {
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
   std::vector<NodeCountModel> nodes;                   // by min_nodes, ascending
   InitCost init_cost;                                  // `init_cost_ms`
+  // The node count model_for_nodes resolved this model for (1 for the file as read): what the
+  // model executor (tests/support) takes as its communicators' node count.
+  int for_nodes = 1;
 };
 
-// The model of a communicator of `nodes` nodes: `nodes[k]`'s keys over the top level's, and each
-// collective's entry with `nodes[k].collectives[op]`'s keys over it. The result has no `nodes`.
-FakeModel model_for_nodes(const FakeModel& model, int nodes);
+// The model of a communicator of `nodes` nodes with `ranks_per_node` ranks on each (0: uneven or
+// unknown): the entry with the largest min_nodes <= nodes among those whose ranks_per_node is
+// unset or equal (at equal min_nodes the one with ranks_per_node wins), its keys over the top
+// level's, and each collective's entry with `nodes[k].collectives[op]`'s keys over it. The
+// result has no `nodes`.
+FakeModel model_for_nodes(const FakeModel& model, int nodes, int ranks_per_node = 0);
 
-// The model `op` runs under on a communicator of `nodes` nodes: each key resolved on its own, the
-// most specific first: nodes[k].collectives[op] > collectives[op] > nodes[k] > the top level. The
+// The model `op` runs under on such a communicator: each key resolved on its own, the most
+// specific first: nodes[k].collectives[op] > collectives[op] > nodes[k] > the top level. The
 // result has no `collectives` or `nodes`.
-FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes = 1);
+// `nodes` 0: the count `model` was resolved for (for_nodes).
+FakeModel model_for_collective(const FakeModel& model, std::string_view op, int nodes = 0,
+                               int ranks_per_node = 0);
 
 // NCCL's algorithm and protocol names ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
 // "NVLSTree", "PAT"; "LL", "LL128", "Simple"), matched case-insensitively.

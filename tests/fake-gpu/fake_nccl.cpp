@@ -220,40 +220,48 @@ bool device_range(const ncclComm& comm, const void* pointer, std::size_t bytes) 
 
 // One op's time on the stream: the `pair` that runs, whoever chose it (NCCL's cost model, or a
 // tuner plugin), with the comm's slow factors and noise.
+// `channels`: a tuner plugin's nChannels (0: NCCL's own count for the pair).
 void advance_clock(ncclComm& comm, cudaStream_t stream, const char* op, double bytes,
-                   const nccltune::fake::AlgoProto& pair) {
+                   const nccltune::fake::AlgoProto& pair, int channels = 0) {
   const OpView view = op_view(comm, op);
-  const double us =
-      nccltune::fake::pair_op_time_us(view.model, view.behaviour, pair, op, bytes) * comm.noise.next_factor();
+  const double us = nccltune::fake::pair_op_time_us(view.model, view.behaviour, pair, op, bytes, channels) *
+                    comm.noise.next_factor();
   comm.cuda.advance_stream(stream, us);
 }
 
-// The pair a collective runs: the model's own choice, or with a tuner plugin, as NCCL 2.28.9's
-// getAlgoInfo (src/enqueue.cc): a cost table of every pair the communicator allows (the model's
-// time for this size; NCCL_ALGO_PROTO_IGNORE elsewhere) goes to getCollInfo, and the cell of
-// lowest cost runs. The model's own choice stands for NCCL's cost model, so it enters the table at
-// the lowest cost (its time, or the lowest other pair's when that is faster) and wins ties: a
-// plugin that changes nothing changes nothing. `channels`: the plugin's nChannels, 0 if unset.
-Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, std::size_t nbytes,
-                                              int& channels) {
+// The pair a collective runs: NCCL's own choice, or with a tuner plugin, as NCCL 2.28.9's
+// getAlgoInfo (src/enqueue.cc): a cost table of every pair the communicator allows
+// (NCCL_ALGO_PROTO_IGNORE elsewhere) goes to getCollInfo, and the cell of lowest cost runs. With
+// `nccl_model` the cells are NCCL's estimates (updateCollCostTable); an older model's cells are
+// its true times with its own choice entered at the lowest cost, so that it wins ties. Either
+// way a plugin that changes nothing changes nothing. `channels`: the plugin's nChannels, 0 if unset.
+Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, const CommModel& behaviour,
+                                              std::size_t nbytes, int& channels) {
   const OpView view = op_view(comm, op_name(kind));
   const double bytes = static_cast<double>(nbytes);
-  nccltune::fake::AlgoProto own =
-      nccltune::fake::choose_algo_proto(view.model, view.behaviour, op_name(kind), bytes);
+  nccltune::fake::AlgoProto own = nccltune::fake::choose_algo_proto(view.model, behaviour, op_name(kind), bytes);
   channels = 0;
   if (!comm.tuner) return own;
   nccltune::fake::CostTable table;
   for (auto& row : table) row.fill(nccltune::fake::tuner_abi::kAlgoProtoIgnore);
+  const bool nccl_costs = !view.model.nccl_model.empty();
   float lowest = -1;
-  for (const nccltune::fake::AlgoProto& pair : view.behaviour.allowed) {
+  for (const nccltune::fake::AlgoProto& pair : behaviour.allowed) {
     const auto cell = nccltune::fake::cost_table_cell(pair);
     if (!cell) continue;
-    const auto us = static_cast<float>(
-        nccltune::fake::pair_time_us(view.model, view.behaviour, pair, op_name(kind), bytes));
-    table[cell->first][cell->second] = us;
-    if (lowest < 0 || us < lowest) lowest = us;
+    std::optional<double> us;
+    if (nccl_costs) {
+      if (const auto cost = nccltune::fake::nccl_pair_cost(view.model, behaviour, pair, op_name(kind)))
+        us = nccltune::fake::cost_time_us(*cost, bytes);
+    } else {
+      us = nccltune::fake::pair_time_us(view.model, behaviour, pair, op_name(kind), bytes);
+    }
+    if (!us) continue;
+    table[cell->first][cell->second] = static_cast<float>(*us);
+    if (lowest < 0 || *us < lowest) lowest = static_cast<float>(*us);
   }
-  if (const auto cell = nccltune::fake::cost_table_cell(own)) table[cell->first][cell->second] = lowest;
+  if (const auto cell = nccltune::fake::cost_table_cell(own); cell && !nccl_costs)
+    table[cell->first][cell->second] = lowest;
   const ncclResult_t asked = comm.tuner->get_coll_info(nccl_func(kind), nbytes, table, channels);
   // NCCLCHECK around getCollInfo in getAlgoInfo: a failure fails the collective.
   if (asked != ncclSuccess)
@@ -318,6 +326,20 @@ std::size_t output_count(Collective kind, std::size_t count, int nranks, int ran
   return count;
 }
 
+// The communicator as one call sees it: NVLS and NVLSTree left out for reductions NCCL has no
+// NVLS kernel for (getAlgoInfo's nvlsSupport, src/enqueue.cc). The fake refuses ncclAvg (its data
+// path has no division), so PAT's ReduceScatter without PreMulSum/SumPostDiv needs no rule here.
+CommModel for_reduction(const CommModel& behaviour, Collective kind, ncclRedOp_t op, ncclDataType_t type) {
+  if (nccltune::fake::nvls_reduces(op_name(kind), op, type)) return behaviour;
+  CommModel call = behaviour;
+  std::erase_if(call.allowed, [](const nccltune::fake::AlgoProto& pair) {
+    return pair.algo == "NVLS" || pair.algo == "NVLSTree";
+  });
+  if (call.allowed.empty() && !behaviour.allowed.empty())
+    call.no_pair = "no NVLS kernel for reduction op " + std::to_string(op) + " on type " + std::to_string(type);
+  return call;
+}
+
 ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuff, void* recvbuff,
                             std::size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
                             cudaStream_t stream) {
@@ -347,36 +369,37 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   fire_op_faults(*comm, function, op_name(kind));
   if (count == 0) return ncclSuccess;
   const OpView view = op_view(*comm, op_name(kind));
+  const CommModel behaviour = for_reduction(view.behaviour, kind, op, type);
   // topoGetAlgoInfo (src/enqueue.cc, 2.28.9): a collective whose cost table holds no pair fails
   // each call, with ncclInvalidUsage when NCCL_ALGO or NCCL_PROTO left it none (2.24+); the
   // communicator and its other collectives go on.
-  if (view.behaviour.allowed.empty()) {
+  if (behaviour.allowed.empty()) {
     say(prefix(*comm) + function + ": Error : no algorithm/protocol available for function " +
-        nccl_func_name(kind) + " (" + view.behaviour.no_pair + ")");
-    return view.behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
+        nccl_func_name(kind) + " (" + behaviour.no_pair + ")");
+    return behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
   }
   // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
   // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
   const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
   int plugin_channels = 0;
-  Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, nbytes, plugin_channels);
+  Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, behaviour, nbytes, plugin_channels);
   if (!pair) return fail(*comm, function, pair.error());
 
   Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
                                  static_cast<std::byte*>(recvbuff), count, type, op, root);
   if (!moved) return fail(*comm, function, moved.error());
-  if (nccltune::fake::corrupts(view.behaviour, *pair))
+  if (nccltune::fake::corrupts(behaviour, *pair))
     nccltune::fake::corrupt_elements(recvbuff, out_count, size);
   const double model_bytes = static_cast<double>(nbytes);
-  // The plugin's nChannels caps the channels NCCL uses (getAlgoInfo); the time keeps the
-  // communicator's channels (not modelled).
-  const int channels =
-      plugin_channels > 0 ? std::min(plugin_channels, view.behaviour.channels) : view.behaviour.channels;
+  // The plugin's nChannels replaces NCCL's count for the call (getAlgoInfo, src/enqueue.cc), and
+  // the planner keeps it within the pair's channels (nMaxChannels per kind): time and line follow.
+  const int own_channels = behaviour.channels_for(*pair);
+  const int channels = plugin_channels > 0 ? std::min(plugin_channels, own_channels) : own_channels;
   if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
     comm->log.info(nccltune::fake::kSubsysTuning,
                    nccltune::fake::tuning_message(nccl_func_name(kind), nbytes, *pair, channels));
-  advance_clock(*comm, stream, op_name(kind), model_bytes, *pair);
+  advance_clock(*comm, stream, op_name(kind), model_bytes, *pair, channels);
   return ncclSuccess;
 }
 
@@ -544,7 +567,11 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
       if (line.warning) say(who + line.text);
     return failed_init("the env plugin's init failed", ncclSystemError);
   }
-  FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes);
+  // A `nodes` entry may name the ranks on each node; uneven communicators match none that do.
+  const int ranks_per_node = nranks % place.nodes == 0 && nodes.fewest_local_ranks == nranks / place.nodes
+                                 ? nranks / place.nodes
+                                 : 0;
+  FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes, ranks_per_node);
   Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
       nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
   if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);

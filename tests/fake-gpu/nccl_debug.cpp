@@ -193,6 +193,10 @@ CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, int rank, boo
   std::sort(nodes.present.begin(), nodes.present.end());
   nodes.present.erase(std::unique(nodes.present.begin(), nodes.present.end()), nodes.present.end());
   nodes.count = place_in_comm(host_of_rank, rank).nodes;
+  nodes.fewest_local_ranks = static_cast<int>(host_of_rank.size());
+  for (const std::string& host : host_of_rank)
+    nodes.fewest_local_ranks = std::min(
+        nodes.fewest_local_ranks, static_cast<int>(std::count(host_of_rank.begin(), host_of_rank.end(), host)));
   return nodes;
 }
 
@@ -217,11 +221,10 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
                        " localRanks " + std::to_string(place.local_ranks) + " localRank " +
                        std::to_string(place.local_rank) + " MNNVL 0");
   const int device = place.local_rank;
-  if (log.nvls)
-    add(kSubsysInit | kSubsysNvls, "NVLS multicast support is available on dev " + std::to_string(device));
-  else
-    add(kSubsysInit | kSubsysNvls,
-        "NVLS multicast support is not available on dev " + std::to_string(device) + " (0)");
+  // ncclNvlsInit (src/transport/nvls.cc), on every node count: NVLS's channels or 0.
+  add(kSubsysInit | kSubsysNvls, std::string("NVLS multicast support is ") + (comm.nvls_channels > 0 ? "" : "not ") +
+                                     "available on dev " + std::to_string(device) + " (NVLS_NCHANNELS " +
+                                     std::to_string(comm.nvls_channels) + ")");
   // The ring crosses to the next node from each node's last rank, once per channel.
   if (place.nodes > 1 && place.local_rank == place.local_ranks - 1) {
     const int next = (comm.rank + 1) % comm.nranks;
@@ -234,9 +237,8 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
                                         (gdr ? "/GDRDMA" : ""));
     }
   }
-  const int nvls_channels = log.nvls ? comm.channels : 0;
   add(kSubsysInit, std::to_string(comm.channels) + " coll channels, " + std::to_string(comm.channels) +
-                       " collnet channels, " + std::to_string(nvls_channels) + " nvls channels, " +
+                       " collnet channels, " + std::to_string(comm.nvls_channels) + " nvls channels, " +
                        std::to_string(2 * comm.channels) + " p2p channels, " +
                        std::to_string(2 * comm.channels) + " p2p channels per peer");
   return lines;
@@ -273,7 +275,11 @@ std::vector<std::string> tuning_table_lines(const std::vector<TuningTableRow>& r
           const AlgoProto pair{std::string(kNcclAlgorithms[a]), std::string(proto)};
           const auto algo = row.model->algos.find(pair.algo);
           PairCost cost;
-          if (algo != row.model->algos.end() && algo->second.protos.contains(pair.proto)) {
+          if (!row.model->nccl_model.empty()) {  // NCCL's own model, where the model gives it
+            cost = nccl_pair_cost(*row.model, *row.comm, pair, row.op).value_or(PairCost{});
+            const auto& allowed = row.comm->allowed;
+            if (std::find(allowed.begin(), allowed.end(), pair) == allowed.end()) cost.algbw_gbps = 0;
+          } else if (algo != row.model->algos.end() && algo->second.protos.contains(pair.proto)) {
             cost = pair_cost(*row.model, *row.comm, pair, row.op);
             const auto& allowed = row.comm->allowed;
             if (std::find(allowed.begin(), allowed.end(), pair) == allowed.end()) cost.algbw_gbps = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 #include "base/text_words.h"
@@ -42,10 +43,19 @@ NcclEnv read_nccl_env(const char* const* environment) {
 std::string normalized_value(std::string_view variable, std::string_view value) {
   if (variable == "NCCL_ALGO" || variable == "NCCL_PROTO") return lower(trim(value));
   if (variable == "NCCL_NET_GDR_LEVEL") {
-    static constexpr std::array<const char*, 6> kLevels = {"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"};
-    const std::string text = trim(value);
-    if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kLevels[text[0] - '0'];
-    return upper_ascii(text);
+    // ncclGetLevel (src/graph/paths.cc, 2.28.9): a path name as topoPathTypeStr spells it (strcmp:
+    // case counts), else a value starting with a digit read by strtol in the old numbering, more
+    // than 5 being SYS; anything else is ignored (NCCL's default stands).
+    static constexpr std::array<const char*, 10> kPaths = {"LOC", "NVL", "NVB", "C2C", "PIX",
+                                                           "PXB", "P2C", "PXN", "PHB", "SYS"};
+    static constexpr std::array<const char*, 6> kOldLevels = {"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"};
+    for (const char* path : kPaths)
+      if (value == path) return path;
+    if (!value.empty() && value[0] >= '0' && value[0] <= '9') {
+      const long level = std::strtol(std::string(value).c_str(), nullptr, 0);
+      return kOldLevels[static_cast<std::size_t>(std::clamp(level, 0L, 5L))];
+    }
+    return "(ignored by NCCL)";
   }
   return std::string(value);
 }
@@ -93,12 +103,14 @@ std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view varia
 }
 
 std::optional<long> integer_variable(const NcclEnv& env, std::string_view variable) {
+  // ncclLoadParam (src/misc/param.cc, 2.28.9): strtoll(value, nullptr, 0), trailing characters
+  // ignored and no digits read as 0; only an out-of-range value (errno) leaves the default.
   const auto set = env.find(std::string(variable));
   if (set == env.end()) return std::nullopt;
-  char* end = nullptr;
-  const long value = std::strtol(set->second.c_str(), &end, 0);
-  if (end == set->second.c_str() || *end != '\0') return std::nullopt;
-  return value;
+  errno = 0;
+  const long long value = std::strtoll(set->second.c_str(), nullptr, 0);
+  if (errno != 0) return std::nullopt;
+  return static_cast<long>(value);
 }
 
 }  // namespace nccltune::fake

@@ -1,6 +1,6 @@
 // The NCCL_* environment as the fake NCCL reads it: a snapshot taken once at communicator init,
 // values compared the way NCCL reads them (algorithm and protocol names case-insensitive,
-// NCCL_NET_GDR_LEVEL 0-5 as LOC, PIX, PXB, PHB, SYS, SYS), NCCL_ALGO / NCCL_PROTO lists with
+// NCCL_NET_GDR_LEVEL path names case-sensitive, 0-5 as LOC, PIX, PXB, PHB, SYS, SYS), NCCL_ALGO / NCCL_PROTO lists with
 // "^" exclusions.
 #pragma once
 
@@ -39,7 +39,8 @@ struct NameFilter {
 std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable,
                                       std::string_view op = "all_reduce");
 
-// `variable` as an integer, or nullopt when it is unset or not an integer.
+// `variable` as NCCL reads an integer parameter (strtoll base 0, trailing characters ignored, no
+// digits 0), or nullopt when it is unset or out of range.
 std::optional<long> integer_variable(const NcclEnv& env, std::string_view variable);
 
 }  // namespace nccltune::fake

@@ -108,10 +108,10 @@ check_that "[ -z \"\$(set_to hostile_store NCCL_NET_GDR_LEVEL)\" ]" "a store any
 check_that "said hostile_store 'nccltune env plugin: $store'" "one warning names the store" || cat "$work/hostile_store.err"
 chmod 755 "$store"
 
-# An NCCL that looks up the v2 table (after 2.30.7; the model's nccl_version 23100) hands the
+# An NCCL that looks up the v2 table (2.30.7 on, src/plugin/env.cc; the model's nccl_version 23007) hands the
 # plugin its logger: the plugin's lines are NCCL's INFO and WARN lines.
-sed 's/^schema: .*/&\nnccl_version: 23100/' "$NCCLTUNE_FAKE_MODEL" >"$work/model-v2.yaml"
-profile 2 2.31.0 '{NCCL_NET_GDR_LEVEL: SYS}'
+sed 's/^schema: .*/&\nnccl_version: 23007/' "$NCCLTUNE_FAKE_MODEL" >"$work/model-v2.yaml"
+profile 2 2.30.7 '{NCCL_NET_GDR_LEVEL: SYS}'
 chmod go-w "$store/$key/2n.yaml"
 bench v2 NCCLTUNE_FAKE_MODEL="$work/model-v2.yaml"
 check_that "[ \"\$(set_to v2 NCCL_NET_GDR_LEVEL)\" = SYS ]" "v2: the profile's env reaches NCCL"

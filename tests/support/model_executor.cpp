@@ -24,6 +24,17 @@ fake::NcclEnv nccl_env(const Env& env) {
   return fake::read_nccl_env(environment.data());
 }
 
+// The communicator's nodes as the fake NCCL counts them, for a model resolved for its node count
+// (model_for_nodes): consecutive equal blocks of ranks, as tune's emulated nodes.
+fake::CommNodes comm_nodes(const fake::FakeModel& model, int nranks) {
+  fake::CommNodes nodes;
+  nodes.count = std::max(1, model.for_nodes);
+  nodes.present.clear();
+  for (int node = 0; node < nodes.count; ++node) nodes.present.push_back(node);
+  nodes.fewest_local_ranks = nranks / nodes.count;
+  return nodes;
+}
+
 struct Ranks {
   std::vector<fake::CommModel> comms;  // one per rank
   std::optional<TrialOutcome> fault;
@@ -47,7 +58,7 @@ Ranks resolve_ranks(const fake::FakeModel& model, const Env& env, int nranks, bo
   for (int rank = 0; rank < nranks; ++rank) {
     Result<fake::CommModel> comm = Error{""};
     if (distinct.count(rank) || !shared) {
-      comm = fake::resolve_comm_model(model, snapshot, rank, nranks, op);
+      comm = fake::resolve_comm_model(model, snapshot, rank, nranks, op, comm_nodes(model, nranks));
       if (comm && !distinct.count(rank)) shared = *comm;
     } else {
       if (!every_rank) continue;
@@ -264,7 +275,9 @@ void collect(const fake::Condition& condition, std::set<std::string>& names) {
 }  // namespace
 
 ModelExecutor::ModelExecutor(const fake::FakeModel& model, int nranks, int nodes)
-    : model_(std::make_shared<const fake::FakeModel>(fake::model_for_nodes(model, nodes))),
+    : model_(std::make_shared<const fake::FakeModel>(fake::model_for_nodes(
+          model, nodes > 0 ? nodes : model.for_nodes,
+          nranks % (nodes > 0 ? nodes : model.for_nodes) == 0 ? nranks / (nodes > 0 ? nodes : model.for_nodes) : 0))),
       nranks_(nranks),
       stats_(std::make_shared<ModelExecutorStats>()) {}
 

@@ -53,7 +53,8 @@ struct ModelExecutorStats {
 // resolved so (model_for_nodes), or the top level.
 class ModelExecutor {
  public:
-  ModelExecutor(const fake::FakeModel& model, int nranks, int nodes = 1);
+  // `nodes` 0: the count `model` was resolved for (fake::FakeModel::for_nodes).
+  ModelExecutor(const fake::FakeModel& model, int nranks, int nodes = 0);
 
   TrialMeasurement operator()(const TrialRequest& request) const;
   // A TrialExecutor sharing this executor's counters (copies of it share them too).
@@ -72,7 +73,7 @@ class ModelExecutor {
   std::shared_ptr<ModelExecutorStats> stats_;
 };
 
-TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks, int nodes = 1);
+TrialExecutor make_model_executor(const fake::FakeModel& model, int nranks, int nodes = 0);
 
 // The fault outcome of `env` (nullopt when the trial would run), with the reason in `reason`.
 // A trial of several collectives faults with the worst of their faults.

@@ -1,6 +1,6 @@
 // The NCCL env plugin ABI, as NCCL defines it (src/include/plugin/env/env_v1.h since 2.28.7, and
-// env_v2.h on NCCL's master after 2.30.7): the tables NCCL looks up as ncclEnvPlugin_v1 (every
-// release to 2.30.7, src/plugin/env/env_v1.cc) and, after 2.30.7, ncclEnvPlugin_v2 first
+// env_v2.h since 2.30.7): the tables NCCL looks up as ncclEnvPlugin_v1 (every release to
+// 2.30.4, src/plugin/env/env_v1.cc) and, from 2.30.7, ncclEnvPlugin_v2 first
 // (src/plugin/env/env_v2.cc: init also gets NCCL's logger). The struct layouts are NCCL's;
 // nothing else of NCCL is included. NCCL calls init once per process (the first ncclGetEnv,
 // src/plugin/env.cc), then getEnv for every variable it reads; a string getEnv returns must stay

@@ -113,11 +113,13 @@ TEST(FakeGpuModel, ParsesTheDesignExample) {
   EXPECT_EQ(model.algos.at("Tree").protos.at("Simple").busbw_gbps, 300);
   EXPECT_EQ(model.algos.at("NVLS").protos.size(), 1u);
   EXPECT_EQ(model.algos.at("NVLS").requires_env, (Condition{{"NCCL_NVLS_ENABLE", {"1", "2", std::nullopt}}}));
-  ASSERT_EQ(model.effects.size(), 4u);
-  EXPECT_EQ(model.effects[1].busbw_scale, 1.08);
-  EXPECT_EQ(model.effects[1].lat_scale, 1.1);
-  EXPECT_FALSE(model.effects[1].algo.has_value());
-  EXPECT_EQ(model.effects[3].algo, std::optional<std::string>("NVLS"));
+  ASSERT_EQ(model.effects.size(), 1u);
+  EXPECT_EQ(model.effects[0].algo, std::optional<std::string>("NVLS"));
+  const std::vector<Effect> network = model_for_nodes(model, 2).effects;  // the network's, 2+ nodes
+  ASSERT_EQ(network.size(), 3u);
+  EXPECT_EQ(network[1].busbw_scale, 1.08);
+  EXPECT_EQ(network[1].lat_scale, 1.1);
+  EXPECT_FALSE(network[1].algo.has_value());
   ASSERT_EQ(model.faults.size(), 2u);
   EXPECT_EQ(model.faults[0].kind, FaultKind::corrupt);
   EXPECT_EQ(model.faults[1].kind, FaultKind::init_error);
@@ -337,7 +339,11 @@ TEST(FakeGpuEnv, ValuesCompareAsNcclReadsThem) {
   EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "2"), "PXB");
   EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "4"), "SYS");
   EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "5"), "SYS");
-  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "phb"), "PHB");
+  // ncclGetLevel (src/graph/paths.cc): names with strcmp, so `phb` is ignored; digits by strtol.
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "PHB"), "PHB");
+  EXPECT_NE(normalized_value("NCCL_NET_GDR_LEVEL", "phb"), "PHB");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "9"), "SYS");
+  EXPECT_EQ(normalized_value("NCCL_NET_GDR_LEVEL", "PXN"), "PXN");
   EXPECT_EQ(normalized_value("NCCL_ALGO", "Tree"), "tree");
   EXPECT_EQ(normalized_value("NCCL_IB_HCA", "mlx5_0"), "mlx5_0");
   const Condition nvls{{"NCCL_NVLS_ENABLE", {"1", std::nullopt}}};
@@ -397,8 +403,16 @@ TEST(FakeGpuChannels, DefaultRaisedByMinCappedByMax) {
   EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "8"}}), 16);
   EXPECT_EQ(channels_used(model, {{"NCCL_MAX_NCHANNELS", "4"}}), 4);
   EXPECT_EQ(channels_used(model, {{"NCCL_MAX_NCHANNELS", "24"}}), 16);
-  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "64"}, {"NCCL_MAX_NCHANNELS", "32"}}), 32);
+  // ncclTopoPostset (src/graph/connect.cc): the maximum first, then copyChannels to the minimum.
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "64"}, {"NCCL_MAX_NCHANNELS", "32"}}), 64);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "100"}}), 64) << "MAXCHANNELS";
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_CTAS", "24"}}), 24);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MAX_CTAS", "8"}}), 8);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MAX_CTAS", "0"}}), 16) << "NCCL ignores CTAs of 0 or less";
+  // ncclLoadParam (src/misc/param.cc): strtoll, so no digits read as 0 and trailing text is dropped.
   EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "many"}}), 16);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MAX_NCHANNELS", "many"}}), 1);
+  EXPECT_EQ(channels_used(model, {{"NCCL_MIN_NCHANNELS", "32x"}}), 32);
   // A count missing from busbw_scale takes the nearest listed count below it.
   EXPECT_DOUBLE_EQ(channel_scale(model, 16), 1.0);
   EXPECT_DOUBLE_EQ(channel_scale(model, 24), 1.0);
@@ -409,14 +423,17 @@ TEST(FakeGpuChannels, DefaultRaisedByMinCappedByMax) {
 }
 
 TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
-  const FakeModel model = load_fixture("dgx-h100.yaml");
+  // The network's knobs act on 2 nodes (the fixture's `nodes` entry), never on one.
+  EXPECT_DOUBLE_EQ(resolve(load_fixture("dgx-h100.yaml"), {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1);
+  const FakeModel model = model_for_nodes(load_fixture("dgx-h100.yaml"), 2);
   const CommModel none = resolve(model, {});
   EXPECT_EQ(none.busbw_scale, 1);
   EXPECT_EQ(none.lat_scale, 1);
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
-  const CommModel both = resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1) << "NCCL ignores `sys`";
+  const CommModel both = resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_DOUBLE_EQ(both.busbw_scale, 1.15 * 1.08);
   EXPECT_DOUBLE_EQ(both.lat_scale, 1.1);
   const CommModel qps_only = resolve(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});

@@ -117,7 +117,7 @@ TEST(FakeNcclDebug, ModelSectionIsStrict) {
   EXPECT_EQ(plain.nccl_log.transport, NcclTransport::ib);
   EXPECT_EQ(plain.nccl_log.devices, std::vector<std::string>{"mlx5_0"});
   EXPECT_TRUE(plain.nccl_log.gdr);
-  EXPECT_FALSE(plain.nccl_log.nvls);
+  EXPECT_FALSE(plain.nccl_log.nvls.has_value()) << "unset: the model's algos decide";
 }
 
 TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
@@ -135,11 +135,11 @@ TEST(FakeNcclDebug, TheLogReaderSeesWhatTheModelStates) {
   EXPECT_EQ(log.net_connections, 2 * 4) << "each node's last rank, once per channel";
   EXPECT_EQ(log.gdr_connections, log.net_connections);
   EXPECT_EQ(log.nvls_available, true);
-  EXPECT_EQ(log.nvls_channels, 4);
+  EXPECT_EQ(log.nvls_channels, 16) << "NVLS's own 16 on SM 9.0 (ncclNvlsInit), not the coll channels";
   EXPECT_EQ(log.coll_channels, 4);
   EXPECT_EQ(log.env.at("NCCL_PROTO"), "Simple");
 
-  const FakeModel roce = model_with_log("nccl_log: {transport: RoCE, devices: [mlx5_2], gdr: false}\n");
+  const FakeModel roce = model_with_log("nccl_log: {transport: RoCE, devices: [mlx5_2], gdr: false, nvls: false}\n");
   log = parse_nccl_info_log(job_log(roce, {}, 4, "2"), "job.log");
   EXPECT_EQ(log.transport, "RoCE");
   EXPECT_GT(log.net_connections, 0);

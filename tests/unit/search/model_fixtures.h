@@ -14,13 +14,15 @@
 
 namespace nccltune::test_support {
 
+inline constexpr int kNodes = 2;
 inline constexpr int kRanks = 16;  // 2 nodes x 8 GPUs, as the strategy benchmark
 
-// tests/fixtures/models/<name>; a model that does not load fails the test.
+// tests/fixtures/models/<name> as a communicator of kNodes nodes runs it (model_for_nodes: its
+// `nodes` entry, and NCCL's rules for that count, NVLS off); a model that does not load fails the test.
 inline fake::FakeModel load_model(const std::string& name) {
   Result<fake::FakeModel> model = fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
   EXPECT_TRUE(model.ok()) << model.error();
-  return model.ok() ? std::move(model).value() : fake::FakeModel{};
+  return model.ok() ? fake::model_for_nodes(*model, kNodes, kRanks / kNodes) : fake::FakeModel{};
 }
 
 inline std::vector<std::uint64_t> final_sizes() {
