@@ -40,7 +40,8 @@ typedef struct {
                        ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
                        ncclTunerConstants_v5_t* constants);
   // Once per collective: collCostTable holds numAlgo x numProto costs (see nccl_tuner_common.h);
-  // nChannels comes in as 0 (NCCL's choice). A non-success result makes NCCL use its defaults.
+  // nChannels comes in as 0 (NCCL's choice). A non-success result fails the collective (getAlgoInfo
+  // NCCLCHECKs it, src/enqueue.cc 2.28.9), whatever NCCL's header comment promises.
   ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                               float** collCostTable, int numAlgo, int numProto, int regBuff, int* nChannels);
   ncclResult_t (*finalize)(void* context);
