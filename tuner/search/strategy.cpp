@@ -114,7 +114,11 @@ struct PairSamples {
   }
 };
 
+// NCCL_NVLS_ENABLE=0 leaves NCCL no NVLS support, so neither NVLS nor NVLSTree runs (ncclNvlsInit,
+// src/transport/nvls.cc); a list does the rest.
 bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
+  const auto nvls = env.find("NCCL_NVLS_ENABLE");
+  if (nvls != env.end() && nvls->second == "0" && (pair.first == "NVLS" || pair.first == "NVLSTree")) return false;
   return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
 }
 
