@@ -123,10 +123,13 @@ std::string setting(const NcclEnv& env, const std::string& variable) {
 
 // Whether NCCL enables `algo` on this communicator, whatever a model says (ncclTopoTuneModel,
 // src/graph/tuning.cc: NVLS off on more than one node without CollNet, NVLSTree off on one node;
-// both need NVLS support, ncclNvlsInit in src/transport/nvls.cc).
+// both need NVLS support, ncclNvlsInit in src/transport/nvls.cc). CollNetDirect and CollNetChain
+// need a CollNet network (a SHARP plugin) and NCCL_COLLNET_ENABLE=1; the fake has no CollNet
+// network, so they never run, and neither does NVLS past one node.
 bool nccl_enables(const std::string& algo, const CommModel& comm) {
   if (algo == "NVLS") return comm.nvls_channels > 0 && comm.nodes == 1;
   if (algo == "NVLSTree") return comm.nvls_channels > 0 && comm.nodes > 1;
+  if (algo == "CollNetDirect" || algo == "CollNetChain") return false;
   return true;
 }
 
@@ -158,6 +161,8 @@ std::string why_no_pair(const FakeModel& model, const NcclEnv& env, const CommMo
     why += comm.nodes > 1 ? "; NVLS runs on one node only" : "; no NVLS support (NCCL_NVLS_ENABLE=0 or 1 GPU)";
   if (model.algos.contains("NVLSTree") && !nccl_enables("NVLSTree", comm))
     why += comm.nodes == 1 ? "; NVLSTree runs on 2+ nodes only" : "; no NVLS support for NVLSTree";
+  if (model.algos.contains("CollNetDirect") || model.algos.contains("CollNetChain"))
+    why += "; no CollNet network (CollNet algorithms off)";
   return why;
 }
 

@@ -353,6 +353,7 @@ std::string why_nccl_cannot_run(const DefaultChoice& pair, int nodes, int ranks_
   if (pair.algo == "NVLS" && nodes > 1) return "NCCL runs NVLS on one node only (no CollNet)";
   if (pair.algo == "NVLSTree" && nodes == 1) return "NCCL runs NVLSTree on more than one node only";
   if (nvls && ranks_per_node == 1) return "NCCL runs " + pair.algo + " only with 2 or more GPUs on a node";
+  if (pair.algo == "CollNetDirect" || pair.algo == "CollNetChain") return "the fake has no CollNet network";
   if (pair.proto == "LL128" && !ll128_default) return "ll128_default is false: NCCL leaves LL128 off";
   return "";
 }

@@ -73,6 +73,17 @@ TEST(NcclEnables, NvlsOnOneNodeNvlsTreeOnMore) {
   EXPECT_NE(forced.no_pair.find("NVLS runs on one node only"), std::string::npos) << forced.no_pair;
 }
 
+// F20: CollNet needs a CollNet network and NCCL_COLLNET_ENABLE=1; the fake has no CollNet network.
+TEST(NcclEnables, CollNetNeverRunsWithoutACollNetNetwork) {
+  const FakeModel model = parsed(std::string(kNvlsModel).replace(
+      std::string(kNvlsModel).find("  NVLSTree:"), 0, "  CollNetDirect: {Simple: {lat_us: 5, busbw_gbps: 9000}}\n"));
+  EXPECT_FALSE(allows(comm_on(model, {}, 2, 4), "CollNetDirect"));
+  EXPECT_FALSE(allows(comm_on(model, {{"NCCL_COLLNET_ENABLE", "1"}}, 2, 4), "CollNetDirect"));
+  const CommModel forced = comm_on(model, {{"NCCL_ALGO", "CollNetDirect"}}, 2, 4);
+  EXPECT_TRUE(forced.allowed.empty());
+  EXPECT_NE(forced.no_pair.find("no CollNet network"), std::string::npos) << forced.no_pair;
+}
+
 // F2: ncclNvlsInit needs 2 GPUs of the communicator on a node (3 before 2.28.7); NCCL_NVLS_ENABLE=0.
 TEST(NcclEnables, NvlsNeedsTwoGpusOnANodeAndItsSwitch) {
   const FakeModel model = parsed(kNvlsModel);
