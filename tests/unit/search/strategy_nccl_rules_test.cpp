@@ -122,5 +122,31 @@ TEST(StrategyNcclRules, AProtoListThatTurnsLl128OnNeverShips) {
   }
 }
 
+// A model whose hardware would run NVLS six times faster than Ring: on 2 nodes NCCL never runs it
+// (no CollNet), so no setting and no per-size choice of the profile may name it.
+constexpr const char* kNvlsSixTimes = R"(schema: nccltune/fake-model/v1
+channels: {default: 16}
+algos:
+  Ring: {LL: {lat_us: 9, busbw_gbps: 40}, LL128: {lat_us: 16, busbw_gbps: 300}, Simple: {lat_us: 28, busbw_gbps: 360}}
+  Tree: {LL: {lat_us: 7, busbw_gbps: 35}, LL128: {lat_us: 15, busbw_gbps: 250}, Simple: {lat_us: 20, busbw_gbps: 300}}
+  NVLS: {Simple: {lat_us: 5, busbw_gbps: 2160}}
+nccl_model:
+  Ring: {LL: {lat_us: 9, busbw_gbps: 40}, LL128: {lat_us: 16, busbw_gbps: 300}, Simple: {lat_us: 28, busbw_gbps: 360}}
+  Tree: {LL: {lat_us: 7, busbw_gbps: 35}, LL128: {lat_us: 15, busbw_gbps: 250}, Simple: {lat_us: 20, busbw_gbps: 300}}
+  NVLS: {Simple: {lat_us: 5, busbw_gbps: 2160}}
+noise: {cv: 0.02, seed: 3}
+)";
+
+TEST(StrategyNcclRules, NvlsNeverReachesATwoNodeProfile) {
+  const fake::FakeModel model = model_at_two_nodes(kNvlsSixTimes);
+  EXPECT_FALSE(model_point(model, {{"NCCL_ALGO", "NVLS"}}, kRanks, 1 << 26).has_value()) << "no pair on 2 nodes";
+  const StrategyResult result = tuned(model);
+  ASSERT_TRUE(result.error.empty()) << result.error;
+  for (const auto& [name, value] : result.env) EXPECT_EQ(value.find("NVLS"), std::string::npos) << name << "=" << value;
+  for (const auto& [op, choices] : result.per_size)
+    for (const SizeChoice& choice : choices) EXPECT_NE(choice.algo, "NVLS") << op << " " << choice.min_bytes;
+  expect_never_slower(model, result.env, 0.02);
+}
+
 }  // namespace
 }  // namespace nccltune
