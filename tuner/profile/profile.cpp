@@ -101,7 +101,11 @@ double non_negative(const YAML::Node& node, const std::string& field) {
   return value;
 }
 
-std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field) {
+// `shipped`: the env a job gets, whose values must also be ones NCCL reads as written
+// (knob_value_problem: `sys` for NCCL_NET_GDR_LEVEL, `0x10` for an integer, ...). NCCL_ALGO and
+// NCCL_PROTO may be per-collective lists there, checked where the search writes them.
+std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field,
+                                             bool shipped = false) {
   if (node.IsMap() && node.size() == 0) return {};
   yaml_expect_map(node, field, line);
   std::map<std::string, std::string> env;
@@ -120,6 +124,9 @@ std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, c
                 value.empty() ? std::string("empty value")
                               : "'" + shown(value) + "' has characters outside " +
                                     std::string(kSafeValueCharacters) + " or is longer than 1024");
+    if (shipped && name != "NCCL_ALGO" && name != "NCCL_PROTO")
+      if (std::optional<std::string> problem = knob_value_problem(name, value))
+        yaml_fail(value_line, name_field, *problem);
     if (!env.emplace(name, value).second) yaml_fail(yaml_line(entry.first), name_field, "appears twice");
   }
   return env;
@@ -431,7 +438,7 @@ Profile parse_document(const YAML::Node& root) {
   profile.shape = parse_shape(root["shape"], yaml_line(root["shape"]));
   const YAML::Node env = root["env"];
   if (!env) yaml_fail(1, "env", "missing ({} when NCCL's defaults are kept)");
-  profile.env = parse_env(env, yaml_line(env), "env");
+  profile.env = parse_env(env, yaml_line(env), "env", true);
   if (const YAML::Node keep = root["keep_defaults"]) {
     profile.keep_defaults = yaml_boolean(keep, "keep_defaults");
     if (profile.keep_defaults && !profile.env.empty())

@@ -271,6 +271,17 @@ TEST(Profile, HostileEnvValuesAreRejected) {
   EXPECT_NE(megabyte.find("(1000000 bytes)"), std::string::npos) << megabyte;
 }
 
+// What ships must be what NCCL reads: a value NCCL ignores or reads otherwise is refused, naming
+// the file, line and field (knob_value_problem); a failed trial's env keeps what was tried.
+TEST(Profile, ShippedValuesNcclWouldMisreadAreRejected) {
+  EXPECT_NE(rejection(kHead + "env:\n  NCCL_NET_GDR_LEVEL: sys\n").rfind("hostile.yaml:4: env.NCCL_NET_GDR_LEVEL: 'sys'", 0),
+            std::string::npos);
+  EXPECT_NE(rejection(kHead + "env:\n  NCCL_BUFFSIZE: \"0x400000\"\n").rfind("hostile.yaml:4: env.NCCL_BUFFSIZE: ", 0),
+            std::string::npos);
+  EXPECT_TRUE(parse_profile(kHead + "env:\n  NCCL_NET_GDR_LEVEL: SYS\n  NCCL_MIN_NCHANNELS: \"32\"\n", "ok.yaml").ok())
+      << "an old profile's deprecated channel names still read";
+}
+
 TEST(Profile, HostileEnvNamesAreRejected) {
   EXPECT_EQ(rejection(kHead + "env:\n  LD_PRELOAD: /tmp/x.so\n"),
             "hostile.yaml:4: env: name 'LD_PRELOAD' does not match ^NCCL_[A-Z0-9_]+$");
