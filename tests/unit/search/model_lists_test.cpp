@@ -5,6 +5,7 @@
 // the fake NCCL in forked ranks (fake_gpu_test.cpp, FakeGpuProcesses).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -39,9 +40,10 @@ std::string joined(const std::set<std::string>& names) {
 }
 
 // Lists that allow the default pair of every collective at every size: every algorithm and
-// protocol the model knows; only those its default tables use; and the latter per collective
-// in NCCL 2.24's scoped form.
-std::vector<Env> lists_allowing_the_defaults(const fake::FakeModel& model) {
+// protocol the model knows; only those NCCL's own choices use (its `default` table, or with
+// `nccl_model` the pairs it runs at the sizes measured: the cheapest in NCCL's model, which a list
+// that keeps them cannot change); and the latter per collective in NCCL 2.24's scoped form.
+std::vector<Env> lists_allowing_the_defaults(const fake::FakeModel& model, const std::vector<std::uint64_t>& sizes) {
   std::set<std::string> every_algo, every_proto, used_algos, used_protos;
   std::string scoped_algo, scoped_proto;
   for (const std::string& op : kOps) {
@@ -55,6 +57,12 @@ std::vector<Env> lists_allowing_the_defaults(const fake::FakeModel& model) {
       op_algos.insert(choice.algo);
       op_protos.insert(choice.proto);
     }
+    if (op_model.defaults.empty())  // `nccl_model`: what NCCL runs at each size
+      for (const std::uint64_t bytes : sizes)
+        if (const auto own = test_support::model_point(model, {}, kRanks, bytes, op)) {
+          op_algos.insert(own->algo);
+          op_protos.insert(own->proto);
+        }
     used_algos.insert(op_algos.begin(), op_algos.end());
     used_protos.insert(op_protos.begin(), op_protos.end());
     if (const auto function = nccl_function_name(op)) {
@@ -82,7 +90,7 @@ TEST(ModelLists, AListThatAllowsTheDefaultPairMeasuresAsTheDefaults) {
     defaults.iterations = 2;
     defaults.collectives = kOps;
     const TrialMeasurement baseline = executor(defaults);
-    for (const Env& lists : lists_allowing_the_defaults(*loaded)) {
+    for (const Env& lists : lists_allowing_the_defaults(*loaded, grid_sizes(defaults.grid))) {
       SCOPED_TRACE(file.filename().string() + " NCCL_ALGO=" + lists.at("NCCL_ALGO") +
                    " NCCL_PROTO=" + lists.at("NCCL_PROTO"));
       TrialRequest listed = defaults;

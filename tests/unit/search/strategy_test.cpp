@@ -825,17 +825,20 @@ TEST(StrategyModels, PairsAreMeasuredAgainUnderTheFinalistsOtherSettingsOnly) {
 }
 
 TEST(StrategyModels, PerSizeChoicesAreAllowedByTheChosenEnv) {
-  // The per-size model with GDR=SYS x1.15 on top, and NCCL's defaults running NVLSTree in the
+  // The per-size model with GDR=SYS x1.15 on top, and NCCL's cost model running NVLSTree in the
   // middle, where it is never the fastest (Ring/LL128 has less latency and the same bandwidth):
-  // leaving NVLSTree out makes NCCL pick the fastest of the rest there and keeps Ring/Simple, its
-  // own choice at the largest size. Two settings do that, NCCL_NVLS_ENABLE=0 and a list without
-  // NVLSTree; the chosen env holds one of them besides GDR=SYS (the list only when it adds to the
-  // rest). Only the pairs the env lets run are measured again under it, and every per-size choice
-  // is one of them: none is NVLSTree.
+  // leaving NVLSTree out makes NCCL pick the cheapest of the rest in its model there, which is
+  // the fastest (Tree/LL, Ring/LL128), and keeps Ring/Simple, its own choice at the largest size.
+  // Two settings do that, NCCL_NVLS_ENABLE=0 and a list without NVLSTree; the chosen env holds
+  // one of them besides GDR=SYS (the list only when it adds to the rest). Only the pairs the env
+  // lets run are measured again under it, and every per-size choice is one of them: none is
+  // NVLSTree. The model gives `nccl_model`, so NCCL's pick is its cheapest cell, not a `default`
+  // table: NVLSTree rated 12 us and 250 GB/s makes it NCCL's choice from ~75 KB to ~3.2 MB
+  // (16 ranks), then Ring/LL128 to ~23 MB, then Ring/Simple.
   fake::FakeModel model = load_model("tune-per-size.yaml");
   model.effects.push_back(effect({{"NCCL_NET_GDR_LEVEL", {"SYS"}}}, 1.15));
-  model.defaults = {
-      {132624, "Tree", "LL"}, {1920000, "NVLSTree", "Simple"}, {std::nullopt, "Ring", "Simple"}};
+  ASSERT_TRUE(model.defaults.empty());
+  model.nccl_model.at("NVLSTree").protos.at("Simple") = fake::ProtoCost{12, 250};
   model.algos.at("NVLSTree").protos.at("Simple").busbw_gbps = 300;
   const RecordedRun run = run_recorded(model);
   const Env& env = run.result.env;
