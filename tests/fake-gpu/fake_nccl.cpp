@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,6 +94,27 @@ double timeout_seconds() {
 
 }  // namespace
 
+namespace {
+
+enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
+
+// One checked collective call: what it moves, and the size NCCL plans it by (its nBytes,
+// ncclFuncMaxSendRecvCount: all_gather and reduce_scatter count every rank's part).
+struct CollectiveCall {
+  Collective kind = Collective::all_reduce;
+  const void* sendbuff = nullptr;
+  void* recvbuff = nullptr;
+  std::size_t count = 0;
+  ncclDataType_t type = ncclFloat32;
+  ncclRedOp_t op = ncclSum;
+  int root = 0;
+  cudaStream_t stream = nullptr;
+  std::size_t nbytes = 0;
+  std::size_t out_count = 0;  // elements this rank receives
+};
+
+}  // namespace
+
 // The model one collective runs under and how the communicator behaves for it (the model's
 // `collectives` entry for that op).
 struct OpModel {
@@ -123,6 +145,7 @@ struct ncclComm {
   ncclResult_t async_error = ncclSuccess;
   std::vector<Transfer> pending;  // grouped send/recv, run at ncclGroupEnd
   cudaStream_t pending_stream = nullptr;
+  std::vector<CollectiveCall> grouped;  // collectives of the open group, planned at ncclGroupEnd
 };
 
 namespace {
@@ -130,9 +153,7 @@ namespace {
 // initial-exec, as fake_cuda.cpp's current_context (LeakSanitizer and dynamic TLS).
 __attribute__((tls_model("initial-exec"))) thread_local int group_depth = 0;
 __attribute__((tls_model("initial-exec"))) thread_local std::vector<ncclComm*>
-    group_comms;  // pending send/recv
-
-enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
+    group_comms;  // with pending collectives or send/recv
 
 const char* function_name(Collective kind) {
   switch (kind) {
@@ -340,6 +361,40 @@ CommModel for_reduction(const CommModel& behaviour, Collective kind, ncclRedOp_t
   return call;
 }
 
+// Runs one call with `pair` (NCCL's choice for its batch, or a tuner plugin's): moves the data,
+// corrupts it where the pair does, prints the TUNING line and advances the stream by the pair's time.
+ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, const CommModel& behaviour,
+                                const nccltune::fake::AlgoProto& pair, int plugin_channels) {
+  const char* function = function_name(call.kind);
+  Status moved = move_collective(comm, call.kind, static_cast<const std::byte*>(call.sendbuff),
+                                 static_cast<std::byte*>(call.recvbuff), call.count, call.type, call.op, call.root);
+  if (!moved) return fail(comm, function, moved.error());
+  if (nccltune::fake::corrupts(behaviour, pair))
+    nccltune::fake::corrupt_elements(call.recvbuff, call.out_count, nccltune::fake::type_size(call.type));
+  // The plugin's nChannels replaces NCCL's count for the call (getAlgoInfo, src/enqueue.cc), and
+  // the planner keeps it within the pair's channels (nMaxChannels per kind): time and line follow.
+  const int own_channels = behaviour.channels_for(pair);
+  const int channels = plugin_channels > 0 ? std::min(plugin_channels, own_channels) : own_channels;
+  if (comm.behaviour.rank == 0 && comm.log.wants(nccltune::fake::kSubsysTuning))
+    comm.log.info(nccltune::fake::kSubsysTuning,
+                  nccltune::fake::tuning_message(nccl_func_name(call.kind), call.nbytes, pair, channels));
+  advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair, channels);
+  return ncclSuccess;
+}
+
+// The communicator as `call` sees it, or its calls' error when NCCL has no pair for it:
+// topoGetAlgoInfo (src/enqueue.cc, 2.28.9) fails each call, with ncclInvalidUsage when NCCL_ALGO
+// or NCCL_PROTO left it none (2.24+); the communicator and its other collectives go on.
+Result<CommModel> call_behaviour(const ncclComm& comm, const CollectiveCall& call, ncclResult_t& error) {
+  CommModel behaviour = for_reduction(op_view(comm, op_name(call.kind)).behaviour, call.kind, call.op, call.type);
+  if (!behaviour.allowed.empty()) return behaviour;
+  const std::string why = "no algorithm/protocol available for function " + std::string(nccl_func_name(call.kind)) +
+                          " (" + behaviour.no_pair + ")";
+  say(prefix(comm) + function_name(call.kind) + ": Error : " + why);
+  error = behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
+  return nccltune::Error{why};
+}
+
 ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuff, void* recvbuff,
                             std::size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
                             cudaStream_t stream) {
@@ -368,39 +423,68 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   if (comm->async_error != ncclSuccess) return comm->async_error;
   fire_op_faults(*comm, function, op_name(kind));
   if (count == 0) return ncclSuccess;
-  const OpView view = op_view(*comm, op_name(kind));
-  const CommModel behaviour = for_reduction(view.behaviour, kind, op, type);
-  // topoGetAlgoInfo (src/enqueue.cc, 2.28.9): a collective whose cost table holds no pair fails
-  // each call, with ncclInvalidUsage when NCCL_ALGO or NCCL_PROTO left it none (2.24+); the
-  // communicator and its other collectives go on.
-  if (behaviour.allowed.empty()) {
-    say(prefix(*comm) + function + ": Error : no algorithm/protocol available for function " +
-        nccl_func_name(kind) + " (" + behaviour.no_pair + ")");
-    return behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
-  }
-  // NCCL's nBytes (ncclFuncMaxSendRecvCount): all_gather and reduce_scatter count every rank's
-  // part, nccl-tests' size; its TUNING line and the tuner plugin see that.
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
   const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
+  const CollectiveCall call{kind, sendbuff, recvbuff, count, type, op, root, stream, nbytes, out_count};
+  ncclResult_t error = ncclSuccess;
+  const Result<CommModel> behaviour = call_behaviour(*comm, call, error);
+  if (!behaviour) return error;
+  if (group_depth > 0) {  // planned with the group's other collectives at ncclGroupEnd
+    comm->grouped.push_back(call);
+    if (std::find(group_comms.begin(), group_comms.end(), comm) == group_comms.end()) group_comms.push_back(comm);
+    return ncclSuccess;
+  }
   int plugin_channels = 0;
-  Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, behaviour, nbytes, plugin_channels);
+  Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, *behaviour, nbytes, plugin_channels);
   if (!pair) return fail(*comm, function, pair.error());
+  return execute_collective(*comm, call, *behaviour, *pair, plugin_channels);
+}
 
-  Status moved = move_collective(*comm, kind, static_cast<const std::byte*>(sendbuff),
-                                 static_cast<std::byte*>(recvbuff), count, type, op, root);
-  if (!moved) return fail(*comm, function, moved.error());
-  if (nccltune::fake::corrupts(behaviour, *pair))
-    nccltune::fake::corrupt_elements(recvbuff, out_count, size);
-  const double model_bytes = static_cast<double>(nbytes);
-  // The plugin's nChannels replaces NCCL's count for the call (getAlgoInfo, src/enqueue.cc), and
-  // the planner keeps it within the pair's channels (nMaxChannels per kind): time and line follow.
-  const int own_channels = behaviour.channels_for(*pair);
-  const int channels = plugin_channels > 0 ? std::min(plugin_channels, own_channels) : own_channels;
-  if (rank == 0 && comm->log.wants(nccltune::fake::kSubsysTuning))
-    comm->log.info(nccltune::fake::kSubsysTuning,
-                   nccltune::fake::tuning_message(nccl_func_name(kind), nbytes, *pair, channels));
-  advance_clock(*comm, stream, op_name(kind), model_bytes, *pair, channels);
-  return ncclSuccess;
+// A group's collectives, planned as ncclPrepareTasks does (src/enqueue.cc, 2.28.9): binned by
+// function, reduction and type; in each bin, from the smallest, a batch takes the calls below 4x
+// its first call's size; NCCL's choice, and a tuner plugin's getCollInfo, is made once per batch
+// for the batch's summed size, and every call of the batch runs that pair. The calls then run in
+// the order they were made (every rank makes them in the same order).
+ncclResult_t flush_grouped(ncclComm& comm) {
+  std::vector<CollectiveCall> calls = std::move(comm.grouped);
+  comm.grouped.clear();
+  if (calls.empty()) return ncclSuccess;
+  if (comm.async_error != ncclSuccess) return comm.async_error;
+  struct Planned {
+    nccltune::fake::AlgoProto pair;
+    int channels = 0;
+  };
+  std::vector<std::optional<Planned>> plans(calls.size());
+  std::vector<std::size_t> order(calls.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto bin = [&](std::size_t i) { return std::tuple(calls[i].kind, calls[i].op, calls[i].type); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(bin(a), calls[a].nbytes) < std::pair(bin(b), calls[b].nbytes);
+  });
+  for (std::size_t first = 0; first < order.size();) {
+    std::size_t end = first + 1;
+    std::size_t summed = calls[order[first]].nbytes;
+    while (end < order.size() && bin(order[end]) == bin(order[first]) &&
+           calls[order[end]].nbytes < 4 * calls[order[first]].nbytes)
+      summed += calls[order[end++]].nbytes;
+    const CollectiveCall& lead = calls[order[first]];
+    ncclResult_t error = ncclSuccess;
+    const Result<CommModel> behaviour = call_behaviour(comm, lead, error);
+    if (!behaviour) return error;
+    int channels = 0;
+    Result<nccltune::fake::AlgoProto> pair = choose_pair(comm, lead.kind, *behaviour, summed, channels);
+    if (!pair) return fail(comm, function_name(lead.kind), pair.error());
+    for (std::size_t k = first; k < end; ++k) plans[order[k]] = Planned{*pair, channels};
+    first = end;
+  }
+  ncclResult_t first_error = ncclSuccess;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    ncclResult_t error = ncclSuccess;
+    const Result<CommModel> behaviour = call_behaviour(comm, calls[i], error);
+    if (behaviour) error = execute_collective(comm, calls[i], *behaviour, plans[i]->pair, plans[i]->channels);
+    if (first_error == ncclSuccess) first_error = error;
+  }
+  return first_error;
 }
 
 // Runs a communicator's pending send/recv (one group) and times it as an alltoall of the bytes
@@ -717,8 +801,9 @@ FAKE_EXPORT ncclResult_t ncclGroupEnd() {
   group_comms.clear();
   ncclResult_t first_error = ncclSuccess;
   for (ncclComm* comm : comms) {
-    const ncclResult_t result = flush_pending(*comm);
-    if (first_error == ncclSuccess) first_error = result;
+    const ncclResult_t collectives = flush_grouped(*comm);
+    const ncclResult_t transfers = flush_pending(*comm);
+    if (first_error == ncclSuccess) first_error = collectives != ncclSuccess ? collectives : transfers;
   }
   return first_error;
 }

@@ -1576,6 +1576,50 @@ TEST(FakeGpuProcesses, ATunerPluginsLowestCostPairRunsAndTakesItsTime) {
   }
 }
 
+// F15: a group's collectives of one function, reduction and type within 4x of the smallest are one
+// batch: NCCL (and its tuner plugin) is asked once with their summed size, and each runs that pair.
+TEST(FakeGpuProcesses, AGroupsCollectivesAreAskedForAsBatches) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", test_tuner("libfake_test_tuner.so")},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  const RankBody body = [](const Rank& r) {
+    Result<CudaContext> device = r.cuda.use_device(r.rank);
+    Result<CudaStream> stream = r.cuda.create_stream();
+    Result<DeviceBuffer> buffer = r.cuda.allocate(64000);
+    if (!device || !stream || !buffer) return r.say("error\n");
+    Result<NcclComm> comm = r.nccl.init_rank(r.nranks, r.id, r.rank);
+    if (!comm) return r.say("init-error " + comm.error() + "\n");
+    const NcclApi& api = r.nccl.api();
+    auto all_reduce = [&](std::size_t floats) {
+      return api.ncclAllReduce(buffer->data(), buffer->data(), floats, nccl_abi::ncclFloat32, nccl_abi::ncclSum,
+                               comm->get(), stream->get());
+    };
+    // 4000 and 8000 B are one batch (12000 B); 32000 B is 8x the first: a batch of its own.
+    bool ok = api.ncclGroupStart() == nccl_abi::ncclSuccess && all_reduce(1000) == nccl_abi::ncclSuccess &&
+              all_reduce(8000) == nccl_abi::ncclSuccess && all_reduce(2000) == nccl_abi::ncclSuccess &&
+              api.ncclGroupEnd() == nccl_abi::ncclSuccess;
+    ok = ok && all_reduce(3500) == nccl_abi::ncclSuccess;  // alone: asked for its own size
+    r.say(ok ? "done\n" : "call-error\n");
+  };
+  RankProcesses ranks(2, env, body);
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::string logs = all_logs(dir.path());
+  for (const char* asked : {"getCollInfo func 4 nBytes 12000", "getCollInfo func 4 nBytes 32000",
+                            "getCollInfo func 4 nBytes 14000"})
+    EXPECT_NE(logs.find(asked), std::string::npos) << asked << "\n" << logs;
+  EXPECT_EQ(logs.find("nBytes 4000"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("nBytes 8000\n"), std::string::npos) << logs;
+  // Every call of a batch runs the batch's pair (the plugin's Tree/Simple); the TUNING lines name
+  // each call by its own size.
+  const std::vector<NcclLoggedChoice> choices = logged_choices(dir.path());
+  ASSERT_EQ(choices.size(), 4u);
+  for (const NcclLoggedChoice& choice : choices) EXPECT_EQ(choice.algo + "/" + choice.proto, "TREE/SIMPLE");
+}
+
 // Without NCCL_TUNER_PLUGIN (or with "none") the same sweep runs the model's own pairs.
 TEST(FakeGpuProcesses, WithoutATunerPluginTheModelsPairsRun) {
   TempDir dir;
