@@ -166,7 +166,6 @@ std::string why_no_pair(const FakeModel& model, const NcclEnv& env, const CommMo
   return why;
 }
 
-
 // Whether a fault that held for its `when` and `rank` holds on this rank's communicator. A
 // collective ends for all ranks when the slowest is done, so slow_node and slow_link slow every
 // rank of a communicator that uses the slow hardware, not only the ranks on it.

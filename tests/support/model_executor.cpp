@@ -1,6 +1,7 @@
 #include "model_executor.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <set>
@@ -423,8 +424,14 @@ std::uint64_t grid_size(const SearchSpace& space) {
   return size;
 }
 
+// The variables the fake NCCL reads whatever a model says (tests/fake-gpu/FIDELITY.md): the pair
+// filters, the channel bounds, NVLS's switch and channels, PAT's switch.
+constexpr std::array<const char*, 9> kNcclRuleVariables = {
+    "NCCL_ALGO",     "NCCL_PROTO",       "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS",
+    "NCCL_MAX_CTAS", "NCCL_NVLS_ENABLE", "NCCL_NVLS_NCHANNELS", "NCCL_PAT_ENABLE"};
+
 std::vector<std::string> model_variables(const fake::FakeModel& model) {
-  std::set<std::string> names{"NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
+  std::set<std::string> names(kNcclRuleVariables.begin(), kNcclRuleVariables.end());
   for (const auto& effect : model.effects) collect(effect.when, names);
   for (const auto& fault : model.faults) collect(fault.when, names);
   for (const auto& [algo, algo_model] : model.algos) collect(algo_model.requires_env, names);
@@ -445,8 +452,7 @@ std::set<std::string> multi_variable_knobs(const fake::FakeModel& model) {
 
 bool is_simple_knob(const std::string& name, const fake::FakeModel& model,
                     const std::set<std::string>& multi) {
-  if (name == "NCCL_ALGO" || name == "NCCL_PROTO" || name == "NCCL_MIN_NCHANNELS" ||
-      name == "NCCL_MAX_NCHANNELS")
+  if (std::find(kNcclRuleVariables.begin(), kNcclRuleVariables.end(), name) != kNcclRuleVariables.end())
     return false;
   if (multi.count(name)) return false;
   for (const auto& [algo, algo_model] : model.algos)

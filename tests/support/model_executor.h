@@ -102,7 +102,8 @@ std::vector<Env> grid_configs(const SearchSpace& space);
 std::uint64_t grid_size(const SearchSpace& space);
 
 // The names of the variables `model` reacts to: those in its effects, faults and requires, plus
-// NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS. Any other variable changes
+// those the fake NCCL reads whatever a model says (NCCL_ALGO, NCCL_PROTO, the channel and CTA
+// bounds, NCCL_NVLS_ENABLE, NCCL_NVLS_NCHANNELS, NCCL_PAT_ENABLE). Any other variable changes
 // nothing the model computes.
 std::vector<std::string> model_variables(const fake::FakeModel& model);
 
@@ -116,7 +117,7 @@ struct KnobChoices {
 //  1. knobs the model does not react to (model_variables) are left unset: they change nothing;
 //  2. a choice (value or unset) that a fatal fault (init_error, hang, crash, corrupt) with a
 //     one-variable condition matches is dropped: every config with it fails, objective 0;
-//  3. a "simple" knob (not NCCL_ALGO / NCCL_PROTO / *_NCHANNELS, in no `requires`, in no
+//  3. a "simple" knob (none the fake NCCL reads whatever a model says, in no `requires`, in no
 //     condition of two or more variables, in no slow_rank fault) acts only through one-variable
 //     effects, i.e. a factor on busbw_scale and one on lat_scale that do not depend on any other
 //     knob. Every pair's time falls as busbw_scale rises and lat_scale falls, and the pair that
