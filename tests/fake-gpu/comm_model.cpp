@@ -356,6 +356,10 @@ bool nvls_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op, nccl_ab
   }
 }
 
+bool pat_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op) {
+  return !(collective == "reduce_scatter" && op == nccl_abi::ncclAvg);
+}
+
 NoiseSource::NoiseSource(const Noise& noise, int rank)
     : cv_(noise.cv), state_(noise.seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(rank)) {}
 

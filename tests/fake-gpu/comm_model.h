@@ -80,6 +80,9 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
 // on the integers and the 16-bit floats; ncclAvg, PreMulSum or SumPostDiv there, never).
 // all_gather and broadcast reduce nothing and always may (getAlgoInfo, src/enqueue.cc).
 bool nvls_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op, nccl_abi::ncclDataType_t type);
+// Whether PAT runs `collective` with reduction `op`: not ReduceScatter with ncclAvg (PreMulSum or
+// SumPostDiv; updateCollCostTable, src/enqueue.cc).
+bool pat_reduces(std::string_view collective, nccl_abi::ncclRedOp_t op);
 
 // NCCL's coll channels as src/graph/connect.cc sets them (ncclTopoPostset): the model's default,
 // first capped by NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, then raised to NCCL_MIN_NCHANNELS and

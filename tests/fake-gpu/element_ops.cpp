@@ -111,7 +111,47 @@ std::size_t type_size(ncclDataType_t type) {
 }
 
 bool supported_op(ncclRedOp_t op) {
-  return op == ncclSum || op == ncclProd || op == ncclMax || op == ncclMin;
+  return op == ncclSum || op == ncclProd || op == ncclMax || op == ncclMin || op == ncclAvg;
+}
+
+namespace {
+
+template <class T>
+void divide_typed(void* data, std::size_t count, int by) {
+  for (std::size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, static_cast<std::byte*>(data) + i * sizeof(T), sizeof(T));
+    value = static_cast<T>(value / static_cast<T>(by));
+    std::memcpy(static_cast<std::byte*>(data) + i * sizeof(T), &value, sizeof(T));
+  }
+}
+
+template <float (*decode)(uint16_t), uint16_t (*encode)(float)>
+void divide_16bit(void* data, std::size_t count, int by) {
+  for (std::size_t i = 0; i < count; ++i) {
+    uint16_t value = 0;
+    std::memcpy(&value, static_cast<std::byte*>(data) + 2 * i, 2);
+    value = encode(decode(value) / static_cast<float>(by));
+    std::memcpy(static_cast<std::byte*>(data) + 2 * i, &value, 2);
+  }
+}
+
+}  // namespace
+
+void divide_elements(ncclDataType_t type, void* data, std::size_t count, int by) {
+  switch (type) {
+    case ncclInt8: return divide_typed<int8_t>(data, count, by);
+    case ncclUint8: return divide_typed<uint8_t>(data, count, by);
+    case ncclInt32: return divide_typed<int32_t>(data, count, by);
+    case ncclUint32: return divide_typed<uint32_t>(data, count, by);
+    case ncclInt64: return divide_typed<int64_t>(data, count, by);
+    case ncclUint64: return divide_typed<uint64_t>(data, count, by);
+    case ncclFloat32: return divide_typed<float>(data, count, by);
+    case ncclFloat64: return divide_typed<double>(data, count, by);
+    case ncclFloat16: return divide_16bit<from_half, to_half>(data, count, by);
+    case ncclBfloat16: return divide_16bit<from_bfloat16, to_bfloat16>(data, count, by);
+    default: return;
+  }
 }
 
 void reduce_into(ncclDataType_t type, ncclRedOp_t op, void* destination, const void* source,

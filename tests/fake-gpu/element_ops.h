@@ -11,12 +11,16 @@ namespace nccltune::fake {
 
 // Bytes per element, or 0 for a type the fake does not support (the fp8 types).
 std::size_t type_size(nccl_abi::ncclDataType_t type);
-// Whether reduce_into supports `op` (sum, prod, max, min).
+// Whether the fake reduces `op`: sum, prod, max, min, and avg (a sum, then divide_elements).
 bool supported_op(nccl_abi::ncclRedOp_t op);
 
-// destination[i] = op(destination[i], source[i]) for `count` elements.
+// destination[i] = op(destination[i], source[i]) for `count` elements; ncclAvg adds.
 void reduce_into(nccl_abi::ncclDataType_t type, nccl_abi::ncclRedOp_t op, void* destination,
                  const void* source, std::size_t count);
+
+// data[i] /= by for `count` elements: ncclAvg's last step (NCCL's SumPostDiv for integers; for
+// floating types NCCL multiplies each input by 1/n first, PreMulSum, which can round differently).
+void divide_elements(nccl_abi::ncclDataType_t type, void* data, std::size_t count, int by);
 
 // Overwrites every 97th element (from the first) with bytes 0x7f: a value no data check expects.
 // Returns how many elements it changed.

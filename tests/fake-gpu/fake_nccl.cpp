@@ -299,6 +299,7 @@ void combine_slots(const ncclComm& comm, std::byte* destination, std::size_t off
   std::memcpy(destination, comm.shared.slot(0) + offset, count * size);
   for (int q = 1; q < comm.shared.nranks(); ++q)
     nccltune::fake::reduce_into(type, op, destination, comm.shared.slot(q) + offset, count);
+  if (op == ncclAvg) nccltune::fake::divide_elements(type, destination, count, comm.shared.nranks());
 }
 
 // Moves one collective's data through the slots, a slot-sized chunk of the input at a time:
@@ -348,16 +349,18 @@ std::size_t output_count(Collective kind, std::size_t count, int nranks, int ran
 }
 
 // The communicator as one call sees it: NVLS and NVLSTree left out for reductions NCCL has no
-// NVLS kernel for (getAlgoInfo's nvlsSupport, src/enqueue.cc). The fake refuses ncclAvg (its data
-// path has no division), so PAT's ReduceScatter without PreMulSum/SumPostDiv needs no rule here.
+// NVLS kernel for (getAlgoInfo's nvlsSupport, src/enqueue.cc), PAT for ncclAvg's ReduceScatter
+// (updateCollCostTable).
 CommModel for_reduction(const CommModel& behaviour, Collective kind, ncclRedOp_t op, ncclDataType_t type) {
-  if (nccltune::fake::nvls_reduces(op_name(kind), op, type)) return behaviour;
+  const bool nvls = nccltune::fake::nvls_reduces(op_name(kind), op, type);
+  const bool pat = nccltune::fake::pat_reduces(op_name(kind), op);
+  if (nvls && pat) return behaviour;
   CommModel call = behaviour;
-  std::erase_if(call.allowed, [](const nccltune::fake::AlgoProto& pair) {
-    return pair.algo == "NVLS" || pair.algo == "NVLSTree";
+  std::erase_if(call.allowed, [&](const nccltune::fake::AlgoProto& pair) {
+    return (!nvls && (pair.algo == "NVLS" || pair.algo == "NVLSTree")) || (!pat && pair.algo == "PAT");
   });
   if (call.allowed.empty() && !behaviour.allowed.empty())
-    call.no_pair = "no NVLS kernel for reduction op " + std::to_string(op) + " on type " + std::to_string(type);
+    call.no_pair = "no kernel of its pairs for reduction op " + std::to_string(op) + " on type " + std::to_string(type);
   return call;
 }
 

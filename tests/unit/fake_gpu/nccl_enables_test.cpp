@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm_model.h"
+#include "element_ops.h"
 #include "fake_model.h"
 #include "fake_model_errors.h"
 #include "nccl_debug.h"
@@ -150,6 +151,25 @@ TEST(NcclEnables, NvlsOnlyForTheReductionsItHasKernelsFor) {
   EXPECT_FALSE(nvls_reduces("all_reduce", ncclAvg, ncclFloat32));
   EXPECT_FALSE(nvls_reduces("all_reduce", ncclSum, ncclInt8));
   EXPECT_TRUE(nvls_reduces("all_gather", ncclProd, ncclInt8));
+  EXPECT_FALSE(pat_reduces("reduce_scatter", ncclAvg));
+  EXPECT_TRUE(pat_reduces("reduce_scatter", ncclSum));
+  EXPECT_TRUE(pat_reduces("all_gather", ncclAvg));
+}
+
+// ncclAvg runs (so its NVLS and PAT rules act): a sum, then a division by the rank count.
+TEST(NcclEnables, AvgIsASumDividedByTheRanks) {
+  using namespace nccl_abi;
+  ASSERT_TRUE(supported_op(ncclAvg));
+  std::vector<std::int32_t> ints{3, -7, 10};
+  const std::vector<std::int32_t> more{5, 1, 11};
+  reduce_into(ncclInt32, ncclAvg, ints.data(), more.data(), ints.size());
+  divide_elements(ncclInt32, ints.data(), ints.size(), 2);
+  EXPECT_EQ(ints, (std::vector<std::int32_t>{4, -3, 10}));
+  std::vector<double> doubles{1.0, 2.5};
+  const std::vector<double> others{2.0, 0.5};
+  reduce_into(ncclFloat64, ncclAvg, doubles.data(), others.data(), doubles.size());
+  divide_elements(ncclFloat64, doubles.data(), doubles.size(), 2);
+  EXPECT_EQ(doubles, (std::vector<double>{1.5, 1.5}));
 }
 
 // A `nodes` entry whose default NCCL could never pick is an error naming its line.
