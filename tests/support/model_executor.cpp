@@ -432,6 +432,14 @@ constexpr std::array<const char*, 9> kNcclRuleVariables = {
 
 std::vector<std::string> model_variables(const fake::FakeModel& model) {
   std::set<std::string> names(kNcclRuleVariables.begin(), kNcclRuleVariables.end());
+  // NVLS's switch and channels change nothing where the model has no NVLS to run, nor PAT's
+  // switch without PAT.
+  const bool nvls = model.nccl_log.nvls.value_or(model.algos.contains("NVLS") || model.algos.contains("NVLSTree"));
+  if (!nvls) {
+    names.erase("NCCL_NVLS_ENABLE");
+    names.erase("NCCL_NVLS_NCHANNELS");
+  }
+  if (!model.algos.contains("PAT")) names.erase("NCCL_PAT_ENABLE");
   for (const auto& effect : model.effects) collect(effect.when, names);
   for (const auto& fault : model.faults) collect(fault.when, names);
   for (const auto& [algo, algo_model] : model.algos) collect(algo_model.requires_env, names);
