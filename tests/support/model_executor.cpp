@@ -275,10 +275,18 @@ void collect(const fake::Condition& condition, std::set<std::string>& names) {
 
 }  // namespace
 
+namespace {
+
+// `model` at `nodes` nodes (0: the count it was resolved for) of equal blocks of `nranks`.
+fake::FakeModel model_at(const fake::FakeModel& model, int nranks, int nodes) {
+  const int count = nodes > 0 ? nodes : model.for_nodes;
+  return fake::model_for_nodes(model, count, nranks % count == 0 ? nranks / count : 0);
+}
+
+}  // namespace
+
 ModelExecutor::ModelExecutor(const fake::FakeModel& model, int nranks, int nodes)
-    : model_(std::make_shared<const fake::FakeModel>(fake::model_for_nodes(
-          model, nodes > 0 ? nodes : model.for_nodes,
-          nranks % (nodes > 0 ? nodes : model.for_nodes) == 0 ? nranks / (nodes > 0 ? nodes : model.for_nodes) : 0))),
+    : model_(std::make_shared<const fake::FakeModel>(model_at(model, nranks, nodes))),
       nranks_(nranks),
       stats_(std::make_shared<ModelExecutorStats>()) {}
 
