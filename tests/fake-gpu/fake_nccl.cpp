@@ -350,11 +350,12 @@ std::size_t output_count(Collective kind, std::size_t count, int nranks, int ran
 
 // The communicator as one call sees it: NVLS and NVLSTree left out for reductions NCCL has no
 // NVLS kernel for (getAlgoInfo's nvlsSupport, src/enqueue.cc), PAT for ncclAvg's ReduceScatter
-// (updateCollCostTable).
-CommModel for_reduction(const CommModel& behaviour, Collective kind, ncclRedOp_t op, ncclDataType_t type) {
+// (updateCollCostTable); nullopt when the reduction leaves out nothing (the common case: no copy).
+std::optional<CommModel> for_reduction(const CommModel& behaviour, Collective kind, ncclRedOp_t op,
+                                       ncclDataType_t type) {
   const bool nvls = nccltune::fake::nvls_reduces(op_name(kind), op, type);
   const bool pat = nccltune::fake::pat_reduces(op_name(kind), op);
-  if (nvls && pat) return behaviour;
+  if (nvls && pat) return std::nullopt;
   CommModel call = behaviour;
   std::erase_if(call.allowed, [&](const nccltune::fake::AlgoProto& pair) {
     return (!nvls && (pair.algo == "NVLS" || pair.algo == "NVLSTree")) || (!pat && pair.algo == "PAT");
@@ -388,14 +389,17 @@ ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, cons
 // The communicator as `call` sees it, or its calls' error when NCCL has no pair for it:
 // topoGetAlgoInfo (src/enqueue.cc, 2.28.9) fails each call, with ncclInvalidUsage when NCCL_ALGO
 // or NCCL_PROTO left it none (2.24+); the communicator and its other collectives go on.
-Result<CommModel> call_behaviour(const ncclComm& comm, const CollectiveCall& call, ncclResult_t& error) {
-  CommModel behaviour = for_reduction(op_view(comm, op_name(call.kind)).behaviour, call.kind, call.op, call.type);
-  if (!behaviour.allowed.empty()) return behaviour;
-  const std::string why = "no algorithm/protocol available for function " + std::string(nccl_func_name(call.kind)) +
-                          " (" + behaviour.no_pair + ")";
-  say(prefix(comm) + function_name(call.kind) + ": Error : " + why);
+// `narrowed` holds the copy for a reduction that leaves pairs out; nullptr when no pair is left.
+const CommModel* call_behaviour(const ncclComm& comm, const CollectiveCall& call,
+                                std::optional<CommModel>& narrowed, ncclResult_t& error) {
+  const CommModel& shared = op_view(comm, op_name(call.kind)).behaviour;
+  narrowed = for_reduction(shared, call.kind, call.op, call.type);
+  const CommModel& behaviour = narrowed ? *narrowed : shared;
+  if (!behaviour.allowed.empty()) return &behaviour;
+  say(prefix(comm) + function_name(call.kind) + ": Error : no algorithm/protocol available for function " +
+      nccl_func_name(call.kind) + " (" + behaviour.no_pair + ")");
   error = behaviour.no_pair_by_list ? ncclInvalidUsage : ncclInternalError;
-  return nccltune::Error{why};
+  return nullptr;
 }
 
 ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuff, void* recvbuff,
@@ -430,8 +434,9 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
   const CollectiveCall call{kind, sendbuff, recvbuff, count, type, op, root, stream, nbytes, out_count};
   ncclResult_t error = ncclSuccess;
-  const Result<CommModel> behaviour = call_behaviour(*comm, call, error);
-  if (!behaviour) return error;
+  std::optional<CommModel> narrowed;
+  const CommModel* behaviour = call_behaviour(*comm, call, narrowed, error);
+  if (behaviour == nullptr) return error;
   if (group_depth > 0) {  // planned with the group's other collectives at ncclGroupEnd
     comm->grouped.push_back(call);
     if (std::find(group_comms.begin(), group_comms.end(), comm) == group_comms.end()) group_comms.push_back(comm);
@@ -472,8 +477,9 @@ ncclResult_t flush_grouped(ncclComm& comm) {
       summed += calls[order[end++]].nbytes;
     const CollectiveCall& lead = calls[order[first]];
     ncclResult_t error = ncclSuccess;
-    const Result<CommModel> behaviour = call_behaviour(comm, lead, error);
-    if (!behaviour) return error;
+    std::optional<CommModel> narrowed;
+    const CommModel* behaviour = call_behaviour(comm, lead, narrowed, error);
+    if (behaviour == nullptr) return error;
     int channels = 0;
     Result<nccltune::fake::AlgoProto> pair = choose_pair(comm, lead.kind, *behaviour, summed, channels);
     if (!pair) return fail(comm, function_name(lead.kind), pair.error());
@@ -483,8 +489,10 @@ ncclResult_t flush_grouped(ncclComm& comm) {
   ncclResult_t first_error = ncclSuccess;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     ncclResult_t error = ncclSuccess;
-    const Result<CommModel> behaviour = call_behaviour(comm, calls[i], error);
-    if (behaviour) error = execute_collective(comm, calls[i], *behaviour, plans[i]->pair, plans[i]->channels);
+    std::optional<CommModel> narrowed;
+    const CommModel* behaviour = call_behaviour(comm, calls[i], narrowed, error);
+    if (behaviour != nullptr)
+      error = execute_collective(comm, calls[i], *behaviour, plans[i]->pair, plans[i]->channels);
     if (first_error == ncclSuccess) first_error = error;
   }
   return first_error;
