@@ -302,6 +302,37 @@ void combine_slots(const ncclComm& comm, std::byte* destination, std::size_t off
   if (op == ncclAvg) nccltune::fake::divide_elements(type, destination, count, comm.shared.nranks());
 }
 
+// Below this chunk size every rank reduces the whole chunk: two more barriers cost more than
+// the reduction they share out.
+constexpr std::size_t kSharedReductionBytes = 256u << 10;
+
+// all_reduce of one chunk that every rank has copied into its slot, as a ring's reduce-scatter
+// then all-gather divide it: each rank reduces its 1/n share of the chunk (in the same rank
+// order, so every rank ends with the same bits), puts it back in its slot, and copies the others'
+// shares. Every rank would otherwise reduce all of it: n times the work, all on the host.
+Status all_reduce_chunk(ncclComm& comm, std::byte* destination, std::size_t length, ncclDataType_t type,
+                        ncclRedOp_t op) {
+  SharedComm& shared = comm.shared;
+  const std::size_t size = nccltune::fake::type_size(type);
+  const auto n = static_cast<std::size_t>(shared.nranks());
+  if (n < 2 || length * size < kSharedReductionBytes) {
+    combine_slots(comm, destination, 0, length, type, op);
+    return nccltune::Ok{};
+  }
+  const auto share_first = [&](std::size_t q) { return length * q / n; };
+  const auto rank = static_cast<std::size_t>(shared.rank());
+  const std::size_t low = share_first(rank), high = share_first(rank + 1);
+  combine_slots(comm, destination + low * size, low * size, high - low, type, op);
+  if (Status read = shared.barrier(); !read) return read;  // every rank is done with every slot
+  std::memcpy(shared.slot(shared.rank()) + low * size, destination + low * size, (high - low) * size);
+  if (Status shared_out = shared.barrier(); !shared_out) return shared_out;
+  for (std::size_t q = 0; q < n; ++q)
+    if (q != rank)
+      std::memcpy(destination + share_first(q) * size, shared.slot(static_cast<int>(q)) + share_first(q) * size,
+                  (share_first(q + 1) - share_first(q)) * size);
+  return nccltune::Ok{};
+}
+
 // Moves one collective's data through the slots, a slot-sized chunk of the input at a time:
 // every rank (the root alone for broadcast) copies its chunk in, then each takes what it needs.
 Status move_collective(ncclComm& comm, Collective kind, const std::byte* send, std::byte* recv,
@@ -319,7 +350,9 @@ Status move_collective(ncclComm& comm, Collective kind, const std::byte* send, s
       std::memcpy(shared.slot(rank), send + first * size, length * size);
     if (Status arrived = shared.barrier(); !arrived) return arrived;
     switch (kind) {
-      case Collective::all_reduce: combine_slots(comm, recv + first * size, 0, length, type, op); break;
+      case Collective::all_reduce:
+        if (Status reduced = all_reduce_chunk(comm, recv + first * size, length, type, op); !reduced) return reduced;
+        break;
       case Collective::reduce:
         if (rank == root) combine_slots(comm, recv + first * size, 0, length, type, op);
         break;
