@@ -1,5 +1,6 @@
 #include "collectives/cuda_driver.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -165,8 +166,9 @@ Status CudaDriver::copy_to_host(void* destination, const DeviceBuffer& source, s
   return check(api().cuMemcpyDtoH_v2(destination, source.pointer() + offset, bytes), "cuMemcpyDtoH_v2");
 }
 
-Status CudaDriver::fill_bytes(const DeviceBuffer& destination, unsigned char value) const {
-  return check(api().cuMemsetD8_v2(destination.pointer(), value, destination.bytes()), "cuMemsetD8_v2");
+Status CudaDriver::fill_bytes(const DeviceBuffer& destination, std::size_t bytes, unsigned char value) const {
+  return check(api().cuMemsetD8_v2(destination.pointer(), value, std::min(bytes, destination.bytes())),
+               "cuMemsetD8_v2");
 }
 
 Status CudaDriver::record(const CudaEvent& event, const CudaStream& stream) const {

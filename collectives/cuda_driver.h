@@ -160,7 +160,8 @@ class CudaDriver {
                         std::size_t bytes) const;
   Status copy_to_host(void* destination, const DeviceBuffer& source, std::size_t offset,
                       std::size_t bytes) const;
-  Status fill_bytes(const DeviceBuffer& destination, unsigned char value) const;
+  // Sets the first `bytes` bytes of `destination` to `value`.
+  Status fill_bytes(const DeviceBuffer& destination, std::size_t bytes, unsigned char value) const;
   Status record(const CudaEvent& event, const CudaStream& stream) const;
   Status synchronize(const CudaStream& stream) const;
   Status synchronize(const CudaEvent& event) const;

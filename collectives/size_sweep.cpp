@@ -198,7 +198,10 @@ class SweepRun {
   Result<int64_t> checked_run(const BufferLayout& layout, const CollectiveArgs& a,
                               const std::size_t* in_place_send, std::size_t recv_offset) const {
     const CudaDriver& cuda = context_.cuda;
-    Status ready = cuda.fill_bytes(recv_, kSentinelByte);
+    // Up to the end of what is checked: the buffer is the largest size's, and this size's run
+    // leaves the rest alone.
+    const std::size_t checked_end = recv_offset + layout.recv_count * element_size(pattern_.type());
+    Status ready = cuda.fill_bytes(recv_, checked_end, kSentinelByte);
     if (ready && in_place_send)
       ready = fill_pattern(cuda, recv_, *in_place_send, pattern_, context_.rank, layout.send_count);
     if (ready) ready = launch(a, 1);
