@@ -14,8 +14,6 @@ namespace nccltune::cli {
 
 namespace {
 
-constexpr int kInputError = 3;
-
 struct CheckOptions {
   TopologyInput input;
   std::string expect;

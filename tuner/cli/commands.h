@@ -8,6 +8,9 @@
 
 namespace nccltune::cli {
 
+// The exit status of check, explain and fleet when their input cannot be read.
+constexpr int kInputError = 3;
+
 struct Command {
   std::function<int()> run;
 };

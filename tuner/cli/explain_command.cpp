@@ -21,8 +21,6 @@ namespace nccltune::cli {
 
 namespace {
 
-constexpr int kInputError = 3;
-
 struct ExplainOptions {
   std::vector<std::string> logs;
   TopologyInput input;

@@ -19,8 +19,6 @@ namespace nccltune::cli {
 
 namespace {
 
-constexpr int kInputError = 3;
-
 struct FleetFlags {
   FleetOptions options;
   std::string bytes = "1G", small_bytes = "8K";
