@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "base/text_words.h"
@@ -306,12 +308,17 @@ DebugLog::DebugLog(const DebugSettings& settings, std::string host, int device)
   warn_ = true;
   out_ = stdout;
   if (settings.file.empty()) return;
-  // As NCCL: a file that cannot be opened leaves the lines on stdout.
+  // As NCCL: a file that cannot be opened leaves the lines on stdout. NCCL opens it once per
+  // process ("w", ncclDebugInit in src/debug.cc) and every communicator of the process writes
+  // there, a split one too; it stays open. Opened per communicator, a second one would truncate
+  // the first one's lines and write over them.
   const std::string path = debug_file_name(settings.file, host_, static_cast<long>(getpid()));
-  if (std::FILE* file = std::fopen(path.c_str(), "w")) {
-    out_ = file;
-    owned_ = true;
-  }
+  static std::mutex opening;
+  static auto* opened = new std::map<std::string, std::FILE*>;  // never freed, as NCCL's file
+  const std::lock_guard<std::mutex> lock(opening);
+  std::FILE*& file = (*opened)[path];
+  if (file == nullptr) file = std::fopen(path.c_str(), "w");
+  if (file != nullptr) out_ = file;
 }
 
 DebugLog::DebugLog(DebugLog&& other) noexcept
@@ -319,30 +326,24 @@ DebugLog::DebugLog(DebugLog&& other) noexcept
       warn_(other.warn_),
       host_(std::move(other.host_)),
       device_(other.device_),
-      out_(other.out_),
-      owned_(other.owned_) {
+      out_(other.out_) {
   other.out_ = nullptr;
-  other.owned_ = false;
   other.mask_ = 0;
   other.warn_ = false;
 }
 
 DebugLog& DebugLog::operator=(DebugLog&& other) noexcept {
   if (this != &other) {
-    if (owned_) std::fclose(out_);
     mask_ = std::exchange(other.mask_, 0);
     warn_ = std::exchange(other.warn_, false);
     host_ = std::move(other.host_);
     device_ = other.device_;
     out_ = std::exchange(other.out_, nullptr);
-    owned_ = std::exchange(other.owned_, false);
   }
   return *this;
 }
 
-DebugLog::~DebugLog() {
-  if (owned_) std::fclose(out_);
-}
+DebugLog::~DebugLog() = default;
 
 bool DebugLog::wants(std::uint32_t subsystems) const {
   return out_ != nullptr && (mask_ & subsystems) != 0;

@@ -145,8 +145,7 @@ class DebugLog {
   bool warn_ = false;
   std::string host_;
   int device_ = 0;
-  std::FILE* out_ = nullptr;
-  bool owned_ = false;  // out_ is NCCL_DEBUG_FILE's, closed here
+  std::FILE* out_ = nullptr;  // stdout, or NCCL_DEBUG_FILE's file, open for the process's life
 };
 
 }  // namespace nccltune::fake
