@@ -64,9 +64,18 @@ typedef enum {
 typedef ::ncclComm* ncclComm_t;
 typedef ::CUstream_st* cudaStream_t;
 
+// nccl.h's ncclConfig_t, opaque: nccltune only passes NULL (a split then inherits its parent's
+// configuration), so its version-dependent fields are not declared.
+struct ncclConfig_t;
+
+inline constexpr int kSplitNoColor = -1;  // NCCL_SPLIT_NOCOLOR
+
 using ncclGetVersion_fn = ncclResult_t (*)(int* version);
 using ncclGetUniqueId_fn = ncclResult_t (*)(ncclUniqueId* unique_id);
 using ncclCommInitRank_fn = ncclResult_t (*)(ncclComm_t* comm, int nranks, ncclUniqueId comm_id, int rank);
+// NCCL 2.18 and later.
+using ncclCommSplit_fn = ncclResult_t (*)(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
+                                          ncclConfig_t* config);
 using ncclCommDestroy_fn = ncclResult_t (*)(ncclComm_t comm);
 using ncclCommAbort_fn = ncclResult_t (*)(ncclComm_t comm);
 using ncclCommGetAsyncError_fn = ncclResult_t (*)(ncclComm_t comm, ncclResult_t* async_error);

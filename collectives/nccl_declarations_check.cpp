@@ -54,6 +54,10 @@ template <>
 struct Project<::ncclUniqueId> {
   using type = nccl_abi::ncclUniqueId;
 };
+template <>
+struct Project<::ncclConfig_t> {
+  using type = nccl_abi::ncclConfig_t;
+};
 
 template <class Theirs, class Ours>
 constexpr bool same_enum = sizeof(Theirs) == sizeof(Ours) &&
@@ -71,6 +75,7 @@ static_assert(same_enum<::ncclDataType_t, nccl_abi::ncclDataType_t>);
 static_assert(same_enum<::ncclRedOp_t, nccl_abi::ncclRedOp_t>);
 static_assert(std::is_same_v<::ncclComm_t, nccl_abi::ncclComm_t>);
 static_assert(std::is_same_v<::cudaStream_t, nccl_abi::cudaStream_t>);
+static_assert(NCCL_SPLIT_NOCOLOR == nccl_abi::kSplitNoColor);
 
 NCCLTUNE_SAME_VALUE(ncclSuccess, nccl_abi);
 NCCLTUNE_SAME_VALUE(ncclUnhandledCudaError, nccl_abi);
@@ -105,6 +110,7 @@ NCCLTUNE_SAME_VALUE(ncclNumTypes, nccl_abi);
 NCCLTUNE_SAME_FUNCTION(ncclGetVersion, nccl_abi::ncclGetVersion_fn);
 NCCLTUNE_SAME_FUNCTION(ncclGetUniqueId, nccl_abi::ncclGetUniqueId_fn);
 NCCLTUNE_SAME_FUNCTION(ncclCommInitRank, nccl_abi::ncclCommInitRank_fn);
+NCCLTUNE_SAME_FUNCTION(ncclCommSplit, nccl_abi::ncclCommSplit_fn);
 NCCLTUNE_SAME_FUNCTION(ncclCommDestroy, nccl_abi::ncclCommDestroy_fn);
 NCCLTUNE_SAME_FUNCTION(ncclCommAbort, nccl_abi::ncclCommAbort_fn);
 NCCLTUNE_SAME_FUNCTION(ncclCommGetAsyncError, nccl_abi::ncclCommGetAsyncError_fn);

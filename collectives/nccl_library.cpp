@@ -16,7 +16,8 @@ struct LoadedNcclLibrary {
 
 namespace {
 
-// Binds every entry of the table; the first missing symbol is the error.
+// Binds every entry of the table; the first missing symbol is the error. Optional entries stay
+// nullptr where the library lacks them.
 std::optional<Error> bind_api(const SharedLibrary& library, NcclApi& api) {
   std::optional<Error> error;
   auto bind = [&](auto& function, const char* name) {
@@ -40,6 +41,7 @@ std::optional<Error> bind_api(const SharedLibrary& library, NcclApi& api) {
   bind(api.ncclRecv, "ncclRecv");
   bind(api.ncclGroupStart, "ncclGroupStart");
   bind(api.ncclGroupEnd, "ncclGroupEnd");
+  (void)library.bind(api.ncclCommSplit, {"ncclCommSplit"});  // NCCL 2.18.1 added it
   return error;
 }
 
@@ -89,6 +91,21 @@ Result<NcclComm> NcclLibrary::init_rank(int nranks, const ncclUniqueId& id, int 
             "ncclCommInitRank(rank " + std::to_string(rank) + " of " + std::to_string(nranks) + ")");
   if (!status) return Error{status.error()};
   return NcclComm(loaded_, comm);
+}
+
+Result<std::optional<NcclComm>> NcclLibrary::split(const NcclComm& parent, int color, int key) const {
+  if (api().ncclCommSplit == nullptr) {
+    Result<int> code = version();
+    return Error{path() + ": NCCL " + (code ? nccl_version_string(*code) : "(version unknown)") +
+                 " has no ncclCommSplit (2.18 or later)"};
+  }
+  ncclComm_t comm = nullptr;
+  Status status =
+      check(api().ncclCommSplit(parent.get(), color, key, &comm, nullptr),
+            "ncclCommSplit(color " + std::to_string(color) + ", key " + std::to_string(key) + ")");
+  if (!status) return Error{status.error()};
+  if (comm == nullptr) return std::optional<NcclComm>();
+  return std::optional<NcclComm>(NcclComm(loaded_, comm));
 }
 
 Result<ncclResult_t> NcclLibrary::async_error(const NcclComm& comm) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,11 +14,13 @@
 
 namespace nccltune {
 
-// The function table, by NCCL's names.
+// The function table, by NCCL's names. Every entry is bound at load except those marked
+// optional, which stay nullptr where the library lacks them.
 struct NcclApi {
   nccl_abi::ncclGetVersion_fn ncclGetVersion = nullptr;
   nccl_abi::ncclGetUniqueId_fn ncclGetUniqueId = nullptr;
   nccl_abi::ncclCommInitRank_fn ncclCommInitRank = nullptr;
+  nccl_abi::ncclCommSplit_fn ncclCommSplit = nullptr;  // optional: NCCL 2.18 and later
   nccl_abi::ncclCommDestroy_fn ncclCommDestroy = nullptr;
   nccl_abi::ncclCommAbort_fn ncclCommAbort = nullptr;
   nccl_abi::ncclCommGetAsyncError_fn ncclCommGetAsyncError = nullptr;
@@ -72,6 +75,12 @@ class NcclLibrary {
   Result<int> version() const;  // NCCL_VERSION_CODE, 22809 for 2.28.9
   Result<nccl_abi::ncclUniqueId> unique_id() const;
   Result<NcclComm> init_rank(int nranks, const nccl_abi::ncclUniqueId& id, int rank) const;
+  // ncclCommSplit(parent, color, key), with the parent's configuration: collective over the
+  // parent's ranks. The ranks of one color form a communicator, ordered by key, ties by parent
+  // rank. nullopt: `color` was nccl_abi::kSplitNoColor, and this rank is in no communicator (NCCL
+  // returns NULL). Error "<path>: NCCL x.y.z has no ncclCommSplit (2.18 or later)" where the
+  // library lacks it.
+  Result<std::optional<NcclComm>> split(const NcclComm& parent, int color, int key) const;
   // The communicator's asynchronous error, ncclSuccess when there is none.
   Result<nccl_abi::ncclResult_t> async_error(const NcclComm& comm) const;
 
