@@ -8,6 +8,7 @@
 // NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer. Under NCCL_DEBUG=INFO it
 // prints NCCL 2.28's INFO lines (nccl_debug.h). NCCL_TUNER_PLUGIN loads a tuner plugin that
 // chooses each collective's pair from a cost table, as in NCCL 2.28.9 (tuner_plugin_host.h).
+// ncclCommSplit makes communicators of their own from a parent's ranks, as NCCL's (FIDELITY.md F21).
 #include <dlfcn.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -122,15 +123,29 @@ struct OpModel {
   CommModel behaviour;
 };
 
+// What a communicator's init takes from its process, as ncclCommInitRank read it. A split
+// inherits it from its parent: NCCL reads its environment once per process (F19, N9), and the
+// host and device are the process's.
+struct ProcessSetup {
+  FakeModel model;  // NCCLTUNE_FAKE_MODEL as read, before model_for_nodes
+  nccltune::fake::NcclEnv env;
+  std::string host;       // this process's host (process_host)
+  bool emulated = false;  // the host is NCCLTUNE_EMULATE_NODES's "-node<k>"
+  int device = 0;         // the current device at ncclCommInitRank
+  FakeCudaHooks hooks;
+};
+
 struct ncclComm {
   ncclComm(FakeModel fake_model, CommModel comm_model, std::map<std::string, OpModel> op_models,
-           SharedComm shared_comm, FakeCudaHooks hooks, DebugLog debug)
+           SharedComm shared_comm, ProcessSetup setup, const ncclUniqueId& comm_id, DebugLog debug)
       : model(std::move(fake_model)),
         behaviour(std::move(comm_model)),
         ops(std::move(op_models)),
         noise(model.noise, behaviour.rank),
         shared(std::move(shared_comm)),
-        cuda(hooks),
+        cuda(setup.hooks),
+        process(std::move(setup)),
+        id(comm_id),
         log(std::move(debug)) {}
 
   FakeModel model;
@@ -139,6 +154,9 @@ struct ncclComm {
   NoiseSource noise;
   SharedComm shared;
   FakeCudaHooks cuda;
+  ProcessSetup process;  // for the communicators split off this one
+  ncclUniqueId id;       // its segment's id; a split derives its children's from it
+  int split_count = 0;   // ncclCommSplit calls so far (NCCL's comm->splitCount)
   DebugLog log;
   // NCCL_TUNER_PLUGIN's plugin, after `log` (its lines go there): destroyed first, finalize included.
   std::unique_ptr<TunerPluginHost> tuner;
@@ -632,6 +650,143 @@ std::pair<int, int> launcher_rank(int comm_rank, int comm_size) {
   return {comm_rank, comm_size};
 }
 
+namespace {
+
+// FNV-1a of the id: NCCL's commHash stands in (the tuner plugin's commId).
+std::uint64_t id_hash(const ncclUniqueId& id) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (const char byte : id.internal) hash = (hash ^ static_cast<unsigned char>(byte)) * 0x100000001b3ull;
+  return hash;
+}
+
+// The rest of a communicator's init once its ranks have met in `shared`, for ncclCommInitRank and
+// ncclCommSplit alike: its nodes from its ranks' hosts (F18), the model for its own shape, its
+// faults, its INFO lines and its tuner plugin. `who` starts its stderr lines, `function` names the
+// call in the plugin's WARN line. `plugin_env`: the env plugin's outcome, from ncclCommInitRank
+// only. `version_line`: NCCL prints its version from ncclCommInitRankDev only (showVersion,
+// init.cc:1979 at v2.28.9), never from a split.
+ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* function, ProcessSetup process,
+                         SharedComm shared, const ncclUniqueId& id,
+                         const nccltune::fake::PluginEnv* plugin_env, bool version_line) {
+  const int rank = shared.rank();
+  const int nranks = shared.nranks();
+  const nccltune::fake::NcclEnv& env = process.env;
+  // NCCL counts nodes by host: every rank's host, then this rank's place among them. A
+  // communicator split off a job gets its own count, whatever its ranks' numbers.
+  Result<std::vector<std::string>> hosts = shared.all_texts(process.host);
+  if (!hosts) {
+    say(who + hosts.error());
+    return ncclSystemError;
+  }
+  const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, rank);
+  // The emulated nodes the model's node faults name; "-node<k>" suffixes count only when this
+  // process's emulation made them.
+  const nccltune::fake::CommNodes nodes = nccltune::fake::comm_nodes(*hosts, rank, process.emulated);
+  // The model of this node count (its `nodes` entry), and each collective's own entry within it.
+  const auto failed_init = [&](const std::string& why, ncclResult_t result) {
+    say(who + why);
+    shared.mark_failed();
+    return result;
+  };
+  if (plugin_env != nullptr && plugin_env->init_failed) {
+    for (const auto& line : plugin_env->lines)
+      if (line.warning) say(who + line.text);
+    return failed_init("the env plugin's init failed", ncclSystemError);
+  }
+  // A `nodes` entry may name the ranks on each node; uneven communicators match none that do.
+  const int ranks_per_node = nranks % place.nodes == 0 && nodes.fewest_local_ranks == nranks / place.nodes
+                                 ? nranks / place.nodes
+                                 : 0;
+  FakeModel node_model = nccltune::fake::model_for_nodes(process.model, place.nodes, ranks_per_node);
+  Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
+      nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
+  if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);
+  if (behaviour->has(FaultKind::init_error)) return failed_init("init_error fault: failing", ncclSystemError);
+  std::map<std::string, OpModel> ops;
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
+    FakeModel op_model = nccltune::fake::model_for_collective(node_model, op);
+    Result<CommModel> op_behaviour =
+        nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op, nodes);
+    if (!op_behaviour) return failed_init(std::string(op) + ": " + op_behaviour.error(), ncclInvalidUsage);
+    ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
+  }
+  DebugLog log(nccltune::fake::debug_settings(env), place.host, process.device);
+  if (plugin_env != nullptr) {
+    for (const auto& line : plugin_env->lines) {
+      if (line.warning)
+        log.warn(line.text);
+      else
+        log.info(nccltune::fake::kSubsysInit | nccltune::fake::kSubsysEnv, line.text);
+    }
+  }
+  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place)) {
+    if (!version_line && line.message.starts_with("NCCL version ")) continue;
+    log.info(line.subsystems, line.message);
+  }
+  if (rank == 0) {
+    std::vector<nccltune::fake::TuningTableRow> rows;
+    for (const auto& [name, op] :
+         {std::pair{"Broadcast", "broadcast"}, std::pair{"Reduce", "reduce"},
+          std::pair{"AllGather", "all_gather"}, std::pair{"ReduceScatter", "reduce_scatter"},
+          std::pair{"AllReduce", "all_reduce"}}) {
+      const OpModel& op_model = ops.at(op);
+      rows.push_back({name, op, &op_model.model, &op_model.behaviour});
+    }
+    for (const std::string& line : nccltune::fake::tuning_table_lines(rows))
+      log.info(nccltune::fake::kSubsysTuning, line);
+  }
+  const std::optional<std::string> plugin = [&]() -> std::optional<std::string> {
+    const auto found = env.find("NCCL_TUNER_PLUGIN");
+    if (found == env.end()) return std::nullopt;
+    return found->second;
+  }();
+  auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
+                                            std::move(shared), std::move(process), id, std::move(log));
+  // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):
+  // its init failing fails the communicator, as NCCLCHECK does there.
+  if (plugin) {
+    TunerPluginHost::Opened opened = TunerPluginHost::open(
+        *plugin, created->model.nccl_version, id_hash(id), static_cast<std::size_t>(nranks),
+        static_cast<std::size_t>(place.nodes), created->log);
+    if (opened.init_failed) {
+      const std::string why = "tuner plugin " + *plugin + ": init returned " +
+                              std::to_string(opened.init_result) + "; " + function + " fails";
+      created->log.warn(why);
+      created->shared.mark_failed();
+      say(who + why);
+      return opened.init_result;
+    }
+    created->tuner = std::move(opened.host);
+  }
+  *comm = created.release();
+  return ncclSuccess;
+}
+
+// The id of the communicator of `color` split off `parent`: every rank of that color derives the
+// same one from what NCCL hashes into the child's commHash (parent, split count, color:
+// ncclCommInitRankFunc, init.cc:1552-1557 at v2.28.9), so each split's communicators meet in
+// segments of their own. FNV-1a of the three, spread over the id's bytes by splitmix64.
+ncclUniqueId split_id(const ncclUniqueId& parent, int split_count, int color) {
+  std::uint64_t hash = id_hash(parent);
+  for (const int value : {split_count, color}) {
+    unsigned char bytes[sizeof value];
+    std::memcpy(bytes, &value, sizeof value);
+    for (const unsigned char byte : bytes) hash = (hash ^ byte) * 0x100000001b3ull;
+  }
+  ncclUniqueId id{};
+  for (std::size_t at = 0; at < sizeof id.internal; at += sizeof(std::uint64_t)) {
+    hash += 0x9e3779b97f4a7c15ull;
+    std::uint64_t word = hash;
+    word = (word ^ (word >> 30)) * 0xbf58476d1ce4e5b9ull;
+    word = (word ^ (word >> 27)) * 0x94d049bb133111ebull;
+    word ^= word >> 31;
+    std::memcpy(id.internal + at, &word, sizeof word);
+  }
+  return id;
+}
+
+}  // namespace
+
 FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id, int rank) {
   if (comm == nullptr || nranks < 1 || rank < 0 || rank >= nranks) return ncclInvalidArgument;
   *comm = nullptr;
@@ -661,9 +816,6 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   // Every variable through the env plugin, as NCCL 2.28.9 reads them (env_plugin_host.h).
   nccltune::fake::PluginEnv plugin_env =
       nccltune::fake::read_nccl_env_through_plugin(environ, model->nccl_version);
-  const nccltune::fake::NcclEnv& env = plugin_env.env;
-  // NCCL counts nodes by host: every rank's host, then this rank's place among them. A
-  // communicator split off a job gets its own count, whatever its ranks' numbers.
   Result<SharedComm> shared = SharedComm::join(comm_id, nranks, rank, timeout_seconds());
   if (!shared) {
     say(who + shared.error());
@@ -672,90 +824,77 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   char hostname[256] = {};
   gethostname(hostname, sizeof hostname - 1);
   const auto [world_rank, world_size] = launcher_rank(rank, nranks);
-  const std::string host =
+  ProcessSetup process;
+  process.host =
       nccltune::fake::process_host(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), world_rank, world_size);
-  Result<std::vector<std::string>> hosts = shared->all_texts(host);
-  if (!hosts) {
-    say(who + hosts.error());
+  process.emulated = process.host != nccltune::fake::process_host(hostname, nullptr, world_rank, world_size);
+  process.device = hooks->current_device();
+  process.hooks = *hooks;
+  process.env = plugin_env.env;
+  process.model = std::move(*model);
+  return finish_init(comm, who, "ncclCommInitRank", std::move(process), std::move(*shared), comm_id,
+                     &plugin_env,
+                     /*version_line=*/true);
+}
+
+// As NCCL 2.28.9's ncclCommSplit (ncclCommInitChildComm and ncclCommInitRankFunc, src/init.cc;
+// FIDELITY.md F21): collective over the parent's ranks, NCCL_SPLIT_NOCOLOR ones included. Every
+// rank posts its color and key (commGetSplitInfo's bootstrapAllGather); the ranks of one color
+// form a communicator, ordered by key, ties by parent rank; NOCOLOR gets NULL. Only -1 is
+// NOCOLOR: any other color, negative too, forms a communicator, as NCCL compares with == only.
+// The child is a communicator of its own, as from ncclCommInitRank: its nodes, model, faults,
+// init cost, INFO lines (no version line) and tuner plugin. `config` is not read: the fake models
+// no config field (NULL inherits the parent's, copyCommConfig).
+FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
+                                       ncclConfig_t* /*config*/) {
+  // CommCheck and PtrCheck (init.cc:2558-2559), then ncclCommEnsureReady (:2568): the parent's
+  // asynchronous error, kept.
+  if (comm == nullptr || newcomm == nullptr) return ncclInvalidArgument;
+  if (comm->async_error != ncclSuccess) return comm->async_error;
+  *newcomm = nullptr;
+  // Every split counts, NOCOLOR too (:2621), so that each one's communicators are new.
+  const int split_count = ++comm->split_count;
+  const int parent_rank = comm->behaviour.rank;
+  const std::string who = "rank " + std::to_string(parent_rank) + ": ncclCommSplit(color " +
+                          std::to_string(color) + ", key " + std::to_string(key) + "): ";
+  if (color == kSplitNoColor)
+    comm->log.info(nccltune::fake::kSubsysInit, "Rank " + std::to_string(parent_rank) +
+                                                    " has color with NCCL_SPLIT_NOCOLOR, not creating a new "
+                                                    "communicator");
+  Result<std::vector<std::string>> posted =
+      comm->shared.all_texts(std::to_string(color) + " " + std::to_string(key));
+  if (!posted) {
+    say(who + posted.error());
     return ncclSystemError;
   }
-  const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, rank);
-  // The emulated nodes the model's node faults name; "-node<k>" suffixes count only when this
-  // process's emulation made them.
-  const bool emulated = host != nccltune::fake::process_host(hostname, nullptr, world_rank, world_size);
-  const nccltune::fake::CommNodes nodes = nccltune::fake::comm_nodes(*hosts, rank, emulated);
-  // The model of this node count (its `nodes` entry), and each collective's own entry within it.
-  const auto failed_init = [&](const std::string& why, ncclResult_t result) {
-    say(who + why);
-    shared->mark_failed();
-    return result;
-  };
-  if (plugin_env.init_failed) {
-    for (const auto& line : plugin_env.lines)
-      if (line.warning) say(who + line.text);
-    return failed_init("the env plugin's init failed", ncclSystemError);
-  }
-  // A `nodes` entry may name the ranks on each node; uneven communicators match none that do.
-  const int ranks_per_node = nranks % place.nodes == 0 && nodes.fewest_local_ranks == nranks / place.nodes
-                                 ? nranks / place.nodes
-                                 : 0;
-  FakeModel node_model = nccltune::fake::model_for_nodes(*model, place.nodes, ranks_per_node);
-  Result<CommModel> behaviour = nccltune::fake::resolve_comm_model(
-      nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
-  if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);
-  if (behaviour->has(FaultKind::init_error)) return failed_init("init_error fault: failing", ncclSystemError);
-  std::map<std::string, OpModel> ops;
-  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
-    FakeModel op_model = nccltune::fake::model_for_collective(node_model, op);
-    Result<CommModel> op_behaviour =
-        nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op, nodes);
-    if (!op_behaviour) return failed_init(std::string(op) + ": " + op_behaviour.error(), ncclInvalidUsage);
-    ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
-  }
-  DebugLog log(nccltune::fake::debug_settings(env), place.host, hooks->current_device());
-  for (const auto& line : plugin_env.lines) {
-    if (line.warning)
-      log.warn(line.text);
-    else
-      log.info(nccltune::fake::kSubsysInit | nccltune::fake::kSubsysEnv, line.text);
-  }
-  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place))
-    log.info(line.subsystems, line.message);
-  if (rank == 0) {
-    std::vector<nccltune::fake::TuningTableRow> rows;
-    for (const auto& [function, op] : {std::pair{"Broadcast", "broadcast"}, std::pair{"Reduce", "reduce"},
-                                       std::pair{"AllGather", "all_gather"},
-                                       std::pair{"ReduceScatter", "reduce_scatter"},
-                                       std::pair{"AllReduce", "all_reduce"}}) {
-      const OpModel& op_model = ops.at(op);
-      rows.push_back({function, op, &op_model.model, &op_model.behaviour});
+  if (color == kSplitNoColor) return ncclSuccess;
+  // commGetSplitInfo (init.cc:1455-1495): the parent's ranks of this color, each inserted after
+  // those of key <= its own, so ties keep parent-rank order.
+  std::vector<std::pair<int, int>> members;  // key, parent rank
+  for (int r = 0; r < static_cast<int>(posted->size()); ++r) {
+    int their_color = 0, their_key = 0;
+    if (std::sscanf((*posted)[static_cast<std::size_t>(r)].c_str(), "%d %d", &their_color, &their_key) != 2) {
+      say(who + "rank " + std::to_string(r) + " posted '" + (*posted)[static_cast<std::size_t>(r)] + "'");
+      return ncclInternalError;
     }
-    for (const std::string& line : nccltune::fake::tuning_table_lines(rows))
-      log.info(nccltune::fake::kSubsysTuning, line);
+    if (their_color == color) members.emplace_back(their_key, r);
   }
-  auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
-                                            std::move(*shared), *hooks, std::move(log));
-  // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):
-  // its init failing fails the communicator, as NCCLCHECK does there.
-  if (const auto plugin = env.find("NCCL_TUNER_PLUGIN"); plugin != env.end()) {
-    std::uint64_t comm_hash = 0xcbf29ce484222325ull;  // FNV-1a of the id, NCCL's commHash stands in
-    for (const char byte : comm_id.internal)
-      comm_hash = (comm_hash ^ static_cast<unsigned char>(byte)) * 0x100000001b3ull;
-    TunerPluginHost::Opened opened = TunerPluginHost::open(
-        plugin->second, created->model.nccl_version, comm_hash, static_cast<std::size_t>(nranks),
-        static_cast<std::size_t>(place.nodes), created->log);
-    if (opened.init_failed) {
-      const std::string why = "tuner plugin " + plugin->second + ": init returned " +
-                              std::to_string(opened.init_result) + "; ncclCommInitRank fails";
-      created->log.warn(why);
-      created->shared.mark_failed();
-      say(who + why);
-      return opened.init_result;
-    }
-    created->tuner = std::move(opened.host);
+  std::stable_sort(members.begin(), members.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const int nranks = static_cast<int>(members.size());
+  int rank = 0;
+  while (members[static_cast<std::size_t>(rank)].second != parent_rank) ++rank;
+  // Each split is a communicator's init: its cost, as at ncclCommInitRank.
+  if (comm->process.model.init_cost.nccl_comm_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(comm->process.model.init_cost.nccl_comm_ms));
+  const ncclUniqueId child_id = split_id(comm->id, split_count, color);
+  Result<SharedComm> shared = SharedComm::join(child_id, nranks, rank, timeout_seconds());
+  if (!shared) {
+    say(who + shared.error());
+    return ncclSystemError;
   }
-  *comm = created.release();
-  return ncclSuccess;
+  return finish_init(newcomm, who, "ncclCommSplit", comm->process, std::move(*shared), child_id, nullptr,
+                     /*version_line=*/false);
 }
 
 FAKE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
