@@ -47,7 +47,7 @@ TEST_P(Golden, TableJsonAndCheck) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("nodes/dgx-h100", "nodes/dgx-h100-degraded", "nodes/dgx-a100",
                                            "nodes/gb200-tray", "nodes/roce-2nic-mtu1500",
-                                           "nodes/dgx-h100-no-peermem",
+                                           "nodes/dgx-h100-no-peermem", "nodes/vm-h100-2gpu",
                                            "nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt",
                                            "nvidia-smi/old-driver-4gpu-pcie-soc.txt"),
                          [](const auto& param_info) {

@@ -225,6 +225,30 @@ TEST(Snapshot, FlatVmTreeLetsNumaAndLoadDecide) {
   EXPECT_EQ(distinct.size(), 4u) << "each GPU gets its own NIC";
 }
 
+TEST(Snapshot, TwoGpuH100VmIsTheDemosNodeAndPasses) {
+  // The ./run.sh demo's node (2 ranks per node): 2 H100 SXM GPUs, each with its NIC under one
+  // emulated switch, NVLinks to NVSwitches the guest does not see on PCI.
+  auto t = replay("vm-h100-2gpu");
+  ASSERT_EQ(t.gpus.size(), 2u);
+  ASSERT_EQ(t.nics.size(), 2u);
+  EXPECT_EQ(t.nvswitch, true);
+  EXPECT_EQ(t.gpus[1].pci, "0000:07:00.0");
+  EXPECT_EQ(t.nics[1].name, "mlx5_1");
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(link_type(t, gpu_id(i), nic_id(i)), "PIX") << i;
+  EXPECT_EQ(link_type(t, "GPU0", "NIC1"), "PHB");
+  EXPECT_EQ(link_type(t, "GPU0", "GPU1"), "NV18");
+  // The matrix nvidia-smi printed in the guest agrees with the PCI tree.
+  auto smi = read_node_topology(
+      {TopologySource::Kind::nvidia_smi, fixture("nodes/vm-h100-2gpu/nvidia-smi-topo.txt")}, {});
+  ASSERT_TRUE(smi) << smi.error();
+  ASSERT_EQ(smi->gpus.size(), 2u);
+  for (const auto& l : smi->links) EXPECT_EQ(link_type(t, l.a, l.b), to_string(l.type)) << l.a << "-" << l.b;
+  auto report = check_node(t, {});
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_TRUE(report.gdr);
+  EXPECT_TRUE(report.gdr->ready);
+}
+
 TEST(Snapshot, GraceTrayPicksTheNicOnEachGpusNumaNode) {
   auto t = replay("gb200-tray");
   ASSERT_EQ(t.gpus.size(), 4u);
