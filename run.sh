@@ -99,8 +99,9 @@ if [ "${gpus:-0}" -gt 0 ]; then
   mpirun_as -np "$gpus" build/nccltune tune --out out --journal out/journal.jsonl | tee out/summary.txt
 else
   echo "== DEMO: this machine has no NVIDIA GPU, so nccltune tunes a simulated cluster instead:"
-  echo "   the fake GPU stack (tests/fake-gpu) with a DGX-H100-like model (configs/demo/dgx-h100-model.yaml),"
-  echo "   2 emulated nodes of 2 GPUs on this machine, each read from a DGX-H100 snapshot (configs/demo/dgx-h100-node)."
+  echo "   the fake GPU stack (tests/fake-gpu) with an H100 model (configs/demo/dgx-h100-model.yaml),"
+  echo "   2 emulated nodes of 2 GPUs on this machine, each read from a 2-GPU H100 snapshot"
+  echo "   (configs/demo/vm-h100-2gpu-node: a VM with 2 NVSwitch-connected H100 SXM GPUs and their 2 400G NICs)."
   echo "   The numbers come from the model, not from hardware."
   echo
   echo "== nccltune fleet (DEMO): first, what holds a cluster back. 8 emulated nodes of 2 simulated GPUs,"
@@ -122,7 +123,7 @@ else
   NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml \
     mpirun_as --oversubscribe -np 4 build/nccltune tune --out out --journal out/journal.jsonl \
       --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
-      --from configs/demo/dgx-h100-node --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
+      --from configs/demo/vm-h100-2gpu-node --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
 fi
 
 # The report of the profile tune just wrote (the newest under out/), with the other candidates
@@ -137,10 +138,11 @@ if [ "${gpus:-0}" -gt 0 ]; then
   report_args=()  # a report without the diagram rather than none
   build/nccltune topo --capture out/node-snapshot >/dev/null && report_args=(--topology out/node-snapshot)
 else
-  # This machine has no GPUs to draw: the diagram shows a generated DGX-H100 snapshot (the test
-  # fixture configs/demo/dgx-h100-node links to), and the banner says so.
-  report_args=(--topology configs/demo/dgx-h100-node
-    --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is a generated DGX-H100 snapshot (tests/fixtures/nodes/dgx-h100, host h100-node01), not this machine.")
+  # This machine has no GPUs to draw: the diagram shows the generated 2-GPU snapshot the demo's
+  # nodes were read from (the test fixture configs/demo/vm-h100-2gpu-node links to), and the
+  # banner says so.
+  report_args=(--topology configs/demo/vm-h100-2gpu-node
+    --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is the generated 2-GPU H100 snapshot each emulated node was read from (tests/fixtures/nodes/vm-h100-2gpu, host vm-h100x2-01), not this machine.")
 fi
 echo
 echo "== nccltune report"

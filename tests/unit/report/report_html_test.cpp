@@ -141,7 +141,7 @@ TEST(ReportHtml, DrawsTheHardwarePeakAndItsShare) {
 }
 
 TEST(ReportHtml, WarnsWhenTheTopologyIsNotTheTunedShape) {
-  ReportInput in = demo_input();  // the demo: 2 GPUs per node measured, a DGX-H100 drawn
+  ReportInput in = demo_input();  // 2 GPUs per node measured, a DGX-H100 drawn
   EXPECT_NE(render_report_html(in).find(
                 "This topology (8 GPUs, 8 NICs) differs from the shape the profile was tuned "
                 "on (2 GPUs, 0 NICs per node)"),
