@@ -12,7 +12,7 @@
 #include "collectives/collective_spec.h"
 #include "collectives/cuda_driver.h"
 #include "collectives/nccl_library.h"
-#include "collectives/tuner_pair_control.h"
+#include "collectives/tuner_control.h"
 #include "collectives/worker_protocol.h"
 
 namespace nccltune {
@@ -64,32 +64,39 @@ Result<nlohmann::json> read_command(int fd, const char* expected) {
   }
 }
 
-// Pair mode: the pair control of the tuner plugin at `path`. The library stays loaded for the
-// worker's life (NCCL's dlopen of the same path shares this copy, and its dlclose at the last
-// communicator does not unload it).
-Result<NcclTunePairControl*> open_pair_control(const std::string& path) {
+// Pair mode and service counting: the control block of the tuner plugin at `path`. The library
+// stays loaded for the worker's life (NCCL's dlopen of the same path shares this copy, and its
+// dlclose at the last communicator does not unload it).
+Result<NcclTuneControl*> open_tuner_control(const std::string& path) {
   void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr)
-    return Error{"pair mode: cannot load the tuner plugin: " + std::string(::dlerror())};
-  auto* control = static_cast<NcclTunePairControl*>(::dlsym(library, kPairControlSymbol));
+  if (library == nullptr) return Error{"cannot load the tuner plugin: " + std::string(::dlerror())};
+  auto* control = static_cast<NcclTuneControl*>(::dlsym(library, kTunerControlSymbol));
   if (control == nullptr)
-    return Error{"pair mode: " + path + " has no " + kPairControlSymbol + " (not nccltune's tuner plugin?)"};
-  if (control->version != kPairControlVersion)
-    return Error{"pair mode: " + path + " has pair control version " + std::to_string(control->version) +
-                 ", this worker writes " + std::to_string(kPairControlVersion)};
+    return Error{path + " has no " + kTunerControlSymbol + " (not this nccltune's tuner plugin?)"};
+  if (control->version != kTunerControlVersion)
+    return Error{path + " has control block version " + std::to_string(control->version) +
+                 ", this worker writes " + std::to_string(kTunerControlVersion)};
   return control;
+}
+
+// Service counting: what the plugin did with one size's calls, the counts since `before`.
+PluginService service_since(const NcclTuneControl& control, const PluginService& before) {
+  PluginService service{control.served - before.served, control.declined - before.declined, {}};
+  if (service.declined > 0) service.declined_why = control.declined_why;
+  return service;
 }
 
 // One sweep of each collective: under NCCL's own choices, or in pair mode once per pair. A pair
 // gets buffers filled afresh (run_size_sweep fills them) and its own data check, so a pair that
 // corrupts cannot spoil the next one's.
 Status run_sweeps(const SweepContext& context, const std::vector<const CollectiveSpec*>& specs,
-                  const WorkerConfig& config, NcclTunePairControl* control, const EventWriter& events) {
-  const std::size_t rounds = control ? config.pairs.size() : 1;
+                  const WorkerConfig& config, NcclTuneControl* control, const EventWriter& events) {
+  const bool pair_mode = control && !config.pairs.empty();
+  const std::size_t rounds = pair_mode ? config.pairs.size() : 1;
   for (std::size_t p = 0; p < rounds; ++p) {
     // A pair with no cost table cell (algorithm < 0) forces nothing: NCCL's own choice runs.
-    const bool forced = control && config.pairs[p].algorithm >= 0 && config.pairs[p].protocol >= 0;
-    if (control) {
+    const bool forced = pair_mode && config.pairs[p].algorithm >= 0 && config.pairs[p].protocol >= 0;
+    if (pair_mode) {
       control->algorithm = config.pairs[p].algorithm;
       control->protocol = config.pairs[p].protocol;
       control->unavailable = control->forced = 0;
@@ -98,12 +105,18 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
     for (const CollectiveSpec* spec : specs) {
       std::uint64_t unavailable_before = control ? control->unavailable : 0;
       std::uint64_t forced_before = control ? control->forced : 0;
+      PluginService service_before =
+          control ? PluginService{control->served, control->declined, {}} : PluginService{};
       auto measured = run_size_sweep(context, *spec, config.sweep, [&](const SizeMeasurement& size) {
         WorkerEvent event;
         event.kind = WorkerEvent::Kind::size;
         event.op = std::string(spec->name());
         event.size = size;
-        if (control) {
+        if (control && config.count_service) {
+          event.service = service_since(*control, service_before);
+          service_before = {control->served, control->declined, {}};
+        }
+        if (pair_mode) {
           event.pair = static_cast<int>(p);
           // The pair ran at this size only if every call forced it: a call NCCL's table did not
           // offer it to, or no call at all (an NCCL that never asked the plugin), ran NCCL's own.
@@ -116,9 +129,9 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
       });
       if (!measured) {
         if (control) control->active = 0;
-        const std::string under = !control ? ""
-                                  : forced ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto
-                                           : " under NCCL's own choice";
+        const std::string under = !pair_mode ? ""
+                                  : forced   ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto
+                                             : " under NCCL's own choice";
         return Error{std::string(spec->name()) + under + ": " + measured.error()};
       }
     }
@@ -143,11 +156,17 @@ int run_worker(int command_fd, int event_fd) {
     specs.push_back(spec);
   }
 
-  NcclTunePairControl* control = nullptr;
-  if (!config->pairs.empty()) {
-    auto opened = open_pair_control(config->tuner_plugin);
-    if (!opened) return events.fail("load", opened.error());
+  // Before NCCL loads the plugin: service counting must be on when the communicator's init asks
+  // it for a profile.
+  NcclTuneControl* control = nullptr;
+  if (!config->pairs.empty() || config->count_service) {
+    auto opened = open_tuner_control(config->tuner_plugin);
+    if (!opened)
+      return events.fail("load",
+                         (config->pairs.empty() ? "service counting: " : "pair mode: ") + opened.error());
     control = *opened;
+    control->count_service = config->count_service ? 1 : 0;
+    control->served = control->declined = 0;
   }
 
   auto cuda = CudaDriver::load(config->cuda_lib);

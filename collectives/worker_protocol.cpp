@@ -24,6 +24,7 @@ json worker_config_to_json(const WorkerConfig& c) {
   return {{"cmd", "start"},
           {"pairs", pairs},
           {"tuner_plugin", c.tuner_plugin},
+          {"count_service", c.count_service},
           {"rank", c.rank},
           {"nranks", c.nranks},
           {"device", c.device},
@@ -69,8 +70,9 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
         c.pairs.push_back({p.at("algo").get<std::string>(), p.at("proto").get<std::string>(),
                            p.at("algorithm").get<int>(), p.at("protocol").get<int>()});
     c.tuner_plugin = j.value("tuner_plugin", std::string());
-    if (!c.pairs.empty() && c.tuner_plugin.empty())
-      return Error{"worker config: pairs without a tuner_plugin"};
+    c.count_service = j.value("count_service", false);
+    if ((!c.pairs.empty() || c.count_service) && c.tuner_plugin.empty())
+      return Error{"worker config: pairs or count_service without a tuner_plugin"};
     auto op = parse_reduction_op(j.at("op").get<std::string>());
     if (!op) return Error{op.error()};
     c.sweep.op = *op;
@@ -107,13 +109,19 @@ std::string encode_event(const WorkerEvent& e) {
         j["pair"] = e.pair;
         j["unavailable"] = e.unavailable;
       }
+      if (e.service) {
+        j["served"] = e.service->served;
+        j["declined"] = e.service->declined;
+        j["declined_why"] = e.service->declined_why;
+      }
       break;
     case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
     case WorkerEvent::Kind::error:
       j = {{"event", "error"}, {"stage", e.stage}, {"message", e.message}};
       break;
   }
-  return j.dump();
+  // Messages and reasons may hold paths, which need not be UTF-8.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Result<WorkerEvent> decode_event(const std::string& line) {
@@ -144,6 +152,9 @@ Result<WorkerEvent> decode_event(const std::string& line) {
       e.size.in_place_wrong = optional_from<int64_t>(j, "ip_wrong");
       e.pair = j.value("pair", -1);
       e.unavailable = j.value("unavailable", false);
+      if (j.contains("served"))
+        e.service = PluginService{j.at("served").get<std::uint64_t>(), j.at("declined").get<std::uint64_t>(),
+                                  j.at("declined_why").get<std::string>()};
     } else if (kind == "done") {
       e.kind = WorkerEvent::Kind::done;
     } else if (kind == "error") {

@@ -9,7 +9,8 @@
 //   worker -> parent  {"event":"ready"}
 //   worker -> parent
 //   {"event":"size","op":"all_reduce","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
-//   (pair mode: "pair":<index into the config's pairs>,"unavailable":bool on each size event)
+//   (pair mode: "pair":<index into the config's pairs>,"unavailable":bool on each size event;
+//    service counting: "served":n,"declined":n,"declined_why":"..." on each size event)
 //   worker -> parent  {"event":"done"}
 //   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
 #pragma once
@@ -28,7 +29,7 @@ namespace nccltune {
 inline constexpr int kWorkerEventFd = 3;
 
 // Pair mode: one algorithm/protocol pair the worker has nccltune's tuner plugin force, by NCCL's
-// names and its cost table's row and column (collectives/tuner_pair_control.h); a negative row or
+// names and its cost table's row and column (collectives/tuner_control.h); a negative row or
 // column forces nothing, and that sweep runs NCCL's own choice.
 struct ForcedPair {
   std::string algo, proto;
@@ -45,10 +46,21 @@ struct WorkerConfig {
   std::vector<std::string> collectives{"all_reduce"};
   SweepOptions sweep;
   // Pair mode, when not empty: every collective's sweep once per pair, in this order, on one
-  // communicator, the pair forced through the pair control of `tuner_plugin` (the path that
+  // communicator, the pair forced through the control block of `tuner_plugin` (the path that
   // NCCL_TUNER_PLUGIN names in the worker's environment).
   std::vector<ForcedPair> pairs;
   std::string tuner_plugin;
+  // Service counting: each size event says how many of its collective calls the tuner plugin at
+  // `tuner_plugin` served from its profile and how many it declined, and why
+  // (collectives/tuner_control.h). For a trial that confirms what the plugin delivers.
+  bool count_service = false;
+};
+
+// What the tuner plugin did with the calls of one size (service counting).
+struct PluginService {
+  std::uint64_t served = 0, declined = 0;
+  std::string declined_why;  // the plugin's latest reason, when declined > 0
+  bool operator==(const PluginService&) const = default;
 };
 
 struct DeviceDescription {
@@ -69,9 +81,10 @@ struct WorkerEvent {
   // size
   std::string op;  // the collective measured
   SizeMeasurement size;
-  int pair = -1;             // pair mode: the index of the pair it ran under
-  bool unavailable = false;  // pair mode: the pair did not run at this size (NCCL's table did not
-                             // offer it, or NCCL never asked the plugin)
+  int pair = -1;                         // pair mode: the index of the pair it ran under
+  bool unavailable = false;              // pair mode: the pair did not run at this size (NCCL's table did not
+                                         // offer it, or NCCL never asked the plugin)
+  std::optional<PluginService> service;  // service counting
   // error
   std::string stage;
   std::string message;

@@ -62,6 +62,24 @@ key=$(basename "$(dirname "$profile")")
 check_that "[ \"\$(. '$work/env.out' && echo \"\$NCCL_NET_GDR_LEVEL\")\" = SYS ]" "env gives the profile's variables from a umask-002 store" ||
   show_log "$work/env.err"
 
+# The plugin served the per-size choices in the confirmation's own workers: confirmed, and said last.
+check_that "grep -q 'plugin: {status: confirmed, why: \"' '$profile' && grep -q 'with_plugin:' '$profile'" \
+  "profile: the plugin's per-size choices confirmed where it served them"
+check_that "tail -n 6 '$work/log' | grep -q '^the tuner plugin, all_reduce: confirmed: '" \
+  "the tune's last lines say what the plugin delivered" || show_log "$work/log"
+
+# 1b. The same tune on nodes read as 8-GPU DGX H100s: the plugin declines the 2-ranks-per-node
+# communicator, so nothing is confirmed, no with-plugin column stands in for the env's, and the
+# profile and the summary give the plugin's own reason.
+tune tune-one-knob.yaml tune-small.yaml "$work/declined" --from "$fixtures/nodes/dgx-h100"
+profile=$(find "$work/declined" -name 2n.yaml)
+check_that "[ -n '$profile' ] && grep -q 'plugin: {status: not_served, why: \"not using .*tuned for 8 GPUs per node' '$profile'" \
+  "declined: the profile says not served, with the plugin's reason" || show_log "$work/log"
+check_that "! grep -q 'with_plugin:\|status: confirmed' '$profile'" "declined: nothing confirmed, no with-plugin curve"
+check_that "grep -q '^the tuner plugin, all_reduce: not served: not using' '$work/log'" "declined: the summary says not served"
+check_that "! sed -n '/^  all_reduce:/,/^  [a-z]/p' '$profile' | grep -q 'algo: \"Tree\"'" \
+  "declined: the per-size choice it did not serve is not shipped"
+
 # 2. Hanging, crashing, corrupting and failing configs are skipped, reported, never chosen.
 tune tune-faults.yaml tune-faults.yaml "$work/faults"
 status=$?

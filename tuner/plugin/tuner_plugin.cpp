@@ -5,15 +5,17 @@
 // choices.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "collectives/tuner_pair_control.h"
+#include "collectives/tuner_control.h"
 #include "plugin/communicator_profile.h"
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
@@ -21,7 +23,7 @@
 #include "plugin/nccl_tuner_v6.h"
 
 // Defined with the other exports at the end of this file.
-extern "C" nccltune::NcclTunePairControl nccltunePairControl_v1;
+extern "C" nccltune::NcclTuneControl nccltuneControl_v2;
 
 namespace nccltune {
 namespace {
@@ -89,6 +91,32 @@ void report_once(TunerContext& context, ncclFunc_t collective, const std::vector
            choice_text(choice, per_size[*choice.range], collective_name(collective)));
 }
 
+// Service counting (collectives/tuner_control.h): `why` replaces the reason for declining, when
+// given; a call with none keeps the one init wrote.
+void set_decline_reason(NcclTuneControl& control, std::string_view why) noexcept {
+  const std::size_t n = std::min(why.size(), sizeof control.declined_why - 1);
+  std::memcpy(control.declined_why, why.data(), n);
+  control.declined_why[n] = '\0';
+}
+
+void count_call(NcclTuneControl& control, const CostTableChoice& choice,
+                const std::vector<SizeChoice>* per_size, ncclFunc_t collective) {
+  switch (choice.outcome) {
+    case ChoiceOutcome::marked:
+    case ChoiceOutcome::channels_only:
+    case ChoiceOutcome::left_to_nccl: ++control.served; return;
+    case ChoiceOutcome::outside_table:
+    case ChoiceOutcome::unavailable:
+      ++control.declined;
+      if (per_size && choice.range)
+        set_decline_reason(control,
+                           choice_text(choice, (*per_size)[*choice.range], collective_name(collective)));
+      return;
+    case ChoiceOutcome::other_collective:
+    case ChoiceOutcome::no_range: return;
+  }
+}
+
 ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
                   void** context_out) noexcept {
   if (context_out == nullptr) return ncclSuccess;
@@ -100,12 +128,17 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
         cached_communicator_profile(profile_locations_from_environment(), ranks, nodes, geteuid());
     // A communicator of a shape looked up before repeats what was found, as INFO: a broken store
     // warns once per process and shape, not at every communicator.
+    std::string why_none;
     for (const PluginLogLine& line : cached.found->log) {
       if (cached.from_cache)
         log_line(logger, NCCL_LOG_INFO, line.text + " (as found for an earlier communicator of this shape)");
       else
         log_line(logger, line.warning ? NCCL_LOG_WARN : NCCL_LOG_INFO, line.text);
+      why_none += (why_none.empty() ? "" : "; ") + line.text;
     }
+    if (!cached.found->profile && nccltuneControl_v2.count_service != 0)
+      set_decline_reason(nccltuneControl_v2,
+                         why_none.empty() ? "no profile for this communicator" : why_none);
     if (cached.found->profile) {
       context->profile = std::shared_ptr<const Profile>(cached.found, &*cached.found->profile);
       for (int f = 0; f < ncclNumFuncs; ++f)
@@ -116,15 +149,17 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
     *context_out = context.release();
   } catch (const std::exception& error) {
     log_failure(logger, "init", error.what());
+    if (nccltuneControl_v2.count_service != 0) set_decline_reason(nccltuneControl_v2, error.what());
   } catch (...) {
     log_failure(logger, "init", "unknown exception");
+    if (nccltuneControl_v2.count_service != 0) set_decline_reason(nccltuneControl_v2, "init failed");
   }
   return ncclSuccess;
 }
 
-// Pair mode (collectives/tuner_pair_control.h): the worker's pair, whatever the profile says,
+// Pair mode (collectives/tuner_control.h): the worker's pair, whatever the profile says,
 // when NCCL's table lets this communicator run it; else NCCL's own choice, counted unavailable.
-void force_pair(NcclTunePairControl& control, float* cells, int num_algorithms, int num_protocols) noexcept {
+void force_pair(NcclTuneControl& control, float* cells, int num_algorithms, int num_protocols) noexcept {
   const bool in_table = control.algorithm >= 0 && control.algorithm < num_algorithms &&
                         control.protocol >= 0 && control.protocol < num_protocols;
   float* cell = in_table ? &cells[control.algorithm * num_protocols + control.protocol] : nullptr;
@@ -139,12 +174,17 @@ void force_pair(NcclTunePairControl& control, float* cells, int num_algorithms, 
 ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t bytes, int /*pipe_ops*/,
                            float** cost_table, int num_algorithms, int num_protocols, int /*reg_buff*/,
                            int* channels) noexcept {
-  if (nccltunePairControl_v1.active != 0 && cost_table != nullptr) {
-    force_pair(nccltunePairControl_v1, reinterpret_cast<float*>(cost_table), num_algorithms, num_protocols);
+  NcclTuneControl& control = nccltuneControl_v2;
+  if (control.active != 0 && cost_table != nullptr) {
+    force_pair(control, reinterpret_cast<float*>(cost_table), num_algorithms, num_protocols);
     return ncclSuccess;
   }
   auto* context = static_cast<TunerContext*>(context_in);
-  if (context == nullptr || !context->profile || cost_table == nullptr) return ncclSuccess;
+  if (cost_table == nullptr) return ncclSuccess;
+  if (context == nullptr || !context->profile) {
+    if (control.count_service != 0) ++control.declined;  // init wrote why
+    return ncclSuccess;
+  }
   try {
     // NCCL passes its contiguous float[algorithms][protocols] array cast to float**.
     float* cells = reinterpret_cast<float*>(cost_table);
@@ -157,6 +197,7 @@ ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t 
         choice.channels > 0 && channels != nullptr)
       *channels = choice.channels;
     if (per_size) report_once(*context, collective, *per_size, choice);
+    if (control.count_service != 0) count_call(control, choice, per_size, collective);
   } catch (const std::exception& error) {
     log_failure(context->logger, "getCollInfo", error.what());
   } catch (...) {
@@ -183,10 +224,10 @@ ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t log
 
 // getChunkSize (v6): NCCL's chunk size, unless the profile measured one for this collective, size
 // and the pair NCCL runs (a per_size range's chunk_bytes). Pair mode leaves NCCL's.
-ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t bytes, int algorithm, int protocol,
-                            int /*channels*/, std::size_t* chunk_size) noexcept {
+ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t bytes, int algorithm,
+                            int protocol, int /*channels*/, std::size_t* chunk_size) noexcept {
   auto* context = static_cast<TunerContext*>(context_in);
-  if (nccltunePairControl_v1.active != 0 || context == nullptr || !context->profile || chunk_size == nullptr)
+  if (nccltuneControl_v2.active != 0 || context == nullptr || !context->profile || chunk_size == nullptr)
     return ncclSuccess;
   try {
     const std::optional<std::uint64_t> measured =
@@ -204,15 +245,16 @@ ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t
 }  // namespace nccltune
 
 // The only symbols the library exports (the version script hides everything else): NCCL's two
-// tables and the pair control.
+// tables and the control block.
 extern "C" {
 __attribute__((visibility("default")))
-nccltune::NcclTunePairControl nccltunePairControl_v1 = {nccltune::kPairControlVersion, 0, 0, 0, 0, 0};
+nccltune::NcclTuneControl nccltuneControl_v2 = {nccltune::kTunerControlVersion, 0, 0, 0, 0, 0, 0, 0, 0, {}};
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
 __attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
-const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6 = {
-    nccltune::kPluginName, nccltune::init_v5, nccltune::get_coll_info, nccltune::finalize, nccltune::get_chunk_size};
+const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6 = {nccltune::kPluginName, nccltune::init_v5,
+                                                               nccltune::get_coll_info, nccltune::finalize,
+                                                               nccltune::get_chunk_size};
 const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,
                                                                nccltune::get_coll_info, nccltune::finalize};
 const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4 = {nccltune::kPluginName, nccltune::init_v4,

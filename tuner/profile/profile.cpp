@@ -218,8 +218,8 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line, const s
     if (entry["channels"])
       choice.channels = static_cast<int>(yaml_integer(entry["channels"], yaml_child(at, "channels"), 0, 64));
     if (entry["chunk_bytes"])  // NCCL clamps a chunk to its buffers; 1 GiB is far above any of them
-      choice.chunk_bytes =
-          static_cast<std::uint64_t>(yaml_integer(entry["chunk_bytes"], yaml_child(at, "chunk_bytes"), 0, 1 << 30));
+      choice.chunk_bytes = static_cast<std::uint64_t>(
+          yaml_integer(entry["chunk_bytes"], yaml_child(at, "chunk_bytes"), 0, 1 << 30));
     ranges.push_back(std::move(choice));
   }
   return ranges;
@@ -291,6 +291,22 @@ ProfileResults parse_results(const YAML::Node& node, int line, const std::string
   return results;
 }
 
+PluginVerdict parse_plugin_verdict(const YAML::Node& node, int line, const std::string& field) {
+  yaml_expect_map(node, field, line);
+  yaml_check_keys(node, field, {"status", "why"});
+  PluginVerdict verdict;
+  const std::string status = yaml_text(node["status"], yaml_child(field, "status"));
+  const auto known = {PluginStatus::confirmed, PluginStatus::not_served, PluginStatus::slower};
+  const auto named =
+      std::find_if(known.begin(), known.end(), [&](PluginStatus s) { return to_string(s) == status; });
+  if (named == known.end())
+    yaml_fail(yaml_line(node["status"]), yaml_child(field, "status"),
+              "unknown status '" + shown(status) + "' (confirmed, not_served, slower)");
+  verdict.status = *named;
+  if (node["why"]) verdict.why = yaml_text(node["why"], yaml_child(field, "why"));
+  return verdict;
+}
+
 // One collective's part; `field` is where it sits ("" at a v1 document's top level).
 CollectiveProfile parse_collective(const YAML::Node& node, const std::string& field) {
   CollectiveProfile collective;
@@ -304,6 +320,8 @@ CollectiveProfile parse_collective(const YAML::Node& node, const std::string& fi
   if (const YAML::Node n = node["results"])
     collective.results = parse_results(n, yaml_line(n), child("results"));
   if (const YAML::Node n = node["guard"]) collective.guard = yaml_boolean(n, child("guard"));
+  if (const YAML::Node n = node["plugin"])
+    collective.plugin = parse_plugin_verdict(n, yaml_line(n), child("plugin"));
   return collective;
 }
 
@@ -318,7 +336,7 @@ std::map<std::string, CollectiveProfile> parse_collectives(const YAML::Node& nod
                 "unknown collective '" + shown(name) + "' (" + std::string(kCollectiveNames) + ")");
     const std::string at = yaml_child(field, name);
     yaml_expect_map(entry.second, at, yaml_line(entry.first));
-    yaml_check_keys(entry.second, at, {"measured", "per_size", "results", "guard"});
+    yaml_check_keys(entry.second, at, {"measured", "per_size", "results", "guard", "plugin"});
     collectives[name] = parse_collective(entry.second, at);
   }
   return collectives;
@@ -412,6 +430,9 @@ void write_collective(std::ostream& out, const std::string& name, const Collecti
     out << "      peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
   if (!results.peak_bottleneck.empty())
     out << "      peak_bottleneck: " << yaml_quoted(cleaned_text(results.peak_bottleneck)) << "\n";
+  if (collective.plugin.status != PluginStatus::none)
+    out << "    plugin: {status: " << to_string(collective.plugin.status)
+        << ", why: " << yaml_quoted(cleaned_text(collective.plugin.why)) << "}\n";
 }
 
 Profile parse_document(const YAML::Node& root) {
@@ -498,6 +519,20 @@ Result<Objective> parse_objective(std::string_view name) {
   if (name == "bandwidth") return Objective::bandwidth;
   if (name == "latency") return Objective::latency;
   return Error{"unknown objective '" + std::string(name) + "' (balanced, bandwidth, latency)"};
+}
+
+std::string_view to_string(PluginStatus status) {
+  switch (status) {
+    case PluginStatus::none: return "none";
+    case PluginStatus::confirmed: return "confirmed";
+    case PluginStatus::not_served: return "not_served";
+    case PluginStatus::slower: return "slower";
+  }
+  return "none";
+}
+
+std::string_view plugin_status_words(PluginStatus status) {
+  return status == PluginStatus::not_served ? "not served" : to_string(status);
 }
 
 std::string_view to_string(Objective objective) {

@@ -125,12 +125,26 @@ struct FailedTrial {
   bool operator==(const FailedTrial&) const = default;
 };
 
+// What the confirmation through nccltune's tuner plugin found for one collective's per_size
+// choices: the plugin served them and they held (confirmed), it did not serve them (not_served:
+// `why` holds its reason) or they were slower than the defaults under it (slower); none when not
+// confirmed (no per_size, no plugin). `why` also names the ranges withheld.
+enum class PluginStatus { none, confirmed, not_served, slower };
+std::string_view to_string(PluginStatus status);            // "none", "confirmed", "not_served", "slower"
+std::string_view plugin_status_words(PluginStatus status);  // for people: "not served", ...
+struct PluginVerdict {
+  PluginStatus status = PluginStatus::none;
+  std::string why;
+  bool operator==(const PluginVerdict&) const = default;
+};
+
 // What the tune measured of one collective.
 struct CollectiveProfile {
   bool guard = false;      // measured against the defaults only (tune --guard), never tuned
   MeasuredRange measured;  // unknown in profiles written before it was recorded
   std::vector<SizeChoice> per_size;
   ProfileResults results;
+  PluginVerdict plugin;  // written as `plugin: {status, why}` when not none
   bool operator==(const CollectiveProfile&) const = default;
 };
 

@@ -120,6 +120,8 @@ std::string render_collective(const Profile& profile, const std::string& name, c
     out +=
         fmt::format("         {} with the tuner plugin serving this profile (confirmed in fresh workers)\n",
                     format_speedup(r.with_plugin_speedup_geomean));
+  if (c.plugin.status != PluginStatus::none)
+    out += fmt::format("plugin   {}: {}\n", plugin_status_words(c.plugin.status), c.plugin.why);
   if (r.peak_busbw_gbps) {
     out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
     if (auto percent = percent_of_peak(r, r.sizes.size() - 1))

@@ -71,6 +71,19 @@ std::vector<double> numbers_field(const nlohmann::json& object, const char* key)
   return out;
 }
 
+// A list of 0 and 1.
+std::vector<int> flags_field(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& value = field(object, key);
+  if (!value.is_array()) throw LineError{std::string("\"") + key + "\" must be a list"};
+  std::vector<int> flags;
+  for (const auto& flag : value) {
+    if (!flag.is_number_integer() || (flag.get<long long>() != 0 && flag.get<long long>() != 1))
+      throw LineError{std::string("\"") + key + "\" items must be 0 or 1"};
+    flags.push_back(flag.get<int>());
+  }
+  return flags;
+}
+
 // A pair-mode entry's "pairs" ("Ring/LL"), "pair_outcomes" (one per pair) and "unavailable"
 // (0 or 1 per point).
 void read_pair_mode(const nlohmann::json& json, JournalEntry& entry) {
@@ -90,13 +103,7 @@ void read_pair_mode(const nlohmann::json& json, JournalEntry& entry) {
     if (!parsed) throw LineError{"\"pair_outcomes\" items must be trial outcomes"};
     entry.pair_outcomes.push_back(*parsed);
   }
-  const nlohmann::json& unavailable = field(json, "unavailable");
-  if (!unavailable.is_array()) throw LineError{"\"unavailable\" must be a list"};
-  for (const auto& flag : unavailable) {
-    if (!flag.is_number_integer() || (flag.get<long long>() != 0 && flag.get<long long>() != 1))
-      throw LineError{"\"unavailable\" items must be 0 or 1"};
-    entry.unavailable.push_back(flag.get<int>());
-  }
+  entry.unavailable = flags_field(json, "unavailable");
 }
 
 bool is_blank(std::string_view line) {
@@ -179,7 +186,11 @@ std::string journal_line(const JournalEntry& entry) {
     for (TrialOutcome outcome : entry.pair_outcomes) line["pair_outcomes"].push_back(to_string(outcome));
     line["unavailable"] = entry.unavailable;
   }
-  if (!entry.plugin_profile.empty()) line["plugin_profile"] = entry.plugin_profile;
+  if (!entry.plugin_profile.empty()) {
+    line["plugin_profile"] = entry.plugin_profile;
+    line["plugin_served"] = entry.plugin_served;
+    line["plugin_declined"] = entry.plugin_declined;
+  }
   line["workers"] = entry.workers;
   line["communicators"] = entry.communicators;
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -248,6 +259,8 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
     if (json.contains("communicators")) entry.communicators = int_field(json, "communicators");
     if (json.contains("pairs")) read_pair_mode(json, entry);
     if (json.contains("plugin_profile")) entry.plugin_profile = string_field(json, "plugin_profile");
+    if (json.contains("plugin_served")) entry.plugin_served = flags_field(json, "plugin_served");
+    if (json.contains("plugin_declined")) entry.plugin_declined = string_field(json, "plugin_declined");
     return entry;
   } catch (const LineError& error) {
     return Error{error.message};

@@ -7,7 +7,9 @@
 //    "outcome":"ok","reason":"",
 //    "time_us":[10.1,12.3],"busbw":[0.0,0.15],"duration_s":3.2,"repeat":0,"workers":4,"communicators":1}
 //
-// A pair-mode trial adds "pairs":["Ring/LL",...],"pair_outcomes":["ok",...],"unavailable":[0,...].
+// A pair-mode trial adds "pairs":["Ring/LL",...],"pair_outcomes":["ok",...],"unavailable":[0,...];
+// a trial under the tuner plugin with a profile adds "plugin_profile":"<hash>",
+// "plugin_served":[1,0,...],"plugin_declined":"...".
 //
 // Non-finite numbers are written as null and read back as NaN.
 #pragma once
@@ -58,6 +60,10 @@ struct JournalEntry {
   // A trial under the tuner plugin with a profile (trial.h's plugin_profile): that profile's
   // FNV-1a hash, 16 hex digits; empty otherwise.
   std::string plugin_profile;
+  // Such a trial's plugin_served (0 or 1 per point) and plugin_declined (trial.h); absent in
+  // older journals, whose plugin trials are measured again.
+  std::vector<int> plugin_served;
+  std::string plugin_declined;
   // Start-up cost: worker processes started, communicators created (absent in older journals: 0).
   int workers = 0, communicators = 0;
 };

@@ -48,6 +48,8 @@ TrialMeasurement from_journal(const JournalEntry& e) {
   m.duration_s = e.duration_s;
   m.pair_outcomes = e.pair_outcomes;
   m.unavailable = e.unavailable;
+  m.plugin_served = e.plugin_served;
+  m.plugin_declined = e.plugin_declined;
   return m;
 }
 
@@ -71,7 +73,10 @@ TrialExecutor journaled_executor(Journal& journal, JournalScope scope,
   return [&journal, scope = std::move(scope), held, measure = std::move(measure),
           measure_again = std::move(measure_again), warn = std::move(warn)](const TrialRequest& request) {
     JournalEntry e = entry_for(request, scope);
-    if (auto it = held->find(journal_key(e)); it != held->end() && !measure_again(request))
+    // A plugin trial from a journal that did not record what the plugin served proves nothing.
+    if (auto it = held->find(journal_key(e));
+        it != held->end() && !measure_again(request) &&
+        (request.plugin_profile.empty() || !it->second.plugin_served.empty()))
       return from_journal(it->second);
     TrialMeasurement m = measure(request);
     e.outcome = m.outcome;
@@ -82,6 +87,8 @@ TrialExecutor journaled_executor(Journal& journal, JournalScope scope,
     e.duration_s = m.duration_s;
     e.pair_outcomes = m.pair_outcomes;
     e.unavailable = m.unavailable;
+    e.plugin_served = m.plugin_served;
+    e.plugin_declined = m.plugin_declined;
     e.workers = m.workers;
     e.communicators = m.communicators;
     if (Status appended = journal.append(e); !appended) warn(appended.error());

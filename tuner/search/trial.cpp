@@ -21,17 +21,19 @@ TrialMeasurement without_points(const TrialMeasurement& m) {
   out.busbw.clear();
   out.nccl_choices.clear();
   out.unavailable.clear();
+  out.plugin_served.clear();
   return out;
 }
 
-// Appends point `i` of `m` to `out`: its collective, size, time, busbw and NCCL's choice (each
-// where `m` has it).
+// Appends point `i` of `m` to `out`: its collective, size, time, busbw, NCCL's choice and what
+// the plugin served (each where `m` has it).
 void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out) {
   out.ops.push_back(m.ops[i]);
   if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
   if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
   if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
   if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
+  if (i < m.plugin_served.size()) out.plugin_served.push_back(m.plugin_served[i]);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ struct TrialRequest {
   std::vector<std::string> collectives{kAllReduce};
   // Pair mode, when not empty: every collective over the grid once per pair, in this order, in
   // one worker run under `env`, each pair forced through nccltune's tuner plugin
-  // (collectives/tuner_pair_control.h), but kNcclOwnChoice. One communicator for them all.
+  // (collectives/tuner_control.h), but kNcclOwnChoice. One communicator for them all.
   std::vector<NcclChoice> pairs;
   // When not empty: a profile (YAML text) that nccltune's tuner plugin serves to this trial, on
   // top of `env` (the confirmation of what the plugin delivers). Each rank hands it to its worker
@@ -83,6 +83,12 @@ struct TrialMeasurement {
   // the run's: a crash or timeout fails every pair.
   std::vector<int> unavailable;
   std::vector<TrialOutcome> pair_outcomes;
+  // Under the plugin with a profile (the request's plugin_profile): per point, 1 when nccltune's
+  // tuner plugin served the profile's choice to every call on every rank, else 0 (it declined,
+  // or NCCL never asked it; a point no range of the profile covers is 0 too, and claims nothing);
+  // and the plugin's reason for declining, when it gave one.
+  std::vector<int> plugin_served;
+  std::string plugin_declined;
   // What the trial cost in start-up: worker processes started and communicators created (0 for
   // a trial answered from the journal).
   int workers = 0, communicators = 0;

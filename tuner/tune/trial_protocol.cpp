@@ -88,6 +88,7 @@ struct PrivateProfile {
     ::close(fd);
     spec.env["NCCLTUNE_PROFILE"] = name;
     spec.env["NCCL_TUNER_PLUGIN"] = spec.config.tuner_plugin;
+    spec.config.count_service = true;  // what the plugin served is part of the measurement
   }
   ~PrivateProfile() {
     std::error_code ignored;  // a file the system cleans anyway
@@ -145,6 +146,8 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
   m.workers = group.size();
   m.communicators = 1;
   m.unavailable = result.unavailable;
+  m.plugin_served = result.served;
+  m.plugin_declined = result.declined_why;
   if (!request.pairs.empty() && result.outcome == TrialOutcome::ok)
     m.pair_outcomes = pair_outcomes(result, request.pairs.size());
   for (std::size_t i = 0; i < result.sizes.size() && i < result.ops.size(); ++i) {

@@ -39,6 +39,8 @@ struct RankRun {
   std::vector<SizeMeasurement> sizes;
   std::vector<std::string> ops;
   std::vector<int> pairs, unavailable;  // pair mode only
+  std::vector<int> served;              // service counting only
+  std::string declined_why;             // the first size's that has one
   DeviceDescription device;
   int nccl_version = 0;
   int cuda_driver = 0;
@@ -150,6 +152,10 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
         run.pairs.push_back(next.event.pair);
         run.unavailable.push_back(next.event.unavailable ? 1 : 0);
       }
+      if (const std::optional<PluginService>& service = next.event.service) {
+        run.served.push_back(service->served > 0 && service->declined == 0 ? 1 : 0);
+        if (run.declined_why.empty()) run.declined_why = service->declined_why;
+      }
       continue;
     }
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
@@ -233,6 +239,18 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
     std::vector<double> unavailable(run.unavailable.begin(), run.unavailable.end());
     group.max(unavailable);
     for (double on_some_rank : unavailable) result.unavailable.push_back(on_some_rank > 0 ? 1 : 0);
+  }
+  if (spec.config.count_service) {
+    if (run.served.size() != run.sizes.size()) {
+      result.outcome = TrialOutcome::crash;
+      result.reason = "the worker did not say what the tuner plugin served at each size";
+      return result;
+    }
+    std::vector<double> served(run.served.begin(), run.served.end());
+    group.min(served);
+    for (double on_every_rank : served) result.served.push_back(on_every_rank > 0 ? 1 : 0);
+    for (const std::string& why : group.gather(run.declined_why))
+      if (result.declined_why.empty()) result.declined_why = why;
   }
   for (size_t i = 0; i < result.sizes.size(); ++i) {
     auto& s = result.sizes[i];

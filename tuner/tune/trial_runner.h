@@ -49,6 +49,11 @@ struct TrialResult {
   // reading), not the trial. Empty otherwise.
   std::vector<int> pairs;
   std::vector<int> unavailable;  // 0 or 1
+  // Service counting (config.count_service): per size, 1 when the tuner plugin served its
+  // profile's choice to every call of every rank and was asked at least once on each, else 0;
+  // `declined_why`: the plugin's reason on the lowest rank that gave one. Empty otherwise.
+  std::vector<int> served;
+  std::string declined_why;
   // This rank's worker's view.
   DeviceDescription device;
   int nccl_version = 0;

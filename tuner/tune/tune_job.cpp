@@ -145,6 +145,11 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
                   "in-process",
                   result.trials, result.cached_trials, result.failed_trials, result.communicators,
                   result.pairs_in_process));
+  // Last, what a job gets from the tuner plugin: the verdict of each collective it was asked to serve.
+  for (const auto& [op, collective] : profile.collectives)
+    if (collective.plugin.status != PluginStatus::none)
+      console.message(fmt::format("the tuner plugin, {}: {}: {}", op,
+                                  plugin_status_words(collective.plugin.status), collective.plugin.why));
   return written.string();
 }
 
@@ -155,6 +160,7 @@ bool has_per_size(const Profile& profile) {
 
 // The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
 // (B), in fresh workers, on the final grid with the guards; nullopt when a round failed (`why`).
+// A point counts as served only when the plugin served it in every B round.
 std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecutor& execute,
                                           const Profile& profile, std::string& why) {
   const StrategyOptions& s = o.strategy;
@@ -178,9 +184,17 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
               " failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
         return std::nullopt;
       }
-      (request.plugin_profile.empty() ? a_runs : b_runs).push_back(m.busbw);
       rounds.ops = m.ops;
       rounds.sizes = m.sizes;
+      if (request.plugin_profile.empty()) {
+        a_runs.push_back(m.busbw);
+        continue;
+      }
+      b_runs.push_back(m.busbw);
+      if (rounds.served.empty()) rounds.served.assign(m.sizes.size(), 1);
+      for (std::size_t i = 0; i < rounds.served.size(); ++i)
+        rounds.served[i] &= i < m.plugin_served.size() ? m.plugin_served[i] : 0;
+      if (rounds.declined_why.empty()) rounds.declined_why = m.plugin_declined;
     }
   }
   rounds.defaults = mean_curve(a_runs);
@@ -190,35 +204,38 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
 }
 
 // Fresh processes decide what the plugin delivers: A/B rounds of the defaults against env + the
-// plugin serving `profile`. A per_size range that loses to the defaults beyond the tolerance
-// leaves the profile, and the rounds run once more without it; whatever still loses then leaves
-// too. A round that fails under the plugin clears per_size: NCCL's own choices stand.
+// plugin serving `profile`. A per_size range the plugin did not serve, or that loses to the
+// defaults beyond the tolerance, leaves the profile, and the rounds run once more without it;
+// whatever is withheld then leaves too. A round that fails under the plugin clears per_size:
+// NCCL's own choices stand.
 void confirm_with_plugin(const TuneOptions& o, const TrialExecutor& execute, Profile& profile,
                          TuneConsole& console) {
-  std::vector<LosingRange> dropped;
+  std::vector<WithheldRange> withheld;
+  std::optional<PluginRounds> last;
   for (int attempt = 0; attempt < 2 && has_per_size(profile); ++attempt) {
     std::string why;
-    const std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
+    std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
     if (!rounds) {
       for (auto& [op, collective] : profile.collectives) collective.per_size.clear();
       profile.provenance.plugin_confirmation = "per-size choices dropped: " + why;
       console.message("nccltune tune: the tuner plugin's per-size choices are not shipped: " + why);
       return;
     }
-    const std::vector<LosingRange> losing = losing_ranges(profile, *rounds, o.strategy.tolerance);
-    if (losing.empty() || attempt == 1) {
-      drop_ranges(profile, losing);
-      dropped.insert(dropped.end(), losing.begin(), losing.end());
-      record_with_plugin(profile, *rounds, o.strategy.objective, o.strategy.tolerance, dropped);
-      for (const LosingRange& lost : dropped)
-        console.message(
-            "nccltune tune: per-size choice dropped, slower than the defaults under the plugin: " +
-            describe(lost));
-      return;
-    }
-    drop_ranges(profile, losing);
-    dropped.insert(dropped.end(), losing.begin(), losing.end());
+    const std::vector<WithheldRange> now = withheld_ranges(profile, *rounds, o.strategy.tolerance);
+    drop_ranges(profile, now);
+    withheld.insert(withheld.end(), now.begin(), now.end());
+    last = std::move(rounds);
+    if (now.empty()) break;
   }
+  if (!last) return;
+  record_with_plugin(profile, *last, o.strategy.objective, o.strategy.tolerance, withheld);
+  for (const WithheldRange& range : withheld)
+    console.message(range.served
+                        ? "nccltune tune: per-size choice withheld, slower than the defaults under the "
+                          "plugin: " +
+                              describe(range)
+                        : "nccltune tune: per-size choice withheld, not served by the plugin: " +
+                              describe(range) + ": " + range.why);
 }
 
 // What rank 0 knows of one node count: its shape, the space pruned for it, its peaks and NCCL's

@@ -207,6 +207,31 @@ TEST(WorkerProtocol, PairModeConfigAndSizeEvents) {
   EXPECT_EQ(round_trip(e).pair, -1);
 }
 
+TEST(WorkerProtocol, ServiceCountingConfigAndSizeEvents) {
+  WorkerConfig c = sample_config();
+  c.count_service = true;
+  c.tuner_plugin = "/opt/nccltune/lib/libnccl-tuner-nccltune.so";
+  Result<WorkerConfig> back = worker_config_from_json(json::parse(worker_config_to_json(c).dump()));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_TRUE(back->count_service);
+  json no_plugin = worker_config_to_json(c);
+  no_plugin["tuner_plugin"] = "";
+  EXPECT_FALSE(worker_config_from_json(no_plugin).ok());  // counting needs the plugin's block
+
+  WorkerEvent e;
+  e.kind = WorkerEvent::Kind::size;
+  e.op = "all_gather";
+  EXPECT_FALSE(round_trip(e).service);  // not counting: no keys
+  EXPECT_EQ(encode_event(e).find("served"), std::string::npos);
+  // A reason quoting a path that is not UTF-8 still makes one line of JSON.
+  e.service = PluginService{30, 2, "not using /p/\xff.yaml: tuned for 8 GPUs per node"};
+  const WorkerEvent counted = round_trip(e);
+  ASSERT_TRUE(counted.service);
+  EXPECT_EQ(counted.service->served, 30u);
+  EXPECT_EQ(counted.service->declined, 2u);
+  EXPECT_EQ(counted.service->declined_why, "not using /p/\xef\xbf\xbd.yaml: tuned for 8 GPUs per node");
+}
+
 TEST(WorkerProtocol, SizeEventWithoutInPlaceOrCheck) {
   // alltoall has no in-place variant; -c 0 has no #wrong: both travel as null.
   WorkerEvent e;

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/tuner_pair_control.h"
+#include "collectives/tuner_control.h"
 #include "nccl_logger_capture.h"
 #include "plugin/cost_table_choice.h"
 #include "plugin/nccl_tuner_v4.h"
@@ -239,10 +239,10 @@ class TunerPlugin : public ::testing::Test {
 
 // ---- what NCCL sees of the file ---------------------------------------------------------------
 
-TEST_F(TunerPlugin, ExportsOnlyTheThreePluginTablesAndThePairControl) {
+TEST_F(TunerPlugin, ExportsOnlyTheThreePluginTablesAndTheControlBlock) {
   const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
   EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
-                                                   "ncclTunerPlugin_v6", kPairControlSymbol}));
+                                                   "ncclTunerPlugin_v6", kTunerControlSymbol}));
   EXPECT_STREQ(v5_->name, "nccltune");
   EXPECT_STREQ(v4_->name, "nccltune");
 }
@@ -272,7 +272,8 @@ TEST_F(TunerPlugin, V6GetChunkSizeServesOnlyAMeasuredChunkForItsPair) {
   EXPECT_EQ(chunk(ncclFuncAllReduce, 8, kAlgoTree, kProtoLl), 131072u);           // range without one
   EXPECT_EQ(chunk(ncclFuncAllReduce, 1048576, kAlgoRing, kProtoLl128), 131072u);  // next range
   EXPECT_EQ(chunk(ncclFuncAllGather, 65536, kAlgoRing, kProtoLl128), 131072u);    // not tuned
-  EXPECT_EQ(v6->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128, 16, nullptr), ncclSuccess);
+  EXPECT_EQ(v6->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128, 16, nullptr),
+            ncclSuccess);
 }
 
 TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {
@@ -319,15 +320,15 @@ TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
   EXPECT_NE(nccl_pick(NcclCostTable(65536)), std::make_pair(kAlgoRing, kProtoLl128));
 }
 
-// ---- pair mode: the worker's pair control --------------------------------------------------
+// ---- pair mode: the worker's control block --------------------------------------------------
 
 TEST_F(TunerPlugin, PairModeForcesThePairOverTheProfileAndCountsIt) {
   setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
   init_v5(16, 2);
-  auto* control = static_cast<NcclTunePairControl*>(dlsym(library_, kPairControlSymbol));
+  auto* control = static_cast<NcclTuneControl*>(dlsym(library_, kTunerControlSymbol));
   ASSERT_NE(control, nullptr);
-  EXPECT_EQ(control->version, kPairControlVersion);
-  *control = {kPairControlVersion, 1, kAlgoTree, kProtoSimple, 0, 0};
+  EXPECT_EQ(control->version, kTunerControlVersion);
+  *control = {kTunerControlVersion, 1, kAlgoTree, kProtoSimple, 0, 0, 0, 0, 0, {}};
   // At 64 KiB the profile says Ring/LL128 and NCCL's own pick is neither: the pair decides.
   const NcclCostTable table = call(65536);
   EXPECT_EQ(nccl_pick(table), std::make_pair(kAlgoTree, kProtoSimple));
@@ -353,12 +354,63 @@ TEST_F(TunerPlugin, PairModeForcesThePairOverTheProfileAndCountsIt) {
 
 TEST_F(TunerPlugin, PairModeWorksWithoutAProfile) {
   init_v5(16, 2);  // no profile anywhere: the context serves nothing, the control still forces
-  auto* control = static_cast<NcclTunePairControl*>(dlsym(library_, kPairControlSymbol));
+  auto* control = static_cast<NcclTuneControl*>(dlsym(library_, kTunerControlSymbol));
   ASSERT_NE(control, nullptr);
-  *control = {kPairControlVersion, 1, kAlgoRing, kProtoLl, 0, 0};
+  *control = {kTunerControlVersion, 1, kAlgoRing, kProtoLl, 0, 0, 0, 0, 0, {}};
   EXPECT_EQ(nccl_pick(call(std::size_t{1} << 30)), std::make_pair(kAlgoRing, kProtoLl));
   EXPECT_EQ(control->forced, 1u);
   control->active = 0;
+}
+
+// ---- service counting: what the confirmation reads --------------------------------------------
+
+TEST_F(TunerPlugin, ServiceCountingCountsServedAndDeclinedCallsAndKeepsThePluginsReason) {
+  auto* control = static_cast<NcclTuneControl*>(dlsym(library_, kTunerControlSymbol));
+  ASSERT_NE(control, nullptr);
+  *control = {kTunerControlVersion, 0, 0, 0, 0, 0, 1, 0, 0, {}};
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  init_v5(16, 2);
+  call(65536);  // Ring/LL128 marked
+  call(8);      // Tree/LL marked
+  EXPECT_EQ(control->served, 2u);
+  EXPECT_EQ(control->declined, 0u);
+  call(65536, ncclFuncAllGather);  // a collective the profile did not tune claims nothing
+  EXPECT_EQ(control->served + control->declined, 2u);
+  NcclCostTable no_nvls(std::size_t{1} << 30);  // the range's NVLS/Simple is not in NCCL's table
+  for (int p = 0; p < kNumProtocols; ++p) no_nvls.cells[kAlgoNvls][p] = kAlgoProtoIgnore;
+  call(std::size_t{1} << 30, ncclFuncAllReduce, kNumAlgorithms, &no_nvls);
+  EXPECT_EQ(control->served, 2u);
+  EXPECT_EQ(control->declined, 1u);
+  EXPECT_NE(std::string(control->declined_why).find("NVLS/Simple is not available"), std::string::npos)
+      << control->declined_why;
+  *control = {kTunerControlVersion, 0, 0, 0, 0, 0, 0, 0, 0, {}};
+}
+
+TEST_F(TunerPlugin, ServiceCountingDeclinesEveryCallOfACommunicatorWithoutAProfileAndSaysWhy) {
+  auto* control = static_cast<NcclTuneControl*>(dlsym(library_, kTunerControlSymbol));
+  ASSERT_NE(control, nullptr);
+  *control = {kTunerControlVersion, 0, 0, 0, 0, 0, 1, 0, 0, {}};
+  // 8 GPUs per node in the profile, 2 ranks on each of 2 nodes here: the plugin declines.
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  init_v5(4, 2);
+  const NcclCostTable untouched(65536);
+  EXPECT_TRUE(same_cells(call(65536), untouched));
+  call(8);
+  EXPECT_EQ(control->served, 0u);
+  EXPECT_EQ(control->declined, 2u);
+  EXPECT_NE(std::string(control->declined_why).find("tuned for 8 GPUs per node"), std::string::npos)
+      << control->declined_why;
+  *control = {kTunerControlVersion, 0, 0, 0, 0, 0, 0, 0, 0, {}};
+}
+
+TEST_F(TunerPlugin, WithoutServiceCountingAJobsCallsLeaveTheControlBlockAlone) {
+  auto* control = static_cast<NcclTuneControl*>(dlsym(library_, kTunerControlSymbol));
+  ASSERT_NE(control, nullptr);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  init_v5(4, 2);
+  call(65536);
+  EXPECT_EQ(control->declined, 0u);
+  EXPECT_STREQ(control->declined_why, "");
 }
 
 TEST_F(TunerPlugin, NeverMarksACellNcclCannotRun) {

@@ -233,6 +233,27 @@ TEST(Profile, WithPluginResultsAreWrittenAndReadBack) {
   EXPECT_NE(short_curve.error().find("with_plugin"), std::string::npos) << short_curve.error();
 }
 
+// The plugin's verdict per collective (tune_profile/plugin_confirmation.h): written only when
+// there is one, read back, and an unknown status refused naming its field.
+TEST(Profile, PluginVerdictIsWrittenReadBackAndChecked) {
+  Profile profile = sample_profile();
+  EXPECT_EQ(profile_to_yaml(profile).find("plugin:"), std::string::npos);
+  profile.collectives["all_reduce"].plugin = {PluginStatus::not_served,
+                                              "not using /p/2n.yaml: tuned for 8 GPUs per node: \"quoted\""};
+  const std::string text = profile_to_yaml(profile);
+  EXPECT_NE(text.find("plugin: {status: not_served, why: "), std::string::npos) << text;
+  Result<Profile> parsed = parse_profile(text, "verdict.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(*parsed, profile);
+  std::string unknown = text;
+  unknown.replace(unknown.find("not_served"), 10, "delivered");
+  Result<Profile> refused = parse_profile(unknown, "verdict.yaml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("collectives.all_reduce.plugin.status"), std::string::npos)
+      << refused.error();
+  EXPECT_NE(refused.error().find("delivered"), std::string::npos) << refused.error();
+}
+
 TEST(Profile, ChunkBytesIsWrittenOnlyWhenMeasuredAndReadBack) {
   Profile profile = sample_profile();
   std::vector<SizeChoice>& per_size = profile.collectives["all_reduce"].per_size;
@@ -274,11 +295,15 @@ TEST(Profile, HostileEnvValuesAreRejected) {
 // What ships must be what NCCL reads: a value NCCL ignores or reads otherwise is refused, naming
 // the file, line and field (knob_value_problem); a failed trial's env keeps what was tried.
 TEST(Profile, ShippedValuesNcclWouldMisreadAreRejected) {
-  EXPECT_NE(rejection(kHead + "env:\n  NCCL_NET_GDR_LEVEL: sys\n").rfind("hostile.yaml:4: env.NCCL_NET_GDR_LEVEL: 'sys'", 0),
+  EXPECT_NE(rejection(kHead + "env:\n  NCCL_NET_GDR_LEVEL: sys\n")
+                .rfind("hostile.yaml:4: env.NCCL_NET_GDR_LEVEL: 'sys'", 0),
             std::string::npos);
-  EXPECT_NE(rejection(kHead + "env:\n  NCCL_BUFFSIZE: \"0x400000\"\n").rfind("hostile.yaml:4: env.NCCL_BUFFSIZE: ", 0),
+  EXPECT_NE(rejection(kHead + "env:\n  NCCL_BUFFSIZE: \"0x400000\"\n")
+                .rfind("hostile.yaml:4: env.NCCL_BUFFSIZE: ", 0),
             std::string::npos);
-  EXPECT_TRUE(parse_profile(kHead + "env:\n  NCCL_NET_GDR_LEVEL: SYS\n  NCCL_MIN_NCHANNELS: \"32\"\n", "ok.yaml").ok())
+  EXPECT_TRUE(
+      parse_profile(kHead + "env:\n  NCCL_NET_GDR_LEVEL: SYS\n  NCCL_MIN_NCHANNELS: \"32\"\n", "ok.yaml")
+          .ok())
       << "an old profile's deprecated channel names still read";
 }
 

@@ -4,7 +4,9 @@
 #include "search/journal_replay.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <set>
 
 using namespace nccltune;
@@ -46,4 +48,53 @@ TEST(JournalReplay, EachNodeCountResumesItsOwnTrials) {
   JournalScope other = scope(8, true);
   other.nccl_version = "2.27.3";
   EXPECT_TRUE(resumable_trials(journal, other).empty());
+}
+
+// A trial under the tuner plugin resumes with what the plugin served; one from a journal written
+// before that was recorded proves nothing about service and is measured again.
+TEST(JournalReplay, APluginTrialResumesWithWhatThePluginServedOrIsMeasuredAgain) {
+  const auto dir = std::filesystem::temp_directory_path() / ("nccltune-replay-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const JournalScope at = scope(2, true);
+  TrialRequest request;
+  request.grid = {8, 1024, 128};
+  request.env = {{"NCCL_NET_GDR_LEVEL", "SYS"}};
+  request.plugin_profile = "schema: nccltune/profile/v2\n";
+  int measured = 0;
+  const TrialExecutor measure = [&](const TrialRequest&) {
+    ++measured;
+    TrialMeasurement m;
+    m.ops = {"all_reduce", "all_reduce"};
+    m.sizes = {8, 1024};
+    m.time_us = m.busbw = {1, 2};
+    m.plugin_served = {0, 1};
+    m.plugin_declined = "Ring/LL128 is not available to this communicator";
+    return m;
+  };
+  const auto never_again = [](const TrialRequest&) { return false; };
+  const auto no_warning = [](const std::string& why) { ADD_FAILURE() << why; };
+  {
+    Result<Journal> journal = Journal::open(dir / "j.jsonl");
+    ASSERT_TRUE(journal.ok()) << journal.error();
+    journaled_executor(*journal, at, {}, measure, never_again, no_warning)(request);
+  }
+  Result<std::vector<JournalEntry>> written = Journal::read(dir / "j.jsonl");
+  ASSERT_TRUE(written.ok()) << written.error();
+  ASSERT_EQ(written->size(), 1u);
+  Result<Journal> journal = Journal::open(dir / "j.jsonl");
+  ASSERT_TRUE(journal.ok()) << journal.error();
+  const TrialMeasurement resumed = journaled_executor(*journal, at, resumable_trials(*written, at), measure,
+                                                      never_again, no_warning)(request);
+  EXPECT_EQ(measured, 1);
+  EXPECT_TRUE(resumed.cached);
+  EXPECT_EQ(resumed.plugin_served, (std::vector<int>{0, 1}));
+  EXPECT_EQ(resumed.plugin_declined, "Ring/LL128 is not available to this communicator");
+
+  std::vector<JournalEntry> older = *written;
+  older[0].plugin_served.clear();
+  const TrialMeasurement again = journaled_executor(*journal, at, resumable_trials(older, at), measure,
+                                                    never_again, no_warning)(request);
+  EXPECT_EQ(measured, 2);
+  EXPECT_FALSE(again.cached);
+  std::filesystem::remove_all(dir);
 }

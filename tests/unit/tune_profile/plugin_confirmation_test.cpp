@@ -1,7 +1,8 @@
-// What the confirmation of the tuner plugin makes of its rounds: a per_size range whose choice is
-// slower than the defaults beyond the tolerance at a measured size leaves the profile (once, by
-// its slowest size), guards and collectives without per_size are left alone, and the rounds
-// become results.with_plugin, its score and the note that names what was dropped.
+// What the confirmation of the tuner plugin makes of its rounds: a per_size range the plugin did
+// not serve at a measured size, or whose choice is slower than the defaults beyond the tolerance
+// there, leaves the profile (once, by its first unserved or slowest size), guards and collectives
+// without per_size are left alone, and the rounds become results.with_plugin (only where the
+// plugin served), its score, each collective's verdict and the note that names what was withheld.
 #include "tune_profile/plugin_confirmation.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,9 @@ Profile two_ranges() {
   return p;
 }
 
-PluginRounds rounds(std::vector<double> ar_defaults, std::vector<double> ar_plugin) {
+// all_reduce's points served by the plugin (`ar_served`), the guard's not (it has no range).
+PluginRounds rounds(std::vector<double> ar_defaults, std::vector<double> ar_plugin,
+                    std::vector<int> ar_served = {1, 1, 1}) {
   PluginRounds r;
   r.rounds = 3;
   for (const char* op : {"all_reduce", "alltoall"})
@@ -28,6 +31,8 @@ PluginRounds rounds(std::vector<double> ar_defaults, std::vector<double> ar_plug
       r.ops.push_back(op);
       r.sizes.push_back(bytes);
     }
+  r.served = ar_served;
+  r.served.insert(r.served.end(), {0, 0, 0});
   r.defaults = ar_defaults;
   r.with_plugin = ar_plugin;
   for (int i = 0; i < 3; ++i) {  // the guard: the same either way
@@ -40,39 +45,91 @@ PluginRounds rounds(std::vector<double> ar_defaults, std::vector<double> ar_plug
 TEST(PluginConfirmation, ARangeSlowerThanTheDefaultsBeyondTheToleranceLoses) {
   const Profile p = two_ranges();
   // 64 KiB and 1 MiB both in the second range: it loses once, by its slowest size (0.8x).
-  const auto losing = losing_ranges(p, rounds({1, 10, 100}, {1.01, 9, 80}), 0.02);
+  const auto losing = withheld_ranges(p, rounds({1, 10, 100}, {1.01, 9, 80}), 0.02);
   ASSERT_EQ(losing.size(), 1u);
   EXPECT_EQ(losing[0].op, "all_reduce");
   EXPECT_EQ(losing[0].range.algo, "Ring");
   EXPECT_EQ(losing[0].bytes, 1048576u);
   EXPECT_DOUBLE_EQ(losing[0].ratio, 0.8);
+  EXPECT_TRUE(losing[0].served);
   EXPECT_EQ(describe(losing[0]), "all_reduce 65536..1048576 Ring/LL128 (0.80x at 1048576)");
 }
 
 TEST(PluginConfirmation, WithinTheToleranceNothingLoses) {
-  EXPECT_TRUE(losing_ranges(two_ranges(), rounds({1, 10, 100}, {0.99, 9.9, 98.5}), 0.02).empty());
+  EXPECT_TRUE(withheld_ranges(two_ranges(), rounds({1, 10, 100}, {0.99, 9.9, 98.5}), 0.02).empty());
 }
 
 TEST(PluginConfirmation, DroppingLeavesTheOtherRanges) {
   Profile p = two_ranges();
-  drop_ranges(p, losing_ranges(p, rounds({1, 10, 100}, {0.5, 10, 100}), 0.02));
+  drop_ranges(p, withheld_ranges(p, rounds({1, 10, 100}, {0.5, 10, 100}), 0.02));
   ASSERT_EQ(p.collectives["all_reduce"].per_size.size(), 1u);
   EXPECT_EQ(p.collectives["all_reduce"].per_size[0].algo, "Ring");
 }
 
-TEST(PluginConfirmation, RecordsEachCollectivesCurveAndNamesWhatWasDropped) {
+TEST(PluginConfirmation, RecordsTheServedCollectivesCurveAndNamesWhatWasWithheld) {
   Profile p = two_ranges();
   const PluginRounds r = rounds({1, 10, 100}, {1.1, 11, 110});
-  const std::vector<LosingRange> dropped{{"all_reduce", {0, 65535, "Tree", "LL", 0}, 1024, 0.5}};
-  record_with_plugin(p, r, Objective::balanced, 0.02, dropped);
-  EXPECT_EQ(p.collectives["all_reduce"].results.with_plugin, (std::vector<double>{1.1, 11, 110}));
-  EXPECT_NEAR(p.collectives["all_reduce"].results.with_plugin_speedup_geomean, 1.1, 1e-9);
-  EXPECT_EQ(p.collectives["alltoall"].results.with_plugin, (std::vector<double>{10, 10, 10}));
+  const std::vector<WithheldRange> withheld{{"all_reduce", {0, 65535, "Tree", "LL", 0}, 1024, 0.5, true, {}}};
+  drop_ranges(p, withheld);
+  record_with_plugin(p, r, Objective::balanced, 0.02, withheld);
+  const CollectiveProfile& ar = p.collectives["all_reduce"];
+  EXPECT_EQ(ar.results.with_plugin, (std::vector<double>{1.1, 11, 110}));
+  EXPECT_NEAR(ar.results.with_plugin_speedup_geomean, 1.1, 1e-9);
+  EXPECT_EQ(ar.plugin.status, PluginStatus::confirmed);
+  EXPECT_NE(ar.plugin.why.find("all_reduce 0..65535 Tree/LL (0.50x at 1024)"), std::string::npos)
+      << ar.plugin.why;
+  // The guard has no range the plugin could serve: no curve, no verdict.
+  EXPECT_TRUE(p.collectives["alltoall"].results.with_plugin.empty());
+  EXPECT_EQ(p.collectives["alltoall"].plugin.status, PluginStatus::none);
   EXPECT_NE(p.provenance.plugin_confirmation.find("+10.0%"), std::string::npos)
       << p.provenance.plugin_confirmation;
   EXPECT_NE(p.provenance.plugin_confirmation.find("all_reduce 0..65535 Tree/LL (0.50x at 1024)"),
             std::string::npos)
       << p.provenance.plugin_confirmation;
+}
+
+// A size the plugin did not serve ran NCCL's own choice: however fast, it confirms nothing, and
+// its range is withheld with the plugin's words.
+TEST(PluginConfirmation, ARangeThePluginDidNotServeIsWithheldHoweverFastItRan) {
+  Profile p = two_ranges();
+  PluginRounds r = rounds({1, 10, 100}, {1, 30, 300}, {1, 0, 1});
+  r.declined_why = "Ring/LL128 is not available to this communicator; NCCL's choice stands";
+  const auto withheld = withheld_ranges(p, r, 0.02);
+  ASSERT_EQ(withheld.size(), 1u);
+  EXPECT_FALSE(withheld[0].served);
+  EXPECT_EQ(withheld[0].bytes, 65536u);
+  EXPECT_EQ(withheld[0].why, r.declined_why);
+  EXPECT_EQ(describe(withheld[0]), "all_reduce 65536..1048576 Ring/LL128 (not served at 65536)");
+}
+
+// NCCL makes no call for an empty collective, so the plugin is never asked there: a 0-byte point
+// withholds nothing.
+TEST(PluginConfirmation, AnEmptyCollectiveClaimsNothing) {
+  Profile p = two_ranges();
+  PluginRounds r = rounds({1, 10, 100}, {1, 10, 100}, {0, 1, 1});
+  r.sizes[0] = 0;  // all_gather of 8 bytes on 4 ranks
+  EXPECT_TRUE(withheld_ranges(p, r, 0.02).empty());
+}
+
+// The plugin declined the communicator (a profile for 8 GPUs per node, 2 ranks per node here):
+// every range is withheld, and the profile says why instead of showing the env's numbers again
+// as a with-plugin column.
+TEST(PluginConfirmation, NothingServedMeansNoWithPluginColumnAndANotServedVerdict) {
+  Profile p = two_ranges();
+  PluginRounds r = rounds({1, 10, 100}, {1.2, 12, 120}, {0, 0, 0});
+  r.declined_why = "not using /p/2n.yaml: tuned for 8 GPUs per node, this communicator has 2 nodes, 4 ranks";
+  const auto withheld = withheld_ranges(p, r, 0.02);
+  EXPECT_EQ(withheld.size(), 2u);
+  drop_ranges(p, withheld);
+  record_with_plugin(p, r, Objective::balanced, 0.02, withheld);
+  const CollectiveProfile& ar = p.collectives["all_reduce"];
+  EXPECT_TRUE(ar.per_size.empty());
+  EXPECT_TRUE(ar.results.with_plugin.empty());
+  EXPECT_EQ(ar.plugin.status, PluginStatus::not_served);
+  EXPECT_NE(ar.plugin.why.find("tuned for 8 GPUs per node"), std::string::npos) << ar.plugin.why;
+  EXPECT_EQ(p.provenance.plugin_confirmation.rfind("not served: not using /p/2n.yaml", 0), 0u)
+      << p.provenance.plugin_confirmation;
+  EXPECT_EQ(p.provenance.plugin_confirmation.find("confirmed"), std::string::npos);
 }
 
 }  // namespace
