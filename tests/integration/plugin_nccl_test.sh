@@ -87,4 +87,42 @@ check_that "! grep -qh 'TUNER/' '$work/own.logs'/* '$work/none.logs'/*" "without
 own8=$(time_at own 8) path8=$(time_at by_path 8)
 check_that "awk -v a='$own8' -v b='$path8' 'BEGIN { exit !(a > 0 && b > 2 * a) }'" \
   "the 8-byte op takes Ring/Simple's time under the plugin ($path8 us vs $own8 us)"
+
+# The demo's layout (run.sh: 2 emulated nodes of 2 ranks, the demo's model and its 2-GPU nodes): a
+# profile whose all_gather per_size picks Ring/LL128 from 128 KiB is served, and at 512 KiB NCCL runs
+# Ring/LL128, where its own choice is Ring/LL, at about twice the busbw: the gain the demo shows.
+cat >"$work/demo-profile.yaml" <<'YAML'
+schema: nccltune/profile/v2
+shape: {key: "h100-80gb-hbm3.2gpu.nvswitch.2xib400.pix.nccl2.28", nodes: 2, gpus_per_node: 2, ranks: 4,
+        gpu: "NVIDIA H100 80GB HBM3", nvswitch: true, nics_per_node: 2, nccl_version: "2.28.9"}
+env: {}
+collectives:
+  all_gather:
+    per_size:
+      - {min_bytes: 131072, max_bytes: 8388608, algo: "Ring", proto: "LL128", channels: 0}
+YAML
+demo_bench() {  # demo_bench NAME [VAR=VALUE...]: all_gather 128K..2M; busbw "bytes GB/s" in $work/NAME.busbw
+  local name=$1
+  shift
+  mkdir -p "$work/$name.logs"
+  env NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$repo/configs/demo/dgx-h100-model.yaml" NCCL_DEBUG=INFO \
+    NCCL_DEBUG_SUBSYS=INIT,TUNING NCCL_DEBUG_FILE="$work/$name.logs/nccl.%h.%p.log" "$@" \
+    timeout -k 5 300 mpirun -np 4 "$nccltune" bench --op all_gather -b 128K -e 2M -f 4 -n 5 -w 1 \
+    --init-timeout 20 --size-timeout 10 >"$work/$name.out" 2>"$work/$name.err"
+  check_that "[ $? -eq 0 ]" "$name: bench exits 0" || tail -5 "$work/$name.err"
+  cat "$work/$name.logs"/* 2>/dev/null |
+    sed -n 's/.*NCCL INFO AllGather: \([0-9]*\) Bytes -> Algo \([A-Z_]*\) proto \([A-Z0-9]*\) .*/\1 \2 \3/p' |
+    sort -u -n >"$work/$name.choices"
+  awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $1, $8 }' "$work/$name.out" >"$work/$name.busbw"
+}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+demo_bench demo_own
+demo_bench demo_plugin NCCL_TUNER_PLUGIN="$plugin" NCCLTUNE_PROFILE="$work/demo-profile.yaml"
+check_that "[ \"\$(choice demo_own 524288)\" = 'RING LL' ]" "demo: NCCL's own all_gather at 512K is Ring/LL (got '$(choice demo_own 524288)')"
+check_that "[ \"\$(choice demo_plugin 524288)\" = 'RING LL128' ]" \
+  "demo: with the plugin all_gather at 512K runs the profile's Ring/LL128 (got '$(choice demo_plugin 524288)')"
+check_that "! grep -qh 'not using' '$work/demo_plugin.logs'/*" "demo: the plugin serves the 2-ranks-per-node communicator"
+own512=$(awk '$1 == 524288 { print $2; exit }' "$work/demo_own.busbw") plugin512=$(awk '$1 == 524288 { print $2; exit }' "$work/demo_plugin.busbw")
+check_that "awk -v a='$own512' -v b='$plugin512' 'BEGIN { exit !(a > 0 && b > 1.5 * a) }'" \
+  "demo: all_gather at 512K gains at least 1.5x with the plugin ($plugin512 vs $own512 GB/s)"
 finish
