@@ -23,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     p.failed.clear();
     p.notes.clear();
     for (auto& [op, collective] : p.collectives) collective.results = {};
+    for (auto& section : p.shapes)
+      for (auto& [op, collective] : section.collectives) collective.results = {};
     return nccltune::profile_to_yaml(p);
   };
   if (!for_jobs || job_parts(*for_jobs) != job_parts(*profile)) {

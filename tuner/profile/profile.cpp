@@ -325,8 +325,8 @@ CollectiveProfile parse_collective(const YAML::Node& node, const std::string& fi
   return collective;
 }
 
-std::map<std::string, CollectiveProfile> parse_collectives(const YAML::Node& node, int line) {
-  const std::string field = "collectives";
+std::map<std::string, CollectiveProfile> parse_collectives(const YAML::Node& node, int line,
+                                                           const std::string& field = "collectives") {
   yaml_expect_map(node, field, line);
   std::map<std::string, CollectiveProfile> collectives;
   for (const auto& entry : node) {
@@ -340,6 +340,92 @@ std::map<std::string, CollectiveProfile> parse_collectives(const YAML::Node& nod
     collectives[name] = parse_collective(entry.second, at);
   }
   return collectives;
+}
+
+// v3's `communicators`: the world's collectives (exactly one `role: world` entry, the profile's
+// own shape) into `world`, the others into the returned list, in the file's order.
+std::vector<CommunicatorSection> parse_communicators(const YAML::Node& node, int line,
+                                                     const ProfileShape& shape,
+                                                     std::map<std::string, CollectiveProfile>& world) {
+  const std::string field = "communicators";
+  yaml_expect_list(node, field, line);
+  std::vector<CommunicatorSection> sections;
+  std::vector<std::pair<int, int>> seen;  // (nodes, ranks_per_node)
+  bool has_world = false;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"nodes", "ranks_per_node", "role", "collectives"});
+    for (const char* key : {"nodes", "ranks_per_node", "role"})
+      if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
+    CommunicatorSection section;
+    // A communicator of the job's ranks: never more nodes, or ranks on a node, than the job has.
+    section.nodes = static_cast<int>(yaml_integer(entry["nodes"], yaml_child(at, "nodes"), 1, shape.nodes));
+    section.ranks_per_node = static_cast<int>(
+        yaml_integer(entry["ranks_per_node"], yaml_child(at, "ranks_per_node"), 1, shape.gpus_per_node));
+    const std::string role = yaml_text(entry["role"], yaml_child(at, "role"));
+    const std::optional<CommRole> parsed = parse_comm_role(role);
+    if (!parsed)
+      yaml_fail(yaml_line(entry["role"]), yaml_child(at, "role"),
+                "unknown role '" + shown(role) + "' (world, rail, node)");
+    section.role = *parsed;
+    switch (section.role) {
+      case CommRole::world:
+        if (has_world) yaml_fail(yaml_line(entry["role"]), yaml_child(at, "role"), "a second world");
+        if (section.nodes != shape.nodes)
+          yaml_fail(yaml_line(entry["nodes"]), yaml_child(at, "nodes"),
+                    "the world's is shape.nodes (" + std::to_string(shape.nodes) + ")");
+        if (section.ranks_per_node != shape.gpus_per_node)
+          yaml_fail(yaml_line(entry["ranks_per_node"]), yaml_child(at, "ranks_per_node"),
+                    "the world's is shape.ranks / shape.nodes (" + std::to_string(shape.gpus_per_node) + ")");
+        has_world = true;
+        break;
+      case CommRole::rail:
+        if (section.ranks_per_node != 1)
+          yaml_fail(yaml_line(entry["ranks_per_node"]), yaml_child(at, "ranks_per_node"),
+                    "a rail has one rank per node");
+        break;
+      case CommRole::node:
+        if (section.nodes != 1)
+          yaml_fail(yaml_line(entry["nodes"]), yaml_child(at, "nodes"), "a node section has 1 node");
+        break;
+    }
+    const std::pair<int, int> counts{section.nodes, section.ranks_per_node};
+    if (std::find(seen.begin(), seen.end(), counts) != seen.end())
+      yaml_fail(yaml_line(entry["nodes"]), at,
+                std::to_string(section.nodes) + " nodes x " + std::to_string(section.ranks_per_node) +
+                    " ranks appears twice");
+    seen.push_back(counts);
+    if (const YAML::Node n = entry["collectives"])
+      section.collectives = parse_collectives(n, yaml_line(n), yaml_child(at, "collectives"));
+    if (section.role == CommRole::world)
+      world = std::move(section.collectives);
+    else
+      sections.push_back(std::move(section));
+  }
+  if (!has_world) yaml_fail(line, field, "no entry with role: world");
+  return sections;
+}
+
+std::vector<WithheldSetting> parse_withheld(const YAML::Node& node, int line) {
+  const std::string field = "withheld";
+  yaml_expect_list(node, field, line);
+  std::vector<WithheldSetting> withheld;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string at = yaml_item(field, i);
+    yaml_expect_map(entry, at, yaml_line(node));
+    yaml_check_keys(entry, at, {"env", "why"});
+    for (const char* key : {"env", "why"})
+      if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
+    WithheldSetting setting;
+    setting.env = parse_env(entry["env"], yaml_line(entry), yaml_child(at, "env"), true);
+    if (setting.env.empty()) yaml_fail(yaml_line(entry["env"]), yaml_child(at, "env"), "names no setting");
+    setting.why = yaml_text(entry["why"], yaml_child(at, "why"));
+    withheld.push_back(std::move(setting));
+  }
+  return withheld;
 }
 
 ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
@@ -442,14 +528,20 @@ Profile parse_document(const YAML::Node& root) {
   const YAML::Node schema = root["schema"];
   if (!schema) yaml_fail(1, "schema", "missing (" + std::string(kProfileSchema) + ")");
   const bool v1 = schema.IsScalar() && schema.Scalar() == kProfileSchemaV1;
-  if (!v1 && (!schema.IsScalar() || schema.Scalar() != kProfileSchema))
+  const bool v3 = schema.IsScalar() && schema.Scalar() == kProfileSchemaV3;
+  if (!v1 && !v3 && (!schema.IsScalar() || schema.Scalar() != kProfileSchema))
     yaml_fail(yaml_line(schema), "schema",
-              "expected '" + std::string(kProfileSchema) + "' or '" + std::string(kProfileSchemaV1) + "'" +
+              "expected '" + std::string(kProfileSchemaV3) + "', '" + std::string(kProfileSchema) + "' or '" +
+                  std::string(kProfileSchemaV1) + "'" +
                   (schema.IsScalar() ? ", found '" + shown(schema.Scalar()) + "'" : std::string()));
   if (v1)
     yaml_check_keys(root, "",
                     {"schema", "shape", "env", "keep_defaults", "measured", "per_size", "results",
                      "provenance", "failed", "notes"});
+  else if (v3)
+    yaml_check_keys(root, "",
+                    {"schema", "shape", "env", "keep_defaults", "withheld", "communicators", "provenance",
+                     "failed", "notes"});
   else
     yaml_check_keys(
         root, "",
@@ -466,7 +558,12 @@ Profile parse_document(const YAML::Node& root) {
       yaml_fail(yaml_line(env), "env", "must be empty when keep_defaults is true");
   }
   // A v1 profile tuned all_reduce alone, with its parts at the top level.
-  if (v1)
+  if (v3) {
+    if (const YAML::Node node = root["withheld"]) profile.withheld = parse_withheld(node, yaml_line(node));
+    const YAML::Node node = root["communicators"];
+    if (!node) yaml_fail(1, "communicators", "missing (v3 holds the world's collectives there)");
+    profile.shapes = parse_communicators(node, yaml_line(node), profile.shape, profile.collectives);
+  } else if (v1)
     profile.collectives[kAllReduce] = parse_collective(root, "");
   else if (const YAML::Node node = root["collectives"])
     profile.collectives = parse_collectives(node, yaml_line(node));
@@ -535,6 +632,28 @@ std::string_view plugin_status_words(PluginStatus status) {
   return status == PluginStatus::not_served ? "not served" : to_string(status);
 }
 
+std::string_view to_string(CommRole role) {
+  switch (role) {
+    case CommRole::world: return "world";
+    case CommRole::rail: return "rail";
+    case CommRole::node: return "node";
+  }
+  return "world";
+}
+
+std::optional<CommRole> parse_comm_role(std::string_view name) {
+  if (name == "world") return CommRole::world;
+  if (name == "rail") return CommRole::rail;
+  if (name == "node") return CommRole::node;
+  return std::nullopt;
+}
+
+std::string describe_section(const CommunicatorSection& section) {
+  return std::string(to_string(section.role)) + ": " + std::to_string(section.nodes) + " node" +
+         (section.nodes == 1 ? "" : "s") + " x " + std::to_string(section.ranks_per_node) + " rank" +
+         (section.ranks_per_node == 1 ? "" : "s");
+}
+
 std::string_view to_string(Objective objective) {
   switch (objective) {
     case Objective::balanced: return "balanced";
@@ -547,7 +666,8 @@ std::string_view to_string(Objective objective) {
 std::string profile_to_yaml(const Profile& profile) {
   std::ostringstream out;
   const ProfileShape& shape = profile.shape;
-  out << "schema: " << kProfileSchema << "\n";
+  const bool v3 = !profile.shapes.empty() || !profile.withheld.empty();
+  out << "schema: " << (v3 ? kProfileSchemaV3 : kProfileSchema) << "\n";
   out << "shape:\n"
       << "  key: " << yaml_quoted(shape.node_type_key) << "\n"
       << "  nodes: " << shape.nodes << "\n"
@@ -568,8 +688,35 @@ std::string profile_to_yaml(const Profile& profile) {
     for (const auto& [name, value] : profile.env)
       out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
   }
-  out << (profile.collectives.empty() ? "collectives: {}\n" : "collectives:\n");
-  for (const auto& [name, collective] : profile.collectives) write_collective(out, name, collective);
+  if (v3) {
+    if (!profile.withheld.empty()) {
+      out << "withheld:\n";
+      for (const WithheldSetting& setting : profile.withheld)
+        out << "  - {env: " << flow_env(setting.env) << ", why: " << yaml_quoted(cleaned_text(setting.why))
+            << "}\n";
+    }
+    out << "communicators:\n";
+    const auto write_section = [&](int nodes, int ranks_per_node, CommRole role,
+                                   const std::map<std::string, CollectiveProfile>& collectives) {
+      out << "  - nodes: " << nodes << "\n"
+          << "    ranks_per_node: " << ranks_per_node << "\n"
+          << "    role: " << to_string(role) << "\n"
+          << (collectives.empty() ? "    collectives: {}\n" : "    collectives:\n");
+      // v2's block for each collective, four spaces further in.
+      for (const auto& [name, collective] : collectives) {
+        std::ostringstream block;
+        write_collective(block, name, collective);
+        std::istringstream lines(block.str());
+        for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+      }
+    };
+    write_section(shape.nodes, shape.gpus_per_node, CommRole::world, profile.collectives);
+    for (const CommunicatorSection& section : profile.shapes)
+      write_section(section.nodes, section.ranks_per_node, section.role, section.collectives);
+  } else {
+    out << (profile.collectives.empty() ? "collectives: {}\n" : "collectives:\n");
+    for (const auto& [name, collective] : profile.collectives) write_collective(out, name, collective);
+  }
   const ProfileProvenance& provenance = profile.provenance;
   out << "provenance:\n"
       << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"
@@ -620,9 +767,9 @@ std::optional<std::string> profile_text_for_jobs(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   // The indentation whose key is being skipped (0: provenance, failed, notes, and a v1 profile's
-  // results; 4: a collective's results); npos when not skipping.
+  // results; 4: a collective's results; 8: one under v3's communicators); npos when not skipping.
   std::size_t skipping = std::string_view::npos;
-  bool in_collectives = false;
+  bool in_collectives = false, in_communicators = false;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     const std::string_view line = text.substr(0, end);
@@ -641,10 +788,14 @@ std::optional<std::string> profile_text_for_jobs(std::string_view text) {
       }
       skipping = std::string_view::npos;
     }
-    if (!blank && indent == 0) in_collectives = is_block_key(line, 0, "collectives");
+    if (!blank && indent == 0) {
+      in_collectives = is_block_key(line, 0, "collectives");
+      in_communicators = is_block_key(line, 0, "communicators");
+    }
     const bool skip = is_block_key(line, 0, "provenance") || is_block_key(line, 0, "failed") ||
                       is_block_key(line, 0, "notes") || is_block_key(line, 0, "results") ||
-                      (in_collectives && is_block_key(line, 4, "results"));
+                      (in_collectives && is_block_key(line, 4, "results")) ||
+                      (in_communicators && is_block_key(line, 8, "results"));
     if (skip) {
       if (line.find_first_of("&*!") != std::string_view::npos) return std::nullopt;
       skipping = indent;

@@ -1,7 +1,9 @@
-// The tuner's result for one cluster shape (schema nccltune/profile/v2, docs/ARCHITECTURE.md "File formats"):
-// the env that `nccltune env` emits and, per collective, the measured range, the best measured
-// (algo, proto, channels) per size range, baseline and tuned busbw per size; and how it was found.
-// A v1 file (all_reduce's parts at the top level) is still read.
+// The tuner's result for one cluster shape (schema nccltune/profile/v2 or v3, docs/ARCHITECTURE.md
+// "File formats"): the env that `nccltune env` emits and, per collective, the measured range, the
+// best measured (algo, proto, channels) per size range, baseline and tuned busbw per size; and how
+// it was found. v3 holds that per communicator shape a job makes (the world, one per rail, one per
+// node) and the settings withheld from env because they lost on one of them; a profile with only
+// the world is written as v2. A v1 file (all_reduce's parts at the top level) is still read.
 //
 // Profiles are read by job prologs from a shared store, so parsing is strict and defensive:
 // documents over 1 MiB, NUL bytes, invalid UTF-8, anchors and aliases, more than one document,
@@ -25,7 +27,8 @@
 
 namespace nccltune {
 
-inline constexpr std::string_view kProfileSchema = "nccltune/profile/v2";
+inline constexpr std::string_view kProfileSchema = "nccltune/profile/v2";    // only the world measured
+inline constexpr std::string_view kProfileSchemaV3 = "nccltune/profile/v3";  // communicator shapes
 inline constexpr std::string_view kProfileSchemaV1 = "nccltune/profile/v1";  // still read: all_reduce only
 inline constexpr std::size_t kMaxProfileBytes = std::size_t{1} << 20;
 
@@ -148,12 +151,45 @@ struct CollectiveProfile {
   bool operator==(const CollectiveProfile&) const = default;
 };
 
+// The communicators a job makes: the world (every rank), a rail (one rank per node, as data
+// parallelism makes them) and a node (the ranks of one node, as tensor parallelism makes them).
+enum class CommRole { world, rail, node };
+std::string_view to_string(CommRole role);                       // "world", "rail", "node"
+std::optional<CommRole> parse_comm_role(std::string_view name);  // nullopt for anything else
+
+// One measured communicator shape: `nodes` nodes of `ranks_per_node` ranks each, and what the tune
+// measured of each collective on it (as a v2 profile's `collectives`). A rail has ranks_per_node
+// 1, a node has nodes 1; neither is larger than the profile's shape.
+struct CommunicatorSection {
+  int nodes = 1, ranks_per_node = 1;
+  CommRole role = CommRole::world;
+  std::map<std::string, CollectiveProfile> collectives;
+  bool operator==(const CommunicatorSection&) const = default;
+};
+
+// "rail: 2 nodes x 1 rank"
+std::string describe_section(const CommunicatorSection& section);
+
+// A setting that won on one communicator shape and lost on another, so it is not in env; `why`
+// says where it lost ("rail (2 nodes x 1): all_reduce -20% at 1M"). env is never empty.
+struct WithheldSetting {
+  Env env;
+  std::string why;
+  bool operator==(const WithheldSetting&) const = default;
+};
+
 struct Profile {
   ProfileShape shape;
   std::map<std::string, std::string> env;
   bool keep_defaults = false;  // nothing beat NCCL's defaults beyond noise; env is then empty
-  // By nccl-tests name (is_collective_name); a v1 file reads as its one all_reduce.
+  // The world communicator's (all shape.ranks ranks), by nccl-tests name (is_collective_name);
+  // a v1 file reads as its one all_reduce, a v3 file as its `role: world` section's.
   std::map<std::string, CollectiveProfile> collectives;
+  // The other communicator shapes measured (rail, node; never the world, whose collectives are
+  // above), in the file's order, and the settings withheld from env. Either not empty: written as
+  // v3; both empty: v2.
+  std::vector<CommunicatorSection> shapes;
+  std::vector<WithheldSetting> withheld;
   ProfileProvenance provenance;
   std::vector<FailedTrial> failed;
   // Why the profile is the way it is where that is not obvious: a restriction kept in per_size
@@ -166,7 +202,9 @@ struct Profile {
   bool only_all_reduce() const;
 };
 
-// Deterministic YAML; every section is written. Doubles are written in their shortest exact form
+// Deterministic YAML; every section is written. nccltune/profile/v2 when shapes and withheld are
+// empty (byte for byte what it wrote before v3), else v3, with the world's section first in
+// `communicators` and then `shapes` in order. Doubles are written in their shortest exact form
 // (NaN and infinities as .nan, .inf, -.inf). Free text (gpu, nic, reason, ...) is written with
 // control characters and invalid UTF-8 replaced by spaces / '?' and cut at kMaxFreeText bytes,
 // so that whatever the tuner saw, the file parses.
@@ -175,16 +213,21 @@ std::string profile_to_yaml(const Profile& profile);
 // Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
 // in the structs above, except that shape.ranks is always nodes x gpus_per_node: the one of the two
 // left out follows from the other. keep_defaults: true with a non-empty env is an error.
+// v3 requires `communicators` (and has no top-level `collectives`): each entry's nodes,
+// ranks_per_node and role are required; exactly one is `role: world`, of shape.nodes nodes of
+// shape.gpus_per_node ranks; (nodes, ranks_per_node) appear once; nodes is 1..shape.nodes and
+// ranks_per_node 1..shape.gpus_per_node; a rail has ranks_per_node 1, a node has nodes 1.
+// `withheld` entries need a non-empty env (checked as env is) and why.
 //
 // ProfileParts::for_jobs reads only what a job's environment needs (schema, shape, keep_defaults,
-// env, and each collective's measured range, per-size choices and guard flag): the lines of
-// provenance, failed, notes and each collective's results (a v1 profile's at the top level) are
-// blanked before parsing, so they
-// cost no YAML parse (they are most of a profile tune writes: its curves and NCCL's account).
-// Line numbers stay those of the file, the whole file is still checked for size, NUL and UTF-8,
-// and a second document still fails. Only block-style sections are skipped, and a text the
-// skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole parse reads
-// (it may read one whose skipped parts are broken).
+// env, withheld, and each section's collectives' measured range, per-size choices and guard
+// flag): the lines of provenance, failed, notes and each collective's results (a v1 profile's at
+// the top level; a v3 profile's at the indentation profile_to_yaml gives them under
+// `communicators`, 8 spaces) are blanked before parsing, so they cost no YAML parse (they are most of a
+// profile tune writes: its curves and NCCL's account). Line numbers stay those of the file, the whole file is
+// still checked for size, NUL and UTF-8, and a second document still fails. Only block-style sections are
+// skipped, and a text the skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole
+// parse reads (it may read one whose skipped parts are broken).
 enum class ProfileParts { whole, for_jobs };
 Result<Profile> parse_profile(std::string_view text, std::string_view origin,
                               ProfileParts parts = ProfileParts::whole);

@@ -414,9 +414,9 @@ TEST(Profile, V2ErrorsNameTheCollective) {
 
 TEST(Profile, StrictSchema) {
   EXPECT_EQ(rejection(kHead + "env: {}\nexec: reboot\n"), "hostile.yaml:4: unknown key 'exec'");
-  EXPECT_EQ(rejection("schema: nccltune/profile/v3\nshape: {key: k, nodes: 1}\nenv: {}\n"),
-            "hostile.yaml:1: schema: expected 'nccltune/profile/v2' or 'nccltune/profile/v1', found "
-            "'nccltune/profile/v3'");
+  EXPECT_EQ(rejection("schema: nccltune/profile/v4\nshape: {key: k, nodes: 1}\nenv: {}\n"),
+            "hostile.yaml:1: schema: expected 'nccltune/profile/v3', 'nccltune/profile/v2' or "
+            "'nccltune/profile/v1', found 'nccltune/profile/v4'");
   EXPECT_EQ(rejection("shape: {key: k, nodes: 1}\nenv: {}\n"),
             "hostile.yaml:1: schema: missing (nccltune/profile/v2)");
   EXPECT_EQ(rejection(kHead), "hostile.yaml:1: env: missing ({} when NCCL's defaults are kept)");
