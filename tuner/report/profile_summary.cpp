@@ -78,11 +78,13 @@ std::string describe_nccl_model(const Profile& profile, const std::string& name,
 
 namespace {
 
-// One collective's per-size choices and its table of busbw; under its name unless the profile
-// holds all_reduce alone (as every v1 profile does).
-std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c) {
+// One collective's per-size choices and its table of busbw; under its name when `named` (unless
+// the profile holds all_reduce alone, as every v1 profile does). NCCL's own choices and model
+// are the world's (the tune logged NCCL on the world communicator): shown for it alone.
+std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c,
+                              bool named, bool world) {
   std::string out;
-  if (!profile.only_all_reduce())
+  if (named)
     out += fmt::format("{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
   const std::string unmeasured = describe_unmeasured(c);
   if (!c.per_size.empty() || (!unmeasured.empty() && !c.guard)) {
@@ -94,7 +96,7 @@ std::string render_collective(const Profile& profile, const std::string& name, c
   const ProfileResults& r = c.results;
   if (r.sizes.empty()) return out;
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
-  const NcclObservation* nccl = jobs_observation(profile.provenance.nccl_observed);
+  const NcclObservation* nccl = world ? jobs_observation(profile.provenance.nccl_observed) : nullptr;
   const std::string_view logged = nccl_log_op_name(name).value_or("");
   // With the plugin's confirmation: what env + the plugin gave, next to the env alone.
   const bool plugin = !r.with_plugin.empty();
@@ -131,7 +133,7 @@ std::string render_collective(const Profile& profile, const std::string& name, c
   } else if (!r.peak_bottleneck.empty()) {
     out += "peak     " + r.peak_bottleneck + "\n";
   }
-  if (const std::string model = describe_nccl_model(profile, name, c); !model.empty())
+  if (const std::string model = world ? describe_nccl_model(profile, name, c) : ""; !model.empty())
     out += "model    " + model + "\n";
   return out + "\n";
 }
@@ -174,10 +176,24 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     }
   }
 
+  for (const WithheldSetting& w : profile.withheld)
+    out += fmt::format("withheld {}: {}\n", describe_env(w.env), w.why);
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
-  if (!profile.only_all_reduce()) out += "\n";
+  // A v3 profile: the world's collectives under its heading, then each other communicator
+  // shape's the same way under its own.
+  const bool sections = !profile.shapes.empty();
+  if (sections)
+    out += "\n" + describe_section({s.nodes, s.gpus_per_node, CommRole::world, {}}) + "\n";
+  else if (!profile.only_all_reduce())
+    out += "\n";
   for (const auto& [name, collective] : profile.collectives)
-    out += render_collective(profile, name, collective);
+    out += render_collective(profile, name, collective, sections || !profile.only_all_reduce(), true);
+  for (const CommunicatorSection& section : profile.shapes) {
+    out += describe_section(section) + "\n";
+    if (section.collectives.empty()) out += "(no collective measured)\n\n";
+    for (const auto& [name, collective] : section.collectives)
+      out += render_collective(profile, name, collective, true, false);
+  }
 
   const ProfileProvenance& p = profile.provenance;
   out +=

@@ -49,6 +49,9 @@ std::string describe_nccl_model(const Profile& profile, const std::string& name,
                                 const CollectiveProfile& collective);
 
 // Profiles passed strict parsing, so their text has no control characters to reach a terminal.
+// A v3 profile's world collectives come under a "world: 2 nodes x 8 ranks" heading, then each
+// other communicator shape's under its own ("rail: 2 nodes x 1 rank"), and a `withheld` line per
+// setting withheld from env; a v1 or v2 profile renders as it always has.
 // `stored_counts`: the node counts the store holds for this node type (beside the file); listed
 // when there are others than this one.
 std::string render_profile_summary(const Profile& profile, std::string_view origin,
