@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "node/job_shape.h"
 #include "node/node_state.h"
 #include "node/profile_for_job.h"
+#include "plugin/shape_section.h"
 
 namespace nccltune {
 namespace {
@@ -42,6 +44,9 @@ std::string withheld_text(const std::vector<std::string>& withheld) {
 
 struct Lookup {
   const char* subject;  // "communicator" (the tuner plugin) or "job" (the env plugin)
+  // The tuner plugin serves a communicator the section of its shape (shape_section.h); the env
+  // plugin serves the job's process-wide env, the world's.
+  bool by_section = false;
   CommunicatorProfile result;
   void info(std::string text) { result.log.push_back({false, std::move(text)}); }
   void warn(std::string text) {
@@ -51,10 +56,25 @@ struct Lookup {
   // A profile measured with gpus_per_node ranks on each node says nothing about a communicator
   // with another number per node (a tensor-parallel group inside a node, a pipeline stage across
   // nodes): one INFO line and NCCL's own choices.
-  void not_fitting(const std::filesystem::path& file, const ProfileShape& shape, const JobShape& job) {
+  void not_fitting(const std::filesystem::path& file, const Profile& profile, const JobShape& job) {
+    const ProfileShape& shape = profile.shape;
     info("not using " + file.string() + ": tuned for " +
          count_text(static_cast<std::size_t>(shape.gpus_per_node), " GPU", " GPUs") + " per node, this " +
-         subject + " has " + shape_text(job) + "; NCCL's own choices stand");
+         subject + " has " + shape_text(job) +
+         (profile.shapes.empty() ? "" : " (its shapes: " + measured_shapes_text(profile) + ")") +
+         "; NCCL's own choices stand");
+  }
+
+  // A communicator of a shape the profile measured apart from the world (a rail, a node) gets that
+  // section; false when there is none (the world's rule then decides).
+  bool use_section(const Profile& profile, const std::filesystem::path& file, const std::string& source,
+                   const JobShape& job) {
+    if (!by_section) return false;
+    std::optional<ServedSection> section = section_for_communicator(profile, job);
+    if (!section) return false;
+    info("using " + source + " for " + shape_text(job) + ", its " + section->label + " section");
+    use(std::move(section->profile), file);
+    return true;
   }
 
   void use(Profile profile, const std::filesystem::path& file) {
@@ -66,7 +86,8 @@ struct Lookup {
 void from_named_file(Lookup& lookup, const std::filesystem::path& file, const JobShape& job) {
   Result<Profile> profile = read_profile(file);
   if (!profile) return lookup.warn(profile.error());
-  if (!profile_fits_job(profile->shape, job)) return lookup.not_fitting(file, profile->shape, job);
+  if (lookup.use_section(*profile, file, file.string() + " (NCCLTUNE_PROFILE)", job)) return;
+  if (!profile_fits_job(profile->shape, job)) return lookup.not_fitting(file, *profile, job);
   const auto tuned_nodes = static_cast<std::size_t>(profile->shape.nodes);
   const auto nodes = static_cast<std::size_t>(job.nodes);
   if (tuned_nodes == nodes) {
@@ -101,7 +122,8 @@ void from_store(Lookup& lookup, const ProfileLocations& locations, const JobShap
   if (!loaded->stored)
     return lookup.info("no profile for " + *key + " in " + store.string() + " (" + shape_text(job) + ")");
   StoreProfile& found = *loaded->stored;
-  if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile.shape, job);
+  if (lookup.use_section(found.profile, found.match.file, found.match.file.string(), job)) return;
+  if (!loaded->fits) return lookup.not_fitting(found.match.file, found.profile, job);
   std::string sources;
   for (const std::string& source : loaded->served.sources)
     sources += (sources.empty() ? "" : " and ") + source;
@@ -151,7 +173,7 @@ namespace {
 
 CommunicatorProfile find_profile(const ProfileLocations& locations, const JobShape& job, uid_t caller_uid,
                                  const char* subject) {
-  Lookup lookup{subject, {}};
+  Lookup lookup{subject, std::string_view(subject) == "communicator", {}};
   if (!locations.profile_file.empty())
     from_named_file(lookup, locations.profile_file, job);
   else

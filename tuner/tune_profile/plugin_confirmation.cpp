@@ -150,9 +150,8 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
   std::string text;
   if (!first) {
     text = fmt::format(
-        "A/B {} rounds in fresh workers: defaults against env + tuner plugin with this profile: {:+.1f}% "
-        "(the "
-        "served collective that gains least)",
+        "A/B {} rounds in fresh workers: defaults against env + tuner plugin with this profile: "
+        "{:+.1f}% (the served collective that gains least)",
         rounds.rounds, 100 * (worst_speedup - 1));
   } else {
     const auto unserved =

@@ -320,6 +320,36 @@ TEST_F(TunerPlugin, MarksTheProfilesBestCellForEachSizeRange) {
   EXPECT_NE(nccl_pick(NcclCostTable(65536)), std::make_pair(kAlgoRing, kProtoLl128));
 }
 
+// ---- profile v3: a section per communicator shape ---------------------------------------------
+
+TEST_F(TunerPlugin, AV3ProfileServesEachCommunicatorTheSectionOfItsShape) {
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n-v3.yaml")).c_str(), 1);
+  struct Shape {
+    std::size_t ranks, nodes;
+    std::pair<int, int> pick;
+    const char* said;
+  };
+  for (const Shape& shape :
+       {Shape{16, 2, {kAlgoRing, kProtoLl128}, "for 2 nodes, 16 ranks"},
+        Shape{2, 2, {kAlgoTree, kProtoSimple}, "for 2 nodes, 2 ranks, its rail: 2 nodes x 1 rank section"},
+        Shape{8, 1, {kAlgoNvls, kProtoSimple}, "for 1 node, 8 ranks, its node: 1 node x 8 ranks section"}}) {
+    SCOPED_TRACE(shape.said);
+    void* context = nullptr;
+    init_v5(shape.ranks, shape.nodes, &context);
+    EXPECT_EQ(nccl_pick(call_on(context, 65536)), shape.pick);
+    EXPECT_TRUE(logged(NCCL_LOG_INFO, shape.said)) << all_log();
+    EXPECT_EQ(v5_->finalize(context), ncclSuccess);
+  }
+  // A shape nobody measured (4 ranks on each of 2 nodes) keeps NCCL's choices, and the line names
+  // the shapes the profile has.
+  init_v5(8, 2);
+  expect_nccls_choices();
+  EXPECT_TRUE(logged(NCCL_LOG_INFO,
+                     "tuned for 8 GPUs per node, this communicator has 2 nodes, 8 ranks (its shapes: world: 2 "
+                     "nodes x 8 ranks; rail: 2 nodes x 1 rank; node: 1 node x 8 ranks); NCCL's own choices stand"))
+      << all_log();
+}
+
 // ---- pair mode: the worker's control block --------------------------------------------------
 
 TEST_F(TunerPlugin, PairModeForcesThePairOverTheProfileAndCountsIt) {
