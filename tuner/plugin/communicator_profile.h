@@ -3,10 +3,12 @@
 // for this node's type (from nccltuned's node.yaml; the plugin never reads the topology itself)
 // and the communicator's node count, through find_profile_for_job, the lookup `nccltune env`
 // uses, with its serving rule for node counts that were not measured (profile/node_count_rule.h).
-// Either way the profile is used only when the communicator has shape.gpus_per_node ranks per
-// node (nRanks == nNodes * gpus_per_node): a tensor- or pipeline-parallel group is not the full
-// node the profile was measured on. Never fails: what went wrong is in `log`, and then there is
-// no profile and NCCL keeps its own choices.
+// Either way the world's section is used only when the communicator has shape.gpus_per_node ranks
+// per node (nRanks == nNodes * gpus_per_node): a tensor- or pipeline-parallel group is not the
+// full node the profile was measured on. A communicator (not a job: the env plugin serves the
+// world's env) of a shape a v3 profile measured apart, a rail or a node, gets that section
+// (shape_section.h). Never fails: what went wrong is in `log`, and then there is no profile and
+// NCCL keeps its own choices.
 //
 // The lookup runs once per process for each communicator shape (and environment): every later
 // communicator of that shape reuses its result, so a store on a stuck NFS server costs at most one
