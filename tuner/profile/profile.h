@@ -220,14 +220,15 @@ std::string profile_to_yaml(const Profile& profile);
 // `withheld` entries need a non-empty env (checked as env is) and why.
 //
 // ProfileParts::for_jobs reads only what a job's environment needs (schema, shape, keep_defaults,
-// env, withheld, and each section's collectives' measured range, per-size choices and guard
-// flag): the lines of provenance, failed, notes and each collective's results (a v1 profile's at
-// the top level; a v3 profile's at the indentation profile_to_yaml gives them under
-// `communicators`, 8 spaces) are blanked before parsing, so they cost no YAML parse (they are most of a
-// profile tune writes: its curves and NCCL's account). Line numbers stay those of the file, the whole file is
-// still checked for size, NUL and UTF-8, and a second document still fails. Only block-style sections are
-// skipped, and a text the skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole
-// parse reads (it may read one whose skipped parts are broken).
+// env, withheld, and each section's collectives' measured range, per-size choices, guard flag and
+// plugin verdict): the lines of provenance, failed, notes and each collective's results (a v1
+// profile's at the top level; a v3 profile's at the indentation profile_to_yaml gives them under
+// `communicators`, 8 spaces; in another layout they are read) are blanked before parsing, so they
+// cost no YAML parse (they are most of a profile tune writes: its curves and NCCL's account).
+// Line numbers stay those of the file, the whole file is still checked for size, NUL and UTF-8,
+// and a second document still fails. Only block-style sections are skipped, and a text the
+// skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole parse reads
+// (it may read one whose skipped parts are broken).
 enum class ProfileParts { whole, for_jobs };
 Result<Profile> parse_profile(std::string_view text, std::string_view origin,
                               ProfileParts parts = ProfileParts::whole);
