@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "base/byte_size.h"
 #include "report/profile_summary.h"
@@ -113,6 +115,28 @@ CollectiveDiff collective_diff(const std::string& name, const CollectiveProfile*
   return d;
 }
 
+// Every collective of every communicator shape: the world's by its own name, another section's
+// after the section ("rail: 2 nodes x 1 rank, all_reduce"), so that two profiles compare shape by
+// shape.
+std::map<std::string, const CollectiveProfile*> collectives_by_section(const Profile& p) {
+  std::map<std::string, const CollectiveProfile*> named;
+  for (const auto& [name, c] : p.collectives) named[name] = &c;
+  for (const CommunicatorSection& section : p.shapes)
+    for (const auto& [name, c] : section.collectives) named[describe_section(section) + ", " + name] = &c;
+  return named;
+}
+
+// The settings withheld from env on either side, by what they set: added, removed, or with another why.
+std::vector<FieldChange> withheld_changes(const Profile& a, const Profile& b) {
+  std::map<std::string, std::pair<std::string, std::string>> why;  // describe_env -> (A's, B's)
+  for (const WithheldSetting& w : a.withheld) why[describe_env(w.env)].first = w.why;
+  for (const WithheldSetting& w : b.withheld) why[describe_env(w.env)].second = w.why;
+  std::vector<FieldChange> changes;
+  for (const auto& [setting, sides] : why)
+    if (sides.first != sides.second) changes.push_back({setting, sides.first, sides.second});
+  return changes;
+}
+
 std::string size_list(const std::vector<std::uint64_t>& sizes) {
   std::string text;
   for (std::uint64_t bytes : sizes) text += (text.empty() ? "" : " ") + format_byte_size(bytes);
@@ -159,11 +183,18 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
   ProfileDiff d;
   d.shape = shape_changes(a, b);
   d.env = env_changes(a, b);
+  d.withheld = withheld_changes(a, b);
+  const std::map<std::string, const CollectiveProfile*> in_a = collectives_by_section(a),
+                                                        in_b = collectives_by_section(b);
   std::set<std::string> names;
-  for (const auto& [name, c] : a.collectives) names.insert(name);
-  for (const auto& [name, c] : b.collectives) names.insert(name);
+  for (const auto& [name, c] : in_a) names.insert(name);
+  for (const auto& [name, c] : in_b) names.insert(name);
+  const auto find = [](const std::map<std::string, const CollectiveProfile*>& in, const std::string& name) {
+    const auto it = in.find(name);
+    return it == in.end() ? nullptr : it->second;
+  };
   for (const std::string& name : names)
-    d.collectives.push_back(collective_diff(name, a.collective(name), b.collective(name)));
+    d.collectives.push_back(collective_diff(name, find(in_a, name), find(in_b, name)));
   return d;
 }
 
@@ -189,6 +220,17 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
         out += fmt::format("  + {}={}\n", c.field, c.after);
       else if (c.after.empty())
         out += fmt::format("  - {}={}\n", c.field, c.before);
+      else
+        out += fmt::format("  ~ {}: {} -> {}\n", c.field, c.before, c.after);
+    }
+  }
+  if (!d.withheld.empty()) {
+    out += "\nwithheld from env\n";
+    for (const FieldChange& c : d.withheld) {
+      if (c.before.empty())
+        out += fmt::format("  + {}: {}\n", c.field, c.after);
+      else if (c.after.empty())
+        out += fmt::format("  - {}: {}\n", c.field, c.before);
       else
         out += fmt::format("  ~ {}: {} -> {}\n", c.field, c.before, c.after);
     }

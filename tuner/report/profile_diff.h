@@ -1,5 +1,6 @@
 // `nccltune diff A B`: what changed between two profiles, e.g. of the same shape before and
-// after an NCCL upgrade: shape fields, env, per-size choices and busbw per size.
+// after an NCCL upgrade: shape fields, env and what was withheld from it, per-size choices and
+// busbw per size, for each communicator shape (profile v3) the profiles measured.
 #pragma once
 
 #include <algorithm>
@@ -45,13 +46,16 @@ struct CollectiveDiff {
 };
 
 struct ProfileDiff {
-  std::vector<FieldChange> shape;           // "nccl_version", "key", ... and "keep_defaults"
-  std::vector<FieldChange> env;             // added (before empty), removed (after empty), changed
-  std::vector<CollectiveDiff> collectives;  // by name
+  std::vector<FieldChange> shape;     // "nccl_version", "key", ... and "keep_defaults"
+  std::vector<FieldChange> env;       // added (before empty), removed (after empty), changed
+  std::vector<FieldChange> withheld;  // by setting (describe_env); before/after: its why
+  // By name: the world's collectives by theirs, another communicator shape's after its section
+  // ("rail: 2 nodes x 1 rank, all_reduce").
+  std::vector<CollectiveDiff> collectives;
 
   // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same.
   bool identical() const {
-    return shape.empty() && env.empty() &&
+    return shape.empty() && env.empty() && withheld.empty() &&
            std::all_of(collectives.begin(), collectives.end(),
                        [](const CollectiveDiff& c) { return c.identical(); });
   }

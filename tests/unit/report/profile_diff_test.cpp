@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "golden.h"
@@ -149,4 +150,38 @@ TEST(ProfileDiff, UnknownValuesAndRatiosReadNa) {
       << text;
   EXPECT_NE(text.find("speedup over the defaults: n/a -> n/a\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+}
+
+// Profile v3: each communicator shape compares with the same shape of the other profile, and the
+// settings withheld from env compare by what they set.
+TEST(ProfileDiff, EachCommunicatorShapeAndTheWithheldSettingsCompare) {
+  const Profile a = read_report_profile("collectives/2n.yaml");
+  Profile b = a;
+  CommunicatorSection rail{2, 1, CommRole::rail, {}};
+  rail.collectives["all_reduce"] = a.collectives.at("all_reduce");
+  rail.collectives["all_reduce"].per_size = {{0, 1048576, "Tree", "Simple", 0}};
+  b.shapes.push_back(rail);
+  b.withheld.push_back({{{"NCCL_BUFFSIZE", "8388608"}}, "rail (2 nodes x 1): all_reduce -20% at 1M"});
+  const ProfileDiff d = diff_profiles(a, b);
+  EXPECT_FALSE(d.identical());
+  const auto rail_diff =
+      std::find_if(d.collectives.begin(), d.collectives.end(),
+                   [](const CollectiveDiff& c) { return c.name == "rail: 2 nodes x 1 rank, all_reduce"; });
+  ASSERT_NE(rail_diff, d.collectives.end());
+  EXPECT_FALSE(rail_diff->in_a);
+  ASSERT_EQ(d.withheld.size(), 1u);
+  EXPECT_EQ(d.withheld[0].field, "NCCL_BUFFSIZE=8388608");
+  const std::string text = render_profile_diff(d, a, "a/2n.yaml", b, "b/2n.yaml");
+  EXPECT_NE(text.find("\nrail: 2 nodes x 1 rank, all_reduce: measured in B only\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  + NCCL_BUFFSIZE=8388608: rail (2 nodes x 1): all_reduce -20% at 1M\n"),
+            std::string::npos)
+      << text;
+  // The same rail on both sides with another per-size choice: its own change, under its name.
+  Profile c = b;
+  c.shapes[0].collectives["all_reduce"].per_size = {{0, 1048576, "Ring", "LL", 0}};
+  const std::string changed = render_profile_diff(diff_profiles(b, c), b, "b", c, "c");
+  EXPECT_NE(changed.find("per-size choices of rail: 2 nodes x 1 rank, all_reduce"), std::string::npos)
+      << changed;
+  EXPECT_TRUE(diff_profiles(b, b).identical());
 }
