@@ -260,17 +260,21 @@ std::string curves_section(const ReportInput& in, const std::string& op,
   return out + "</section>\n";
 }
 
-std::string speedup_section(const Profile& p, const std::string& op, const CollectiveProfile& collective) {
+// `shape`: "" for the world's collective; another communicator shape's section (profile v3) gets
+// its own id and its name in the heading.
+std::string speedup_section(const Profile& p, const std::string& op, const CollectiveProfile& collective,
+                            const CommunicatorSection* shape = nullptr) {
   const ProfileResults& r = collective.results;
   if (r.sizes.empty()) return "";
-  const std::string_view logged = nccl_log_op_name(op).value_or("");
+  // NCCL's log was read on the world communicator only.
+  const std::string_view logged = shape ? "" : nccl_log_op_name(op).value_or("");
   SpeedupBars bars;
   bars.title = "speedup of the tuned profile over NCCL's defaults, per message size";
   bars.bytes = r.sizes;
   bars.noise_floor = p.provenance.noise_floor;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) bars.ratios.push_back(speedup_at(r, i));
   // NCCL's own choice where its log showed one, under the env jobs get (without the tuner plugin).
-  const NcclObservation* nccl = jobs_observation(p.provenance.nccl_observed);
+  const NcclObservation* nccl = shape ? nullptr : jobs_observation(p.provenance.nccl_observed);
   std::string table =
       "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
       "GB/s</th>"
@@ -299,8 +303,10 @@ std::string speedup_section(const Profile& p, const std::string& op, const Colle
         choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
-  return "<section id=\"speedup" + id_suffix(p, op) + "\"><h2>Speedup per message size" +
-         html_text(of_collective(p, op)) + "</h2>\n" + render_speedup_bars(bars) +
+  const std::string id = shape ? "-" + std::string(to_string(shape->role)) + "-" + op : id_suffix(p, op);
+  const std::string of = shape ? " (" + op + ", " + describe_section(*shape) + ")" : of_collective(p, op);
+  return "<section id=\"speedup" + id + "\"><h2>Speedup per message size" + html_text(of) + "</h2>\n" +
+         render_speedup_bars(bars) +
          "<p class=\"note\">Green: faster than the defaults beyond the noise floor (grey band); red: "
          "slower.</p>\n" +
          table + "</section>\n";
@@ -376,6 +382,8 @@ std::string render_report_html(const ReportInput& in) {
     out += curves_section(in, op, collective);
     out += speedup_section(p, op, collective);
   }
+  for (const CommunicatorSection& shape : p.shapes)
+    for (const auto& [op, collective] : shape.collectives) out += speedup_section(p, op, collective, &shape);
   out += render_node_counts_section(in.node_counts, p.shape.nodes);
   out += settings_section(p);
   out += why_section(p);

@@ -258,6 +258,24 @@ TEST(ReportHtml, ASectionPerCollectiveWithItsOwnCandidates) {
   EXPECT_EQ(html.find("<h4>alltoall</h4>"), std::string::npos);        // a guard has none
 }
 
+// Profile v3: each communicator shape's collectives get their own speedup section, named by the
+// shape, without NCCL's choices (its log was read on the world).
+TEST(ReportHtml, ASpeedupSectionPerCommunicatorShape) {
+  ReportInput in;
+  in.profile = read_fixture_profile("report/collectives/2n.yaml");
+  in.profile_source = "collectives/2n.yaml";
+  CommunicatorSection rail{2, 1, CommRole::rail, {}};
+  rail.collectives["all_reduce"] = in.profile.collectives.at("all_reduce");
+  in.profile.shapes.push_back(rail);
+  const std::string html = render_report_html(in);
+  EXPECT_NE(
+      html.find("<section id=\"speedup-rail-all_reduce\"><h2>Speedup per message size (all_reduce, rail: 2 "
+                "nodes x 1 rank)</h2>"),
+      std::string::npos);
+  const std::string rail_part = html.substr(html.find("id=\"speedup-rail-all_reduce\""));
+  EXPECT_EQ(rail_part.substr(0, rail_part.find("</section>")).find("NCCL chose"), std::string::npos);
+}
+
 TEST(BestCandidates, AveragesTheLongestMeasurementsAndSkipsWhatDoesNotQualify) {
   const Profile p = small_profile();
   std::vector<JournalEntry> journal = {
@@ -341,10 +359,11 @@ TEST(ReportHtml, ShowsWhatNcclChoseNextToTheMeasuredBest) {
   in.profile.provenance.nccl_observed.defaults = defaults;
   in.profile.provenance.nccl_observed.nccl_model["all_reduce"] = {{"RING", "SIMPLE", 12.5, 400}};
   const std::string with_model = render_report_html(in);
-  EXPECT_NE(with_model.find("<dt>NCCL's model</dt><dd>NCCL&#39;s model: RING/SIMPLE 400.00 GB/s predicted at large "
-                            "sizes (its model&#39;s asymptotic busbw, latency left out); measured under the "
-                            "defaults at " +
-                            format_byte_size(largest)),
-            std::string::npos)
+  EXPECT_NE(
+      with_model.find("<dt>NCCL's model</dt><dd>NCCL&#39;s model: RING/SIMPLE 400.00 GB/s predicted at large "
+                      "sizes (its model&#39;s asymptotic busbw, latency left out); measured under the "
+                      "defaults at " +
+                      format_byte_size(largest)),
+      std::string::npos)
       << with_model;
 }
