@@ -14,24 +14,47 @@ std::string verdict_label(Verdict verdict) {
   return label;
 }
 
-}  // namespace
+std::string finding_line(const Finding& f) {
+  return fmt::format("{}  {:<17} {:<20} {}\n", verdict_label(f.verdict), f.check, f.subject, f.message);
+}
 
-std::string render_check_text(const NodeTopology& topology, const CheckReport& report) {
+std::string recommendations_text(const CheckReport& report) {
+  std::string out;
+  if (!report.recommendations.empty()) out += "\nRecommended:\n";
+  for (const auto& r : report.recommendations)
+    out += fmt::format("  export {}='{}'   # {}\n", r.name, r.value, r.reason);
+  return out;
+}
+
+// `check --verbose`: every check, as check printed them before it printed problems only.
+std::string render_every_check(const NodeTopology& topology, const CheckReport& report) {
   std::string out =
       fmt::format("{}: {} GPUs, {} NICs\n", topology.host, topology.gpus.size(), topology.nics.size());
   if (topology.gpus.empty()) out += "No NVIDIA GPU found on this node: GPU checks skipped.\n";
-  for (const auto& f : report.findings)
-    out += fmt::format("{}  {:<17} {:<20} {}\n", verdict_label(f.verdict), f.check, f.subject, f.message);
+  for (const auto& f : report.findings) out += finding_line(f);
   if (report.gdr)
     out += report.gdr->ready ? "\nGPUDirect RDMA: ready\n"
                              : fmt::format("\nGPUDirect RDMA: blocked by {} (above)\n",
                                            fmt::join(report.gdr->blocked_by, ", "));
-  if (!report.recommendations.empty()) out += "\nRecommended:\n";
-  for (const auto& r : report.recommendations)
-    out += fmt::format("  export {}='{}'   # {}\n", r.name, r.value, r.reason);
+  out += recommendations_text(report);
   for (const auto& note : topology.notes) out += "Note: " + note + "\n";
   out += fmt::format("\n{}: {} passed, {} warnings, {} failures\n", verdict_label(report.overall()),
                      report.count(Verdict::pass), report.count(Verdict::warn), report.count(Verdict::fail));
+  return out;
+}
+
+}  // namespace
+
+std::string render_check_text(const NodeTopology& topology, const CheckReport& report, CheckDetail detail) {
+  if (detail == CheckDetail::every_check) return render_every_check(topology, report);
+  // Problems only, as NHC prints them: a healthy node's log gets its verdict and exports.
+  std::string out;
+  for (const auto& f : report.findings)
+    if (f.verdict != Verdict::pass) out += finding_line(f);
+  for (const auto& note : topology.notes) out += "Note: " + note + "\n";
+  out += fmt::format("{}: {} checks, {} warnings, {} failures\n", verdict_label(report.overall()),
+                     report.findings.size(), report.count(Verdict::warn), report.count(Verdict::fail));
+  out += recommendations_text(report);
   return out;
 }
 

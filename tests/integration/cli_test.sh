@@ -13,21 +13,37 @@ done
 
 expect_exit 0 "healthy DGX-H100 check" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100"
 expect_in "$work/out" "NCCL_IB_HCA='=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'" "all eight NICs recommended"
+# Problems only, as NHC prints them: a healthy node says its verdict and exports, no PASS line.
+expect_equal "$(head -1 "$work/out")" "PASS: 34 checks, 0 warnings, 0 failures" "healthy check: the verdict first"
+expect_not_in "$work/out" "PASS  " "healthy check: no PASS line"
+expect_not_in "$work/out" "GPUDirect RDMA" "healthy check: no GDR state line"
+expect_exit 0 "healthy DGX-H100 check --verbose" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100" --verbose
+expect_equal "$(grep -c '^PASS  ' "$work/out")" 34 "check --verbose lists every check"
+expect_equal "$(tail -1 "$work/out")" "PASS: 34 passed, 0 warnings, 0 failures" "check --verbose: its verdict line as before"
 
 expect_exit 2 "degraded DGX-H100 check" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded"
 expect_in "$work/out" "FAIL  pcie_link         GPU2" "degraded link named"
 expect_in "$work/out" "NIC5 (mlx5_5)" "down port named"
 expect_in "$work/out" "DOWN" "down port state"
+expect_equal "$(sed -n '/^[A-Z]*: /q;p' "$work/out" | cut -c1-6 | tr '\n' ' ')" "FAIL   FAIL   WARN   " \
+  "degraded check: its two failures and its warning, nothing else, before the verdict"
+expect_in "$work/out" "the link trained narrower; reseat or replace" "degraded check: the fix on the FAIL line"
+expect_in "$work/out" "FAIL: 35 checks, 1 warnings, 2 failures" "degraded check: the verdict line"
+expect_not_in "$work/out" "PASS  " "degraded check: no PASS line"
+expect_exit 2 "degraded DGX-H100 check --verbose" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded" --verbose
+expect_equal "$(grep -c '^PASS  ' "$work/out")" 32 "degraded check --verbose lists the passed checks too"
 
 expect_exit 1 "idle DGX-H100 check (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-idle"
 
 expect_exit 2 "degraded check as JSON" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded" --format json
 expect_in "$work/out" '"schema": "nccltune/check/v1"' "check JSON schema"
 expect_in "$work/out" '"verdict": "FAIL"' "check JSON verdict"
+expect_equal "$(grep -c '"verdict": "PASS"' "$work/out")" 32 "check JSON lists the passed checks"
 
 # RoCE: the GID index NCCL should use, NICs that disagree on it, an MTU that caps RoCE's path MTU.
 expect_exit 1 "RoCE box check (GPUs behind the other switch warn)" -- "$nccltune" check --from "$fixtures/nodes/pcie-4gpu"
 expect_in "$work/out" "export NCCL_IB_GID_INDEX='3'" "RoCE v2 IPv4 GID index recommended"
+expect_exit 1 "RoCE box check --verbose" -- "$nccltune" check --from "$fixtures/nodes/pcie-4gpu" --verbose
 expect_in "$work/out" "PASS  roce_mtu          NIC0 (mlx5_0)        MTU 9000 on ens1f0np0: RoCE path MTU 4096" "jumbo MTU passes"
 expect_exit 1 "two RoCE NICs at MTU 1500 (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/roce-2nic-mtu1500"
 expect_in "$work/out" "WARN  roce_gid_index    node" "GID index disagreement named"
@@ -39,8 +55,9 @@ expect_not_in "$work/out" "NCCL_IB_GID_INDEX='" "no single GID index when the NI
 expect_exit 1 "no nvidia_peermem on kernel 5.4 (warnings only)" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-no-peermem"
 expect_in "$work/out" "neither nvidia_peermem nor nv_peer_mem is loaded, and dma-buf cannot be used (kernel 5.4.0-216-generic is older than 5.12" "missing peermem and old kernel named"
 expect_in "$work/out" "GPUDirect RDMA is off whatever NCCL_NET_GDR_LEVEL says and network traffic is staged through host memory" "what NCCL does without GDR"
+expect_exit 1 "no nvidia_peermem, --verbose" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-no-peermem" --verbose
 expect_in "$work/out" "GPUDirect RDMA: blocked by gdr_peer_memory" "GDR verdict"
-expect_exit 0 "healthy DGX-H100: GDR ready" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100"
+expect_exit 0 "healthy DGX-H100: GDR ready" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100" --verbose
 expect_in "$work/out" "GPUDirect RDMA: ready" "GDR ready"
 expect_exit 1 "IOMMU in DMA mode as JSON" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-iommu-dma" --format json
 expect_in "$work/out" '"blocked_by": [' "GDR blockers in JSON"
@@ -147,7 +164,7 @@ done
 expect_exit 1 "BAR1 256 MiB with RDMA NICs" -- "$nccltune" check --from "$work/bar1-256"
 expect_in "$work/out" "WARN  bar1              GPU0" "BAR1 warning per GPU"
 expect_in "$work/out" "BAR1 256 MiB, memory 81559 MiB: BAR1 is smaller than the GPU's memory, so GPUDirect RDMA cannot map all of it" "BAR1 warning explained"
-expect_exit 0 "BAR1 covering the memory" -- "$nccltune" check --from "$work/bar1-131072"
+expect_exit 0 "BAR1 covering the memory" -- "$nccltune" check --from "$work/bar1-131072" --verbose
 expect_in "$work/out" "BAR1 128 GiB, memory 81559 MiB: GPUDirect RDMA can map all of it" "BAR1 pass"
 expect_exit 0 "topo --format json with BAR1" -- "$nccltune" topo --from "$work/bar1-256" --format json
 expect_in "$work/out" '"bar1_bytes": 268435456' "BAR1 in the topology JSON"

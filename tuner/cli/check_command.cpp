@@ -1,5 +1,6 @@
 // `nccltune check`: verdicts for ops. Exit 0 all pass, 1 warnings only, 2 failures,
-// 3 when the topology or the expectation file cannot be read.
+// 3 when the topology or the expectation file cannot be read. Its text lists warnings and
+// failures only, as NHC does, then the verdict; --verbose lists every check.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@ struct CheckOptions {
   TopologyInput input;
   std::string expect;
   std::string format = "text";
+  bool verbose = false;
 };
 
 int run_check(const CheckOptions& options) {
@@ -38,7 +40,8 @@ int run_check(const CheckOptions& options) {
         << check_to_json(*topology, report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   else
-    std::cout << render_check_text(*topology, report);
+    std::cout << render_check_text(*topology, report,
+                                   options.verbose ? CheckDetail::every_check : CheckDetail::problems);
   return report.exit_code();
 }
 
@@ -55,6 +58,9 @@ void add_check_command(CLI::App& app, Command& command) {
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  sub->add_flag("--verbose", options->verbose,
+                "List every check, passed ones too, and GPUDirect RDMA's state (text lists warnings and "
+                "failures only without it; JSON always lists every check)");
   sub->callback([options, &command] { command.run = [options] { return run_check(*options); }; });
 }
 
