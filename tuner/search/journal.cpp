@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -41,6 +42,19 @@ const nlohmann::json& field(const nlohmann::json& object, const char* key) {
   const auto found = object.find(key);
   if (found == object.end()) throw LineError{std::string("missing \"") + key + "\""};
   return *found;
+}
+
+// A list of communicator names ("world", "rail", "node"), strictly.
+std::vector<std::string> comm_names(const nlohmann::json& value, const char* key) {
+  if (!value.is_array()) throw LineError{std::string("\"") + key + "\" must be a list of communicator names"};
+  std::vector<std::string> names;
+  for (const auto& name : value) {
+    if (!name.is_string() || (name.get<std::string>() != "world" && name.get<std::string>() != "rail" &&
+                              name.get<std::string>() != "node"))
+      throw LineError{std::string("\"") + key + "\" items must be communicator names (world, rail, node)"};
+    names.push_back(name.get<std::string>());
+  }
+  return names;
 }
 
 std::string string_field(const nlohmann::json& object, const char* key) {
@@ -138,6 +152,9 @@ std::string journal_key(const JournalEntry& entry) {
     for (std::size_t i = 0; i < entry.collectives.size(); ++i) key += (i ? "," : "|") + entry.collectives[i];
   for (std::size_t i = 0; i < entry.pairs.size(); ++i) key += (i ? "," : "|pairs:") + entry.pairs[i];
   if (!entry.plugin_profile.empty()) key += "|plugin-profile:" + entry.plugin_profile;
+  // The world alone keeps the key it had before trials measured split communicators.
+  if (entry.comms != std::vector<std::string>{"world"})
+    for (std::size_t i = 0; i < entry.comms.size(); ++i) key += (i ? "," : "|comms:") + entry.comms[i];
   return key;
 }
 
@@ -145,15 +162,16 @@ std::vector<std::string> journal_points(const JournalEntry& entry, std::vector<s
   std::vector<std::string> ops;
   sizes.clear();
   const std::size_t rounds = std::max<std::size_t>(1, entry.pairs.size());
-  const std::size_t points = entry.sizes.size() * entry.collectives.size() * rounds;
+  const std::size_t points = entry.sizes.size() * entry.collectives.size() * entry.comms.size() * rounds;
   if (entry.busbw.size() != points || (!entry.point_bytes.empty() && entry.point_bytes.size() != points))
     return ops;
   for (std::size_t round = 0; round < rounds; ++round)
-    for (const std::string& op : entry.collectives)
-      for (std::size_t i = 0; i < entry.sizes.size(); ++i) {
-        ops.push_back(op);
-        sizes.push_back(entry.point_bytes.empty() ? entry.sizes[i] : entry.point_bytes[ops.size() - 1]);
-      }
+    for (std::size_t comm = 0; comm < entry.comms.size(); ++comm)
+      for (const std::string& op : entry.collectives)
+        for (std::size_t i = 0; i < entry.sizes.size(); ++i) {
+          ops.push_back(op);
+          sizes.push_back(entry.point_bytes.empty() ? entry.sizes[i] : entry.point_bytes[ops.size() - 1]);
+        }
   return ops;
 }
 
@@ -191,6 +209,8 @@ std::string journal_line(const JournalEntry& entry) {
     line["plugin_served"] = entry.plugin_served;
     line["plugin_declined"] = entry.plugin_declined;
   }
+  if (entry.comms != std::vector<std::string>{"world"}) line["comms"] = entry.comms;
+  if (!entry.point_comms.empty()) line["point_comms"] = entry.point_comms;
   line["workers"] = entry.workers;
   line["communicators"] = entry.communicators;
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -261,6 +281,18 @@ Result<JournalEntry> parse_journal_line(std::string_view line) {
     if (json.contains("plugin_profile")) entry.plugin_profile = string_field(json, "plugin_profile");
     if (json.contains("plugin_served")) entry.plugin_served = flags_field(json, "plugin_served");
     if (json.contains("plugin_declined")) entry.plugin_declined = string_field(json, "plugin_declined");
+    if (json.contains("comms")) {
+      entry.comms = comm_names(field(json, "comms"), "comms");
+      if (entry.comms.empty()) throw LineError{"\"comms\" must name at least one communicator"};
+    }
+    if (json.contains("point_comms")) {
+      entry.point_comms = comm_names(field(json, "point_comms"), "point_comms");
+      for (const std::string& comm : entry.point_comms)
+        if (std::find(entry.comms.begin(), entry.comms.end(), comm) == entry.comms.end())
+          throw LineError{"\"point_comms\" names '" + comm + "', which \"comms\" does not"};
+      if (!entry.point_comms.empty() && entry.point_comms.size() != entry.busbw.size())
+        throw LineError{"\"point_comms\" must have one communicator per point"};
+    }
     return entry;
   } catch (const LineError& error) {
     return Error{error.message};

@@ -9,7 +9,9 @@
 //
 // A pair-mode trial adds "pairs":["Ring/LL",...],"pair_outcomes":["ok",...],"unavailable":[0,...];
 // a trial under the tuner plugin with a profile adds "plugin_profile":"<hash>",
-// "plugin_served":[1,0,...],"plugin_declined":"...".
+// "plugin_served":[1,0,...],"plugin_declined":"...". A trial on more communicators than the world
+// adds "comms":["world","rail","node"] (the request's) and "point_comms":["world",...,"rail",...]
+// (per point); lines without them are the world's.
 //
 // Non-finite numbers are written as null and read back as NaN.
 #pragma once
@@ -64,6 +66,11 @@ struct JournalEntry {
   // older journals, whose plugin trials are measured again.
   std::vector<int> plugin_served;
   std::string plugin_declined;
+  // The communicators the trial measured on, in order (trial.h's TrialRequest::comms; absent in
+  // older journals: the world alone), and per point the one it ran on (empty: every point's is
+  // the world).
+  std::vector<std::string> comms{"world"};
+  std::vector<std::string> point_comms;
   // Start-up cost: worker processes started, communicators created (absent in older journals: 0).
   int workers = 0, communicators = 0;
 };
@@ -71,13 +78,15 @@ struct JournalEntry {
 // What resume matches on:
 // node_type_key|nccl_version|NAME=value NAME=value (sorted)|phase|iterations|warmup|8,16,...|repeat
 // and, unless the trial measured all_reduce alone, |all_reduce,all_gather,...; in pair mode,
-// |pairs:Ring/LL,Ring/Simple,...; under the plugin with a profile, |plugin-profile:<hash>; not
+// |pairs:Ring/LL,Ring/Simple,...; under the plugin with a profile, |plugin-profile:<hash>; on
+// other communicators than the world alone, |comms:world,rail,node; not
 // the node count
 // (resumable_trials, journal_replay.h, picks the entries of one count).
 std::string journal_key(const JournalEntry& entry);
 
 // The entry's points (trial.h): their collectives, and in `sizes` their sizes (point_bytes, or
-// the grid's for each collective). None when the numbers do not cover every collective's grid.
+// the grid's for each collective). None when the numbers do not cover every collective's grid
+// on every communicator (per pair: each communicator in turn, each collective over the grid).
 std::vector<std::string> journal_points(const JournalEntry& entry, std::vector<std::uint64_t>& sizes);
 
 // One entry as one JSON line, without the newline; and back. Invalid UTF-8 in strings is replaced

@@ -32,6 +32,7 @@ JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
   e.sizes = grid_sizes(r.grid);
   e.collectives = r.collectives;
   e.repeat = r.repeat;
+  e.comms = r.comms;
   for (const NcclChoice& pair : r.pairs) e.pairs.push_back(pair.algo + "/" + pair.proto);
   if (!r.plugin_profile.empty()) e.plugin_profile = text_hash(r.plugin_profile);
   return e;
@@ -45,6 +46,7 @@ TrialMeasurement from_journal(const JournalEntry& e) {
   m.ops = journal_points(e, m.sizes);
   m.time_us = e.time_us;
   m.busbw = e.busbw;
+  m.comms = e.point_comms;
   m.duration_s = e.duration_s;
   m.pair_outcomes = e.pair_outcomes;
   m.unavailable = e.unavailable;
@@ -84,6 +86,7 @@ TrialExecutor journaled_executor(Journal& journal, JournalScope scope,
     e.point_bytes = m.sizes;
     e.time_us = m.time_us;
     e.busbw = m.busbw;
+    e.point_comms = m.comms;
     e.duration_s = m.duration_s;
     e.pair_outcomes = m.pair_outcomes;
     e.unavailable = m.unavailable;

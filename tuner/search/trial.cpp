@@ -16,6 +16,7 @@ constexpr TrialPhase kPhases[] = {TrialPhase::baseline, TrialPhase::screen,   Tr
 TrialMeasurement without_points(const TrialMeasurement& m) {
   TrialMeasurement out = m;
   out.ops.clear();
+  out.comms.clear();
   out.sizes.clear();
   out.time_us.clear();
   out.busbw.clear();
@@ -25,10 +26,11 @@ TrialMeasurement without_points(const TrialMeasurement& m) {
   return out;
 }
 
-// Appends point `i` of `m` to `out`: its collective, size, time, busbw, NCCL's choice and what
+// Appends point `i` of `m` to `out`: its collective, communicator, size, time, busbw, NCCL's choice and what
 // the plugin served (each where `m` has it).
 void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out) {
   out.ops.push_back(m.ops[i]);
+  if (i < m.comms.size()) out.comms.push_back(m.comms[i]);
   if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
   if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
   if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);

@@ -62,6 +62,10 @@ struct TrialRequest {
   // top of `env` (the confirmation of what the plugin delivers). Each rank hands it to its worker
   // in a private file (NCCLTUNE_PROFILE), so no shared filesystem is needed.
   std::string plugin_profile;
+  // The communicators each collective is measured on, in this order, in the one worker run:
+  // "world" (the group), "rail" (one rank per node, every local rank's rail at once) and "node"
+  // (the ranks of one node), the last two split from the world (collectives/worker_protocol.h).
+  std::vector<std::string> comms{"world"};
 };
 
 // A trial's numbers are points, one per (collective, size): each of the request's collectives in
@@ -70,6 +74,9 @@ struct TrialMeasurement {
   TrialOutcome outcome = TrialOutcome::ok;
   std::string reason;
   std::vector<std::string> ops;  // per point, the collective (nccl-tests name)
+  // Per point, the communicator it ran on ("world", "rail", "node"); empty: every point's is the
+  // world. busbw counts the point's communicator's ranks.
+  std::vector<std::string> comms;
   std::vector<std::uint64_t> sizes;
   std::vector<double> time_us;  // per point, the slowest rank
   std::vector<double> busbw;    // per point, GB/s with the collective's own busbw factor
@@ -89,8 +96,8 @@ struct TrialMeasurement {
   // and the plugin's reason for declining, when it gave one.
   std::vector<int> plugin_served;
   std::string plugin_declined;
-  // What the trial cost in start-up: worker processes started and communicators created (0 for
-  // a trial answered from the journal).
+  // What the trial cost in start-up: worker processes started and communicators created, the
+  // world and its splits (0 for a trial answered from the journal).
   int workers = 0, communicators = 0;
 };
 

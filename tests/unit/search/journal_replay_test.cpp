@@ -98,3 +98,61 @@ TEST(JournalReplay, APluginTrialResumesWithWhatThePluginServedOrIsMeasuredAgain)
   EXPECT_FALSE(again.cached);
   std::filesystem::remove_all(dir);
 }
+
+// A trial on split communicators resumes with each point's communicator; the same request on the
+// world alone is another trial (its key has no "|comms:").
+TEST(JournalReplay, ATrialOnSplitCommunicatorsResumesWithEachPointsCommunicator) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("nccltune-replay-comms-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const JournalScope at = scope(2, true);
+  TrialRequest request;
+  request.grid = {8, 1024, 128};
+  request.comms = {"world", "rail"};
+  int measured = 0;
+  const TrialExecutor measure = [&](const TrialRequest& r) {
+    ++measured;
+    TrialMeasurement m;
+    for (const std::string& comm : r.comms)
+      for (std::uint64_t bytes : {8, 1024}) {
+        m.ops.push_back("all_reduce");
+        m.sizes.push_back(bytes);
+        m.time_us.push_back(1);
+        m.busbw.push_back(2);
+        if (r.comms.size() > 1) m.comms.push_back(comm);
+      }
+    m.communicators = static_cast<int>(r.comms.size());
+    return m;
+  };
+  const auto never_again = [](const TrialRequest&) { return false; };
+  const auto no_warning = [](const std::string& why) { ADD_FAILURE() << why; };
+  {
+    Result<Journal> journal = Journal::open(dir / "j.jsonl");
+    ASSERT_TRUE(journal.ok()) << journal.error();
+    journaled_executor(*journal, at, {}, measure, never_again, no_warning)(request);
+  }
+  Result<std::vector<JournalEntry>> written = Journal::read(dir / "j.jsonl");
+  ASSERT_TRUE(written.ok()) << written.error();
+  ASSERT_EQ(written->size(), 1u);
+  EXPECT_EQ((*written)[0].comms, request.comms);
+  EXPECT_EQ((*written)[0].point_comms, (std::vector<std::string>{"world", "world", "rail", "rail"}));
+  EXPECT_EQ((*written)[0].communicators, 2);
+  Result<Journal> journal = Journal::open(dir / "j.jsonl");
+  ASSERT_TRUE(journal.ok()) << journal.error();
+  const auto cache = resumable_trials(*written, at);
+  const TrialMeasurement resumed =
+      journaled_executor(*journal, at, cache, measure, never_again, no_warning)(request);
+  EXPECT_EQ(measured, 1);
+  EXPECT_TRUE(resumed.cached);
+  EXPECT_EQ(resumed.comms, (std::vector<std::string>{"world", "world", "rail", "rail"}));
+  EXPECT_EQ(resumed.sizes, (std::vector<std::uint64_t>{8, 1024, 8, 1024}));
+
+  TrialRequest world = request;
+  world.comms = {"world"};
+  const TrialMeasurement alone =
+      journaled_executor(*journal, at, cache, measure, never_again, no_warning)(world);
+  EXPECT_EQ(measured, 2);
+  EXPECT_FALSE(alone.cached);
+  EXPECT_TRUE(alone.comms.empty());
+  std::filesystem::remove_all(dir);
+}

@@ -288,3 +288,49 @@ TEST(Journal, OpenRefusesWhatIsNotAJournalAndLeavesItAsItWas) {
   ASSERT_FALSE(journal.ok());
   EXPECT_EQ(journal.error(), (dir / "fifo").string() + ": is a FIFO, not a journal file");
 }
+
+// A trial on split communicators: the request's comms go into the key ("|comms:"), each point's
+// communicator is recorded ("point_comms") and read back strictly; a line without them is the
+// world's, with the key it always had.
+TEST(Journal, CommunicatorsOfATrialAndOfEachPoint) {
+  JournalEntry entry = sample_entry();
+  entry.sizes = {8, 1024};
+  entry.comms = {"world", "rail"};
+  entry.point_comms = {"world", "world", "rail", "rail"};
+  entry.time_us = {1, 2, 3, 4};
+  entry.busbw = {0.5, 1, 0.25, 2};
+  const std::string line = journal_line(entry);
+  EXPECT_NE(line.find(R"("comms":["world","rail"])"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("point_comms":["world","world","rail","rail"])"), std::string::npos) << line;
+  Result<JournalEntry> back = parse_journal_line(line);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->comms, entry.comms);
+  EXPECT_EQ(back->point_comms, entry.point_comms);
+  EXPECT_EQ(journal_line(*back), line);
+  const std::string key = journal_key(*back);
+  EXPECT_EQ(key.substr(key.size() - std::string("|comms:world,rail").size()), "|comms:world,rail");
+  std::vector<std::uint64_t> sizes;
+  EXPECT_EQ(journal_points(*back, sizes).size(), 4u);  // the grid once per communicator
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{8, 1024, 8, 1024}));
+
+  // The world alone: the key, the line and the points as before.
+  const JournalEntry world = sample_entry();
+  EXPECT_EQ(journal_key(world).find("comms"), std::string::npos);
+  EXPECT_EQ(journal_line(world).find("comms"), std::string::npos);
+  Result<JournalEntry> old = parse_journal_line(journal_line(world));
+  ASSERT_TRUE(old.ok()) << old.error();
+  EXPECT_EQ(old->comms, std::vector<std::string>{"world"});
+  EXPECT_TRUE(old->point_comms.empty());
+  EXPECT_NE(journal_key(*back), journal_key(world));
+
+  std::string unknown = line;
+  unknown.replace(unknown.find(R"("rail"])"), 6, R"("pod")");
+  EXPECT_EQ(parse_journal_line(unknown).error(),
+            "\"comms\" items must be communicator names (world, rail, node)");
+  std::string stray = line;
+  stray.replace(stray.rfind(R"("rail")"), 6, R"("node")");
+  EXPECT_EQ(parse_journal_line(stray).error(), "\"point_comms\" names 'node', which \"comms\" does not");
+  std::string short_list = line;
+  short_list.replace(short_list.find(R"("point_comms":["world",)"), 23, R"("point_comms":[)");
+  EXPECT_EQ(parse_journal_line(short_list).error(), "\"point_comms\" must have one communicator per point");
+}
