@@ -5,7 +5,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <string>
 
 #include "base/atomic_file.h"
@@ -86,10 +88,17 @@ PluginService service_since(const NcclTuneControl& control, const PluginService&
   return service;
 }
 
-// One sweep of each collective: under NCCL's own choices, or in pair mode once per pair. A pair
-// gets buffers filled afresh (run_size_sweep fills them) and its own data check, so a pair that
-// corrupts cannot spoil the next one's.
-Status run_sweeps(const SweepContext& context, const std::vector<const CollectiveSpec*>& specs,
+// One communicator to sweep on: its shape's name and this rank's context there.
+struct ShapeContext {
+  std::string comm;
+  SweepContext context;
+};
+
+// One sweep of each collective on each communicator (config.comms' order): under NCCL's own
+// choices, or in pair mode once per pair (the pair loop outermost: every pair runs on every
+// communicator). A pair gets buffers filled afresh (run_size_sweep fills them) and its own data
+// check, so a pair that corrupts cannot spoil the next one's.
+Status run_sweeps(const std::vector<ShapeContext>& shapes, const std::vector<const CollectiveSpec*>& specs,
                   const WorkerConfig& config, NcclTuneControl* control, const EventWriter& events) {
   const bool pair_mode = control && !config.pairs.empty();
   const std::size_t rounds = pair_mode ? config.pairs.size() : 1;
@@ -102,39 +111,43 @@ Status run_sweeps(const SweepContext& context, const std::vector<const Collectiv
       control->unavailable = control->forced = 0;
       control->active = forced ? 1 : 0;
     }
-    for (const CollectiveSpec* spec : specs) {
-      std::uint64_t unavailable_before = control ? control->unavailable : 0;
-      std::uint64_t forced_before = control ? control->forced : 0;
-      PluginService service_before =
-          control ? PluginService{control->served, control->declined, {}} : PluginService{};
-      auto measured = run_size_sweep(context, *spec, config.sweep, [&](const SizeMeasurement& size) {
-        WorkerEvent event;
-        event.kind = WorkerEvent::Kind::size;
-        event.op = std::string(spec->name());
-        event.size = size;
-        if (control && config.count_service) {
-          event.service = service_since(*control, service_before);
-          service_before = {control->served, control->declined, {}};
-        }
-        if (pair_mode) {
-          event.pair = static_cast<int>(p);
-          // The pair ran at this size only if every call forced it: a call NCCL's table did not
-          // offer it to, or no call at all (an NCCL that never asked the plugin), ran NCCL's own.
-          event.unavailable =
-              forced && (control->unavailable > unavailable_before || control->forced == forced_before);
-          unavailable_before = control->unavailable;
-          forced_before = control->forced;
-        }
-        events.send(event);
-      });
-      if (!measured) {
-        if (control) control->active = 0;
-        const std::string under = !pair_mode ? ""
-                                  : forced   ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto
+    for (const ShapeContext& shape : shapes)
+      for (const CollectiveSpec* spec : specs) {
+        const SweepContext& context = shape.context;
+        std::uint64_t unavailable_before = control ? control->unavailable : 0;
+        std::uint64_t forced_before = control ? control->forced : 0;
+        PluginService service_before =
+            control ? PluginService{control->served, control->declined, {}} : PluginService{};
+        auto measured = run_size_sweep(context, *spec, config.sweep, [&](const SizeMeasurement& size) {
+          WorkerEvent event;
+          event.kind = WorkerEvent::Kind::size;
+          event.op = std::string(spec->name());
+          event.size = size;
+          event.comm = shape.comm;
+          if (control && config.count_service) {
+            event.service = service_since(*control, service_before);
+            service_before = {control->served, control->declined, {}};
+          }
+          if (pair_mode) {
+            event.pair = static_cast<int>(p);
+            // The pair ran at this size only if every call forced it: a call NCCL's table did not
+            // offer it to, or no call at all (an NCCL that never asked the plugin), ran NCCL's own.
+            event.unavailable =
+                forced && (control->unavailable > unavailable_before || control->forced == forced_before);
+            unavailable_before = control->unavailable;
+            forced_before = control->forced;
+          }
+          events.send(event);
+        });
+        if (!measured) {
+          if (control) control->active = 0;
+          const std::string under = !pair_mode ? ""
+                                    : forced ? " under " + config.pairs[p].algo + "/" + config.pairs[p].proto
                                              : " under NCCL's own choice";
-        return Error{std::string(spec->name()) + under + ": " + measured.error()};
+          const std::string on = shape.comm == "world" ? "" : " on the " + shape.comm + " communicator";
+          return Error{std::string(spec->name()) + on + under + ": " + measured.error()};
+        }
       }
-    }
   }
   if (control) control->active = 0;
   return Ok{};
@@ -201,15 +214,42 @@ int run_worker(int command_fd, int event_fd) {
   if (!hex_to_bytes(init->value("id", ""), &id, sizeof id)) return events.fail("init", "malformed unique id");
   auto comm = nccl->init_rank(config->nranks, id, config->rank);
   if (!comm) return events.fail("init", comm.error());
+
+  // The shapes split from the world, once each, before any sweep: a rail (color = local rank, key
+  // = node) and a node (color = node, key = local rank). Each split is a communicator's init.
+  std::optional<NcclComm> rail, on_node;
+  int communicators = 1;
+  const auto wants = [&](const char* name) {
+    return std::find(config->comms.begin(), config->comms.end(), name) != config->comms.end();
+  };
+  for (const char* name : {"rail", "node"}) {
+    if (!wants(name)) continue;
+    const bool is_rail = std::string(name) == "rail";
+    auto made = is_rail ? nccl->split(*comm, config->device, config->node)
+                        : nccl->split(*comm, config->node, config->device);
+    if (!made)
+      return events.fail("init", std::string("splitting the ") + name + " communicator: " + made.error());
+    if (!made->has_value())
+      return events.fail("init",
+                         std::string("splitting the ") + name + " communicator: this rank is in none");
+    (is_rail ? rail : on_node).emplace(std::move(**made));
+    ++communicators;
+  }
   WorkerEvent ready;
   ready.kind = WorkerEvent::Kind::ready;
   events.send(ready);
 
-  const SweepContext sweep_context{*cuda, *nccl, *comm, *stream, config->rank, config->nranks};
-  if (Status swept = run_sweeps(sweep_context, specs, *config, control, events); !swept)
+  std::vector<ShapeContext> shapes;
+  for (const std::string& name : config->comms) {
+    const NcclComm& on = name == "rail" ? *rail : name == "node" ? *on_node : *comm;
+    const auto [rank, nranks] = comm_rank_and_size(*config, name);
+    shapes.push_back({name, SweepContext{*cuda, *nccl, on, *stream, rank, nranks}});
+  }
+  if (Status swept = run_sweeps(shapes, specs, *config, control, events); !swept)
     return events.fail("run", swept.error());
   WorkerEvent done;
   done.kind = WorkerEvent::Kind::done;
+  done.communicators = communicators;
   events.send(done);
   return 0;
 }

@@ -16,6 +16,16 @@ std::optional<T> optional_from(const json& j, const char* key) {
 
 }  // namespace
 
+bool known_comm(const std::string& name) {
+  return name == "world" || name == "rail" || name == "node";
+}
+
+std::pair<int, int> comm_rank_and_size(const WorkerConfig& c, const std::string& comm) {
+  if (comm == "rail") return {c.node, c.nodes};
+  if (comm == "node") return {c.device, c.local_ranks};
+  return {c.rank, c.nranks};
+}
+
 json worker_config_to_json(const WorkerConfig& c) {
   json pairs = json::array();
   for (const ForcedPair& p : c.pairs)
@@ -42,7 +52,11 @@ json worker_config_to_json(const WorkerConfig& c) {
           {"type", std::string(to_string(c.sweep.type))},
           {"root", c.sweep.root},
           {"in_place", c.sweep.in_place},
-          {"max_bytes_per_size", c.sweep.max_bytes_per_size}};
+          {"max_bytes_per_size", c.sweep.max_bytes_per_size},
+          {"comms", c.comms},
+          {"node", c.node},
+          {"nodes", c.nodes},
+          {"local_ranks", c.local_ranks}};
 }
 
 Result<WorkerConfig> worker_config_from_json(const json& j) {
@@ -73,6 +87,25 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
     c.count_service = j.value("count_service", false);
     if ((!c.pairs.empty() || c.count_service) && c.tuner_plugin.empty())
       return Error{"worker config: pairs or count_service without a tuner_plugin"};
+    if (j.contains("comms")) c.comms = j.at("comms").get<std::vector<std::string>>();
+    if (c.comms.empty()) return Error{"worker config: no communicator to measure on"};
+    bool split = false;
+    for (const std::string& comm : c.comms) {
+      if (!known_comm(comm))
+        return Error{"worker config: unknown communicator '" + comm + "' (known: world, rail, node)"};
+      split = split || comm != "world";
+    }
+    c.node = j.value("node", 0);
+    c.nodes = j.value("nodes", 1);
+    c.local_ranks = j.value("local_ranks", c.nranks);
+    if (split && (c.nodes < 1 || c.local_ranks < 1 || c.nodes * c.local_ranks != c.nranks || c.node < 0 ||
+                  c.node >= c.nodes || c.device < 0 || c.device >= c.local_ranks))
+      return Error{
+          "worker config: rail and node communicators need every node to hold the same number of "
+          "ranks (" +
+          std::to_string(c.nranks) + " ranks are not " + std::to_string(c.nodes) + " nodes x " +
+          std::to_string(c.local_ranks) + ", or node " + std::to_string(c.node) + " / local rank " +
+          std::to_string(c.device) + " is outside them)"};
     auto op = parse_reduction_op(j.at("op").get<std::string>());
     if (!op) return Error{op.error()};
     c.sweep.op = *op;
@@ -114,8 +147,12 @@ std::string encode_event(const WorkerEvent& e) {
         j["declined"] = e.service->declined;
         j["declined_why"] = e.service->declined_why;
       }
+      if (e.comm != "world") j["comm"] = e.comm;
       break;
-    case WorkerEvent::Kind::done: j = {{"event", "done"}}; break;
+    case WorkerEvent::Kind::done:
+      j = {{"event", "done"}};
+      if (e.communicators > 0) j["communicators"] = e.communicators;
+      break;
     case WorkerEvent::Kind::error:
       j = {{"event", "error"}, {"stage", e.stage}, {"message", e.message}};
       break;
@@ -155,8 +192,11 @@ Result<WorkerEvent> decode_event(const std::string& line) {
       if (j.contains("served"))
         e.service = PluginService{j.at("served").get<std::uint64_t>(), j.at("declined").get<std::uint64_t>(),
                                   j.at("declined_why").get<std::string>()};
+      e.comm = j.value("comm", std::string("world"));
+      if (!known_comm(e.comm)) return Error{"worker sent a size of an unknown communicator '" + e.comm + "'"};
     } else if (kind == "done") {
       e.kind = WorkerEvent::Kind::done;
+      e.communicators = j.value("communicators", 0);
     } else if (kind == "error") {
       e.kind = WorkerEvent::Kind::error;
       e.stage = j.at("stage").get<std::string>();

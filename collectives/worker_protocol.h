@@ -10,8 +10,9 @@
 //   worker -> parent
 //   {"event":"size","op":"all_reduce","bytes":..,"count":..,"oop_us":..,"ip_us":..,"oop_wrong":..,"ip_wrong":..}
 //   (pair mode: "pair":<index into the config's pairs>,"unavailable":bool on each size event;
-//    service counting: "served":n,"declined":n,"declined_why":"..." on each size event)
-//   worker -> parent  {"event":"done"}
+//    service counting: "served":n,"declined":n,"declined_why":"..." on each size event;
+//    shapes: "comm":"rail"|"node" on a size event of a split communicator, none for the world)
+//   worker -> parent  {"event":"done","communicators":n}   (n: the world and its splits)
 //   worker -> parent  {"event":"error","stage":"load|init|run","message":"..."}
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -54,7 +56,21 @@ struct WorkerConfig {
   // `tuner_plugin` served from its profile and how many it declined, and why
   // (collectives/tuner_control.h). For a trial that confirms what the plugin delivers.
   bool count_service = false;
+  // Shapes: the communicators each collective is swept on, in this order ("world", "rail",
+  // "node"). A rail is split from the world with color = local rank (`device`) and key = `node`
+  // (rank `node` of `nodes`); a node with color = `node` and key = local rank (rank `device` of
+  // `local_ranks`). Rail and node need every node to hold `local_ranks` ranks: nranks ==
+  // nodes * local_ranks. Each split is made once, after the world's init, before any sweep.
+  std::vector<std::string> comms{"world"};
+  int node = 0;         // this rank's node index among the job's nodes
+  int nodes = 1;        // the job's nodes
+  int local_ranks = 1;  // ranks on each node
 };
+
+// The communicator shapes a worker knows: "world", "rail", "node".
+bool known_comm(const std::string& name);
+// Rank and size of this rank's communicator `comm` under `config`'s layout.
+std::pair<int, int> comm_rank_and_size(const WorkerConfig& config, const std::string& comm);
 
 // What the tuner plugin did with the calls of one size (service counting).
 struct PluginService {
@@ -85,6 +101,9 @@ struct WorkerEvent {
   bool unavailable = false;              // pair mode: the pair did not run at this size (NCCL's table did not
                                          // offer it, or NCCL never asked the plugin)
   std::optional<PluginService> service;  // service counting
+  std::string comm = "world";            // the communicator it ran on
+  // done: communicators the worker made (the world and its splits; 0 from an older worker)
+  int communicators = 0;
   // error
   std::string stage;
   std::string message;

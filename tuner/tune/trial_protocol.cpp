@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -39,7 +40,8 @@ json request_to_json(const TrialRequest& r) {
           {"repeat", r.repeat},
           {"collectives", r.collectives},
           {"pairs", pairs_to_json(r.pairs)},
-          {"plugin_profile", r.plugin_profile}};
+          {"plugin_profile", r.plugin_profile},
+          {"comms", r.comms}};
 }
 
 TrialRequest request_from_json(const json& j) {
@@ -54,6 +56,7 @@ TrialRequest request_from_json(const json& j) {
   for (const auto& pair : j.at("pairs"))
     r.pairs.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
   r.plugin_profile = j.at("plugin_profile").get<std::string>();
+  if (j.contains("comms")) r.comms = j.at("comms").get<std::vector<std::string>>();
   return r;
 }
 
@@ -117,10 +120,24 @@ std::vector<TrialOutcome> pair_outcomes(const TrialResult& result, std::size_t p
   return outcomes;
 }
 
+bool only_world(const std::vector<std::string>& comms) {
+  return std::all_of(comms.begin(), comms.end(), [](const std::string& c) { return c == "world"; });
+}
+
 // Runs one trial on this rank of `on`'s group (every rank of it calls it with the same request).
-TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec spec,
-                         const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
+// The group is the job's first `count` nodes, whole (tune_job.cpp), so this rank's node and
+// local rank in `layout` are its node and local rank there: the rail and node splits' layout.
+TrialMeasurement measure(const CountGroup& on, const NodeLayout& layout, int count, const TrialRunner& run,
+                         TrialSpec spec, const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
   RankGroup& group = *on.group;
+  spec.config.comms = request.comms;
+  spec.config.node = layout.node;
+  spec.config.nodes = count;
+  spec.config.local_ranks = layout.local_size;
+  const bool split = !only_world(request.comms);
+  // Rail and node communicators need nodes of one size (every rank calls min and max, or none).
+  const bool uneven = split && (group.min(layout.local_size) != group.max(layout.local_size) ||
+                                count * layout.local_size != group.size());
   spec.env = request.env;
   spec.env.emplace(kProfileOffVariable, "1");  // a trial measures its own settings, never a served profile
   spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
@@ -135,7 +152,11 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
   // Every rank of the group runs the trial or none does (a rank that could not write its file).
   const bool unwritten = !request.plugin_profile.empty() && group.max(profile.error.empty() ? 0 : 1) > 0;
   const TrialResult result =
-      unwritten   ? failed_to_start(profile.error.empty() ? "another rank could not write its profile file"
+      uneven ? failed_to_start(
+                   "rail and node communicators need every node to hold the same number of ranks "
+                   "(this group's " +
+                   std::to_string(group.size()) + " ranks on " + std::to_string(count) + " nodes do not)")
+      : unwritten ? failed_to_start(profile.error.empty() ? "another rank could not write its profile file"
                                                           : profile.error)
       : nccl_logs ? run_with_nccl_log(group, on.logs, run, spec, *nccl_logs)
                   : run(group, spec);
@@ -144,7 +165,11 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
   m.outcome = result.outcome;
   m.reason = result.reason;
   m.workers = group.size();
-  m.communicators = 1;
+  m.communicators =
+      result.outcome == TrialOutcome::ok
+          ? result.communicators
+          : 1 + static_cast<int>(std::count_if(request.comms.begin(), request.comms.end(),
+                                               [](const std::string& c) { return c != "world"; }));
   m.unavailable = result.unavailable;
   m.plugin_served = result.served;
   m.plugin_declined = result.declined_why;
@@ -155,7 +180,10 @@ TrialMeasurement measure(const CountGroup& on, const TrialRunner& run, TrialSpec
     m.ops.push_back(result.ops[i]);
     m.sizes.push_back(size.bytes);
     m.time_us.push_back(size.out_of_place_us);
-    m.busbw.push_back(bus_bandwidth_gbps(result.ops[i], group.size(), size.bytes, size.out_of_place_us));
+    const std::string comm = i < result.comms.size() ? result.comms[i] : "world";
+    const int nranks = comm == "rail" ? count : comm == "node" ? layout.local_size : group.size();
+    if (split) m.comms.push_back(comm);
+    m.busbw.push_back(bus_bandwidth_gbps(result.ops[i], nranks, size.bytes, size.out_of_place_us));
   }
   return m;
 }
@@ -206,7 +234,7 @@ TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, i
                             .dump(),
                         0);
   const CountGroup& on = groups.at(count);
-  return measure(on, ranks.run, on.spec, request, nccl_logs);
+  return measure(on, ranks.layout, count, ranks.run, on.spec, request, nccl_logs);
 }
 
 int follow(const TuneRanks& ranks, const CountGroups& groups) {
@@ -216,7 +244,8 @@ int follow(const TuneRanks& ranks, const CountGroups& groups) {
     const auto on = groups.find(message.value("count", 0));
     if (on == groups.end() || !on->second.group) continue;  // a trial of a count this rank is not in
     std::vector<NcclInfoLog> nccl_logs;
-    measure(on->second, ranks.run, on->second.spec, request_from_json(message.at("request")),
+    measure(on->second, ranks.layout, on->first, ranks.run, on->second.spec,
+            request_from_json(message.at("request")),
             message.value("nccl_log", false) ? &nccl_logs : nullptr);
   }
 }

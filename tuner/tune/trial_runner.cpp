@@ -38,6 +38,8 @@ struct RankRun {
   std::string reason;
   std::vector<SizeMeasurement> sizes;
   std::vector<std::string> ops;
+  std::vector<std::string> comms;
+  int communicators = 1;
   std::vector<int> pairs, unavailable;  // pair mode only
   std::vector<int> served;              // service counting only
   std::string declined_why;             // the first size's that has one
@@ -148,6 +150,7 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
     if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::size) {
       run.sizes.push_back(next.event.size);
       run.ops.push_back(next.event.op);
+      run.comms.push_back(next.event.comm);
       if (next.event.pair >= 0) {
         run.pairs.push_back(next.event.pair);
         run.unavailable.push_back(next.event.unavailable ? 1 : 0);
@@ -158,7 +161,10 @@ RankRun run_rank(RankGroup& group, const TrialSpec& spec) {
       }
       continue;
     }
-    if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) break;
+    if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == WorkerEvent::Kind::done) {
+      run.communicators = std::max(1, next.event.communicators);
+      break;
+    }
     if (next.kind == WorkerProcess::Next::Kind::timeout) {
       run.fail(local_timeout, "a size took longer than " + std::to_string(spec.size_timeout.count()) +
                                   " ms (after " + std::to_string(run.sizes.size()) + " sizes)");
@@ -228,6 +234,8 @@ TrialResult run_trial(RankGroup& group, const TrialSpec& spec) {
   int64_t total_wrong = 0;
   result.sizes = run.sizes;
   result.ops = run.ops;
+  result.comms = run.comms;
+  result.communicators = run.communicators;
   const bool pair_mode = !spec.config.pairs.empty();
   if (pair_mode) {
     if (run.pairs.size() != run.sizes.size()) {

@@ -44,6 +44,11 @@ struct TrialResult {
   // The config's collectives one after another, each over its sizes; ops[i] names sizes[i]'s.
   std::vector<SizeMeasurement> sizes;
   std::vector<std::string> ops;
+  // Per size, the communicator it ran on ("world", "rail", "node": config.comms), every rank's
+  // time of it combined as the others' (the slowest rank: every rail runs at once, so the
+  // slowest rail counts). `communicators`: how many the worker made (the world and its splits).
+  std::vector<std::string> comms;
+  int communicators = 1;
   // Pair mode (config.pairs): per size, the index of its pair, and whether NCCL did not offer
   // that pair there on some rank. Wrong elements then fail only their pair (the caller's
   // reading), not the trial. Empty otherwise.

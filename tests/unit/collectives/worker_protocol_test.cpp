@@ -322,3 +322,68 @@ TEST(WorkerProtocol, MalformedHexIsRejected) {
   EXPECT_FALSE(hex_to_bytes("0011 233", out, 4));
   EXPECT_FALSE(hex_to_bytes("-0112233", out, 4));
 }
+
+// Shapes: the communicators to sweep on and the layout their splits need travel in the config;
+// a size event names its communicator unless it is the world; done says how many were made.
+TEST(WorkerProtocol, CommsConfigAndEvents) {
+  WorkerConfig c = sample_config();  // 16 ranks
+  c.comms = {"world", "rail", "node"};
+  c.node = 1;
+  c.nodes = 2;
+  c.local_ranks = 8;
+  Result<WorkerConfig> back = worker_config_from_json(json::parse(worker_config_to_json(c).dump()));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->comms, (std::vector<std::string>{"world", "rail", "node"}));
+  EXPECT_EQ(back->node, 1);
+  EXPECT_EQ(back->nodes, 2);
+  EXPECT_EQ(back->local_ranks, 8);
+  EXPECT_EQ(comm_rank_and_size(*back, "world"), (std::pair<int, int>{3, 16}));
+  EXPECT_EQ(comm_rank_and_size(*back, "rail"), (std::pair<int, int>{1, 2}));
+  EXPECT_EQ(comm_rank_and_size(*back, "node"), (std::pair<int, int>{7, 8}));
+
+  // A start command without them (an older parent): the world alone.
+  json old = worker_config_to_json(sample_config());
+  for (const char* key : {"comms", "node", "nodes", "local_ranks"}) old.erase(key);
+  Result<WorkerConfig> world = worker_config_from_json(old);
+  ASSERT_TRUE(world.ok()) << world.error();
+  EXPECT_EQ(world->comms, std::vector<std::string>{"world"});
+
+  json unknown = worker_config_to_json(c);
+  unknown["comms"] = {"world", "pod"};
+  Result<WorkerConfig> refused = worker_config_from_json(unknown);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("'pod'"), std::string::npos) << refused.error();
+  json none = worker_config_to_json(c);
+  none["comms"] = json::array();
+  EXPECT_FALSE(worker_config_from_json(none).ok());
+  // Nodes of different sizes cannot split into rails: 16 ranks are not 3 nodes x 8.
+  json uneven = worker_config_to_json(c);
+  uneven["nodes"] = 3;
+  Result<WorkerConfig> layout = worker_config_from_json(uneven);
+  ASSERT_FALSE(layout.ok());
+  EXPECT_NE(layout.error().find("same number of ranks"), std::string::npos) << layout.error();
+  // ... which the world alone does not need.
+  uneven["comms"] = {"world"};
+  EXPECT_TRUE(worker_config_from_json(uneven).ok());
+
+  WorkerEvent size;
+  size.kind = WorkerEvent::Kind::size;
+  size.op = "all_reduce";
+  size.size.bytes = size.size.count = 1024;
+  EXPECT_EQ(encode_event(size).find("comm"), std::string::npos) << "the world's events stay as they were";
+  EXPECT_EQ(round_trip(size).comm, "world");
+  size.comm = "rail";
+  EXPECT_NE(encode_event(size).find(R"("comm":"rail")"), std::string::npos) << encode_event(size);
+  EXPECT_EQ(round_trip(size).comm, "rail");
+  size.comm = "node";
+  EXPECT_EQ(round_trip(size).comm, "node");
+  EXPECT_FALSE(
+      decode_event(R"({"event":"size","op":"all_reduce","bytes":8,"count":2,"oop_us":1,"comm":"pod"})").ok());
+
+  WorkerEvent done;
+  done.kind = WorkerEvent::Kind::done;
+  done.communicators = 3;
+  EXPECT_EQ(encode_event(done), R"({"communicators":3,"event":"done"})");
+  EXPECT_EQ(round_trip(done).communicators, 3);
+  EXPECT_EQ(decode_event(R"({"event":"done"})")->communicators, 0);
+}

@@ -24,6 +24,9 @@
 #include "collectives/worker_process.h"
 #include "test_files.h"
 #include "tune/rank_group.h"
+#include "tune/trial_protocol.h"
+
+extern char** environ;
 
 using namespace nccltune;
 using namespace std::chrono_literals;
@@ -412,4 +415,228 @@ TEST(TrialRunner, ConsecutiveTrialsLeaveNothingBehind) {
     EXPECT_EQ(run.result.outcome, i == 1 ? TrialOutcome::crash : TrialOutcome::ok) << run.result.reason;
     EXPECT_TRUE(no_child_left()) << "after trial " << i;
   }
+}
+
+// ---- shapes: world, rail and node communicators in one worker ----
+
+namespace {
+
+// One size event of one rank, by communicator.
+struct ShapePoint {
+  std::string comm, op;
+  SizeMeasurement size;
+};
+struct ShapeRun {
+  std::string error;                           // empty: every worker finished
+  std::vector<std::vector<ShapePoint>> ranks;  // per rank, its size events in order
+  std::vector<int> communicators;              // per rank, from its done event
+};
+
+// Four real `nccltune worker` processes as 2 emulated nodes x 2 ranks, driven from this process as
+// their parents would (no MPI: the protocol's broadcast of the unique id is a loop here), each
+// sweeping all_reduce and all_gather on `comms`.
+ShapeRun run_shapes(const std::string& model_path, const std::vector<std::string>& comms) {
+  ShapeRun out;
+  const std::map<std::string, std::string> env = {{"NCCLTUNE_FAKE_MODEL", model_path},
+                                                  {"NCCLTUNE_FAKE_TIMEOUT_S", "20"},
+                                                  {"NCCLTUNE_EMULATE_NODES", "2"}};
+  std::vector<WorkerProcess> workers;
+  for (int rank = 0; rank < 4; ++rank) {
+    TrialSpec spec = solo_spec("exact.yaml");
+    WorkerConfig& c = spec.config;
+    c.rank = rank;
+    c.nranks = 4;
+    c.device = rank % 2;
+    c.node = rank / 2;
+    c.nodes = 2;
+    c.local_ranks = 2;
+    c.comms = comms;
+    c.collectives = {"all_reduce", "all_gather"};
+    c.sweep.min_bytes = 1024;
+    c.sweep.max_bytes = 1 << 20;
+    c.sweep.step_factor = 32;
+    c.sweep.in_place = false;
+    auto worker = WorkerProcess::spawn(spec.worker_command, worker_environment(environ, env));
+    if (!worker) return {"spawn: " + worker.error(), {}, {}};
+    workers.push_back(std::move(*worker));
+    if (auto sent = workers.back().send(worker_config_to_json(c)); !sent) return {sent.error(), {}, {}};
+  }
+  const auto expect_event = [&](int rank, WorkerEvent::Kind kind) -> std::optional<WorkerEvent> {
+    auto next = workers[static_cast<std::size_t>(rank)].next_event(20s);
+    if (next.kind == WorkerProcess::Next::Kind::event && next.event.kind == kind) return next.event;
+    out.error =
+        "rank " + std::to_string(rank) + ": " +
+        (next.kind == WorkerProcess::Next::Kind::event ? next.event.message : "no event " + next.error);
+    return std::nullopt;
+  };
+  for (int rank = 0; rank < 4; ++rank)
+    if (!expect_event(rank, WorkerEvent::Kind::loaded)) return out;
+  const auto id = expect_event(0, WorkerEvent::Kind::unique_id);
+  if (!id) return out;
+  for (WorkerProcess& worker : workers)
+    if (auto sent = worker.send({{"cmd", "init"}, {"id", id->id_hex}}); !sent) return {sent.error(), {}, {}};
+  for (int rank = 0; rank < 4; ++rank)
+    if (!expect_event(rank, WorkerEvent::Kind::ready)) return out;
+  out.ranks.resize(4);
+  for (int rank = 0; rank < 4; ++rank) {
+    while (true) {
+      auto next = workers[static_cast<std::size_t>(rank)].next_event(20s);
+      if (next.kind != WorkerProcess::Next::Kind::event || next.event.kind == WorkerEvent::Kind::error) {
+        out.error = "rank " + std::to_string(rank) + ": " + next.event.message + next.error;
+        return out;
+      }
+      if (next.event.kind == WorkerEvent::Kind::done) {
+        out.communicators.push_back(next.event.communicators);
+        break;
+      }
+      out.ranks[static_cast<std::size_t>(rank)].push_back({next.event.comm, next.event.op, next.event.size});
+    }
+  }
+  for (WorkerProcess& worker : workers) worker.finish(1s);
+  return out;
+}
+
+}  // namespace
+
+// The rails (color = local rank, key = node) are communicators of 2 ranks on 2 nodes, the nodes
+// (color = node, key = local rank) of 2 ranks on 1 node: all_gather's count per rank says each
+// has 2 ranks, data is right on each, and each split counts as a communicator.
+TEST(TrialRunner, OneWorkerMeasuresWorldRailAndNodeCommunicators) {
+  const ShapeRun run = run_shapes(fixture("models/exact.yaml").string(), {"world", "rail", "node"});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  EXPECT_EQ(run.communicators, (std::vector<int>{3, 3, 3, 3}));
+  const std::vector<std::size_t> sizes = {1024, 32768, 1 << 20};
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    const std::vector<ShapePoint>& points = run.ranks[rank];
+    ASSERT_EQ(points.size(), 3u * 2u * sizes.size());
+    std::size_t i = 0;
+    for (const char* comm : {"world", "rail", "node"}) {
+      const std::size_t nranks = std::string(comm) == "world" ? 4 : 2;
+      for (const char* op : {"all_reduce", "all_gather"})
+        for (std::size_t bytes : sizes) {
+          const ShapePoint& p = points[i++];
+          EXPECT_EQ(p.comm, comm);
+          EXPECT_EQ(p.op, op);
+          EXPECT_EQ(p.size.bytes, bytes);
+          EXPECT_EQ(p.size.count, std::string(op) == "all_gather" ? bytes / 4 / nranks : bytes / 4) << comm;
+          EXPECT_EQ(p.size.out_of_place_wrong, std::optional<int64_t>(0))
+              << comm << " " << op << " " << bytes;
+        }
+    }
+  }
+  EXPECT_TRUE(no_child_left());
+}
+
+// A model entry for 2 nodes x 1 rank per node (Ring/Simple everywhere) applies to the rails only:
+// their small sizes get slower, the
+// world (2 x 2) and the nodes (1 x 2) measure as without it.
+TEST(TrialRunner, AModelEntryForOneRankPerNodeSlowsOnlyTheRails) {
+  const TempDir dir("nccltune-shapes");
+  const std::string slow = (dir.path() / "rails-slow.yaml").string();
+  std::ifstream in(fixture("models/exact.yaml"));
+  std::stringstream text;
+  text << in.rdbuf()
+       << "nodes: [{min_nodes: 2, ranks_per_node: 1, default: [{algo: Ring, proto: Simple}]}]\n";
+  write_file(slow, text.str());
+  const ShapeRun base = run_shapes(fixture("models/exact.yaml").string(), {"world", "rail", "node"});
+  const ShapeRun slowed = run_shapes(slow, {"world", "rail", "node"});
+  ASSERT_TRUE(base.error.empty()) << base.error;
+  ASSERT_TRUE(slowed.error.empty()) << slowed.error;
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    ASSERT_EQ(base.ranks[rank].size(), slowed.ranks[rank].size());
+    for (std::size_t i = 0; i < base.ranks[rank].size(); ++i) {
+      const ShapePoint &a = base.ranks[rank][i], &b = slowed.ranks[rank][i];
+      SCOPED_TRACE("rank " + std::to_string(rank) + " " + a.comm + " " + a.op + " " +
+                   std::to_string(a.size.bytes));
+      // Ring/Simple (28 us) instead of Tree/LL (7 us) up to 64 KiB; beyond, the other defaults
+      // are close, so only the small sizes say it.
+      if (a.comm == "rail" && a.size.bytes <= 65536) {
+        EXPECT_GT(b.size.out_of_place_us, 1.5 * a.size.out_of_place_us);
+      } else if (a.comm != "rail") {
+        EXPECT_NEAR(b.size.out_of_place_us, a.size.out_of_place_us, 1e-3 * a.size.out_of_place_us);
+      }
+      EXPECT_EQ(b.size.out_of_place_wrong, std::optional<int64_t>(0));
+    }
+  }
+  EXPECT_TRUE(no_child_left());
+}
+
+// The world alone: no split, one communicator, events without a "comm" (the world's).
+TEST(TrialRunner, TheWorldAloneMakesOneCommunicator) {
+  const ShapeRun run = run_shapes(fixture("models/exact.yaml").string(), {"world"});
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  EXPECT_EQ(run.communicators, (std::vector<int>{1, 1, 1, 1}));
+  for (const auto& points : run.ranks) {
+    ASSERT_EQ(points.size(), 6u);
+    for (const ShapePoint& p : points) EXPECT_EQ(p.comm, "world");
+  }
+}
+
+// run_trial carries each size's communicator and the worker's count of communicators.
+TEST(TrialRunner, ResultNamesEachSizesCommunicator) {
+  TrialSpec spec = solo_spec("exact.yaml");
+  spec.config.comms = {"world", "node", "rail"};  // one rank: 1 node x 1 rank
+  spec.config.nodes = 1;
+  spec.config.local_ranks = 1;
+  spec.config.sweep.min_bytes = 1024;
+  spec.config.sweep.max_bytes = 2048;
+  const Timed run = run_solo(spec);
+  ASSERT_EQ(run.result.outcome, TrialOutcome::ok) << run.result.reason;
+  EXPECT_EQ(run.result.comms, (std::vector<std::string>{"world", "world", "node", "node", "rail", "rail"}));
+  EXPECT_EQ(run.result.communicators, 3);
+  EXPECT_TRUE(no_child_left());
+}
+
+// tune's side: a request's comms reach the worker config with this rank's layout (node, node
+// count of the trial, ranks per node), and each point keeps its communicator; a group whose nodes
+// cannot split evenly is refused before any worker starts.
+TEST(TrialProtocol, ARequestsCommsReachTheWorkerWithTheLayout) {
+  SoloGroup group;
+  NodeLayout layout;  // one node, one rank
+  std::vector<WorkerConfig> seen;
+  const TrialRunner runner = [&](RankGroup&, const TrialSpec& spec) {
+    seen.push_back(spec.config);
+    TrialResult r;
+    for (const std::string& comm : spec.config.comms) {
+      r.sizes.push_back({});
+      r.sizes.back().bytes = 1024;
+      r.sizes.back().out_of_place_us = 2;
+      r.ops.push_back("all_reduce");
+      r.comms.push_back(comm);
+    }
+    r.communicators = static_cast<int>(spec.config.comms.size());
+    return r;
+  };
+  const TuneRanks ranks{group, layout, runner};
+  CountGroups groups;
+  groups[1].group = group.split(0);
+  TrialRequest request;
+  request.comms = {"world", "rail", "node"};
+  const TrialMeasurement m = lead_trial(ranks, groups, 1, request, nullptr);
+  ASSERT_EQ(m.outcome, TrialOutcome::ok) << m.reason;
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].comms, request.comms);
+  EXPECT_EQ(seen[0].node, 0);
+  EXPECT_EQ(seen[0].nodes, 1);
+  EXPECT_EQ(seen[0].local_ranks, 1);
+  EXPECT_EQ(m.comms, request.comms);
+  EXPECT_EQ(m.communicators, 3);
+  EXPECT_EQ(m.busbw.size(), 3u);
+
+  // The world alone: points without comms, one communicator.
+  request.comms = {"world"};
+  const TrialMeasurement world = lead_trial(ranks, groups, 1, request, nullptr);
+  EXPECT_TRUE(world.comms.empty());
+  EXPECT_EQ(world.communicators, 1);
+
+  // Two ranks per node in a group of one rank: not whole nodes of one size.
+  NodeLayout uneven;
+  uneven.local_size = 2;
+  const TuneRanks uneven_ranks{group, uneven, runner};
+  request.comms = {"world", "rail"};
+  const TrialMeasurement refused = lead_trial(uneven_ranks, groups, 1, request, nullptr);
+  EXPECT_EQ(refused.outcome, TrialOutcome::init_error);
+  EXPECT_NE(refused.reason.find("same number of ranks"), std::string::npos) << refused.reason;
+  EXPECT_EQ(seen.size(), 2u);  // no third run
 }
