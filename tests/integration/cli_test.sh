@@ -122,7 +122,7 @@ expect_exit 1 "an asymmetric nvidia-smi matrix" -- "$nccltune" topo --from "nvid
 expect_one_line "$work/err" "asymmetric matrix"
 expect_in "$work/err" "asym.txt:" "parse error names the file"
 
-expect_exit 1 "a missing snapshot" -- "$nccltune" topo --from "$work/nothing-here"
+expect_exit 3 "a missing snapshot (a usage error)" -- "$nccltune" topo --from "$work/nothing-here"
 expect_one_line "$work/err" "missing snapshot"
 expect_exit 1 "hwloc: with a truncated XML" -- bash -c "head -c 300 '$fixtures/nodes/dgx-h100/hwloc.xml' >'$work/cut.xml'; '$nccltune' topo --from 'hwloc:$work/cut.xml'"
 expect_in "$work/err" "cut.xml" "truncated XML named"

@@ -3,8 +3,9 @@
 //     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P] [--nccl-log]
 // nccl-tests' other flags are taken where the worker does what they ask; the rest stop bench with
 // one line saying why (kUnsupportedFlags), unless given nccl-tests' default.
-// Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 on a
-// usage error or a threshold that cannot be judged (peak unknown).
+// Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 when a
+// threshold cannot be judged (peak unknown); 3 on a usage error, or a CUDA driver or NCCL library
+// that cannot be loaded (found before any table line, by every rank).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "base/printable_text.h"
 #include "cli/bench_peak_input.h"
 #include "cli/commands.h"
+#include "cli/topology_input.h"
 #include "collectives/bench_json.h"
 #include "collectives/bench_peak.h"
 #include "collectives/bench_table.h"
@@ -71,7 +73,8 @@ constexpr UnsupportedFlag kUnsupportedFlags[] = {
     {"-m,--agg_iters", "1", "the worker times one collective per iteration, never several in one group"},
     {"-N,--run_cycles", "1", "run bench again instead"},
     {"-p,--parallel_init", "0", "every rank is a process of its own and initialises NCCL on its own already"},
-    {"-z,--blocking", "0", "the worker launches a size's iterations back to back and waits once, as -z 0 does"},
+    {"-z,--blocking", "0",
+     "the worker launches a size's iterations back to back and waits once, as -z 0 does"},
     {"-y,--stream_null", "0", "the worker launches on a stream of its own"},
     {"-T,--timeout", "0", "use --size-timeout SECONDS and --init-timeout SECONDS instead"},
     {"-G,--cudagraph", "0", "the worker does not capture CUDA graphs"},
@@ -231,18 +234,57 @@ std::string nccl_log_summary(const std::vector<std::string>& rank_logs, const Be
          render_nccl_log_text(log, explain_nccl_log(log, node ? &*node : nullptr));
 }
 
+// Why this rank cannot load the CUDA driver or NCCL, as one line naming where the library came
+// from (the flag, the variable or the default); "" when both load.
+std::string library_problem(const BenchOptions& o) {
+  const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
+  const LibraryVersions versions = read_library_versions(libraries);
+  const auto named = [](const std::string& flag, const char* variable, const std::string& path) {
+    if (!flag.empty()) return flag;
+    if (const char* value = std::getenv(variable); value && *value) return std::string("$") + variable;
+    return path + " (the default)";
+  };
+  const auto note = [&](std::string_view start) {
+    for (const std::string& line : versions.notes)
+      if (line.rfind(start, 0) == 0) return line.substr(std::min(line.size(), start.size() + 2));
+    return std::string(start) + ": cannot be loaded";
+  };
+  if (versions.nccl_file.path.empty())
+    return named(o.nccl_lib.empty() ? "" : "--nccl-lib", "NCCLTUNE_NCCL_LIB", libraries.nccl_lib) + ": " +
+           note("NCCL version unknown");
+  if (versions.cuda_file.path.empty())
+    return named(o.cuda_lib.empty() ? "" : "--cuda-lib", "NCCLTUNE_CUDA_LIB", libraries.cuda_lib) + ": " +
+           note("CUDA driver version unknown");
+  return "";
+}
+
 int run_bench(BenchOptions options, int* argc, char*** argv) {
-  if (!check_launcher("nccltune bench")) return 2;
+  if (!check_launcher("nccltune bench")) return kInputError;
   auto session = MpiSession::start(argc, argv);
   if (!session) {
     print_error_line("nccltune bench", session.error());
-    return 1;
+    return kInputError;
   }
   MpiSession& mpi = **session;
   auto spec = trial_spec(options, mpi);
+  if (spec && !options.from.empty())  // "" is this machine; a named node that is not there is a typo
+    if (std::string problem = unreadable_source(options.from); !problem.empty()) spec = Error{problem};
   if (!spec) {
     if (mpi.rank() == 0) print_error_line("nccltune bench", spec.error());
-    return 2;
+    return kInputError;
+  }
+  // A broken install is not a slow node: every rank loads both libraries before any worker starts
+  // or any table line is printed, and all of them stop when one cannot (rank 0 says which).
+  const std::string problem = library_problem(options);
+  if (mpi.max(problem.empty() ? 0 : 1) != 0) {
+    const std::vector<std::string> problems = mpi.gather(
+        problem.empty() || mpi.size() == 1 ? problem : "rank " + std::to_string(mpi.rank()) + ": " + problem);
+    if (mpi.rank() == 0) {
+      const auto first =
+          std::find_if(problems.begin(), problems.end(), [](const auto& p) { return !p.empty(); });
+      print_error_line("nccltune bench", first == problems.end() ? problem : *first);
+    }
+    return kInputError;
   }
   // The trial runs with the capture's variables; the table and the JSON keep the user's.
   TrialSpec measured = *spec;
@@ -368,9 +410,8 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
       ->type_name("FILE");
   for (const UnsupportedFlag& flag : kUnsupportedFlags) {
     sub->add_option_function<std::string>(
-           flag.names, [options, names = std::string(flag.names)](const std::string& value) {
-             options->unsupported.emplace_back(names, value);
-           })
+           flag.names, [options, names = std::string(flag.names)](
+                           const std::string& value) { options->unsupported.emplace_back(names, value); })
         ->group("");  // nccl-tests' flags bench refuses: hidden from --help, named in the README
   }
   sub->add_option("--cuda-lib", options->cuda_lib,

@@ -27,12 +27,12 @@ int run_check(const CheckOptions& options) {
   if (!options.expect.empty()) {
     auto loaded = read_expectation(options.expect);
     if (!loaded) {
-      print_error_line("nccltune", loaded.error());
+      print_error_line("nccltune check", "--expect " + loaded.error());
       return kInputError;
     }
     expectation = *loaded;
   }
-  auto topology = options.input.read();
+  auto topology = options.input.read("nccltune check");
   if (!topology) return kInputError;
   const CheckReport report = check_node(*topology, expectation);
   if (options.format == "json")

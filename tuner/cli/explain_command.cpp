@@ -56,7 +56,7 @@ int run_explain(const ExplainOptions& options) {
   }
   std::optional<NodeTopology> node;
   if (!options.input.from.empty()) {
-    node = options.input.read();
+    node = options.input.read("nccltune explain");
     if (!node) return kInputError;
   }
   const NcclInfoLog log = reader.result();

@@ -32,7 +32,8 @@ struct FleetFlags {
 // expectation file (`check --expect`'s, same names), else the defaults.
 std::string apply_flags(FleetFlags& flags) {
   FleetOptions& o = flags.options;
-  if (find_collective(o.collective) == nullptr) return "--collective: unknown collective '" + o.collective + "'";
+  if (find_collective(o.collective) == nullptr)
+    return "--collective: unknown collective '" + o.collective + "'";
   auto bytes = parse_byte_size(flags.bytes);
   if (!bytes || *bytes == 0) return "--bytes " + (bytes ? std::string("must be positive") : bytes.error());
   auto small = parse_byte_size(flags.small_bytes);
@@ -45,7 +46,7 @@ std::string apply_flags(FleetFlags& flags) {
   o.budget = *budget;
   if (!flags.expect.empty()) {
     auto expectation = read_expectation(flags.expect);
-    if (!expectation) return expectation.error();
+    if (!expectation) return "--expect " + expectation.error();
     if (expectation->min_peak_pct) o.thresholds.min_peak_pct = *expectation->min_peak_pct;
     if (expectation->outlier) o.thresholds.outlier = *expectation->outlier;
   }
@@ -78,9 +79,11 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
   auto flags = std::make_shared<FleetFlags>();
   FleetOptions& o = flags->options;
   auto* sub = app.add_subcommand(
-      "fleet", "MPI-launched survey of the allocation: each node alone, then node pairs in rounds; names "
-               "the slow nodes and links (exit 0 clean, 1 warn, 2 suspect or failed node, 3 bad input)");
-  sub->add_option("--collective", o.collective, "Collective measured (nccl-tests name)")->capture_default_str();
+      "fleet",
+      "MPI-launched survey of the allocation: each node alone, then node pairs in rounds; names "
+      "the slow nodes and links (exit 0 clean, 1 warn, 2 suspect or failed node, 3 bad input)");
+  sub->add_option("--collective", o.collective, "Collective measured (nccl-tests name)")
+      ->capture_default_str();
   sub->add_option("--bytes", flags->bytes, "Bandwidth size, e.g. 1G")->capture_default_str();
   sub->add_option("--small-bytes", flags->small_bytes, "Latency size")->capture_default_str();
   sub->add_option("--repeats", o.repeats, "Measurements per group (the fleet's noise comes from them)")
@@ -89,7 +92,8 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
   sub->add_option("--iterations", o.iterations, "Timed iterations per size and repeat")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  sub->add_option("--rounds", o.rounds, "Rounds of pairs: a count, or all (every pair); default: 3 partners each");
+  sub->add_option("--rounds", o.rounds,
+                  "Rounds of pairs: a count, or all (every pair); default: 3 partners each");
   sub->add_option("--min-peak-pct", flags->min_peak_pct, "Warn below this % of the peak model (default 80)")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--outlier", flags->outlier, "Slow: below this x the fleet's median (default 0.85)")
@@ -99,7 +103,8 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
       ->check(CLI::IsMember({"text", "json", "slurm-drain"}))
       ->capture_default_str();
   sub->add_option("--out", o.out, "Also write the survey's JSON here (report --fleet, nccltuned read it)");
-  sub->add_option("--from", o.from, "Topology for the peak model: a snapshot dir or nvidia-smi file (A,B,...: per node)");
+  sub->add_option("--from", o.from,
+                  "Topology for the peak model: a snapshot dir or nvidia-smi file (A,B,...: per node)");
   sub->add_option("--budget", flags->budget, "Time budget, e.g. 10m: rounds that do not fit are skipped")
       ->capture_default_str();
   sub->add_option("--init-timeout", o.init_timeout_s, "Seconds a group may take to start NCCL")
@@ -108,7 +113,8 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
   sub->add_option("--size-timeout", o.size_timeout_s, "Seconds one size may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--cuda-lib", o.cuda_lib, "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
+  sub->add_option("--cuda-lib", o.cuda_lib,
+                  "CUDA driver library (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", o.nccl_lib, "NCCL library (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
   sub->callback([flags, &command, argc, argv] {
     command.run = [flags, argc, argv] { return run_fleet(*flags, argc, argv); };

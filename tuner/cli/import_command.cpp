@@ -1,12 +1,16 @@
 // `nccltune import LOG [--json FILE] [--from SRC [--nodes N --ranks N]]`: reads an nccl-tests log (its
-// console output, or the file of its -J FILE.json) and prints it as nccltune/bench/v1 JSON (or writes FILE atomically). What the log leaves unknown stays null;
-// assumptions, inferences and busbw values the rows do not reproduce go to stderr and into the
-// JSON's "import" object. Exit 0 on success, 2 when the log cannot be read or holds no table,
-// or FILE cannot be written.
+// console output, or the file of its -J FILE.json) and prints it as nccltune/bench/v1 JSON (or writes FILE
+// atomically). What the log leaves unknown stays null; assumptions, inferences and busbw values the rows do
+// not reproduce go to stderr and into the JSON's "import" object. Exit 0 on success, 2 when the log holds no
+// table (or is not a text file within its cap) or FILE cannot be written, 3 on a usage error or a LOG that
+// does not exist or cannot be opened.
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,6 +19,7 @@
 #include "base/printable_text.h"
 #include "cli/bench_peak_input.h"
 #include "cli/commands.h"
+#include "cli/topology_input.h"
 #include "collectives/bench_json.h"
 #include "collectives/bench_peak.h"
 #include "collectives/nccl_tests_json.h"
@@ -78,6 +83,16 @@ void print_findings(const std::string& path, const NcclTestsLog& log,
 }
 
 int run_import(const ImportOptions& options) {
+  if (::access(options.log.c_str(), R_OK) != 0) {
+    print_error_line("nccltune import", printable_excerpt(options.log, 200) + ": " + std::strerror(errno));
+    return kInputError;
+  }
+  if (options.from && !options.from->empty()) {  // "" is this machine
+    if (const std::string problem = unreadable_source(*options.from); !problem.empty()) {
+      print_error_line("nccltune import", problem);
+      return kInputError;
+    }
+  }
   const Result<std::string> text = read_text_file(options.log, kMaxLogBytes);
   if (!text) {
     print_error_line("nccltune import", text.error());
@@ -120,7 +135,8 @@ int run_import(const ImportOptions& options) {
 void add_import_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ImportOptions>();
   auto* sub = app.add_subcommand(
-      "import", "Read an nccl-tests log (all_reduce_perf ... output, or its -J FILE.json) as nccltune/bench/v1 JSON");
+      "import",
+      "Read an nccl-tests log (all_reduce_perf ... output, or its -J FILE.json) as nccltune/bench/v1 JSON");
   sub->add_option("log", options->log, "nccl-tests console output, or the JSON file of its -J")
       ->required()
       ->type_name("LOG");

@@ -11,6 +11,7 @@
 #include "base/printable_text.h"
 #include "cli/commands.h"
 #include "cli/logging.h"
+#include "cli/usage_error.h"
 #include "env/env_command.h"
 #include "tune/launcher.h"
 
@@ -62,16 +63,22 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    // `env` runs in prologs and fails open even on a command line it cannot parse.
-    if (subcommand == "env") return nccltune::env_parse_failure(app, error, words);
     if (dynamic_cast<const CLI::Success*>(&error)) return app.exit(error);  // --help, --version
-    // A usage error: one line, exit 2, whatever CLI11's own code for it.
-    if (first_rank) {
-      const std::string invoked = subcommand.empty() ? "nccltune" : "nccltune " + subcommand;
-      std::fprintf(stderr, "%s: %s (see %s --help)\n", invoked.c_str(),
-                   nccltune::printable_excerpt(error.what(), 500).c_str(), invoked.c_str());
-    }
-    return subcommand == "fleet" ? 3 : 2;  // fleet's exit codes are check's: 3 is bad input
+    const auto chosen = std::find_if(known.begin(), known.end(), [&](CLI::App* sub) {
+      return !subcommand.empty() && sub->check_name(subcommand);
+    });
+    const CLI::App& parsed = chosen == known.end() ? app : **chosen;
+    const std::string invoked = chosen == known.end() ? "nccltune" : "nccltune " + (*chosen)->get_name();
+    const std::string line =
+        nccltune::cli::usage_error_text(parsed, invoked, words, app.remaining(true), error);
+    // `env` runs in prologs and fails open even on a command line it cannot parse: the same one
+    // line, exit 0 (2 with --strict).
+    if (chosen != known.end() && (*chosen)->get_name() == "env")
+      return nccltune::env_parse_failure(app, CLI::ParseError(line, error.get_exit_code()), words);
+    // A usage error: one line naming the subcommand and the flag, and an exit code that is none
+    // of the subcommand's verdicts, whatever CLI11's own code for it.
+    if (first_rank) std::fprintf(stderr, "%s: %s\n", invoked.c_str(), line.c_str());
+    return nccltune::cli::usage_exit_code(chosen == known.end() ? "" : (*chosen)->get_name());
   }
   nccltune::setup_logging(verbosity);
   return command.run ? command.run() : 0;

@@ -18,9 +18,9 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "fleet/fleet_output.h"
 #include "profile/profile_store.h"
 #include "report/candidate_curves.h"
-#include "fleet/fleet_output.h"
 #include "report/fleet_section.h"
 #include "report/report_html.h"
 #include "search/journal.h"
@@ -112,7 +112,7 @@ int run_report(const ReportOptions& options) {
   input.generated_by = std::string("nccltune ") + NCCLTUNE_VERSION;
 
   auto journal = load_journal(options, input.journal_note);
-  if (!journal) return fail(journal.error());
+  if (!journal) return fail("--journal: " + journal.error());
   bool any_candidate = false;
   for (const auto& [op, collective] : input.profile.collectives) {
     input.candidates[op] = best_candidates(input.profile, *journal, options.candidates, op);

@@ -1,4 +1,6 @@
 // `nccltune topo`: the node's GPU/NIC matrix, PCIe links and nearest NICs; snapshots.
+// Exit 0 shown, 1 when the source was read but holds no valid topology or --capture failed,
+// 3 on a usage error or a --from that does not exist or cannot be opened.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -22,21 +24,26 @@ struct TopoOptions {
 };
 
 int run_topo(const TopoOptions& options) {
+  if (const std::string problem = options.input.unreadable(); !problem.empty()) {
+    print_error_line("nccltune topo", problem);
+    return kInputError;
+  }
   if (!options.capture.empty()) {
     if (!options.input.from.empty()) {
-      std::fprintf(stderr, "nccltune: --capture reads the live machine; it cannot be combined with --from\n");
-      return 2;
+      std::fprintf(stderr,
+                   "nccltune topo: --capture reads the live machine; it cannot be combined with --from\n");
+      return kInputError;
     }
     auto captured =
         capture_snapshot(options.capture, options.input.options, std::string("nccltune ") + NCCLTUNE_VERSION);
     if (!captured) {
-      print_error_line("nccltune", captured.error());
+      print_error_line("nccltune topo", captured.error());
       return 1;
     }
     std::fprintf(stderr, "nccltune: snapshot written to %s\n", options.capture.c_str());
   }
-  auto topology = options.input.read();
-  if (!topology) return 1;
+  auto topology = options.input.read("nccltune topo");
+  if (!topology) return 1;  // read, but not a topology: damaged, hostile or over a cap
   if (options.format == "json")
     std::cout << topology_to_json(*topology).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";

@@ -1,9 +1,12 @@
 #include "cli/topology_input.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/printable_text.h"
 
@@ -17,19 +20,28 @@ void TopologyInput::add_options(CLI::App& sub) {
   sub.add_option("--nvml-lib", options.nvml_library, "NVML library to dlopen")->capture_default_str();
 }
 
-std::optional<NodeTopology> TopologyInput::read() const {
+std::optional<NodeTopology> TopologyInput::read(const std::string& command) const {
   auto source = parse_topology_source(from);
   if (!source) {
-    print_error_line("nccltune", source.error());
+    print_error_line(command, source.error());
     return std::nullopt;
   }
   auto topology = read_node_topology(*source, options);
   if (!topology) {
-    print_error_line("nccltune", topology.error());
+    print_error_line(command, topology.error());
     return std::nullopt;
   }
   for (const auto& note : topology->notes) spdlog::info("{}", note);
   return std::move(topology.value());
+}
+
+std::string unreadable_source(const std::string& from) {
+  if (from.empty()) return "";  // this machine
+  const auto source = parse_topology_source(from);
+  if (!source) return source.error();
+  if (::access(source->path.c_str(), R_OK) != 0)
+    return "--from " + printable_excerpt(source->path.string(), 200) + ": " + std::strerror(errno);
+  return "";
 }
 
 }  // namespace nccltune::cli

@@ -1,6 +1,10 @@
 // `nccltune tune`: MPI-launched sweep that writes the fastest profile for this cluster shape.
 //   mpirun -np 16 --map-by ppr:8:node nccltune tune --out /shared/nccltune/profiles
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "base/byte_size.h"
@@ -40,6 +44,8 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
     if (mpi.rank() == 0) print_error_line("nccltune tune", message);
     return 2;
   };
+  if (!flags.options.space_file.empty() && ::access(flags.options.space_file.c_str(), R_OK) != 0)
+    return fail("--space " + printable_excerpt(flags.options.space_file, 200) + ": " + std::strerror(errno));
   auto budget = parse_duration(flags.budget, std::chrono::seconds(1), std::chrono::hours(24 * 30));
   if (!budget) return fail("--budget " + budget.error());
   auto objective = parse_objective(flags.objective);

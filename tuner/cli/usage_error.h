@@ -1,0 +1,33 @@
+// Usage errors (an unknown flag, a bad value, a flag without its value) as every subcommand
+// reports them: one line naming the subcommand and the flag, with the closest flag when one is
+// near, and an exit code that never reads as one of the subcommand's verdicts.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nccltune::cli {
+
+// The exit code of a usage error in `subcommand` ("" for nccltune itself): kInputError (3)
+// where 1 and 2 are verdicts or findings (check, explain, topo, bench, fleet, import) and in the
+// internal worker; 2 where it is the documented code for bad input (tune, show, report, diff, and
+// nccltune without a known subcommand). `env` is fail-open and decides for itself.
+int usage_exit_code(std::string_view subcommand);
+
+// Levenshtein distance between two words.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The long flag of `sub` (or `--help`) closest to `word` ("--form" -> "--from"), or "" when none
+// is near enough to be a likely typo.
+std::string closest_flag(const CLI::App& sub, std::string_view word);
+
+// The one line (without "nccltune SUB: ") for a parse error of `sub`, given the command line's
+// words (argv[1..]) and what CLI11 left unparsed (App::remaining): "unknown flag --form (did you
+// mean --from?)", or CLI11's own message, which names the flag, with where to read more.
+std::string usage_error_text(const CLI::App& sub, const std::string& invoked,
+                             const std::vector<std::string>& words, const std::vector<std::string>& remaining,
+                             const CLI::ParseError& error);
+
+}  // namespace nccltune::cli
