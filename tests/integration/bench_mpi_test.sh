@@ -301,11 +301,13 @@ for rule_scale in 0:1 1:1.25 2:1 3:2; do
   expect_clean "slow_rank_a$rule"
 done
 
-# A library that is not there: init_error naming the path, no hang.
+# A library that is not there: a broken install, not a slow node: exit 3 (a usage error) before
+# any table line, one line naming the flag and the path, no worker started, no hang.
 bench missing_nccl NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 --init-timeout 5 --size-timeout 5 --nccl-lib "$work/no-such-dir/libnccl.so.2"
-expect_failed missing_nccl
-expect_count "$work/missing_nccl.err" "nccltune bench: trial init_error" 1 "missing library outcome"
+expect_rc missing_nccl 3
+expect_count "$work/missing_nccl.err" "nccltune bench: rank 0: --nccl-lib: cannot load NCCL" 1 "missing library: one line"
 expect_in "$work/missing_nccl.err" "$work/no-such-dir/libnccl.so.2" "missing library named"
+expect_not_in "$work/missing_nccl.out" "# nccltune bench" "missing library: no table line"
 expect_clean missing_nccl
 
 # ---------------------------------------------------------------------------------------------
@@ -403,12 +405,12 @@ expect_failed emulated_bad
 expect_in "$work/emulated_bad.err" "NCCLTUNE_EMULATE_NODES=3" "uneven emulation named"
 expect_clean emulated_bad
 
-# nccl-tests flags that ask for what the worker does not do: one line saying why, exit 2.
+# nccl-tests flags that ask for what the worker does not do: one line saying why, exit 3 (usage).
 for case in "per_iter -I 1 the worker times a size's iterations between one pair of CUDA events" \
   "register -R 2 the worker registers no buffer with NCCL"; do
   read -r name flag value why <<<"$case"
   bench "$name" NCCLTUNE_FAKE_MODEL="$models/exact.yaml" -- -b 8 -e 8 "$flag" "$value"
-  expect_rc "$name" 2
+  expect_rc "$name" 3
   expect_count "$work/$name.err" "nccltune bench: $flag $value: not supported: $why" 1 "$flag $value refused with why"
   expect_clean "$name"
 done

@@ -100,6 +100,23 @@ usage 3 bench "-g 2" "-g 2 (one rank per GPU)" -- "$nccltune" bench -g 2 --cuda-
 usage 3 bench "--op" "unknown --op" -- "$nccltune" bench --op all_to_nobody
 usage 3 bench "-G 1" "an nccl-tests flag it does not take" -- "$nccltune" bench -G 1
 
+# Under mpirun every rank loads its libraries and all stop together (exit 3, no table line, one
+# line of ours naming the first rank that cannot; mpirun adds its own), with no worker started.
+fake=$(dirname "$nccltune")/tests/fake-gpu
+if command -v mpirun >/dev/null && [ -e "$fake/libfakecuda.so" ] && [ -e "$fake/libfakenccl.so" ]; then
+  row 3 "bench under mpirun: no rank can load NCCL" -- timeout -k 5 60 mpirun --oversubscribe -np 2 \
+    "$nccltune" bench --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$work/nonexistent.so"
+  expect_equal "$(grep -c 'nccltune bench:' "$work/err")" 1 "bench under mpirun, no rank: one line of ours"
+  expect_in "$work/err" "nccltune bench: rank 0: --nccl-lib" "bench under mpirun, no rank: names rank 0 and the flag"
+  expect_equal "$(wc -c <"$work/out")" 0 "bench under mpirun, no rank: no table line"
+  row 3 "bench under mpirun: rank 1 cannot load NCCL" -- timeout -k 5 60 mpirun --oversubscribe \
+    -np 1 -x NCCLTUNE_NCCL_LIB="$fake/libfakenccl.so" "$nccltune" bench --cuda-lib "$fake/libfakecuda.so" : \
+    -np 1 -x NCCLTUNE_NCCL_LIB="$work/nonexistent.so" "$nccltune" bench --cuda-lib "$fake/libfakecuda.so"
+  expect_equal "$(grep -c 'nccltune bench:' "$work/err")" 1 "bench under mpirun, rank 1: one line of ours"
+  expect_in "$work/err" "nccltune bench: rank 1: \$NCCLTUNE_NCCL_LIB" "bench under mpirun, rank 1: names the rank and the variable"
+  expect_equal "$(wc -c <"$work/out")" 0 "bench under mpirun, rank 1: no table line (rank 0 stops too)"
+fi
+
 usage 3 fleet "unknown flag --frm (did you mean --from?)" "near flag" -- "$nccltune" fleet --frm x
 usage 3 fleet "--expect" "missing --expect" -- "$nccltune" fleet --expect "$work/no-such.yaml"
 usage 3 fleet "--format" "bad --format" -- "$nccltune" fleet --format bogus
