@@ -3,12 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace nccltune::cli {
 
-// The exit status of check, explain and fleet when their input cannot be read.
+// The exit status of a usage error (an unknown flag, a bad value, an input that does not exist
+// or cannot be opened) wherever 1 and 2 are verdicts: check, explain, topo, bench, fleet, import
+// (and the internal worker); check and explain also when their input cannot be read at all.
+// See cli/usage_error.h and README's "Exit codes".
 constexpr int kInputError = 3;
 
 struct Command {
