@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 
 #include "base/atomic_file.h"
@@ -611,6 +612,20 @@ Result<FakeModel> load_fake_model(const std::string& path) {
   Result<std::string> text = read_text_file(path, kMaxConfigBytes);
   if (!text) return Error{"cannot read fake model: " + text.error()};
   return parse_fake_model(*text, path);
+}
+
+std::string tagged_model_variable(std::string_view library_path) {
+  constexpr std::string_view kPrefix = "libfakenccl-";
+  const std::size_t slash = library_path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? library_path : library_path.substr(slash + 1);
+  if (name.substr(0, kPrefix.size()) != kPrefix) return "";
+  name.remove_prefix(kPrefix.size());
+  const std::size_t suffix = name.find(".so");
+  if (suffix == std::string_view::npos || suffix == 0) return "";
+  const std::string_view tag = name.substr(0, suffix);
+  for (const char c : tag)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return "";
+  return "NCCLTUNE_FAKE_MODEL_" + std::string(tag);
 }
 
 }  // namespace nccltune::fake

@@ -185,4 +185,10 @@ Result<FakeModel> parse_fake_model(const std::string& text, const std::string& f
 // Reads and parses the file at `path`.
 Result<FakeModel> load_fake_model(const std::string& path);
 
+// The variable that names the model of the NCCL library loaded from `library_path`: a copy of
+// libfakenccl.so named libfakenccl-<tag>.so (any directory, any suffix after ".so") reads
+// NCCLTUNE_FAKE_MODEL_<tag>, so one test loads two NCCLs of different versions and models. ""
+// for any other name, and for a tag that is empty or not letters, digits and '_'.
+std::string tagged_model_variable(std::string_view library_path);
+
 }  // namespace nccltune::fake

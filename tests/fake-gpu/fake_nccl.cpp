@@ -2,7 +2,8 @@
 // Ranks in different processes really exchange and reduce data (SharedComm, keyed by the bytes
 // of the ncclUniqueId), so broken bootstrap plumbing fails or times out and wrong data shows.
 // Each op advances its stream's simulated clock in libfakecuda.so by the model's time.
-// The model (NCCLTUNE_FAKE_MODEL) and the NCCL_* environment are read once, at
+// The model (NCCLTUNE_FAKE_MODEL, or NCCLTUNE_FAKE_MODEL_<tag> for a copy named
+// libfakenccl-<tag>.so) and the NCCL_* environment are read once, at
 // ncclCommInitRank; faults from the model fire there (init_error) or at every op (hang, crash,
 // corrupt, slow_rank, slow_node, slow_link). Problems are one line on stderr, starting "fakenccl: ".
 // NCCLTUNE_FAKE_TIMEOUT_S (default 60) bounds every wait for a peer. Under NCCL_DEBUG=INFO it
@@ -602,8 +603,20 @@ ncclResult_t enqueue_transfer(ncclComm* comm, bool send, void* buffer, std::size
   return ncclSuccess;
 }
 
+// The model of this library: NCCLTUNE_FAKE_MODEL_<tag> when this file is a copy named
+// libfakenccl-<tag>.so and that is set, else NCCLTUNE_FAKE_MODEL. Each copy dlopen'd in a
+// process is a library of its own and reads its own model. The variable's name, for messages.
+std::pair<const char*, std::string> model_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&model_path), &info) != 0 && info.dli_fname != nullptr) {
+    std::string tagged = nccltune::fake::tagged_model_variable(info.dli_fname);
+    if (const char* path = tagged.empty() ? nullptr : std::getenv(tagged.c_str())) return {path, tagged};
+  }
+  return {std::getenv("NCCLTUNE_FAKE_MODEL"), "NCCLTUNE_FAKE_MODEL"};
+}
+
 int model_nccl_version() {
-  const char* path = std::getenv("NCCLTUNE_FAKE_MODEL");
+  const char* path = model_path().first;
   if (path == nullptr) return nccltune::fake::kDefaultNcclVersion;
   Result<FakeModel> model = nccltune::fake::load_fake_model(path);
   return model ? model->nccl_version : nccltune::fake::kDefaultNcclVersion;
@@ -800,9 +813,9 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
     say(who + "no current CUDA context (cuCtxSetCurrent first)");
     return ncclInvalidUsage;
   }
-  const char* path = std::getenv("NCCLTUNE_FAKE_MODEL");
+  const auto [path, variable] = model_path();
   if (path == nullptr) {
-    say(who + "NCCLTUNE_FAKE_MODEL is not set");
+    say(who + variable + " is not set");
     return ncclInvalidUsage;
   }
   Result<FakeModel> model = nccltune::fake::load_fake_model(path);
