@@ -10,6 +10,7 @@
 #include "base/duration.h"
 #include "collectives/bench_peak.h"
 #include "profile/nccl_names.h"
+#include "report/profile_view.h"
 
 namespace nccltune {
 
@@ -78,11 +79,13 @@ std::string describe_nccl_model(const Profile& profile, const std::string& name,
 
 namespace {
 
-// One collective's per-size choices and its table of busbw; under its name when `named` (unless
-// the profile holds all_reduce alone, as every v1 profile does). NCCL's own choices and model
-// are the world's (the tune logged NCCL on the world communicator): shown for it alone.
-std::string render_collective(const Profile& profile, const std::string& name, const CollectiveProfile& c,
-                              bool named, bool world) {
+// One collective's per-size choices and its table of busbw, from its view (profile_view.h, the
+// model `show --format json` renders too); under its name when `named` (unless the profile holds
+// all_reduce alone, as every v1 profile does). NCCL's own choices and model are the world's (the
+// tune logged NCCL on the world communicator): shown for it alone.
+std::string render_collective(const Profile& profile, const CollectiveView& v, bool named, bool world) {
+  const std::string& name = v.name;
+  const CollectiveProfile& c = *v.profile;
   std::string out;
   if (named)
     out += fmt::format("{}{}\n", name, c.guard ? " (guard: measured against the defaults, not tuned)" : "");
@@ -93,45 +96,39 @@ std::string render_collective(const Profile& profile, const std::string& name, c
       out += fmt::format("  {:<18} {}\n", describe_range(choice), describe_choice(choice));
     if (!unmeasured.empty()) out += fmt::format("  {:<18} {}\n", unmeasured, kUnmeasuredChoice);
   }
-  const ProfileResults& r = c.results;
-  if (r.sizes.empty()) return out;
+  if (v.sizes.empty()) return out;
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
-  const NcclObservation* nccl = world ? jobs_observation(profile.provenance.nccl_observed) : nullptr;
-  const std::string_view logged = nccl_log_op_name(name).value_or("");
+  const bool nccl = world && jobs_observation(profile.provenance.nccl_observed) != nullptr;
   // With the plugin's confirmation: what env + the plugin gave, next to the env alone.
-  const bool plugin = !r.with_plugin.empty();
+  const bool plugin = v.with_plugin.has_value();
   out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", "size", "defaults GB/s", "tuned GB/s",
                      "speedup", plugin ? fmt::format("{:>12}  {:>8}  ", "+plugin GB/s", "speedup") : "",
                      nccl ? fmt::format("{:<16}  ", "NCCL chose") : "", "measured best");
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    const SizeChoice* choice = choice_for_size(c.per_size, r.sizes[i]);
-    const std::string chose = nccl && !logged.empty() ? observed_choice_at(*nccl, logged, r.sizes[i]) : "";
-    const double with_plugin = value_at(r.with_plugin, i);
-    out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", format_byte_size(r.sizes[i]),
-                       format_busbw(value_at(r.baseline, i)), format_busbw(value_at(r.tuned, i)),
-                       format_speedup(speedup_at(r, i)),
-                       plugin ? fmt::format("{:>12}  {:>8}  ", format_busbw(with_plugin),
-                                            format_speedup(speedup_of(value_at(r.baseline, i), with_plugin)))
+  for (const SizeView& size : v.sizes)
+    out += fmt::format("{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", format_byte_size(size.bytes),
+                       format_busbw(size.defaults_gbps), format_busbw(size.tuned_gbps),
+                       format_speedup(size.speedup),
+                       plugin ? fmt::format("{:>12}  {:>8}  ", format_busbw(size.with_plugin_gbps),
+                                            format_speedup(size.with_plugin_speedup))
                               : "",
-                       nccl ? fmt::format("{:<16}  ", chose.empty() ? "-" : chose) : "",
-                       choice ? describe_choice(*choice) : "-");
-  }
+                       nccl ? fmt::format("{:<16}  ", size.nccl_chose.empty() ? "-" : size.nccl_chose) : "",
+                       size.choice ? describe_choice(*size.choice) : "-");
   out += fmt::format("speedup  {} geometric mean over the objective's sizes, worst size {}\n",
-                     format_speedup(r.speedup_geomean), format_speedup(r.worst_size_ratio));
+                     format_speedup(v.tuned.geomean), format_speedup(v.worst_ratio));
   if (plugin)
     out +=
         fmt::format("         {} with the tuner plugin serving this profile (confirmed in fresh workers)\n",
-                    format_speedup(r.with_plugin_speedup_geomean));
+                    format_speedup(v.with_plugin->geomean));
   if (c.plugin.status != PluginStatus::none)
     out += fmt::format("plugin   {}: {}\n", plugin_status_words(c.plugin.status), c.plugin.why);
-  if (r.peak_busbw_gbps) {
-    out += fmt::format("peak     {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck);
-    if (auto percent = percent_of_peak(r, r.sizes.size() - 1))
-      out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(r.sizes.back()), *percent,
-                         *percent > 100 ? kAbovePeakNote : "");
+  if (v.peak_gbps) {
+    out += fmt::format("peak     {:g} GB/s ({})", *v.peak_gbps, v.peak_bottleneck);
+    if (v.peak_percent)
+      out += fmt::format(": busbw at {} is {:.0f}% of it{}", format_byte_size(v.sizes.back().bytes),
+                         *v.peak_percent, *v.peak_percent > 100 ? kAbovePeakNote : "");
     out += "\n";
-  } else if (!r.peak_bottleneck.empty()) {
-    out += "peak     " + r.peak_bottleneck + "\n";
+  } else if (!v.peak_bottleneck.empty()) {
+    out += "peak     " + v.peak_bottleneck + "\n";
   }
   if (const std::string model = world ? describe_nccl_model(profile, name, c) : ""; !model.empty())
     out += "model    " + model + "\n";
@@ -181,18 +178,17 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
   // A v3 profile: the world's collectives under its heading, then each other communicator
   // shape's the same way under its own.
-  const bool sections = !profile.shapes.empty();
-  if (sections)
-    out += "\n" + describe_section({s.nodes, s.gpus_per_node, CommRole::world, {}}) + "\n";
-  else if (!profile.only_all_reduce())
-    out += "\n";
-  for (const auto& [name, collective] : profile.collectives)
-    out += render_collective(profile, name, collective, sections || !profile.only_all_reduce(), true);
-  for (const CommunicatorSection& section : profile.shapes) {
-    out += describe_section(section) + "\n";
-    if (section.collectives.empty()) out += "(no collective measured)\n\n";
-    for (const auto& [name, collective] : section.collectives)
-      out += render_collective(profile, name, collective, true, false);
+  const ProfileView view = view_profile(profile);
+  const bool sections = view.sections.size() > 1;
+  if (!sections && !profile.only_all_reduce()) out += "\n";
+  for (const SectionView& section : view.sections) {
+    const bool world = section.role == CommRole::world;
+    if (sections)
+      out += (world ? "\n" : "") +
+             describe_section({section.nodes, section.ranks_per_node, section.role, {}}) + "\n";
+    if (!world && section.collectives.empty()) out += "(no collective measured)\n\n";
+    for (const CollectiveView& collective : section.collectives)
+      out += render_collective(profile, collective, sections || !profile.only_all_reduce(), world);
   }
 
   const ProfileProvenance& p = profile.provenance;
