@@ -137,6 +137,38 @@ std::vector<FieldChange> withheld_changes(const Profile& a, const Profile& b) {
   return changes;
 }
 
+std::string describe_model_pair(const ModelPair& pair) {
+  return fmt::format("{:.1f} us, {}", pair.latency_us,
+                     pair.busbw ? format_busbw(*pair.busbw) + " GB/s" : std::string("busbw unknown"));
+}
+
+// NCCL's model on either side, collective by collective and pair by pair.
+std::vector<ModelChange> model_changes(const Profile& a, const Profile& b) {
+  using Pairs = std::map<std::string, std::string>;  // "RING/SIMPLE" -> describe_model_pair
+  std::map<std::string, std::pair<Pairs, Pairs>> sides;
+  const auto collect = [&sides](const Profile& p, bool first) {
+    for (const auto& [name, pairs] : p.provenance.nccl_observed.nccl_model) {
+      Pairs& into = first ? sides[name].first : sides[name].second;
+      for (const ModelPair& pair : pairs) into[pair.algo + "/" + pair.proto] = describe_model_pair(pair);
+    }
+  };
+  collect(a, true);
+  collect(b, false);
+  std::vector<ModelChange> changes;
+  for (const auto& [name, both] : sides) {
+    std::set<std::string> pairs;
+    for (const auto& [pair, text] : both.first) pairs.insert(pair);
+    for (const auto& [pair, text] : both.second) pairs.insert(pair);
+    for (const std::string& pair : pairs) {
+      const auto in_a = both.first.find(pair), in_b = both.second.find(pair);
+      std::string before = in_a == both.first.end() ? "" : in_a->second;
+      std::string after = in_b == both.second.end() ? "" : in_b->second;
+      if (before != after) changes.push_back({name, pair, std::move(before), std::move(after)});
+    }
+  }
+  return changes;
+}
+
 std::string size_list(const std::vector<std::uint64_t>& sizes) {
   std::string text;
   for (std::uint64_t bytes : sizes) text += (text.empty() ? "" : " ") + format_byte_size(bytes);
@@ -195,6 +227,7 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
   };
   for (const std::string& name : names)
     d.collectives.push_back(collective_diff(name, find(in_a, name), find(in_b, name)));
+  d.nccl_model = model_changes(a, b);
   return d;
 }
 
@@ -237,6 +270,18 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
   }
   const bool named = !(d.collectives.size() == 1 && d.collectives.front().name == kAllReduce);
   for (const CollectiveDiff& c : d.collectives) out += render_collective_diff(c, named);
+  if (!d.nccl_model.empty()) {
+    out += "\nNCCL's model (latency, busbw it predicts at large sizes)\n";
+    for (const ModelChange& c : d.nccl_model) {
+      const std::string what = c.collective + " " + c.pair;
+      if (c.before.empty())
+        out += fmt::format("  + {}: {}\n", what, c.after);
+      else if (c.after.empty())
+        out += fmt::format("  - {}: {}\n", what, c.before);
+      else
+        out += fmt::format("  ~ {}: {} -> {}\n", what, c.before, c.after);
+    }
+  }
   return out;
 }
 

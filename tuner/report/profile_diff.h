@@ -1,6 +1,7 @@
 // `nccltune diff A B`: what changed between two profiles, e.g. of the same shape before and
 // after an NCCL upgrade: shape fields, env and what was withheld from it, per-size choices and
-// busbw per size, for each communicator shape (profile v3) the profiles measured.
+// busbw per size, for each communicator shape (profile v3) the profiles measured, and NCCL's own
+// model of each collective (latency and predicted busbw per algorithm/protocol).
 #pragma once
 
 #include <algorithm>
@@ -45,6 +46,14 @@ struct CollectiveDiff {
   }
 };
 
+// One pair of NCCL's own model (provenance.nccl_observed.nccl_model) that differs: its latency and
+// the busbw it predicts, "6.2 us, 48.00 GB/s"; before/after empty: the pair is absent on that side.
+struct ModelChange {
+  std::string collective;  // nccl-tests name
+  std::string pair;        // "RING/SIMPLE", as NCCL's TUNING lines spell it
+  std::string before, after;
+};
+
 struct ProfileDiff {
   std::vector<FieldChange> shape;     // "nccl_version", "key", ... and "keep_defaults"
   std::vector<FieldChange> env;       // added (before empty), removed (after empty), changed
@@ -52,10 +61,14 @@ struct ProfileDiff {
   // By name: the world's collectives by theirs, another communicator shape's after its section
   // ("rail: 2 nodes x 1 rank, all_reduce").
   std::vector<CollectiveDiff> collectives;
+  // NCCL's model of each tuned collective, pair by pair: what NCCL itself expects changed (a new
+  // NCCL version, another topology), whatever was measured.
+  std::vector<ModelChange> nccl_model;
 
-  // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same.
+  // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same;
+  // NCCL's model is compared (nccl_model).
   bool identical() const {
-    return shape.empty() && env.empty() && withheld.empty() &&
+    return shape.empty() && env.empty() && withheld.empty() && nccl_model.empty() &&
            std::all_of(collectives.begin(), collectives.end(),
                        [](const CollectiveDiff& c) { return c.identical(); });
   }

@@ -185,3 +185,32 @@ TEST(ProfileDiff, EachCommunicatorShapeAndTheWithheldSettingsCompare) {
       << changed;
   EXPECT_TRUE(diff_profiles(b, b).identical());
 }
+
+TEST(ProfileDiff, NcclsModelComparesPairByPair) {
+  // The same profile whose NCCL predicts otherwise (a new version, another topology): a changed
+  // pair, one gone and one new are differences, whatever was measured.
+  Result<Profile> read = read_profile(test_support::fixture("profiles/nccl-model-2n.yaml"));
+  ASSERT_TRUE(read.ok()) << read.error();
+  const Profile a = *read;
+  Profile b = a;
+  std::vector<ModelPair>& model = b.provenance.nccl_observed.nccl_model.at("all_reduce");
+  ASSERT_EQ(model[5].algo + "/" + model[5].proto, "RING/SIMPLE");
+  model[5].busbw = 300.0;
+  model.pop_back();  // NVLS/SIMPLE
+  model.push_back({"COLLNET_DIRECT", "SIMPLE", 30.5, std::nullopt});
+  EXPECT_TRUE(diff_profiles(a, a).identical());
+  const ProfileDiff d = diff_profiles(a, b);
+  EXPECT_FALSE(d.identical());
+  ASSERT_EQ(d.nccl_model.size(), 3u);
+  const std::string text = render_profile_diff(d, a, "a", b, "b");
+  EXPECT_NE(text.find("\nNCCL's model (latency, busbw it predicts at large sizes)\n"
+                      "  + all_reduce COLLNET_DIRECT/SIMPLE: 30.5 us, busbw unknown\n"
+                      "  - all_reduce NVLS/SIMPLE: 23.0 us, 302.25 GB/s\n"
+                      "  ~ all_reduce RING/SIMPLE: 12.6 us, 255.50 GB/s -> 12.6 us, 300.00 GB/s\n"),
+            std::string::npos)
+      << text;
+  // A model on one side only: each of its pairs is named.
+  Profile without = a;
+  without.provenance.nccl_observed.nccl_model.clear();
+  EXPECT_EQ(diff_profiles(without, a).nccl_model.size(), 7u);
+}
