@@ -33,7 +33,7 @@ NcclObserved nccl_observed(const NcclAccount& account, const Profile& profile) {
   const auto read = [&](const Env& env) -> std::optional<NcclObservation> {
     const auto it = account.logs.find(env);
     if (it == account.logs.end()) return std::nullopt;
-    NcclInfoLog log = it->second.result();
+    NcclInfoLog log = account.split_comms ? one_choice_per_size(it->second.result()) : it->second.result();
     if (log.nccl_lines == 0) return std::nullopt;
     if (env.empty() && !log.model_tables.empty())
       observed.nccl_model = nccl_model_of(log.model_tables.front(), tuned_collectives(profile));

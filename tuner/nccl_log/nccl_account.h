@@ -20,6 +20,9 @@ namespace nccltune {
 struct NcclAccount {
   std::map<Env, NcclInfoLogReader> logs;
   std::optional<NodeTopology> node;
+  // Some trial measured split communicators beside the world: their TUNING lines are mixed with
+  // the world's, so a size with two choices tells nothing (one_choice_per_size).
+  bool split_comms = false;
 
   // Adds one trial's logs (one summary per node); returns what they say of that trial alone.
   NcclInfoLog add(const Env& env, const std::vector<NcclInfoLog>& node_logs);

@@ -47,6 +47,13 @@ std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
   return out;
 }
 
+NcclInfoLog one_choice_per_size(NcclInfoLog log) {
+  std::map<std::pair<std::optional<std::string>, int64_t>, int> pairs;  // by (op, bytes)
+  for (const NcclLoggedChoice& c : log.choices) ++pairs[{c.op, c.bytes}];
+  std::erase_if(log.choices, [&](const NcclLoggedChoice& c) { return pairs[{c.op, c.bytes}] > 1; });
+  return log;
+}
+
 namespace {
 
 double rounded_to(double value, double parts) {

@@ -25,6 +25,12 @@ std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
                                                          const std::vector<std::string>& ops,
                                                          const std::vector<std::uint64_t>& sizes);
 
+// `log` less the TUNING lines of a collective and size that name more than one pair. NCCL's lines
+// do not say which communicator made them (src/enqueue.cc, 2.28.9), so in a trial that measured
+// split communicators beside the world (search/comm_shapes.h) two choices at one size may be the
+// world's and a rail's: neither is known to be the world's. One choice is every communicator's.
+NcclInfoLog one_choice_per_size(NcclInfoLog log);
+
 // NCCL's model of `ops` (nccl-tests names; those without a row in the table left out) from one
 // tuning table: per collective its enabled pairs (bandwidth above 0), latency rounded to 0.1 us
 // and predicted busbw to 0.01 GB/s (nullopt without the table's ranks).

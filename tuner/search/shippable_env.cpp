@@ -9,23 +9,23 @@ namespace nccltune {
 
 namespace {
 
-constexpr const char* kAlgo = "NCCL_ALGO";
-constexpr const char* kProto = "NCCL_PROTO";
+constexpr const char* kAlgoVariable = "NCCL_ALGO";
+constexpr const char* kProtoVariable = "NCCL_PROTO";
 
 // Why `variable`'s value in `env` may not ship, or "" when it may. Each rule holds for every tuned
 // collective: a list scoped to one ("allgather:Ring") is read for that one, a plain list for all.
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
   const std::string largest = format_byte_size(facts.largest_measured);
-  if (variable == kAlgo && facts.empty_filter_fails)
+  if (variable == kAlgoVariable && facts.empty_filter_fails)
     for (const char* op : {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"})
       if (std::find(facts.collectives.begin(), facts.collectives.end(), op) == facts.collectives.end() &&
-          !env_allows(env, kAlgo, "Ring", op))
+          !env_allows(env, kAlgoVariable, "Ring", op))
         return "it leaves " + std::string(op) +
                ", which was not tuned, without Ring, and NCCL 2.24+ fails a collective with no algorithm";
   for (const std::string& op : facts.collectives) {
     const std::string of_op = facts.collectives.size() > 1 ? " for " + op : "";
     for (const NcclChoice& pair : facts.corrupt_pairs)
-      if (env_allows(env, kAlgo, pair.algo, op) && env_allows(env, kProto, pair.proto, op))
+      if (env_allows(env, kAlgoVariable, pair.algo, op) && env_allows(env, kProtoVariable, pair.proto, op))
         return "it lets NCCL choose " + pair.algo + "/" + pair.proto + of_op +
                ", which gave wrong data when a trial forced it";
     const auto used_by_default = facts.default_at_largest.find(op);
@@ -33,12 +33,12 @@ std::string why_not_shippable(const Env& env, const std::string& variable, const
       return "NCCL's own choice" + of_op + " at the largest measured size (" + largest +
              ") is unknown, so it cannot be shown to keep it";
     const std::string& used =
-        variable == kAlgo ? used_by_default->second.algo : used_by_default->second.proto;
+        variable == kAlgoVariable ? used_by_default->second.algo : used_by_default->second.proto;
     if (!env_allows(env, variable, used, op))
       return "it removes " + used + ", which NCCL's defaults use" + of_op +
              " at the largest measured size (" + largest + ")";
-    if (variable == kProto && facts.largest_measured < kSimpleProvenFromBytes &&
-        !env_allows(env, kProto, "Simple", op))
+    if (variable == kProtoVariable && facts.largest_measured < kSimpleProvenFromBytes &&
+        !env_allows(env, kProtoVariable, "Simple", op))
       return "it removes Simple" + of_op + ", and no size of at least " +
              format_byte_size(kSimpleProvenFromBytes) + " was measured (the largest was " + largest + ")";
   }
@@ -60,7 +60,7 @@ std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {
     return it->second;
   };
   for (const FailedTrial& trial : failed) {
-    const auto algo = single(trial.env, kAlgo), proto = single(trial.env, kProto);
+    const auto algo = single(trial.env, kAlgoVariable), proto = single(trial.env, kProtoVariable);
     if (trial.outcome == TrialOutcome::wrong_data && algo && proto) pairs.push_back({*algo, *proto});
   }
   return pairs;
@@ -68,7 +68,7 @@ std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {
 
 ShippableEnv shippable_env(const Env& env, const ShipFacts& facts) {
   ShippableEnv result{env, {}};
-  for (const std::string variable : {kAlgo, kProto}) {
+  for (const std::string variable : {kAlgoVariable, kProtoVariable}) {
     const auto it = env.find(variable);
     if (it == env.end()) continue;
     const std::string why = why_not_shippable(env, variable, facts);

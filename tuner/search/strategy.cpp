@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "profile/nccl_names.h"
+#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 
 namespace nccltune {
@@ -116,7 +117,8 @@ struct PairSamples {
 
 // NCCL_NVLS_ENABLE=0 leaves NCCL no NVLS support, so neither NVLS nor NVLSTree runs (ncclNvlsInit,
 // src/transport/nvls.cc); a list does the rest.
-bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
+bool allows(const Env& env, const AlgoProto& pair, const std::string& shaped_op) {
+  const std::string op = base_collective(shaped_op);  // a list is read per NCCL collective, for every shape
   const auto nvls = env.find("NCCL_NVLS_ENABLE");
   if (nvls != env.end() && nvls->second == "0" && (pair.first == "NVLS" || pair.first == "NVLSTree")) return false;
   return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
@@ -453,8 +455,9 @@ class Search {
   }
 
   bool runs_for_some_collective(const std::string& algo, const std::string& proto) const {
-    return std::any_of(options_.collectives.begin(), options_.collectives.end(),
-                       [&](const std::string& op) { return nccl_runs_pair_for(op, algo, proto); });
+    return std::any_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
+      return nccl_runs_pair_for(base_collective(op), algo, proto);
+    });
   }
 
   // Whether NCCL_ALGO=`value` leaves each tuned collective some algorithm NCCL runs it with: a
@@ -464,7 +467,7 @@ class Search {
     if (!nccl_algorithm_index(value)) return true;
     return std::all_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
       return std::any_of(kNcclProtocols.begin(), kNcclProtocols.end(),
-                         [&](std::string_view proto) { return nccl_runs_pair_for(op, value, proto); });
+                         [&](std::string_view proto) { return nccl_runs_pair_for(base_collective(op), value, proto); });
     });
   }
 
@@ -513,8 +516,9 @@ class Search {
       // Only the tuned collectives NCCL runs the pair for: the pair as env leaves the others no
       // algorithm, and their calls would fail the trial (NCCL 2.24+: ncclInvalidUsage).
       TrialRequest r = request(env, phase, options_.final_grid, options_.screen_iterations, 0);
-      std::erase_if(r.collectives,
-                    [&](const std::string& op) { return !nccl_runs_pair_for(op, pair.first, pair.second); });
+      std::erase_if(r.collectives, [&](const std::string& op) {
+        return !nccl_runs_pair_for(base_collective(op), pair.first, pair.second);
+      });
       if (r.collectives.empty()) continue;
       const TrialMeasurement m = run_trial(r);
       if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
@@ -604,7 +608,10 @@ class Search {
     if (!curves || curves->empty()) return;
     pair_curves_[options_.carried] = *curves;
     std::map<std::string, std::set<std::string>> algos, protos;
-    for (const auto& [op, choices] : fastest_pair_per_size(*curves, {})) {
+    // One list per NCCL collective, for all its shapes (the env is process-wide): each shape's
+    // fastest pairs are in it.
+    for (const auto& [shaped_op, choices] : fastest_pair_per_size(*curves, {})) {
+      const std::string op = base_collective(shaped_op);
       for (const auto& choice : choices) {
         algos[op].insert(choice.algo);
         protos[op].insert(choice.proto);
@@ -768,7 +775,7 @@ class Search {
   std::vector<Candidate> shippable(const std::vector<Candidate>& finalists) {
     ShipFacts facts;
     facts.largest_measured = options_.final_grid.max_bytes;
-    facts.collectives = options_.collectives;
+    facts.collectives = base_collectives(options_.collectives);
     facts.default_at_largest = default_at_largest_;
     facts.corrupt_pairs = corrupt_pairs(result_.failed);
     facts.empty_filter_fails = options_.scoped_lists;  // both since NCCL 2.24

@@ -192,6 +192,19 @@ TEST(NcclObserved, LoggedChoicesPerSizeInNcclAlgoSpelling) {
   EXPECT_EQ(choices[3], (NcclChoice{"CollNetDirect", "LL128"}));
 }
 
+TEST(NcclObserved, WithSplitCommunicatorsOnlyASizeChosenAlikeIsKnown) {
+  // The world and a rail at 1M chose differently; at 4K alike. NCCL's lines do not say whose.
+  const NcclInfoLog log = one_choice_per_size(parse_nccl_info_log(
+      "NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllReduce: 1048576 Bytes -> Algo TREE proto SIMPLE channel{Lo..Hi}={0..1}\n"
+      "NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n",
+      "log"));
+  const auto choices = logged_choices_at(log, {"all_reduce", "all_reduce"}, {4096, 1048576});
+  EXPECT_EQ(choices[0], (NcclChoice{"Ring", "LL"}));
+  EXPECT_FALSE(choices[1].has_value());
+}
+
 TEST(NcclObserved, NcclModelRoundTripsThroughTheProfile) {
   NcclObserved observed;
   observed.defaults = socket_observation();
