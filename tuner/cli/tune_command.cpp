@@ -12,6 +12,7 @@
 #include "base/printable_text.h"
 #include "cli/commands.h"
 #include "search/collective_selection.h"
+#include "search/comm_shapes.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
 #include "tune/tune_job.h"
@@ -30,6 +31,7 @@ struct TuneFlags {
   std::string pair_mode = "auto";
   std::string ops = std::string(kDefaultTunedCollectives), guard;
   std::string node_counts;
+  std::string comms;
 };
 
 int run_tune(TuneFlags flags, int* argc, char*** argv) {
@@ -63,6 +65,11 @@ int run_tune(TuneFlags flags, int* argc, char*** argv) {
     auto counts = parse_node_counts(flags.node_counts);
     if (!counts) return fail(counts.error());
     flags.options.node_counts = *counts;
+  }
+  if (!flags.comms.empty()) {
+    auto comms = parse_comms(flags.comms);
+    if (!comms) return fail(comms.error());
+    flags.options.comms = *comms;
   }
   TuneOptions& o = flags.options;
   o.strategy.collectives = collectives->tuned;
@@ -126,6 +133,10 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
          "--node-counts", flags->node_counts,
          "Node counts to tune in this allocation, each on that many whole nodes and written as its own "
          "<N>n.yaml (default: the allocation's and every power of two from 2 below it)")
+      ->type_name("LIST");
+  sub->add_option("--comms", flags->comms,
+                  "Communicator shapes every trial measures: world, rail (one rank per node), node (one "
+                  "node's ranks); env ships only what slows none (default: world,rail,node on 2+ nodes)")
       ->type_name("LIST");
   sub->add_flag("--allow-mixed", o.allow_mixed, "Tune even when the nodes are not alike");
   sub->add_option("--pair-mode", flags->pair_mode,

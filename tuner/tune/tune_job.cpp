@@ -21,6 +21,7 @@
 #include "profile/nccl_names.h"
 #include "profile/store_permissions.h"
 #include "report/profile_summary.h"
+#include "search/comm_shapes.h"
 #include "search/default_search_space.h"
 #include "search/journal_replay.h"
 #include "search/node_count_search.h"
@@ -29,6 +30,7 @@
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
+#include "tune_profile/withheld_settings.h"
 
 namespace nccltune {
 namespace {
@@ -145,11 +147,18 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
                   "in-process",
                   result.trials, result.cached_trials, result.failed_trials, result.communicators,
                   result.pairs_in_process));
-  // Last, what a job gets from the tuner plugin: the verdict of each collective it was asked to serve.
-  for (const auto& [op, collective] : profile.collectives)
-    if (collective.plugin.status != PluginStatus::none)
-      console.message(fmt::format("the tuner plugin, {}: {}: {}", op,
-                                  plugin_status_words(collective.plugin.status), collective.plugin.why));
+  // Last, what a job gets: the settings env withholds, and the tuner plugin's verdict of each
+  // collective, on each shape, it was asked to serve.
+  for (const WithheldSetting& w : profile.withheld)
+    console.message(fmt::format("withheld from env: {}: {}", describe_env(w.env), w.why));
+  const auto verdicts = [&](const std::string& shape, const std::map<std::string, CollectiveProfile>& ops) {
+    for (const auto& [op, collective] : ops)
+      if (collective.plugin.status != PluginStatus::none)
+        console.message(fmt::format("the tuner plugin, {}{}: {}: {}", op, shape,
+                                    plugin_status_words(collective.plugin.status), collective.plugin.why));
+  };
+  verdicts("", profile.collectives);
+  for (const CommunicatorSection& section : profile.shapes) verdicts(" (" + describe_section(section) + ")", section.collectives);
   return written.string();
 }
 
@@ -166,7 +175,7 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
   const StrategyOptions& s = o.strategy;
   std::vector<std::string> ops = s.collectives;
   ops.insert(ops.end(), s.guards.begin(), s.guards.end());
-  const std::string text = profile_to_yaml(profile);
+  const std::string text = profile_to_yaml(sectioned_profile(profile));  // as the plugin reads it
   std::vector<std::vector<double>> a_runs, b_runs;
   PluginRounds rounds;
   const int count = std::max(1, s.confirm_rounds);
@@ -245,7 +254,32 @@ struct CountPlan {
   SearchSpace space;
   std::map<std::string, LineRate> peaks;
   NcclAccount account;
+  // The defaults' repeats and the screens of one setting, every shape's points: what withheld
+  // settings are read from (tune_profile/withheld_settings.h).
+  std::vector<TrialMeasurement> baselines;
+  std::vector<ScreenedEnv> screened;
 };
+
+// Keeps what withheld_settings reads: env trials of the defaults and of the screen.
+TrialExecutor recording(TrialExecutor execute, CountPlan& at) {
+  return [execute = std::move(execute), &at](const TrialRequest& r) {
+    TrialMeasurement m = execute(r);
+    if (r.pairs.empty() && r.plugin_profile.empty() && m.outcome == TrialOutcome::ok) {
+      if (r.phase == TrialPhase::baseline && r.env.empty()) at.baselines.push_back(m);
+      if (r.phase == TrialPhase::screen) at.screened.push_back({r.env, m});
+    }
+    return m;
+  };
+}
+
+// The shapes' sections, the settings withheld from env, and what ships for each shape.
+void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& result,
+                const StrategyOptions& strategy) {
+  const ShapeLayout layout{profile.shape.nodes, profile.shape.ranks / std::max(1, profile.shape.nodes)};
+  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, layout, result.noise,
+                                       strategy.tolerance);
+  profile = sectioned_profile(std::move(profile));
+}
 
 // Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
 // per count.
@@ -272,13 +306,23 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
       std::vector<NcclInfoLog> nccl_logs;
       TrialMeasurement m = lead_trial(ranks, groups, count, request, nccl_log ? &nccl_logs : nullptr);
       // NCCL's own choices tell the strategy what the defaults use at the largest size
-      // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship.
-      if (nccl_log)
-        m.nccl_choices = logged_choices_at(at.account.add(request.env, nccl_logs), m.ops, m.sizes);
+      // (shippable_env.h): a NCCL_ALGO or NCCL_PROTO list that keeps it may ship. The world's
+      // only, and where split communicators ran beside it, only sizes all of them chose alike.
+      if (nccl_log) {
+        const bool split = !m.comms.empty();
+        at.account.split_comms = at.account.split_comms || split;
+        const NcclInfoLog log = at.account.add(request.env, nccl_logs);
+        m.nccl_choices = logged_choices_at(split ? one_choice_per_size(log) : log, m.ops, m.sizes);
+        for (std::size_t i = 0; i < m.comms.size() && i < m.nccl_choices.size(); ++i)
+          if (m.comms[i] != kWorldComm) m.nccl_choices[i].reset();
+      }
       return m;
     };
-    return journaled_executor(*journal, scope, resumable_trials(resumed, scope), measure, captures_nccl_log,
-                              [](const std::string& why) { spdlog::warn("journal: {}", why); });
+    // Above the journal, the search's names per shape (search/comm_shapes.h).
+    return recording(shaped_executor(journaled_executor(
+                         *journal, scope, resumable_trials(resumed, scope), measure, captures_nccl_log,
+                         [](const std::string& why) { spdlog::warn("journal: {}", why); })),
+                     at);
   };
   const ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r,
                                         const TrialMeasurement& m) { console.trial(p, r, m); };
@@ -313,6 +357,7 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
       profile.provenance.trials = summary.trials;
       profile.provenance.failed_trials = summary.failed_trials;
     }
+    add_shapes(profile, at, counted.result, o.strategy);
     const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
     lines.push_back(fmt::format(
@@ -327,6 +372,21 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
     for (const std::string& line : lines) console.message("  " + line);
   }
   return stop_followers(ranks, 0);
+}
+
+// The shapes every trial measures (--comms, default all three on more than one node), and why
+// fewer when the job cannot make them: a rail and a node of one node, or of one rank per node, are
+// the world, and uneven nodes make no rails.
+std::vector<std::string> measured_comms(const TuneOptions& o, const NodeLayout& layout, bool whole,
+                                        std::string& why) {
+  const std::vector<std::string> world{std::string(kWorldComm)};
+  std::vector<std::string> asked = o.comms;
+  if (asked.empty()) asked = layout.nodes > 1 ? std::vector<std::string>{"world", "rail", "node"} : world;
+  if (asked == world) return world;
+  if (layout.nodes < 2) why = "one node: its rail and node communicators are the world";
+  else if (layout.local_size < 2) why = "one rank per node: its rails are the world";
+  else if (!whole) why = "the nodes hold different numbers of ranks, so there are no rails";
+  return why.empty() ? asked : world;
 }
 
 // Every node holds as many ranks as the others: any count of them is a communicator of whole,
@@ -391,7 +451,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     ShapeFacts facts = shape_facts(*shape, probe.nccl_version);
     facts.collectives = o.strategy.collectives;  // the tuned ones: guards take no knob of their own
     const SearchSpace pruned = prune(*space, facts);
-    plans[count] = CountPlan{*shape, pruned, nodes.peaks[count], {}};
+    plans[count] = CountPlan{*shape, pruned, nodes.peaks[count], {}, {}, {}};
     plans[count].account.node = nodes.own;
     CountGroup& on = groups[count];
     on.group = group.split(layout.node < count ? 0 : -1);
@@ -428,7 +488,21 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   if (!plugin)
     console.message("nccltune tune: per-size choices are not confirmed through the tuner plugin: " +
                     plugin.error());
+  std::string fewer;
+  const std::vector<std::string> comms = measured_comms(o, layout, whole, fewer);
+  if (!fewer.empty()) console.message("nccltune tune: communicators: the world only: " + fewer);
+  if (comms.size() > 1) {
+    const ShapeLayout shape{layout.nodes, layout.local_size};
+    std::string named;
+    for (const std::string& comm : comms) named += (named.empty() ? "" : ", ") + describe_shape(comm, shape);
+    console.message("nccltune tune: communicators: " + named +
+                    ", each measured in every trial's workers (split from the world); env ships only "
+                    "what slows none of them");
+  }
   TuneOptions options = o;
+  options.comms = comms;
+  options.strategy.collectives = shaped_collectives(o.strategy.collectives, comms);
+  options.strategy.guards = shaped_collectives(o.strategy.guards, comms);
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
   options.strategy.pair_mode = pair_mode;
   options.tuner_plugin = plugin ? *plugin : "";

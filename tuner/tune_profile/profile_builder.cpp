@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "profile/size_ranges.h"
+#include "search/comm_shapes.h"
 #include "search/objective.h"
 
 namespace nccltune {
@@ -78,6 +79,11 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
     const auto peak = run.peaks.find(op);
     p.collectives[op] =
         collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
+    // The peak model knows the world's ranks on its nodes, not a split's: no number beats a wrong one.
+    if (collective_comm(op) != kWorldComm) {
+      p.collectives[op].results.peak_busbw_gbps.reset();
+      p.collectives[op].results.peak_bottleneck = "n/a: the hardware peak is modelled for the world only";
+    }
   }
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
   p.provenance.date = run.date;
@@ -91,6 +97,35 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.failed = r.failed;
   p.notes = r.notes;
   return p;
+}
+
+Profile sectioned_profile(Profile flat) {
+  const int nodes = std::max(1, flat.shape.nodes);
+  const int ranks_per_node = std::max(1, flat.shape.ranks / nodes);
+  for (auto it = flat.collectives.begin(); it != flat.collectives.end();) {
+    const std::string comm = collective_comm(it->first);
+    if (comm == kWorldComm) {
+      ++it;
+      continue;
+    }
+    const bool rail = comm == "rail";
+    CommunicatorSection wanted;
+    wanted.nodes = rail ? nodes : 1;
+    wanted.ranks_per_node = rail ? 1 : ranks_per_node;
+    wanted.role = rail ? CommRole::rail : CommRole::node;
+    auto section = std::find_if(flat.shapes.begin(), flat.shapes.end(), [&](const CommunicatorSection& s) {
+      return s.role == wanted.role;
+    });
+    if (section == flat.shapes.end()) section = flat.shapes.insert(flat.shapes.end(), wanted);
+    section->collectives[base_collective(it->first)] = std::move(it->second);
+    it = flat.collectives.erase(it);
+  }
+  // Rails first, then nodes, whatever the map's order of the names.
+  std::stable_sort(flat.shapes.begin(), flat.shapes.end(),
+                   [](const CommunicatorSection& a, const CommunicatorSection& b) {
+                     return (a.role == CommRole::rail) > (b.role == CommRole::rail);
+                   });
+  return flat;
 }
 
 }  // namespace nccltune

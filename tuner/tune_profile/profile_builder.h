@@ -26,6 +26,12 @@ struct RunFacts {
 Profile build_profile(const ClusterShape& shape, const StrategyResult& result,
                       const StrategyOptions& strategy, const RunFacts& run);
 
+// `flat` (built from a result over several communicator shapes, search/comm_shapes.h: a split's
+// collectives named "all_reduce@rail") with each split's collectives in a section of its shape
+// (rail: the profile's nodes x 1 rank; node: 1 node x its ranks per node), as the profile is
+// written and as the tuner plugin reads it; a flat profile of the world alone is unchanged.
+Profile sectioned_profile(Profile flat);
+
 // The result's points (trial.h) of one collective: its sizes, baseline and tuned busbw, and its
 // per-size choices.
 StrategyResult collective_result(const StrategyResult& result, const std::string& op);

@@ -104,6 +104,7 @@ TuneOptions options(const TempDir& work) {
   o.out_dir = (work / "store").string();
   o.from = fixture("nodes/dgx-h100").string();
   o.progress = ProgressStyle::log;
+  o.comms = {"world"};  // the model answers the world only
   o.strategy.screen_grid = {8, 64 << 20, 8};
   o.strategy.final_grid = {8, 64 << 20, 4};
   return o;

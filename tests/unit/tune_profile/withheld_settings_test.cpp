@@ -1,0 +1,65 @@
+// The settings a tune over several shapes withholds from env, and the profile's sections per shape.
+#include "tune_profile/withheld_settings.h"
+
+#include <gtest/gtest.h>
+
+#include "tune_profile/profile_builder.h"
+
+namespace nccltune {
+namespace {
+
+// all_reduce at 1M on the world and on a rail, at these busbw.
+TrialMeasurement world_and_rail(double world, double rail) {
+  TrialMeasurement m;
+  m.ops = {"all_reduce", "all_reduce@rail"};
+  m.sizes = {1 << 20, 1 << 20};
+  m.busbw = {world, rail};
+  return m;
+}
+
+const ShapeLayout kTwoNodesOfFour{2, 4};
+
+TEST(WithheldSettings, ASettingThatWinsOnOneShapeAndLosesOnAnotherIsWithheldWithWhere) {
+  const std::vector<TrialMeasurement> defaults{world_and_rail(100, 10), world_and_rail(100, 10)};
+  const std::vector<ScreenedEnv> screened{
+      {{{"NCCL_BUFFSIZE", "8388608"}}, world_and_rail(130, 8)},      // +30% world, -20% rail
+      {{{"NCCL_NET_GDR_LEVEL", "SYS"}}, world_and_rail(120, 12)},    // helps both: not withheld
+      {{{"NCCL_IB_QPS_PER_CONNECTION", "4"}}, world_and_rail(100.5, 9)}};  // gains nowhere
+  const auto withheld = withheld_settings(defaults, screened, {}, kTwoNodesOfFour, 0.01, 0.02);
+  ASSERT_EQ(withheld.size(), 1u);
+  EXPECT_EQ(withheld[0].env, (Env{{"NCCL_BUFFSIZE", "8388608"}}));
+  EXPECT_EQ(withheld[0].why, "rail (2 nodes x 1): all_reduce -20% at 1M; +30% on world");
+}
+
+TEST(WithheldSettings, WhatShipsIsNeverWithheld) {
+  const std::vector<ScreenedEnv> screened{{{{"NCCL_BUFFSIZE", "8388608"}}, world_and_rail(130, 8)}};
+  EXPECT_TRUE(withheld_settings({world_and_rail(100, 10)}, screened, {{"NCCL_BUFFSIZE", "8388608"}},
+                                kTwoNodesOfFour, 0.01, 0.02)
+                  .empty());
+}
+
+TEST(SectionedProfile, ASplitsCollectivesGoToTheSectionOfItsShape) {
+  Profile flat;
+  flat.shape.node_type_key = "h100.4gpu";
+  flat.shape.nodes = 2;
+  flat.shape.gpus_per_node = 4;
+  flat.shape.ranks = 8;
+  flat.collectives["all_reduce"].guard = false;
+  flat.collectives["all_reduce@node"].guard = false;
+  flat.collectives["alltoall@rail"].guard = true;
+  const Profile p = sectioned_profile(flat);
+  ASSERT_EQ(p.collectives.size(), 1u);
+  EXPECT_TRUE(p.collectives.count("all_reduce"));
+  ASSERT_EQ(p.shapes.size(), 2u);
+  EXPECT_EQ(describe_section(p.shapes[0]), "rail: 2 nodes x 1 rank");
+  EXPECT_TRUE(p.shapes[0].collectives.at("alltoall").guard);
+  EXPECT_EQ(describe_section(p.shapes[1]), "node: 1 node x 4 ranks");
+  EXPECT_TRUE(p.shapes[1].collectives.count("all_reduce"));
+  // It reads back as it was written: a v3 profile the strict reader takes.
+  const auto back = parse_profile(profile_to_yaml(p), "p.yaml");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->shapes, p.shapes);
+}
+
+}  // namespace
+}  // namespace nccltune
