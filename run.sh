@@ -123,7 +123,7 @@ else
   NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml \
     mpirun_as --oversubscribe -np 4 build/nccltune tune --out out --journal out/journal.jsonl \
       --cuda-lib build/tests/fake-gpu/libfakecuda.so --nccl-lib build/tests/fake-gpu/libfakenccl.so \
-      --from configs/demo/vm-h100-2gpu-node --max-bytes 8M --max-bytes-per-size 32M --budget 10m | tee out/summary.txt
+      --from configs/demo/vm-h100-2gpu-node --max-bytes 8M --max-bytes-per-size 32M --budget 10m --comms world | tee out/summary.txt
 fi
 
 # The report of the profile tune just wrote (the newest under out/), with the other candidates

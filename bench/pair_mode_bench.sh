@@ -42,7 +42,7 @@ run() {
   local name=$1 model=$2 mode=$3 out=$work/$1 start end status=0
   start=$(date +%s%N)
   NCCLTUNE_FAKE_MODEL=$model timeout -k 5 1500 mpirun --oversubscribe -np 4 "$nccltune" tune --ops all_reduce \
-    --guard none --max-bytes "$max_bytes" --pair-mode "$mode" --cuda-lib "$fakecuda" --nccl-lib "$fakenccl" \
+    --guard none --comms world --max-bytes "$max_bytes" --pair-mode "$mode" --cuda-lib "$fakecuda" --nccl-lib "$fakenccl" \
     --out "$out" --progress log >"$work/$name.log" 2>&1 || status=$?
   end=$(date +%s%N)
   local summary profile

@@ -32,7 +32,7 @@ for ranks in "${ranks_list[@]}"; do
   start=$(date +%s%N)
   if ! NCCLTUNE_EMULATE_NODES=$nodes timeout -k 5 1200 mpirun --oversubscribe -np "$ranks" "$nccltune" tune \
       --cuda-lib "$fakecuda" --nccl-lib "$fakenccl" --space "$fixtures/spaces/tune-small.yaml" --out "$out" \
-      --node-counts "$nodes" --max-bytes 1K --max-trials 20 --init-timeout 60 --size-timeout 30 --progress log \
+      --node-counts "$nodes" --comms world --max-bytes 1K --max-trials 20 --init-timeout 60 --size-timeout 30 --progress log \
       >"$work/log.$ranks" 2>&1; then
     tail -n 20 "$work/log.$ranks" >&2
     echo "scale_bench: the tune at $ranks ranks failed" >&2

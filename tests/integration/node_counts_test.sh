@@ -24,7 +24,7 @@ tune() {
   local ranks=$1 nodes=$2 out=$3
   shift 3
   NCCLTUNE_EMULATE_NODES=$nodes timeout 900 mpirun -np "$ranks" "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
-    --out "$out" --max-bytes 1M --init-timeout 20 --size-timeout 10 --progress log "$@" >"$work/log" 2>&1
+    --out "$out" --max-bytes 1M --init-timeout 20 --size-timeout 10 --progress log --comms world "$@" >"$work/log" 2>&1
 }
 # bench_busbw NAME [VAR=VALUE...]: all_reduce at 8 emulated nodes (16 ranks), one busbw per size in $work/NAME.
 bench_busbw() {

@@ -339,7 +339,7 @@ wait_for 30 "every job's env file is removed after it" test -z "$(ls -A "$work/j
 tune_env=(NCCLTUNE_CUDA_LIB="$fakecuda" NCCLTUNE_NCCL_LIB="$fakenccl" NCCLTUNE_EMULATE_NODES=2
           NCCLTUNE_FAKE_MODEL="$all_fixtures/models/tune-one-knob.yaml")
 tune_args=(--from "$all_fixtures/nodes/dgx-h100" --space "$all_fixtures/spaces/tune-small.yaml" --max-bytes 1M
-           --max-trials 24 --init-timeout 20 --size-timeout 20 --progress log)
+           --max-trials 24 --init-timeout 20 --size-timeout 20 --progress log --comms world)
 mkdir -m 0755 "$work/tuned"
 (cd "$work/job-cwd" && env "${tune_env[@]}" timeout 300 srun --mpi=pmix --overcommit --nodes=1 --ntasks=4 --time=5 \
   "$nccltune" tune --out "$work/tuned/pmix" "${tune_args[@]}") >"$work/tune.out" 2>"$work/tune.err"

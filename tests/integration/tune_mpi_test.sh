@@ -19,7 +19,7 @@ tune() {  # tune MODEL SPACE OUT [args...]: output in $work/log; MODEL: a fixtur
   shift 3
   [[ $model == /* ]] || model=$fixtures/models/$model
   NCCLTUNE_FAKE_MODEL=$model timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/$space" \
-    --out "$out" --max-bytes "${MAX_BYTES:-1M}" --init-timeout 5 --size-timeout 3 --progress log "$@" >"$work/log" 2>&1
+    --out "$out" --max-bytes "${MAX_BYTES:-1M}" --init-timeout 5 --size-timeout 3 --progress log --comms world "$@" >"$work/log" 2>&1
 }
 
 # 0. A collective tune does not measure is refused before any trial, on one line.
@@ -95,7 +95,7 @@ check_that no_tagged_processes_left "no worker left after hangs and crashes"
 # 3. A run killed half-way resumes from its journal and measures nothing twice.
 journal=$work/resume.jsonl
 NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml setsid mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
-  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log >"$work/first.log" 2>&1 &
+  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --comms world >"$work/first.log" 2>&1 &
 leader=$!
 for _ in $(seq 600); do
   [ -f "$journal" ] && [ "$(wc -l <"$journal")" -ge 8 ] && break
@@ -108,7 +108,7 @@ done_before=$(wc -l <"$journal")
 check_that "[ $done_before -ge 8 ]" "journal holds trials before the kill ($done_before)"
 check_that "[ -z \"\$(find '$work/resume' -name 2n.yaml 2>/dev/null)\" ]" "no profile from the killed run"
 NCCLTUNE_FAKE_MODEL=$fixtures/models/tune-one-knob.yaml timeout 600 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" \
-  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --resume >"$work/log" 2>&1
+  --out "$work/resume" --journal "$journal" --max-bytes 1M --progress log --comms world --resume >"$work/log" 2>&1
 status=$?
 check_that "[ $status -eq 0 ]" "resumed tune exits 0 (got $status)" || show_log "$work/log"
 check_that "grep -qE 'resuming: ([0-9]+) finished trials' '$work/log'" "resume reports the journal's trials"
