@@ -222,12 +222,17 @@ std::string render_upgrade_table(const UpgradeComparison& c) {
   for (const UpgradeOpSummary& op : c.ops) {
     out += fmt::format("#\n# {}: OLD {} against NEW {}, mean busbw of {} rounds each\n", op.op, c.old_nccl.version,
                        c.new_nccl.version, c.rounds);
-    out += fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "size", "OLD busbw", "NEW busbw", "ratio", "verdict");
-    if (with_profile) out += fmt::format("  {:>12}  {:>7}", "NEW+profile", "gain");
-    out += "\n";
-    out += fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "(B)", "(GB/s)", "(GB/s)", "NEW/OLD", "");
-    if (with_profile) out += fmt::format("  {:>12}  {:>7}", "(GB/s)", "/NEW");
-    out += "\n";
+    std::string head = fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "size", "OLD busbw", "NEW busbw",
+                                   "ratio", "verdict");
+    std::string units = fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "(B)", "(GB/s)", "(GB/s)", "NEW/OLD", "");
+    if (with_profile) {
+      head += fmt::format("  {:>12}  {:>7}", "NEW+profile", "gain");
+      units += fmt::format("  {:>12}  {:>7}", "(GB/s)", "/NEW");
+    }
+    for (std::string* line : {&head, &units}) {
+      while (line->back() == ' ') line->pop_back();
+      out += *line + "\n";
+    }
     for (const UpgradeRow& row : c.rows) {
       if (row.op != op.op) continue;
       std::string line = fmt::format("  {:>12}  {:>10.2f}  {:>10.2f}  {:>7.3f}  {:<17}", row.bytes, row.old_busbw,

@@ -1,6 +1,8 @@
 // `nccltune bench`: MPI-launched, one worker process per rank, printing nccl-tests' table.
 //   mpirun -np 8 nccltune bench -b 8 -e 1G -f 2 [--op all_reduce] [--json FILE | -J FILE]
 //     [--from SRC] [--min-busbw GBPS] [--min-peak-pct P] [--nccl-log]
+//   mpirun -np 8 nccltune bench --nccl-lib NEW --baseline-nccl-lib OLD [--rounds N] [--ops a,b]
+//     [--max-regression PCT] [--profile FILE]: the upgrade check (cli/bench_upgrade.h)
 // nccl-tests' other flags are taken where the worker does what they ask; the rest stop bench with
 // one line saying why (kUnsupportedFlags), unless given nccl-tests' default.
 // Exit 0, or 1 when a trial failed, the data was wrong or the busbw is below a threshold; 2 when a
@@ -21,6 +23,7 @@
 #include "base/byte_size.h"
 #include "base/printable_text.h"
 #include "cli/bench_peak_input.h"
+#include "cli/bench_upgrade.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "collectives/bench_json.h"
@@ -31,6 +34,7 @@
 #include "collectives/library_versions.h"
 #include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
+#include "collectives/upgrade_comparison.h"
 #include "nccl_log/nccl_log_verdicts.h"
 #include "tune/launcher.h"
 #include "tune/mpi_session.h"
@@ -60,6 +64,13 @@ struct BenchOptions {
   bool nccl_log = false;  // run NCCL with NCCL_DEBUG=INFO and print what explain reads from it
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> unsupported;  // nccl-tests flags given: name, value
+  // The upgrade check (cli/bench_upgrade.h): OLD, and what it takes besides.
+  std::string baseline_nccl_lib;
+  std::string ops;  // --ops all_reduce,all_gather: several collectives, with --baseline-nccl-lib
+  int rounds = 3;
+  double max_regression_percent = kDefaultMaxRegressionPercent;
+  std::string profile;
+  std::vector<std::string> upgrade_flags_given;  // --rounds, --max-regression, --profile, --ops
 };
 
 // nccl-tests (2.19.6) flags that bench does not take, and why. Given with nccl-tests' default
@@ -108,6 +119,32 @@ std::string unsupported_flag_error(const std::vector<std::pair<std::string, std:
   return {};
 }
 
+std::vector<std::string> split_ops(const std::string& list) {
+  std::vector<std::string> ops;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    ops.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return ops;
+}
+
+// The upgrade check's flags without --baseline-nccl-lib, or bench's health checks with it.
+std::string upgrade_option_problem(const BenchOptions& o) {
+  if (o.baseline_nccl_lib.empty()) {
+    if (!o.upgrade_flags_given.empty())
+      return o.upgrade_flags_given.front() +
+             ": compares two NCCL libraries, with --baseline-nccl-lib OLD (and --nccl-lib NEW)";
+    return "";
+  }
+  if (o.min_busbw >= 0 || o.min_peak_percent >= 0)
+    return "--baseline-nccl-lib: judges NEW against OLD; --min-busbw and --min-peak-pct judge one library "
+           "(run bench without --baseline-nccl-lib for them)";
+  if (o.nccl_log) return "--baseline-nccl-lib: --nccl-log reads one library's log (run bench without it)";
+  return "";
+}
+
 Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   TrialSpec spec;
   for (char** entry = environ; *entry; ++entry) {  // the user's NCCL_* settings are what bench measures
@@ -124,9 +161,13 @@ Result<TrialSpec> trial_spec(const BenchOptions& o, const MpiSession& mpi) {
   const LocalLibraries libraries = choose_libraries(o.cuda_lib, o.nccl_lib);
   c.cuda_lib = libraries.cuda_lib;
   c.nccl_lib = libraries.nccl_lib;
+  if (const std::string problem = upgrade_option_problem(o); !problem.empty()) return Error{problem};
   c.collectives = {o.collective};
-  if (!find_collective(o.collective))
-    return Error{"--op " + o.collective + ": unknown collective (known: " + collective_names() + ")"};
+  if (!o.ops.empty()) c.collectives = split_ops(o.ops);
+  for (const std::string& op : c.collectives)
+    if (!find_collective(op))
+      return Error{(o.ops.empty() ? "--op " : "--ops ") + op + ": unknown collective (known: " + collective_names() +
+                   ")"};
   for (const auto& [flag, value] : {std::pair{"-g", o.gpus}, std::pair{"-t", o.threads}})
     if (value != 1)
       return Error{std::string(flag) + " " + std::to_string(value) +
@@ -286,6 +327,9 @@ int run_bench(BenchOptions options, int* argc, char*** argv) {
     }
     return kInputError;
   }
+  if (!options.baseline_nccl_lib.empty())
+    return run_upgrade_bench(mpi, {*spec, spec->config.nccl_lib, options.baseline_nccl_lib, options.rounds,
+                                   options.max_regression_percent, options.profile, options.json_path});
   // The trial runs with the capture's variables; the table and the JSON keep the user's.
   TrialSpec measured = *spec;
   std::optional<NcclLogCapture> capture;
@@ -418,6 +462,30 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
                   "CUDA driver library to dlopen (default: $NCCLTUNE_CUDA_LIB or libcuda.so.1)");
   sub->add_option("--nccl-lib", options->nccl_lib,
                   "NCCL library to dlopen (default: $NCCLTUNE_NCCL_LIB or libnccl.so.2)");
+  sub->add_option("--baseline-nccl-lib", options->baseline_nccl_lib,
+                  "The upgrade check: OLD, the NCCL library --nccl-lib NEW is compared with, in interleaved "
+                  "rounds of fresh workers; exit 1 when a size regresses beyond --max-regression and the noise")
+      ->type_name("OLD");
+  const auto upgrade_flag = [options](const char* name) {
+    return [options, name](const auto&) { options->upgrade_flags_given.emplace_back(name); };
+  };
+  sub->add_option("--ops", options->ops,
+                  "With --baseline-nccl-lib: several collectives, comma-separated (all_reduce,all_gather)")
+      ->each(upgrade_flag("--ops"));
+  sub->add_option("--rounds", options->rounds, "With --baseline-nccl-lib: rounds of OLD then NEW")
+      ->each(upgrade_flag("--rounds"))
+      ->capture_default_str();
+  sub->add_option("--max-regression", options->max_regression_percent,
+                  "With --baseline-nccl-lib: exit 1 when NEW is slower than OLD by more than PCT% (and the noise) at "
+                  "some size (above 0, below 100)")
+      ->each(upgrade_flag("--max-regression"))
+      ->type_name("PCT")
+      ->capture_default_str();
+  sub->add_option("--profile", options->profile,
+                  "With --baseline-nccl-lib: also run each library with this profile's env and nccltune's tuner "
+                  "plugin, and say whether the profile still helps on NEW")
+      ->each(upgrade_flag("--profile"))
+      ->type_name("FILE");
   sub->add_option("--init-timeout", options->init_timeout_s,
                   "Seconds a worker may take to load and initialise NCCL")
       ->check(CLI::PositiveNumber)

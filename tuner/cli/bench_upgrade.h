@@ -1,0 +1,30 @@
+// `nccltune bench --nccl-lib NEW --baseline-nccl-lib OLD` (docs/ARCHITECTURE.md, "Before an NCCL
+// upgrade"): rounds of fresh workers interleaved OLD, NEW, OLD, NEW... over bench's sizes and
+// collectives, every rank of a round on one library; with --profile, each library also under the
+// profile's env and nccltune's tuner plugin. Rank 0 prints the comparison
+// (collectives/upgrade_comparison.h) and writes its JSON.
+#pragma once
+
+#include <string>
+
+#include "tune/mpi_session.h"
+#include "tune/trial_runner.h"
+
+namespace nccltune::cli {
+
+struct UpgradeBenchRequest {
+  TrialSpec spec;  // bench's trial: sizes, collectives, the user's NCCL_* env, timeouts
+  std::string new_lib, old_lib;
+  int rounds = 3;
+  double max_regression_percent = 3;
+  std::string profile_path;  // --profile; empty without
+  std::string json_path;     // -J; empty without
+};
+
+// Every rank calls it after bench checked its options and NEW. Exit 3 when OLD cannot be loaded
+// or has no ncclGetVersion, the ranks load different libraries (their versions differ), the
+// profile cannot be read or --max-regression is out of range; 1 when a trial failed or a size
+// regresses beyond --max-regression and the noise; else 0.
+int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request);
+
+}  // namespace nccltune::cli
