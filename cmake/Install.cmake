@@ -27,9 +27,10 @@ install(CODE "
 
 # The Slurm scripts (configs/slurm/), for slurm.conf's TaskProlog=, Prolog= and Epilog= to name
 # in place or to copy to /etc; they find common.sh next to themselves. The batch templates of
-# tune and fleet go beside them, for `sbatch <prefix>/share/nccltune/slurm/fleet.sbatch`.
+# tune, fleet and the NCCL upgrade check go beside them, for
+# `sbatch <prefix>/share/nccltune/slurm/fleet.sbatch`.
 install(PROGRAMS configs/slurm/task_prolog.sh configs/slurm/prolog.sh configs/slurm/epilog.sh
-        configs/slurm/tune.sbatch configs/slurm/fleet.sbatch
+        configs/slurm/tune.sbatch configs/slurm/fleet.sbatch configs/slurm/nccl-upgrade.sbatch
         DESTINATION ${CMAKE_INSTALL_DATADIR}/nccltune/slurm COMPONENT slurm)
 install(FILES configs/slurm/common.sh configs/slurm/slurm.conf.snippet
         DESTINATION ${CMAKE_INSTALL_DATADIR}/nccltune/slurm COMPONENT slurm)

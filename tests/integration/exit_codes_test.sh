@@ -99,6 +99,8 @@ usage 3 bench "--average" "-a 4" -- "$nccltune" bench -a 4
 usage 3 bench "-g 2" "-g 2 (one rank per GPU)" -- "$nccltune" bench -g 2 --cuda-lib /nonexistent --nccl-lib /nonexistent
 usage 3 bench "--op" "unknown --op" -- "$nccltune" bench --op all_to_nobody
 usage 3 bench "-G 1" "an nccl-tests flag it does not take" -- "$nccltune" bench -G 1
+usage 3 bench "--max-regression 150" "--max-regression out of range" -- "$nccltune" bench --baseline-nccl-lib "$work/old.so" --max-regression 150
+usage 3 bench "--rounds" "--rounds without --baseline-nccl-lib" -- "$nccltune" bench --rounds 2
 
 # Under mpirun every rank loads its libraries and all stop together (exit 3, no table line, one
 # line of ours naming the first rank that cannot; mpirun adds its own), with no worker started.
@@ -115,6 +117,10 @@ if command -v mpirun >/dev/null && [ -e "$fake/libfakecuda.so" ] && [ -e "$fake/
   expect_equal "$(grep -c 'nccltune bench:' "$work/err")" 1 "bench under mpirun, rank 1: one line of ours"
   expect_in "$work/err" "nccltune bench: rank 1: \$NCCLTUNE_NCCL_LIB" "bench under mpirun, rank 1: names the rank and the variable"
   expect_equal "$(wc -c <"$work/out")" 0 "bench under mpirun, rank 1: no table line (rank 0 stops too)"
+  usage 3 bench "--baseline-nccl-lib: cannot load NCCL" "an OLD NCCL it cannot load" -- "$nccltune" bench \
+    --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$fake/libfakenccl.so" --baseline-nccl-lib "$work/nonexistent.so"
+  usage 3 bench "not an NCCL library (it has no ncclGetVersion)" "an OLD that is not NCCL" -- "$nccltune" bench \
+    --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$fake/libfakenccl.so" --baseline-nccl-lib "$fake/libfakecuda.so"
 fi
 
 usage 3 fleet "unknown flag --frm (did you mean --from?)" "near flag" -- "$nccltune" fleet --frm x

@@ -138,6 +138,10 @@ std::string upgrade_option_problem(const BenchOptions& o) {
              ": compares two NCCL libraries, with --baseline-nccl-lib OLD (and --nccl-lib NEW)";
     return "";
   }
+  if (!(o.max_regression_percent > 0 && o.max_regression_percent < 100))
+    return fmt::format("--max-regression {}: out of range (a percentage above 0 and below 100)",
+                       printable_excerpt(fmt::format("{:g}", o.max_regression_percent), 40));
+  if (o.rounds < 1 || o.rounds > 100) return fmt::format("--rounds {}: out of range (1 to 100)", o.rounds);
   if (o.min_busbw >= 0 || o.min_peak_percent >= 0)
     return "--baseline-nccl-lib: judges NEW against OLD; --min-busbw and --min-peak-pct judge one library "
            "(run bench without --baseline-nccl-lib for them)";

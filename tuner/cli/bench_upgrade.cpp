@@ -79,11 +79,6 @@ int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request) {
     if (mpi.rank() == 0) print_error_line(kUpgradeWho, line);
     return kInputError;
   };
-  if (!(request.max_regression_percent > 0 && request.max_regression_percent < 100))
-    return fail_input(fmt::format("--max-regression {:g}: out of range (a percentage above 0 and below 100)",
-                                  request.max_regression_percent));
-  if (request.rounds < 1 || request.rounds > 100)
-    return fail_input(fmt::format("--rounds {}: out of range (1 to 100)", request.rounds));
   const std::string& cuda_lib = request.spec.config.cuda_lib;
   // Both libraries on every rank, before any worker: one that does not load or has no
   // ncclGetVersion, or a rank that loads another version than rank 0, stops every rank.

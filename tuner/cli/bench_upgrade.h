@@ -21,9 +21,9 @@ struct UpgradeBenchRequest {
   std::string json_path;     // -J; empty without
 };
 
-// Every rank calls it after bench checked its options and NEW. Exit 3 when OLD cannot be loaded
-// or has no ncclGetVersion, the ranks load different libraries (their versions differ), the
-// profile cannot be read or --max-regression is out of range; 1 when a trial failed or a size
+// Every rank calls it after bench checked its options (--max-regression, --rounds) and loaded NEW.
+// Exit 3 when OLD cannot be loaded or has no ncclGetVersion, the ranks load different libraries
+// (their versions differ) or the profile cannot be read; 1 when a trial failed or a size
 // regresses beyond --max-regression and the noise; else 0.
 int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request);
 
