@@ -11,6 +11,9 @@ umask 022
 chmod 755 "$work"
 
 unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG
+# The job's ranks per node, as Slurm gives a step, unless a case says otherwise: without it env
+# says on stderr on what grounds it serves (below, "GPUs per node unknown").
+export SLURM_NTASKS_PER_NODE=8
 h100=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
 a100=a100-sxm4-80gb.8gpu.nvswitch.4xib200.pix.nccl2.21
 canary=$work/canary
@@ -37,6 +40,18 @@ expect_output() {  # expect_output DESCRIPTION EXPECTED (stdout exactly, exit 0,
   else
     fail "$1: exit $rc"
     echo "  expected: $2" | head -5
+    sed 's/^/  stdout | /' "$work/out" | head -5
+    sed 's/^/  stderr | /' "$work/err" | head -5
+  fi
+}
+# expect_nothing_served DESCRIPTION PATTERN: nothing on stdout, exit 0, and one line on stderr
+# that says so and matches PATTERN (grep -E: what env tried and the flag that fixes it).
+expect_nothing_served() {
+  if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+    grep -q '^nccltune env: served nothing: ' "$work/err" && grep -Eq -- "$2" "$work/err"; then
+    pass
+  else
+    fail "$1: exit $rc, expected one line matching: $2"
     sed 's/^/  stdout | /' "$work/out" | head -5
     sed 's/^/  stderr | /' "$work/err" | head -5
   fi
@@ -119,15 +134,16 @@ run --profiles "$store" --shape "$h100" --nodes 16 --format json
 expect_output "16 nodes as JSON: what was used and withheld" "{\"env\":{\"NCCL_NET_GDR_LEVEL\":\"SYS\"},\"profiles\":[\"$store/$h100/8n.yaml\"],\"withheld\":[\"NCCL_PROTO=^LL128: above the largest measured node count (8): left to NCCL\",\"all_reduce per-size choices: above the largest measured node count (8): left to NCCL\"]}"
 # One node and several never stand in for each other (NCCL's algorithms differ within a node).
 run --profiles "$store" --shape "$h100" --nodes 1 --format systemd
-expect_output "1 node: only a 1-node profile fits, and there is none" ""
+expect_nothing_served "1 node: only a 1-node profile fits, and there is none" \
+  "\\(from --shape\\), job of 1 node x 8 GPUs: .* for 2, 8 nodes, none of which serves 1 node .*pass --nodes N"
 run --profiles "$store" --shape "$a100" --nodes 1 --format systemd --prefer above
-expect_output "1 node, --prefer above: still not the 4-node profile" ""
+expect_nothing_served "1 node, --prefer above: still not the 4-node profile" "for 4 nodes, none of which serves 1 node"
 mkdir -p "$work/one-node/$h100"
 sed 's/nodes: 2, gpus_per_node: 8, ranks: 16/nodes: 1, gpus_per_node: 8, ranks: 8/' "$store/$h100/2n.yaml" \
   >"$work/one-node/$h100/1n.yaml"
 chmod -R go-w "$work/one-node"
 run --profiles "$work/one-node" --shape "$h100" --nodes 3 --format systemd
-expect_output "3 nodes: never the 1-node profile" ""
+expect_nothing_served "3 nodes: never the 1-node profile" "for 1 nodes, none of which serves 3 nodes"
 run --profiles "$work/one-node" --shape "$h100" --nodes 1 --format systemd
 expect_output "1 node: the 1-node profile" "NCCL_ALGO=allreduce:NVLS,Tree
 NCCL_MIN_NCHANNELS=16
@@ -148,8 +164,10 @@ export NCCL_PROTO=Simple"
 # Neither --shape nor node.yaml: the node type is read from the machine (here a snapshot, and no
 # NCCL), by nccltune itself or, from nccltune-env, by handing the command over to nccltune.
 local_read=(--profiles "$store" --nodes 2 --from "$fixtures/nodes/dgx-h100" --nccl-lib /nonexistent --cuda-lib /nonexistent)
-NCCLTUNE_LOG_LEVEL=info run "${local_read[@]}"
-local_key=$(sed -n 's/^nccltune info: no profile for \([A-Za-z0-9._-]*\) in .*/\1/p' "$work/err")
+run "${local_read[@]}"
+expect_nothing_served "local read: a node type the store does not hold" \
+  "\\(no --shape, no node state at $node_state, then a read of --from $fixtures/nodes/dgx-h100\\).* holds no profile for this node type \\(it holds $a100, $h100\\): pass --shape KEY"
+local_key=$(sed -n 's/^nccltune env: served nothing: node type \([A-Za-z0-9._-]*\) .*/\1/p' "$work/err")
 case "$local_key" in
   h100-80gb-hbm3.8gpu.nvswitch.8xib400.*) pass ;;
   *) fail "local read: key '$local_key'"; cat "$work/err" ;;
@@ -223,15 +241,36 @@ if [ "${#command[@]}" -eq 1 ]; then
 args: env --config $config --node-state $node_state --profiles $store --nodes 2 --from $fixtures/nodes/dgx-h100 --format slurm"
 fi
 
-# No profile fits: nothing at all, and exit 0.
+# No profile fits: nothing on stdout, one line on stderr saying what env tried and the flag that
+# fixes it, exit 0 (fail-open); --strict exits 2.
 run --profiles "$store" --shape "b200.8gpu.nvswitch.8xib400.pix.nccl2.28" --nodes 2
-expect_output "unknown node type" ""
+expect_nothing_served "unknown node type" "holds no profile for this node type .*: pass --shape KEY"
 run --profiles "$store" --shape "$h100" --nodes 2 --gpus-per-node 4
-expect_output "4 GPUs per node against profiles tuned with 8" ""
+expect_nothing_served "4 GPUs per node against profiles tuned with 8" \
+  "2n.yaml is tuned for 8 GPUs per node, not 4: pass --gpus-per-node 8"
 SLURM_JOB_NUM_NODES=2 SLURM_GPUS_ON_NODE=0 run --profiles "$store" --shape "$h100"
-expect_output "a job without GPUs" ""
+expect_nothing_served "a job without GPUs" "a job without GPUs gets no profile"
 run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv --gpus-per-node 2
-expect_output "tuner-csv when nothing fits" ""
+expect_nothing_served "tuner-csv when nothing fits" "not 2: pass --gpus-per-node 8"
+run --profiles "$store" --shape "$h100" --nodes 1 --strict
+if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ]; then
+  pass
+else
+  fail "nothing served with --strict: exit $rc (expected 2), $(wc -l <"$work/err") lines on stderr"
+fi
+# GPUs per node unknown: the profile of the node type and count is served as tuned, and one line
+# on stderr says so (stdout is the env alone, as a prolog needs).
+unset SLURM_NTASKS_PER_NODE
+run --profiles "$store" --shape "$h100" --nodes 2 --format systemd
+export SLURM_NTASKS_PER_NODE=8
+if [ "$rc" -eq 0 ] && grep -q '^NCCL_NVLS_ENABLE=1$' "$work/out" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+  grep -q "GPUs per node is unknown .*: serving $store/$h100/2n.yaml as tuned, for 8 GPUs per node; pass --gpus-per-node G" "$work/err"; then
+  pass
+else
+  fail "GPUs per node unknown: exit $rc"
+  sed 's/^/  stdout | /' "$work/out" | head -5
+  sed 's/^/  stderr | /' "$work/err" | head -3
+fi
 
 # Values with the special characters a value may hold (^ = , : + - .) are accepted, and every
 # shell-like format, sourced with `set -u` by bash and by sh, sets exactly those values.

@@ -5,7 +5,8 @@
 //
 // Fail-open: a prolog must never fail a job because of a profile store, so on any error nothing
 // goes to stdout, one line goes to stderr (and syslog, from a Slurm script or with --syslog), and
-// the exit status is 0; --strict makes it 2. No profile for the job is not an error: no output.
+// the exit status is 0; --strict makes it 2. No profile for the job is the same: nothing on
+// stdout, one line saying what env tried and the flag that fixes it (env_grounds.h), 0 or 2.
 #include "env/env_command.h"
 
 #include <syslog.h>
@@ -20,10 +21,12 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "base/printable_text.h"
 #include "node/env_config.h"
 #include "node/env_format.h"
+#include "node/env_grounds.h"
 #include "node/job_shape.h"
 #include "node/node_paths.h"
 #include "node/node_state.h"
@@ -86,24 +89,57 @@ std::map<std::string, std::string> slurm_environment() {
   return environment;
 }
 
-Result<std::string> node_type_key_for(const EnvOptions& options) {
+NodeTypeAttempt node_type_attempt(const EnvOptions& options) {
+  std::error_code error;
+  return {options.shape, options.node_state, std::filesystem::exists(options.node_state, error),
+          options.local.from};
+}
+
+Result<std::string> node_type_key_for(const EnvOptions& options, const NodeTypeAttempt& attempt) {
   if (!options.shape.empty()) {
     if (!is_valid_node_type_key(options.shape))
       return Error{"--shape: '" + printable_excerpt(options.shape, 80) +
                    "' is not a name from [A-Za-z0-9._-]"};
     return options.shape;
   }
+  if (attempt.node_state_present) return read_node_type_key(options.node_state);
+  Result<std::string> key = local_node_type_key(options.local);
+  if (!key) return Error{cannot_work_out_node_type(attempt, key.error())};
+  return key;
+}
+
+// A few of the node types the store holds profiles for, to name in the line that says why
+// nothing was served.
+std::vector<std::string> store_keys(const std::filesystem::path& store) {
+  constexpr std::size_t kNamed = 5;
+  std::vector<std::string> keys;
   std::error_code error;
-  if (std::filesystem::exists(options.node_state, error)) return read_node_type_key(options.node_state);
-  return local_node_type_key(options.local);
+  for (std::filesystem::directory_iterator it(store, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (is_valid_node_type_key(name) && it->is_directory(error) && !stored_node_counts(it->path()).empty())
+      keys.push_back(name);
+  }
+  std::sort(keys.begin(), keys.end());
+  if (keys.size() > kNamed) {
+    const std::size_t more = keys.size() - kNamed;
+    keys.resize(kNamed);
+    keys.push_back(std::to_string(more) + " more");
+  }
+  return keys;
 }
 
 // What this job gets (the profile of its node count, or the serving rule's from the counts around
-// it), or nullopt when the store has none that fits.
-Result<std::optional<ProfileForJob>> job_profile(const EnvOptions& options, const EnvConfig& config) {
+// it); when the store has none that fits, the one line that says why.
+struct JobProfile {
+  std::optional<ProfileForJob> found;
+  std::string nothing_why;
+};
+
+Result<JobProfile> job_profile(const EnvOptions& options, const EnvConfig& config, const Reporter& reporter) {
   const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
   if (!job) return Error{job.error()};
-  const Result<std::string> key = node_type_key_for(options);
+  const NodeTypeAttempt attempt = node_type_attempt(options);
+  const Result<std::string> key = node_type_key_for(options, attempt);
   if (!key) return Error{key.error()};
   const std::filesystem::path store =
       options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
@@ -112,20 +148,25 @@ Result<std::optional<ProfileForJob>> job_profile(const EnvOptions& options, cons
   Result<ProfileForJob> found =
       find_profile_for_job(store, *key, *job, prefer_below, ::geteuid(), ProfileParts::for_jobs);
   if (!found) return Error{found.error()};
+  NothingServed nothing{attempt, *key, store.string(), *job, {}, {}, std::nullopt, 0};
   if (!found->stored) {
-    note("no profile for " + *key + " in " + store.string());
-    return std::optional<ProfileForJob>();
+    nothing.stored_counts = stored_node_counts(store / *key);
+    if (nothing.stored_counts.empty()) nothing.store_keys = store_keys(store);
+    return JobProfile{std::nullopt, why_nothing_served(nothing)};
   }
   const StoreProfile& stored = *found->stored;
   const std::string where = stored.match.file.string();
   if (!found->fits) {
-    note(where + ": tuned for " + std::to_string(stored.profile.shape.gpus_per_node) +
-         " GPUs per node, the job has " + std::to_string(job->gpus_per_node.value_or(0)) + ": not used");
-    return std::optional<ProfileForJob>();
+    nothing.unfit_file = where;
+    nothing.unfit_gpus_per_node = stored.profile.shape.gpus_per_node;
+    return JobProfile{std::nullopt, why_nothing_served(nothing)};
   }
   note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " +
-       std::to_string(job->nodes) + " nodes");
-  return std::optional<ProfileForJob>(std::move(*found));
+       std::to_string(job->nodes) + " nodes, node type from " + describe_node_type_source(attempt));
+  // The rule for a job whose GPUs per node nothing gives: the profile as tuned, said on stderr.
+  if (!job->gpus_per_node)
+    reporter.line(served_with_gpus_per_node_unknown(where, stored.profile.shape.gpus_per_node));
+  return JobProfile{std::move(*found), ""};
 }
 
 int run_env(const EnvOptions& options) {
@@ -154,14 +195,17 @@ int run_env(const EnvOptions& options) {
     reporter.line(config.error());
     return failed;
   }
-  const Result<std::optional<ProfileForJob>> found = job_profile(options, *config);
+  const Result<JobProfile> found = job_profile(options, *config, reporter);
   if (!found) {
     reporter.line(found.error());
     return failed;
   }
-  if (!*found) return 0;
+  if (!found->found) {
+    reporter.line(found->nothing_why);
+    return failed;
+  }
 
-  const ServedProfile& served = (*found)->served;
+  const ServedProfile& served = found->found->served;
   const EnvEmission emission =
       render_env(served.profile, *format, config->allow_names, EnvOrigin{served.sources, served.withheld});
   for (const std::string& warning : emission.warnings) reporter.line(warning);

@@ -34,9 +34,13 @@ struct HandedOver {
   int status;
 };
 
+bool strict() {
+  return std::find(arguments.begin(), arguments.end(), "--strict") != arguments.end();
+}
+
 int fail_open(const std::string& message) {
   std::fprintf(stderr, "nccltune env: %s\n", nccltune::printable_excerpt(message, 2000).c_str());
-  return std::find(arguments.begin(), arguments.end(), "--strict") != arguments.end() ? 2 : 0;
+  return strict() ? 2 : 0;
 }
 
 // Runs `full env <arguments>`, its stdout captured, stdin, stderr and the environment inherited.
@@ -54,6 +58,8 @@ int hand_over(const std::string& full) {
   if (run->timed_out)
     return fail_open(full + ": no answer within " + std::to_string(kHandOverTimeout.count() / 1000) + " s" +
                      why);
+  // `nccltune env --strict` exits 2 after its own line on the stderr we share: nothing to add.
+  if (strict() && !run->exit.signaled && run->exit.code == 2) return 2;
   if (!run->exit.exited_cleanly()) return fail_open(full + ": " + run->exit.describe() + why);
   if (std::fwrite(run->out.data(), 1, run->out.size(), stdout) != run->out.size() || std::fflush(stdout) != 0)
     return fail_open("cannot write to stdout");
