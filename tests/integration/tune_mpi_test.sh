@@ -77,6 +77,8 @@ check_that "[ -n '$profile' ] && grep -q 'plugin: {status: not_served, why: \"no
   "declined: the profile says not served, with the plugin's reason" || show_log "$work/log"
 check_that "! grep -q 'with_plugin:\|status: confirmed' '$profile'" "declined: nothing confirmed, no with-plugin curve"
 check_that "grep -q '^the tuner plugin, all_reduce: not served: not using' '$work/log'" "declined: the summary says not served"
+check_that "! grep -q 'nccltune-profile-' '$profile' '$work/log'" \
+  "declined: the reason names the profile being tuned, not a rank's private copy of it"
 check_that "! sed -n '/^  all_reduce:/,/^  [a-z]/p' '$profile' | grep -q 'algo: \"Tree\"'" \
   "declined: the per-size choice it did not serve is not shipped"
 

@@ -172,7 +172,13 @@ TrialMeasurement measure(const CountGroup& on, const NodeLayout& layout, int cou
                                                [](const std::string& c) { return c != "world"; }));
   m.unavailable = result.unavailable;
   m.plugin_served = result.served;
+  // The plugin names the file it read: this rank's private copy, gone with the trial; the user
+  // knows it as the profile being tuned.
   m.plugin_declined = result.declined_why;
+  if (const std::string name = profile.path.string(); !name.empty())
+    for (std::size_t at = m.plugin_declined.find(name); at != std::string::npos;
+         at = m.plugin_declined.find(name, at))
+      m.plugin_declined.replace(at, name.size(), "the profile being tuned");
   if (!request.pairs.empty() && result.outcome == TrialOutcome::ok)
     m.pair_outcomes = pair_outcomes(result, request.pairs.size());
   for (std::size_t i = 0; i < result.sizes.size() && i < result.ops.size(); ++i) {
