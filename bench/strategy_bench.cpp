@@ -32,6 +32,7 @@
 
 #include "dgx_shape.h"
 #include "model_executor.h"
+#include "search/comm_shapes.h"
 #include "search/default_search_space.h"
 #include "search/node_count_search.h"
 #include "search/search_space.h"
@@ -297,6 +298,155 @@ bool run_node_count_models(const std::filesystem::path& models_dir, const Search
   return met;
 }
 
+// Communicator shapes (tune --comms world,rail,node; search/comm_shapes.h): each trial's workers
+// measure the world and, split from it, the rails (nodes x 1) and the nodes (1 x gpus), each
+// answered from the model at its own shape. The cost is modelled with real start-up costs: a
+// CUDA context per worker (0.3 s), an ncclCommInitRank of the world and an ncclCommSplit per split
+// each 0.9 s + 0.1 s per node of that communicator (1-3 s on a few nodes, tens of seconds on
+// hundreds: README, pair mode), and each point's timed and warm-up ops at the model's time plus
+// 2 ms per point (launch, data check).
+constexpr double kCudaContext_s = 0.3, kPerPoint_s = 0.002;
+double comm_init_s(int nodes) {
+  return 0.9 + 0.1 * nodes;
+}
+
+struct ShapeCosts {
+  double modelled_s = 0;
+  int world_inits = 0, splits = 0, workers = 0;
+};
+
+// The trials of `comms` at `nodes` x `gpus`, from `model` (unresolved), with their modelled cost in
+// `costs`: a plain request (collectives and comms, below the search's shaped names).
+TrialExecutor shaped_model_executor(const fake::FakeModel& model, int nodes, int gpus, ShapeCosts& costs) {
+  auto world = std::make_shared<ModelExecutor>(model, nodes * gpus, nodes);
+  auto rail = std::make_shared<ModelExecutor>(model, nodes, nodes);
+  auto node = std::make_shared<ModelExecutor>(model, gpus, 1);
+  return [=, &costs](const TrialRequest& request) {
+    TrialRequest one = request;
+    one.comms = {"world"};
+    std::vector<std::pair<std::string, TrialMeasurement>> parts;
+    for (const std::string& comm : request.comms)
+      parts.emplace_back(comm, comm == "rail" ? (*rail)(one) : comm == "node" ? (*node)(one) : (*world)(one));
+    TrialMeasurement m = parts.front().second;
+    double seconds = kCudaContext_s + comm_init_s(nodes);
+    ++costs.world_inits;
+    costs.workers += nodes * gpus;
+    for (std::size_t p = 1; p < parts.size(); ++p) {
+      seconds += comm_init_s(parts[p].first == "rail" ? nodes : 1);
+      ++costs.splits;
+      if (parts[p].second.outcome != TrialOutcome::ok && m.outcome == TrialOutcome::ok) {
+        m.outcome = parts[p].second.outcome;
+        m.reason = parts[p].second.reason;
+      }
+    }
+    m.workers = nodes * gpus;
+    m.communicators = static_cast<int>(parts.size());
+    if (m.outcome != TrialOutcome::ok && request.pairs.empty()) {
+      m.duration_s = seconds;
+      costs.modelled_s += seconds;
+      return m;
+    }
+    // Points pair by pair, then communicator by communicator, as the worker sweeps them.
+    const std::size_t blocks = std::max<std::size_t>(1, request.pairs.size());
+    TrialMeasurement out = m;
+    out.ops.clear(), out.comms.clear(), out.sizes.clear(), out.time_us.clear(), out.busbw.clear();
+    out.nccl_choices.clear(), out.unavailable.clear();
+    for (std::size_t b = 0; b < blocks; ++b)
+      for (const auto& [comm, part] : parts) {
+        const std::size_t each = part.ops.size() / blocks;
+        for (std::size_t i = b * each; i < (b + 1) * each; ++i) {
+          out.ops.push_back(part.ops[i]);
+          if (parts.size() > 1) out.comms.push_back(comm);
+          out.sizes.push_back(part.sizes[i]);
+          out.time_us.push_back(part.time_us[i]);
+          out.busbw.push_back(part.busbw[i]);
+          if (i < part.unavailable.size()) out.unavailable.push_back(part.unavailable[i]);
+          seconds += kPerPoint_s + 1e-6 * part.time_us[i] * (request.warmup + std::max(1, request.iterations));
+        }
+      }
+    out.duration_s = seconds;
+    costs.modelled_s += seconds;
+    return out;
+  };
+}
+
+struct ShapeRun {
+  int trials = 0, pairs = 0;
+  ShapeCosts costs;
+};
+
+// tune's plan at `counts` (largest first) of `gpus` GPUs per node on `comms`, 3 collectives and
+// the alltoall guard, in pair mode.
+ShapeRun run_shapes(const fake::FakeModel& model, const SearchSpace& space, const std::vector<int>& counts,
+                    int gpus, const std::vector<std::string>& comms) {
+  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter"};
+  ShapeRun run;
+  StrategyOptions options;
+  options.collectives = shaped_collectives(ops, comms);
+  options.guards = shaped_collectives({"alltoall"}, comms);
+  options.pair_mode = true;
+  options.scoped_lists = true;
+  options.budget = std::chrono::hours(24);
+  options.clock_s = [&run] { return run.costs.modelled_s; };
+  const auto space_for = [&](int nodes) {
+    ShapeFacts facts = dgx_h100_facts(nodes, ops);
+    facts.gpus_per_node = gpus;
+    return prune(space, facts);
+  };
+  NodeCountPlan plan{counts, space_for, [&](int nodes) {
+                       return shaped_executor(shaped_model_executor(model, nodes, gpus, run.costs));
+                     }};
+  for (const NodeCountResult& r : run_node_count_plan(plan, options)) {
+    run.trials += r.result.trials;
+    run.pairs += r.result.pairs_in_process;
+  }
+  return run;
+}
+
+// Requirement 8 of "every communicator a job makes": the cost of measuring the rails and nodes
+// beside the world. True when the targets hold.
+bool run_shape_costs(const std::filesystem::path& models_dir, const SearchSpace& space, bool short_mode) {
+  Result<fake::FakeModel> model = fake::load_fake_model((models_dir / "dgx-h100.yaml").string());
+  if (!model) {
+    std::fprintf(stderr, "strategy_bench: %s\n", model.error().c_str());
+    return false;
+  }
+  const std::vector<std::string> world{"world"}, all{"world", "rail", "node"};
+  std::printf(
+      "\ncommunicator shapes (dgx-h100 model, 8 GPUs per node, 3 collectives + the alltoall guard, pair "
+      "mode;\nmodelled start-up: %.1f s CUDA context, 0.9 s + 0.1 s per node for each init or split)\n\n",
+      kCudaContext_s);
+  std::printf("%-28s %7s %6s %8s %7s %8s %10s %9s\n", "run", "trials", "pairs", "workers", "world", "splits",
+              "inits/tr", "modelled");
+  bool met = true;
+  const auto row = [](const std::string& name, const ShapeRun& r) {
+    std::printf("%-28s %7d %6d %8d %7d %8d %10.2f %7.1f m\n", name.c_str(), r.trials, r.pairs, r.costs.workers,
+                r.costs.world_inits, r.costs.splits,
+                r.costs.world_inits / static_cast<double>(std::max(1, r.trials)), r.costs.modelled_s / 60);
+  };
+  const ShapeRun small_world = run_shapes(*model, space, {2}, 8, world);
+  const ShapeRun small_all = run_shapes(*model, space, {2}, 8, all);
+  row("2 nodes, world", small_world);
+  row("2 nodes, world+rail+node", small_all);
+  const double workers = small_all.costs.workers / static_cast<double>(std::max(1, small_world.costs.workers));
+  const double wall = small_all.costs.modelled_s / std::max(1e-9, small_world.costs.modelled_s);
+  const double inits = small_all.costs.world_inits / static_cast<double>(std::max(1, small_all.trials));
+  std::printf("3 shapes against the world alone: %.2fx the worker processes (target 1.3x), %.2fx the "
+              "modelled time (2x);\n%.2f world inits per env trial or pair (0.6); each pair measured on "
+              "every shape\n",
+              workers, wall, inits);
+  met = workers <= 1.3 && wall <= 2 && inits <= 0.6;
+  if (!short_mode) {
+    const ShapeRun big_world = run_shapes(*model, space, {64, 32, 16}, 8, world);
+    const ShapeRun big_all = run_shapes(*model, space, {64, 32, 16}, 8, all);
+    row("64,32,16 nodes, world", big_world);
+    row("64,32,16 nodes, 3 shapes", big_all);
+    std::printf("64 nodes (3 node counts, 3 shapes): %.1f minutes modelled (goal 20)\n",
+                big_all.costs.modelled_s / 60);
+  }
+  return met;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: strategy_bench [--short] [--seeds N] [--models DIR] [--space FILE] [--budget S] "
@@ -440,5 +590,8 @@ int main(int argc, char** argv) {
       "\nnode-count target (each count within 1%% of its grid's best, 3 counts in at most 2x the trials "
       "of one): %s\n",
       node_counts_met ? "met on every model" : "NOT met on every model");
+  const bool shapes_met = run_shape_costs(models_dir, *space, short_mode);
+  std::printf("\nshapes target (1.3x the processes, 2x the time, 0.6 world inits per trial): %s\n",
+              shapes_met ? "met" : "NOT met");
   return 0;
 }
