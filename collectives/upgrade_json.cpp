@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "base/atomic_file.h"
 #include "base/json_field_reader.h"
 
 namespace nccltune {
@@ -177,6 +178,12 @@ Result<UpgradeComparison> parse_upgrade_json(std::string_view text, std::string_
   if (!reader.error.empty()) return Error{fmt::format("{}: {}", origin, reader.error)};
   c.ops = summarize_upgrade(c.rows);
   return c;
+}
+
+Result<UpgradeComparison> read_upgrade_json(const std::filesystem::path& path) {
+  auto text = read_text_file(path, kMaxUpgradeJsonBytes);
+  if (!text) return Error{text.error()};
+  return parse_upgrade_json(*text, path.string());
 }
 
 }  // namespace nccltune

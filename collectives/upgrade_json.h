@@ -5,6 +5,8 @@
 // the per-op summary is recomputed from the rows.
 #pragma once
 
+#include <cstddef>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -19,5 +21,9 @@ nlohmann::ordered_json upgrade_to_json(const UpgradeComparison& comparison);
 
 // Errors name `origin` and the field ("upgrade.json: rows[2].new_busbw: not a number").
 Result<UpgradeComparison> parse_upgrade_json(std::string_view text, std::string_view origin);
+
+// The file at `path` (a text file of at most kMaxUpgradeJsonBytes), parsed.
+inline constexpr std::size_t kMaxUpgradeJsonBytes = std::size_t{16} << 20;
+Result<UpgradeComparison> read_upgrade_json(const std::filesystem::path& path);
 
 }  // namespace nccltune
