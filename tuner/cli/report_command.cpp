@@ -2,6 +2,8 @@
 // self-contained HTML page for a profile. `nccltune report --fleet FILE -o FILE.html`: a page of a
 // fleet survey alone (`nccltune fleet --out FILE`), which an operator makes before any tune; with a
 // PROFILE too, the survey is a section of the profile's page.
+// `nccltune report --upgrade FILE.json -o FILE.html`: a page of an NCCL upgrade check (the -J of
+// `bench --baseline-nccl-lib`, report/upgrade_report.h).
 // The best other candidates' curves come from the tune journal: --journal, else journal.jsonl next
 // to the profile, else in the store root above it (where `tune --out DIR` writes it by default).
 // The node diagram comes from --topology SRC (a snapshot directory from `topo --capture`,
@@ -18,11 +20,13 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "collectives/upgrade_json.h"
 #include "fleet/fleet_output.h"
 #include "profile/profile_store.h"
 #include "report/candidate_curves.h"
 #include "report/fleet_section.h"
 #include "report/report_html.h"
+#include "report/upgrade_report.h"
 #include "search/journal.h"
 #include "topology/sources/topology_reader.h"
 
@@ -40,6 +44,7 @@ struct ReportOptions {
   std::string fleet;
   std::string title;
   std::size_t candidates = 3;
+  std::string upgrade;  // --upgrade FILE.json: a page of an NCCL upgrade check alone
 };
 
 // The journal's entries, or none with the reason in `note`. Only an explicit --journal that
@@ -88,6 +93,14 @@ int run_report(const ReportOptions& options) {
     print_error_line("nccltune report", message);
     return kReportFailed;
   };
+  if (!options.upgrade.empty()) {
+    if (!options.profile.empty() || !options.fleet.empty() || !options.journal.empty() || !options.topology.empty())
+      return fail("--upgrade draws a page of its own: give no PROFILE, --fleet, --journal or --topology with it");
+    auto upgrade = read_upgrade_json(options.upgrade);
+    if (!upgrade) return fail("--upgrade: " + upgrade.error());
+    return write_report(options.output, render_upgrade_report_html(*upgrade, options.upgrade, options.title,
+                                                                   std::string("nccltune ") + NCCLTUNE_VERSION));
+  }
   std::optional<FleetSurvey> fleet;
   if (!options.fleet.empty()) {
     auto survey = read_fleet_survey(options.fleet);
@@ -175,6 +188,10 @@ void add_report_command(CLI::App& app, Command& command) {
   sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
       ->check(CLI::Range(0, 5))
       ->capture_default_str();
+  sub->add_option("--upgrade", options->upgrade,
+                  "The JSON of an NCCL upgrade check (`bench --baseline-nccl-lib OLD -J FILE`): a page of its "
+                  "own, the ratio NEW/OLD per size per collective with the regressions marked")
+      ->type_name("FILE.json");
   sub->add_option("--title", options->title, "A line shown at the top of the report, e.g. what was measured");
   sub->callback([options, &command] { command.run = [options] { return run_report(*options); }; });
 }
