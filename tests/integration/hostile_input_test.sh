@@ -84,6 +84,7 @@ sed -e 's/: 8x$/: 16x/' -e 's/\(Current *\): 4$/\1: 5/' "$fixtures/nvidia-smi-q/
 declare -A valid cap
 valid[profile]=$profile cap[profile]=$MiB
 valid[journal]=$fixtures/report/store/journal.jsonl cap[journal]=$((256 * MiB))
+valid[upgrade]=$fixtures/report/upgrade.json cap[upgrade]=$((16 * MiB))
 valid[nccl-tests]=$fixtures/nccl-tests/all-reduce-2021-error-column.txt cap[nccl-tests]=$((64 * MiB))
 valid[nvidia-smi]=$fixtures/nvidia-smi/dgx-h100-8gpu-10nic.txt cap[nvidia-smi]=$((16 * MiB))
 valid[nvidia-smi-q]=$work/nvidia-smi-q.txt cap[nvidia-smi-q]=$((16 * MiB))
@@ -107,6 +108,7 @@ for kind in "${kinds[@]}"; do
   case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" diff "$profile" @
   case_row profile "$kind" "$(want profile "$kind" 2)" "$nccltune" report @ -o "$work/outputs/report.html"
   case_row journal "$kind" "$(want journal "$kind" 2)" "$nccltune" report "$profile" --journal @ -o "$work/outputs/report.html"
+  case_row upgrade "$kind" "$(want upgrade "$kind" 2)" "$nccltune" report --upgrade @ -o "$work/outputs/report.html"
   case_row nccl-tests "$kind" "$(want nccl-tests "$kind" 2)" "$nccltune" import @
   # explain reads any text: what cannot be read exits 3 with one line; read content never does.
   case $kind in
