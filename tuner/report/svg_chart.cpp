@@ -191,6 +191,41 @@ std::string series_lines(const ChartSeries& s, const LogAxis& x_axis, const YAxi
   return out + dots;
 }
 
+// The shaded gap between two series: one polygon per run of sizes where both are drawable (at
+// the same size).
+std::string gap_band(const ChartBand& band, const std::vector<ChartSeries>& all, const LogAxis& x_axis,
+                     const YAxis& y_axis) {
+  const auto named = [&](const std::string& id) {
+    return std::find_if(all.begin(), all.end(), [&](const ChartSeries& o) { return o.id == id; });
+  };
+  const auto upper_series = named(band.upper), other = named(band.lower);
+  if (upper_series == all.end() || other == all.end()) return "";
+  const ChartSeries& s = *upper_series;
+  std::string out, upper, lower;
+  auto flush = [&] {
+    if (!upper.empty())
+      out += fmt::format(
+          "<polygon class=\"gap-band\" data-series=\"{}\" fill=\"{}\" fill-opacity=\"0.22\" stroke=\"none\" "
+          "points=\"{} {}\"/>\n",
+          html_text(s.id), html_text(s.color), upper, lower);
+    upper.clear();
+    lower.clear();
+  };
+  const std::size_t n = std::min({s.bytes.size(), s.values.size(), other->bytes.size(), other->values.size()});
+  for (std::size_t i = 0; i < n; ++i) {
+    if (s.bytes[i] != other->bytes[i] || !finite_point(s, i) || !finite_point(*other, i) ||
+        !y_axis.drawable(s.values[i]) || !y_axis.drawable(other->values[i])) {
+      flush();
+      continue;
+    }
+    const double x = x_axis.at(s.bytes[i]);
+    upper += fmt::format("{}{:.1f},{:.1f}", upper.empty() ? "" : " ", x, y_axis.at(s.values[i]));
+    lower.insert(0, fmt::format("{:.1f},{:.1f}{}", x, y_axis.at(other->values[i]), lower.empty() ? "" : " "));
+  }
+  flush();
+  return out;
+}
+
 }  // namespace
 
 std::string render_line_chart(const LineChart& chart) {
@@ -215,6 +250,7 @@ std::string render_line_chart(const LineChart& chart) {
       "scale)</text>\n",
       kLeft + plot_w / 2, y_bottom + 36, kAxisColor);
 
+  for (const ChartBand& band : chart.bands) out += gap_band(band, chart.series, x_axis, y_axis);
   // Candidates first, so the defaults and the tuned curve are drawn on top.
   for (auto it = chart.series.rbegin(); it != chart.series.rend(); ++it)
     out += series_lines(*it, x_axis, y_axis);
@@ -232,15 +268,27 @@ std::string render_line_chart(const LineChart& chart) {
   return out + "</svg>\n";
 }
 
+namespace {
+
+const char* bar_color(double ratio, double noise, bool with_plugin) {
+  if (ratio > 1 + noise) return with_plugin ? "#15803d" : "#22c55e";
+  if (ratio < 1 - noise) return with_plugin ? "#991b1b" : "#dc2626";
+  return with_plugin ? "#6b7280" : "#9ca3af";
+}
+
+}  // namespace
+
 std::string render_speedup_bars(const SpeedupBars& chart) {
-  constexpr int kBottom = 42;
+  constexpr int kBottom = 42, kLegend = 20;
+  const bool two = !chart.plugin_ratios.empty();
   const double plot_w = chart.width - kLeft - kRight;
-  const double y_top = kTop, y_bottom = chart.height - kBottom;
+  const double y_top = kTop + (two ? kLegend : 0), y_bottom = chart.height - kBottom;
   const double noise = std::isfinite(chart.noise_floor) ? std::max(0.0, chart.noise_floor) : 0;
 
   double lo = 1 - std::max(noise, 0.05), hi = 1 + std::max(noise, 0.05);
-  for (double r : chart.ratios)
-    if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
+  for (const std::vector<double>* ratios : {&chart.ratios, &chart.plugin_ratios})
+    for (double r : *ratios)
+      if (std::isfinite(r)) lo = std::min(lo, r), hi = std::max(hi, r);
   const double step = nice_step((hi - lo) / 4);
   lo = std::max(0.0, std::floor(lo / step) * step);
   hi = std::ceil(hi / step) * step;
@@ -259,41 +307,58 @@ std::string render_speedup_bars(const SpeedupBars& chart) {
         "fill=\"#9ca3af\" "
         "fill-opacity=\"0.18\"><title>noise floor: within {:.1f}% counts as no change</title></rect>\n",
         kLeft, y_of(1 + noise), plot_w, y_of(1 - noise) - y_of(1 + noise), noise * 100);
+  if (two)  // which bar is which, above the plot
+    out += fmt::format(
+        "<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"#22c55e\"/>"
+        "<text x=\"{2}\" y=\"{3}\" fill=\"#111827\">env alone (left bar)</text>"
+        "<rect x=\"{4}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"#15803d\"/>"
+        "<text x=\"{5}\" y=\"{3}\" fill=\"#111827\">env + tuner plugin (right bar, darker)</text>\n",
+        kLeft, kTop - 8, kLeft + 18, kTop + 2, kLeft + 170, kLeft + 188);
 
   const std::size_t n = std::min(chart.bytes.size(), chart.ratios.size());
   const double band = n ? plot_w / static_cast<double>(n) : plot_w;
   const std::size_t label_every = std::max<std::size_t>(1, (n + 23) / 24);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double center = kLeft + band * (static_cast<double>(i) + 0.5);
-    const double r = chart.ratios[i];
-    if (i % label_every == 0)
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
-                         center, y_bottom + 16, kAxisColor, format_byte_size(chart.bytes[i]));
-    if (!std::isfinite(r)) continue;
-    const char* color = r > 1 + noise ? "#22c55e" : r < 1 - noise ? "#dc2626" : "#9ca3af";
+  // One bar of the pair (or the only bar) at `center`, `width` wide.
+  const auto bar = [&](double center, double width, double r, bool with_plugin, std::uint64_t bytes) {
     const double y1 = y_of(std::max(r, 1.0)), y2 = y_of(std::min(r, 1.0));
     out += fmt::format(
-        "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+        "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
         "rx=\"2\">"
-        "<title>{} B: {:.3f}x</title></rect>\n",
-        center - band * 0.35, y1, band * 0.7, std::max(1.0, y2 - y1), color, chart.bytes[i], r);
-    if (band >= 30)
+        "<title>{} B: {:.3f}x{}</title></rect>\n",
+        with_plugin ? " with-plugin" : "", center - width / 2, y1, width, std::max(1.0, y2 - y1),
+        bar_color(r, noise, with_plugin), bytes, r, with_plugin ? " with the tuner plugin" : "");
+    if (width >= (two ? 24 : 21))
       out += fmt::format(
           "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"10\" "
           "fill=\"#374151\">{:.2f}</text>\n",
           center, r >= 1 ? y1 - 4 : y2 + 12, r);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const double center = kLeft + band * (static_cast<double>(i) + 0.5);
+    if (i % label_every == 0)
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+                         center, y_bottom + 16, kAxisColor, format_byte_size(chart.bytes[i]));
+    const double r = chart.ratios[i];
+    if (!two) {
+      if (std::isfinite(r)) bar(center, band * 0.7, r, false, chart.bytes[i]);
+      continue;
+    }
+    const double width = band * 0.4;
+    if (std::isfinite(r)) bar(center - width / 2, width, r, false, chart.bytes[i]);
+    const double p = i < chart.plugin_ratios.size() ? chart.plugin_ratios[i] : std::nan("");
+    if (std::isfinite(p)) bar(center + width / 2, width, p, true, chart.bytes[i]);
   }
   out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#111827\"/>\n",
                      kLeft, y_of(1), kLeft + plot_w, y_of(1));
   out += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"{}\"/>\n", kLeft,
-      kTop, plot_w, y_bottom - y_top, kAxisColor);
+      y_top, plot_w, y_bottom - y_top, kAxisColor);
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">message size (bytes)</text>\n",
       kLeft + plot_w / 2, y_bottom + 34, kAxisColor);
   out += fmt::format(
       "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\" "
-      "fill=\"{}\">tuned / defaults</text>\n",
+      "fill=\"{}\">speedup over the defaults (linear)</text>\n",
       (y_top + y_bottom) / 2, (y_top + y_bottom) / 2, kAxisColor);
   return out + "</svg>\n";
 }

@@ -19,6 +19,12 @@ struct ChartSeries {
   std::vector<double> values;        // y, parallel to bytes; NaN/inf leave a gap in the line
 };
 
+// The gap between two series of the same sizes, shaded in the colour of `upper` (the ratio band:
+// on a log axis its height is their ratio). Series ids; a band naming an absent one draws nothing.
+struct ChartBand {
+  std::string upper, lower;
+};
+
 enum class YScale { linear, log };
 
 struct LineChart {
@@ -26,6 +32,7 @@ struct LineChart {
   std::string y_label;  // "busbw (GB/s)"; say so when the scale is log
   std::vector<ChartSeries> series;
   YScale y_scale = YScale::linear;
+  std::vector<ChartBand> bands;
   int width = 1180;
   int plot_height = 320;  // the legend adds a row per series below the plot
 };
@@ -35,19 +42,24 @@ struct LineChart {
 // finite value to the decade at or above the largest (at least one decade), labelled at each
 // decade; values that are not positive cannot be drawn there and leave a gap like NaN does.
 // Each series is one polyline per run of drawable points, with a dot in a darker shade of its
-// colour on every such point, and a legend row.
+// colour on every such point, and a legend row. Each band is a shaded polygon (class "gap-band",
+// data-series its upper series) per run of sizes where both series are drawable, under the lines.
 std::string render_line_chart(const LineChart& chart);
 
 struct SpeedupBars {
   std::string title;
   std::vector<std::uint64_t> bytes;
   std::vector<double> ratios;  // tuned / defaults per size; non-finite ratios draw no bar
+  // env + tuner plugin / defaults per size, drawn beside each ratio's bar; empty: none.
+  std::vector<double> plugin_ratios;
   double noise_floor = 0;      // ratios within 1 +- noise_floor are drawn as "no change"
   int width = 1180, height = 260;
 };
 
-// One bar per size from the 1.0 line up (faster) or down (slower), labelled with its ratio;
-// the noise band around 1.0 is shaded.
+// One bar per size from the 1.0 line up (faster) or down (slower), labelled with its ratio, on
+// a linear axis; the noise band around 1.0 is shaded. With plugin_ratios, two bars per size side
+// by side (class "bar" the env alone, "bar with-plugin" env + plugin, in a darker shade) and a
+// legend above the plot.
 std::string render_speedup_bars(const SpeedupBars& chart);
 
 }  // namespace nccltune
