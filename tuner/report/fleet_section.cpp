@@ -277,14 +277,6 @@ class HeatMap {
   int label_width_ = 8;
 };
 
-std::string fleet_card(const std::string& label, const std::string& value, const std::string& sub,
-                       const char* cls) {
-  return fmt::format(
-      "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value {}\">{}</div>"
-      "<div class=\"sub\">{}</div></div>\n",
-      html_text(label), cls, html_text(value), html_text(sub));
-}
-
 std::string tables(const FleetSurvey& s) {
   std::string out = "<h3>Suspect nodes</h3>\n";
   if (s.suspects.empty()) {
@@ -326,22 +318,26 @@ std::string tables(const FleetSurvey& s) {
 
 }  // namespace
 
-std::string render_fleet_section(const FleetSurvey& s, std::string_view source) {
+std::string describe_fleet(const FleetSurvey& survey) {
+  const auto count = [](std::size_t n, const char* what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  return fmt::format(
+      "{} node{} x {} GPU \u00b7 {} at {} \u00b7 {} alone, {} in {} round{} \u00b7 {}, {}, {} failed",
+      survey.nodes, survey.nodes == 1 ? "" : "s", survey.gpus_per_node, survey.collective,
+      format_byte_size(survey.bytes), count(survey.local.size(), "node"), count(survey.pairs.size(), "pair"),
+      survey.rounds, survey.rounds == 1 ? "" : "s", count(survey.suspects.size(), "suspect node"),
+      count(survey.links.size(), "suspect link"), survey.failed.size());
+}
+
+std::string render_fleet_section(const FleetSurvey& s, std::string_view source, bool with_description) {
   const HeatMap map(s);
-  std::string out = "<section id=\"fleet\"><h2>Fleet survey</h2>\n<div class=\"cards\">\n";
-  out += fleet_card("Nodes", fmt::format("{} x {} GPU", s.nodes, s.gpus_per_node),
-                    fmt::format("{} at {}, {} round{} of pairs", s.collective, format_byte_size(s.bytes),
-                                s.rounds, s.rounds == 1 ? "" : "s"),
-                    "neutral");
-  out += fleet_card("Suspect nodes", std::to_string(s.suspects.size()), "slow alone or with every partner",
-                    s.suspects.empty() ? "good" : "bad");
-  out += fleet_card("Suspect links", std::to_string(s.links.size()), "pairs slow only together",
-                    s.links.empty() ? "good" : "bad");
-  out += fleet_card("Failed nodes", std::to_string(s.failed.size()), "hung, crashed or wrong data",
-                    s.failed.empty() ? "good" : "bad");
-  out += fleet_card("Pair median", map.pair_median() ? format_busbw(*map.pair_median()) + " GB/s" : "-",
-                    fmt::format("noise between repeats {:.1f}%", s.noise_pct), "neutral");
-  out += "</div>\n";
+  std::string out = "<section id=\"fleet\"><h2>Fleet survey</h2>\n";
+  if (with_description) out += "<p><strong>" + html_text(describe_fleet(s)) + "</strong></p>\n";
+  // Suspect nodes are slow alone or with every partner; suspect links, pairs slow only together.
+  out += fmt::format("<p class=\"note\">Pairs' median {}, noise between repeats {:.1f}%.</p>\n",
+                     map.pair_median() ? format_busbw(*map.pair_median()) + " GB/s" : "not measured",
+                     s.noise_pct);
   if (!s.verdicts.empty()) {
     out += "<dl>\n";
     for (const FleetVerdict& v : s.verdicts)

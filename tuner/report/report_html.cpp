@@ -12,6 +12,7 @@
 #include "report/html_text.h"
 #include "report/node_counts_section.h"
 #include "report/node_diagram.h"
+#include "report/profile_overview.h"
 #include "report/profile_summary.h"
 #include "report/svg_chart.h"
 
@@ -35,11 +36,12 @@ header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
 header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
 .banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
           border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; margin: 20px 0; }
-.card { background: #fff; border-radius: 10px; padding: 12px 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
-.card .label { color: #6b7280; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.card .value { font-size: 24px; font-weight: 650; margin-top: 2px; }
-.card .sub { color: #6b7280; font-size: 12px; }
+header .glance { margin: 6px 0 0; font-size: 15px; font-weight: 600; color: #1f2937; }
+.sub { color: #6b7280; font-size: 12px; }
+.status { font-weight: 600; }
+p.ships { margin: 0 0 10px; }
+table.overview td { padding: 7px 10px; }
+table.overview .range { display: block; white-space: nowrap; }
 .good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
 section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
           box-shadow: 0 1px 2px rgba(0,0,0,.08); }
@@ -69,14 +71,6 @@ const char* ratio_class(double ratio, double noise) {
   return ratio > 1 + noise ? "good" : ratio < 1 - noise ? "bad" : "neutral";
 }
 
-std::string card(const std::string& label, const std::string& value, const std::string& sub,
-                 const char* cls = "neutral") {
-  return fmt::format(
-      "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value {}\">{}</div>"
-      "<div class=\"sub\">{}</div></div>\n",
-      html_text(label), cls, html_text(value), html_text(sub));
-}
-
 std::string objective_meaning(const std::string& objective) {
   if (objective == "bandwidth") return "geometric mean of the per-size speedup over sizes from 1 MiB";
   if (objective == "latency") return "geometric mean of the per-size speedup over sizes up to 64 KiB";
@@ -93,40 +87,68 @@ std::string id_suffix(const Profile& p, const std::string& op) {
   return p.only_all_reduce() ? "" : "-" + op;
 }
 
-std::string summary_cards(const Profile& p) {
+std::string speedup_chain(const OverviewRow& row, double noise) {
+  std::string out = fmt::format("<span class=\"range\">1.000x &rarr; <span class=\"{}\">{}</span>", ratio_class(row.env_speedup, noise),
+                                html_text(format_speedup(row.env_speedup)));
+  if (row.with_plugin_speedup)
+    out += fmt::format(" &rarr; <span class=\"{}\">{}</span>", ratio_class(*row.with_plugin_speedup, noise),
+                       html_text(format_speedup(*row.with_plugin_speedup)));
+  else if (!row.guard)
+    out += " &rarr; <span class=\"neutral\">not measured</span>";
+  return out + "</span>";
+}
+
+std::string best_cell(const OverviewRow& row) {
+  const auto at = [](const std::optional<BestSize>& best) {
+    return best ? format_speedup(best->ratio) + " at " + format_byte_size(best->bytes) : std::string("n/a");
+  };
+  std::string out = "<span class=\"range\">" + html_text(at(row.env_best)) + "</span>";
+  if (row.with_plugin_speedup)
+    out += "<span class=\"range\">plugin: " + html_text(at(row.with_plugin_best)) + "</span>";
+  return out;
+}
+
+std::string peak_cell(const OverviewRow& row) {
+  if (!row.peak_percent) return row.peak_note.empty() ? "-" : "<span class=\"sub\">" + html_text(row.peak_note) + "</span>";
+  return fmt::format("{:.0f}% at {}<br><span class=\"sub\">of {}</span>", *row.peak_percent,
+                     html_text(format_byte_size(row.largest_bytes)), html_text(row.peak_note));
+}
+
+// The answer first: what ships and, per collective and communicator shape, what it buys.
+std::string overview_section(const Profile& p, const ProfileOverview& overview) {
   const double noise = p.provenance.noise_floor;
-  std::string out = "<div class=\"cards\">\n";
-  for (const auto& [op, c] : p.collectives) {
-    const ProfileResults& r = c.results;
-    double peak_base = 0, peak_tuned = 0;
-    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-      const double base = value_at(r.baseline, i), tuned = value_at(r.tuned, i);
-      if (std::isfinite(base)) peak_base = std::max(peak_base, base);
-      if (std::isfinite(tuned)) peak_tuned = std::max(peak_tuned, tuned);
-    }
-    const std::string of = of_collective(p, op);
-    out += card("Speedup" + of, format_speedup(r.speedup_geomean),
-                c.guard ? "guard: measured, not tuned"
-                        : (p.provenance.objective.empty() ? "balanced" : p.provenance.objective) +
-                              " objective, geometric mean" + (r.with_plugin.empty() ? "" : ", env alone"),
-                ratio_class(r.speedup_geomean, noise));
-    if (!r.with_plugin.empty())
-      out += card("With the plugin" + of, format_speedup(r.with_plugin_speedup_geomean),
-                  "env + tuner plugin with this profile, confirmed in fresh workers",
-                  ratio_class(r.with_plugin_speedup_geomean, noise));
-    out += card("Worst size" + of, format_speedup(r.worst_size_ratio), "tuned / defaults at its worst size",
-                ratio_class(r.worst_size_ratio, noise));
-    out +=
-        card("Peak busbw" + of, fixed(peak_tuned, 1) + " GB/s", "defaults: " + fixed(peak_base, 1) + " GB/s");
+  std::string out = "<section id=\"overview\"><h2>At a glance</h2>\n";
+  out += "<p class=\"ships\"><strong>Ships:</strong> env <code>" + html_text(overview.ships) + "</code>";
+  out += overview.rows.empty() || std::all_of(overview.rows.begin(), overview.rows.end(),
+                                              [](const OverviewRow& r) { return r.plugin_ranges.empty(); })
+             ? ", no per-size choices for the tuner plugin"
+             : ", and the tuner plugin's per-size choices below";
+  out += ".</p>\n";
+  for (const std::string& w : overview.withheld)
+    out += "<p class=\"warn\">Withheld from env: " + html_text(w) + "</p>\n";
+  out +=
+      "<table class=\"overview\"><tr><th>shape</th><th>collective</th><th>tuner plugin serves</th>"
+      "<th>defaults &rarr; env &rarr; env + plugin<br>(geometric mean)</th><th>best size</th>"
+      "<th>% of hardware peak</th><th>status</th></tr>\n";
+  for (const OverviewRow& row : overview.rows) {
+    std::string ranges;
+    for (const std::string& range : row.plugin_ranges)
+      ranges += "<span class=\"range\">" + html_text(range) + "</span>";
+    if (ranges.empty()) ranges = row.guard ? "-" : "nothing (env alone)";
+    // "world: 2 nodes x 8 ranks": the role, and its size below it.
+    const std::size_t colon = row.shape.find(": ");
+    const std::string shape = colon == std::string::npos
+                                  ? html_text(row.shape)
+                                  : html_text(row.shape.substr(0, colon)) + "<br><span class=\"sub\">" +
+                                        html_text(row.shape.substr(colon + 2)) + "</span>";
+    out += fmt::format(
+        "<tr><td>{}</td><td><strong>{}</strong></td><td class=\"mono\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td><span class=\"status\">{}</span>{}</td></tr>\n",
+        shape, html_text(row.collective), ranges, speedup_chain(row, noise), best_cell(row),
+        peak_cell(row), html_text(row.status),
+        row.why.empty() ? "" : "<br><span class=\"sub\">" + html_text(row.why) + "</span>");
   }
-  out += card(
-      "Trials", std::to_string(p.provenance.trials),
-      std::to_string(p.provenance.failed_trials) + " failed, " + format_duration(p.provenance.duration_s));
-  out += card("Shape", fmt::format("{} x {} GPU", p.shape.nodes, p.shape.gpus_per_node),
-              p.shape.gpu.empty() ? "GPU unknown" : p.shape.gpu);
-  out += card("NCCL", p.shape.nccl_version.empty() ? "unknown" : p.shape.nccl_version,
-              "CUDA driver " + (p.shape.cuda_driver.empty() ? std::string("unknown") : p.shape.cuda_driver));
-  return out + "</div>\n";
+  return out + "</table>\n</section>\n";
 }
 
 std::string settings_section(const Profile& p) {
@@ -233,14 +255,20 @@ std::string curves_section(const ReportInput& in, const std::string& op,
   const auto found = in.candidates.find(op);
   const std::vector<CandidateCurve>& candidates = found == in.candidates.end() ? kNone : found->second;
   LineChart chart;
-  chart.title = "busbw against message size: defaults, tuned and the best other candidates";
+  chart.title =
+      "busbw against message size: defaults, tuned and the best other candidates; the shaded band is the "
+      "gap between tuned and the defaults";
   chart.y_label = "busbw (GB/s, log scale)";
   chart.y_scale = YScale::log;  // the latency-bound small sizes are orders of magnitude below the peak
   // The first series is drawn on top: the tuned curve, where it runs along the defaults'.
   if (!r.with_plugin.empty())  // what the profile delivers with the tuner plugin, confirmed
-    chart.series.push_back({"with-plugin", "tuned env + tuner plugin (per-size choices)", kWithPluginColor,
-                            false, r.sizes, r.with_plugin});
-  chart.series.push_back({"tuned", "tuned profile (env only)", kTunedColor, false, r.sizes, r.tuned});
+    chart.series.push_back({"with-plugin",
+                            "tuned env + tuner plugin (per-size choices; shaded: its gap to the env alone)",
+                            kWithPluginColor, false, r.sizes, r.with_plugin});
+  chart.series.push_back({"tuned", "tuned profile (env only; shaded: its gap to the defaults)", kTunedColor,
+                          false, r.sizes, r.tuned});
+  chart.bands.push_back({"tuned", "defaults"});
+  if (!r.with_plugin.empty()) chart.bands.push_back({"with-plugin", "tuned"});
   chart.series.push_back({"defaults", "NCCL defaults", kDefaultsColor, false, r.sizes, r.baseline});
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const CandidateCurve& c = candidates[i];
@@ -269,16 +297,22 @@ std::string speedup_section(const Profile& p, const std::string& op, const Colle
   // NCCL's log was read on the world communicator only.
   const std::string_view logged = shape ? "" : nccl_log_op_name(op).value_or("");
   SpeedupBars bars;
-  bars.title = "speedup of the tuned profile over NCCL's defaults, per message size";
+  const bool plugin = !r.with_plugin.empty();
+  bars.title = plugin ? "speedup over NCCL's defaults per message size: the env alone and env + the tuner plugin"
+                      : "speedup of the tuned profile over NCCL's defaults, per message size";
   bars.bytes = r.sizes;
   bars.noise_floor = p.provenance.noise_floor;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) bars.ratios.push_back(speedup_at(r, i));
+  if (plugin)
+    for (std::size_t i = 0; i < r.sizes.size(); ++i)
+      bars.plugin_ratios.push_back(speedup_of(value_at(r.baseline, i), value_at(r.with_plugin, i)));
   // NCCL's own choice where its log showed one, under the env jobs get (without the tuner plugin).
   const NcclObservation* nccl = shape ? nullptr : jobs_observation(p.provenance.nccl_observed);
   std::string table =
       "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
       "GB/s</th>"
       "<th class=\"num\">speedup</th>" +
+      std::string(plugin ? "<th class=\"num\">+plugin GB/s</th><th class=\"num\">speedup</th>" : "") +
       std::string(r.peak_busbw_gbps ? "<th class=\"num\">% of peak</th>" : "") +
       (nccl ? "<th>NCCL chose</th>" : "") + "<th>measured best</th></tr>\n";
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
@@ -288,18 +322,24 @@ std::string speedup_section(const Profile& p, const std::string& op, const Colle
       const std::string chose = logged.empty() ? "" : observed_choice_at(*nccl, logged, r.sizes[i]);
       nccl_cell = "<td class=\"mono\">" + (chose.empty() ? std::string("-") : html_text(chose)) + "</td>";
     }
-    std::string peak_cell;
+    std::string peak_share;
     if (r.peak_busbw_gbps) {
       const auto percent = percent_of_peak(r, i);
-      peak_cell =
+      peak_share =
           "<td class=\"num\">" + (percent ? fmt::format("{:.0f}%", *percent) : std::string("-")) + "</td>";
     }
+    std::string plugin_cells;
+    if (plugin)
+      plugin_cells = fmt::format("<td class=\"num\">{}</td><td class=\"num {}\">{}</td>",
+                                 format_busbw(value_at(r.with_plugin, i)),
+                                 ratio_class(bars.plugin_ratios[i], p.provenance.noise_floor),
+                                 format_speedup(bars.plugin_ratios[i]));
     table += fmt::format(
         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num {}\">{}</td>{}{}<td>{}</td></tr>\n",
+        "<td class=\"num {}\">{}</td>{}{}{}<td>{}</td></tr>\n",
         format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
         format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
-        format_speedup(bars.ratios[i]), peak_cell, nccl_cell,
+        format_speedup(bars.ratios[i]), plugin_cells, peak_share, nccl_cell,
         choice ? html_text(describe_choice(*choice)) : "-");
   }
   table += "</table>\n";
@@ -375,12 +415,15 @@ std::string render_report_html(const ReportInput& in) {
   out += fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n",
                      html_text(p.shape.node_type_key), p.shape.nodes, p.shape.nodes == 1 ? "" : "s",
                      html_text(in.profile_source));
+  const ProfileOverview overview = profile_overview(p);
+  out += "<p class=\"glance\">" + html_text(overview.header) + "</p>\n";
   if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
   out += "</header>\n";
-  out += summary_cards(p);
+  out += overview_section(p, overview);
+  // Per collective the answer (speedup per size) first, then the busbw curves behind it.
   for (const auto& [op, collective] : p.collectives) {
-    out += curves_section(in, op, collective);
     out += speedup_section(p, op, collective);
+    out += curves_section(in, op, collective);
   }
   for (const CommunicatorSection& shape : p.shapes)
     for (const auto& [op, collective] : shape.collectives) out += speedup_section(p, op, collective, &shape);
@@ -398,12 +441,11 @@ std::string render_fleet_report_html(const FleetSurvey& survey, const std::strin
                                      const std::string& title, const std::string& generated_by) {
   std::string out = page_head(fmt::format("nccltune fleet survey: {} nodes", survey.nodes));
   out += "<header><h1>NCCL fleet survey</h1>\n";
-  out += fmt::format("<p class=\"key\">{} node{} x {} GPU &middot; {} at {} &middot; survey {}</p>\n",
-                     survey.nodes, survey.nodes == 1 ? "" : "s", survey.gpus_per_node,
-                     html_text(survey.collective), format_byte_size(survey.bytes), html_text(source));
+  out += "<p class=\"key\">survey " + html_text(source) + "</p>\n";
+  out += "<p class=\"glance\">" + html_text(describe_fleet(survey)) + "</p>\n";
   if (!title.empty()) out += "<div class=\"banner\">" + html_text(title) + "</div>\n";
   out += "</header>\n";
-  out += render_fleet_section(survey, source);
+  out += render_fleet_section(survey, source, false);
   return out + page_foot(generated_by);
 }
 

@@ -111,7 +111,9 @@ TEST(ReportHtml, DrawsDefaultsTunedAndTheBestCandidates) {
   ASSERT_EQ(in.candidates.at(kAllReduce).size(), 3u);
   const std::string html = render_report_html(in);
   EXPECT_EQ(occurrences(html, "data-series=\"defaults\""), 1u);
-  EXPECT_EQ(occurrences(html, "data-series=\"tuned\""), 1u);
+  EXPECT_EQ(occurrences(html, "<polyline class=\"curve\" data-series=\"tuned\""), 1u);
+  // The gap between tuned and the defaults is shaded (the ratio band).
+  EXPECT_EQ(occurrences(html, "<polygon class=\"gap-band\" data-series=\"tuned\""), 1u);
   for (const char* id : {"candidate-1", "candidate-2", "candidate-3"})
     EXPECT_EQ(occurrences(html, std::string("data-series=\"") + id + "\""), 1u) << id;
   EXPECT_NE(html.find("candidates from out/journal.jsonl"), std::string::npos);
@@ -210,7 +212,7 @@ TEST(ReportHtml, UnknownSpeedupsReadNa) {
   const std::string html = render_report_html(in);
   EXPECT_EQ(occurrences(html, "\">n/a</td><td>"), 3u);  // the speedup cells of 1K, 512K and 8M
   EXPECT_NE(html.find("<td class=\"num neutral\">1.000x</td>"), std::string::npos);   // 8 B
-  EXPECT_NE(html.find("<div class=\"value neutral\">n/a</div>"), std::string::npos);  // the geomean card
+  EXPECT_NE(html.find("1.000x &rarr; <span class=\"neutral\">n/a</span>"), std::string::npos);  // the geomean
   EXPECT_EQ(occurrences(html, "class=\"bar\""), 1u);  // no bar for an unknown speedup
   EXPECT_EQ(html.find("n/ax"), std::string::npos);
   EXPECT_EQ(html.find("nan"), std::string::npos);
@@ -251,9 +253,11 @@ TEST(ReportHtml, ASectionPerCollectiveWithItsOwnCandidates) {
               std::string::npos)
         << op;
     EXPECT_NE(html.find(std::string("<section id=\"speedup-") + op + "\">"), std::string::npos) << op;
-    EXPECT_NE(html.find(std::string("Speedup (") + op + ")"), std::string::npos) << op;
+    EXPECT_NE(html.find(std::string("<td><strong>") + op + "</strong></td>"), std::string::npos) << op;
   }
-  EXPECT_NE(html.find("guard: measured, not tuned"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"status\">guard</span><br><span class=\"sub\">measured against the "
+                      "defaults, not tuned</span>"),
+            std::string::npos);
   EXPECT_NE(html.find("<h4>reduce_scatter</h4>"), std::string::npos);  // its per-size choices
   EXPECT_EQ(html.find("<h4>alltoall</h4>"), std::string::npos);        // a guard has none
 }

@@ -9,6 +9,7 @@
 #include "report/profile_diff.h"
 #include "report/profile_summary.h"
 #include "report/report_html.h"
+#include "report_fixtures.h"
 #include "test_files.h"
 
 namespace nccltune {
@@ -39,17 +40,23 @@ TEST(WithPlugin, ShowPrintsBothCurvesAndTheConfirmation) {
   EXPECT_EQ(plain.find("+plugin"), std::string::npos) << plain;
 }
 
-TEST(WithPlugin, TheReportDrawsTheCurveAndACardPerCollective) {
+TEST(WithPlugin, TheReportDrawsTheCurveAndTheGainPerCollective) {
   ReportInput input;
   input.profile = confirmed_profile();
   const std::string html = render_report_html(input);
   EXPECT_NE(html.find("data-series=\"with-plugin\""), std::string::npos);
-  EXPECT_NE(html.find("With the plugin (all_reduce)"), std::string::npos);
+  // The overview's chain defaults -> env -> env + plugin, and a bar beside each env bar.
+  const auto& results = input.profile.collectives.at("all_reduce").results;
+  EXPECT_NE(html.find("\">" + format_speedup(results.with_plugin_speedup_geomean) + "</span></span>"),
+            std::string::npos);
+  EXPECT_EQ(test_support::occurrences(html, "class=\"bar with-plugin\""),
+            test_support::occurrences(html, "class=\"bar\""));
   EXPECT_NE(html.find("with the tuner plugin</dt>"), std::string::npos);
   input.profile = without_plugin(input.profile);
   const std::string plain = render_report_html(input);
   EXPECT_EQ(plain.find("data-series=\"with-plugin\""), std::string::npos);
-  EXPECT_EQ(plain.find("With the plugin"), std::string::npos);
+  EXPECT_EQ(plain.find("class=\"bar with-plugin\""), std::string::npos);
+  EXPECT_NE(plain.find("&rarr; <span class=\"neutral\">not measured</span>"), std::string::npos);
 }
 
 TEST(WithPlugin, DiffSaysWhatThePluginGaveOnEachSide) {
