@@ -23,6 +23,7 @@
 #include "collectives/upgrade_json.h"
 #include "fleet/fleet_output.h"
 #include "profile/profile_store.h"
+#include "report/at_a_glance.h"
 #include "report/candidate_curves.h"
 #include "report/fleet_section.h"
 #include "report/report_html.h"
@@ -45,6 +46,8 @@ struct ReportOptions {
   std::string title;
   std::size_t candidates = 3;
   std::string upgrade;  // --upgrade FILE.json: a page of an NCCL upgrade check alone
+  bool summary = false;     // print what the tune found (report/at_a_glance.h) instead of "wrote"
+  std::string fleet_page;   // the fleet's own page, named by --summary
 };
 
 // The journal's entries, or none with the reason in `note`. Only an explicit --journal that
@@ -78,14 +81,21 @@ Result<std::vector<JournalEntry>> load_journal(const ReportOptions& options, std
   return entries;
 }
 
-int write_report(const std::string& output, const std::string& html) {
+// `quiet`: no "wrote" line (--summary names the file instead).
+int write_report(const std::string& output, const std::string& html, bool quiet = false) {
   auto written = write_file_atomically(output, html);
   if (!written) {
     print_error_line("nccltune report", written.error());
     return kReportFailed;
   }
-  std::printf("nccltune report: wrote %s\n", output.c_str());
+  if (!quiet) std::printf("nccltune report: wrote %s\n", output.c_str());
   return 0;
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
 }
 
 int run_report(const ReportOptions& options) {
@@ -107,10 +117,12 @@ int run_report(const ReportOptions& options) {
     if (!survey) return fail("--fleet: " + survey.error());
     fleet = std::move(survey.value());
   }
+  if (!options.fleet_page.empty() && !options.summary)
+    return fail("--fleet-page names a page in --summary's lines: add --summary");
   if (options.profile.empty()) {
     if (!fleet) return fail("give a PROFILE, --fleet FILE, or both");
-    if (!options.journal.empty() || !options.topology.empty())
-      return fail("--journal and --topology draw a profile's report: give its PROFILE too");
+    if (!options.journal.empty() || !options.topology.empty() || options.summary)
+      return fail("--journal, --topology and --summary are about a profile: give its PROFILE too");
     return write_report(options.output,
                         render_fleet_report_html(*fleet, options.fleet, options.title,
                                                  std::string("nccltune ") + NCCLTUNE_VERSION));
@@ -161,7 +173,14 @@ int run_report(const ReportOptions& options) {
 
   input.fleet = std::move(fleet);
   input.fleet_source = options.fleet;
-  return write_report(options.output, render_report_html(input));
+  if (const int status = write_report(options.output, render_report_html(input), options.summary); status != 0)
+    return status;
+  if (options.summary) {
+    std::vector<GlancePage> pages{{"report", absolute_path(options.output)}};
+    if (!options.fleet_page.empty()) pages.push_back({"fleet", absolute_path(options.fleet_page)});
+    std::fputs(render_at_a_glance(input.profile, input.fleet ? &*input.fleet : nullptr, pages).c_str(), stdout);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -193,6 +212,12 @@ void add_report_command(CLI::App& app, Command& command) {
                   "own, the ratio NEW/OLD per size per collective with the regressions marked")
       ->type_name("FILE.json");
   sub->add_option("--title", options->title, "A line shown at the top of the report, e.g. what was measured");
+  sub->add_flag("--summary", options->summary,
+                "Print what the tune found instead of the 'wrote' line: the --fleet survey's suspects, what "
+                "ships, the gain with and without the tuner plugin per collective, and the pages (at most "
+                "10 lines for up to 5 collectives)");
+  sub->add_option("--fleet-page", options->fleet_page,
+                  "The fleet survey's own page (`report --fleet FILE -o PAGE`), named by --summary");
   sub->callback([options, &command] { command.run = [options] { return run_report(*options); }; });
 }
 
