@@ -18,7 +18,7 @@ check_that() { if eval "$1"; then pass; else fail "$2"; return 1; fi; }
 show_log() { sed 's/^/  | /' "$1" | tail -n 20; }
 
 # 1. The tune: no --comms, so the three shapes.
-timeout 600 mpirun -np 8 "$nccltune" tune --space "$fixtures/spaces/tune-small.yaml" --out "$work/store" \
+timeout 600 mpirun -np 8 "$nccltune" tune --space "$fixtures/spaces/comm-shapes.yaml" --out "$work/store" \
   --ops all_reduce --guard none --min-bytes 64K --max-bytes 1M --init-timeout 10 --size-timeout 5 --progress log >"$work/log" 2>&1
 status=$?
 check_that "[ $status -eq 0 ]" "tune exits 0 (got $status)" || show_log "$work/log"
