@@ -75,7 +75,7 @@ else
   # Chromium wants a writable home and profile; keep both inside $work.
   screenshot() {  # screenshot HTML PNG: the whole report in one tall window
     HOME=$work timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-      --user-data-dir="$work/chromium" --screenshot="$2" --window-size=1280,3800 \
+      --user-data-dir="$work/chromium" --screenshot="$2" --window-size=1400,3800 \
       "file://$1" >"$work/chromium.log" 2>&1
     [ -s "$2" ] || { fail "chromium wrote no screenshot of $(basename "$1")"; tail -5 "$work/chromium.log"; }
   }
@@ -90,7 +90,7 @@ else
   if [ -s "$work/report.png" ]; then
     stats=$("$png_stats" "$work/report.png" "${colours[@]}") || stats=""
     echo "screenshot: $stats"
-    [ "$(value width "$stats")" = 1280 ] && pass || fail "screenshot width: $stats"
+    [ "$(value width "$stats")" = 1400 ] && pass || fail "screenshot width: $stats"
     [ "${stats:+x}" ] && [ "$(value colours "$stats")" -ge 500 ] && pass || fail "screenshot looks blank: $stats"
     [ "${stats:+x}" ] && [ "$(value 64748b "$stats")" -ge "$curve_min" ] && pass ||
       fail "no defaults curve on the screenshot: $stats"

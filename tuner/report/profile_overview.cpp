@@ -69,11 +69,12 @@ ProfileOverview profile_overview(const Profile& profile) {
   const ProfileShape& s = profile.shape;
   const ProfileProvenance& p = profile.provenance;
   ProfileOverview out;
-  out.header = fmt::format("{} node{} x {} GPU{}{} \u00b7 NCCL {} \u00b7 {} trials ({} failed) \u00b7 {}", s.nodes,
-                           s.nodes == 1 ? "" : "s", s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s",
+  // The failed configs are the profile's `failed` list, as show counts them.
+  out.header = fmt::format("{} node{} x {} GPU{}{} \u00b7 NCCL {} \u00b7 {} trials, {} failed config{} \u00b7 {}",
+                           s.nodes, s.nodes == 1 ? "" : "s", s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s",
                            s.gpu.empty() ? "" : " (" + s.gpu + ")",
-                           s.nccl_version.empty() ? "unknown" : s.nccl_version, p.trials, p.failed_trials,
-                           format_duration(p.duration_s));
+                           s.nccl_version.empty() ? "unknown" : s.nccl_version, p.trials, profile.failed.size(),
+                           profile.failed.size() == 1 ? "" : "s", format_duration(p.duration_s));
   out.ships = profile.keep_defaults ? "NCCL's defaults (nothing beat them beyond the noise floor)"
               : profile.env.empty() ? "no variables"
                                     : describe_env(profile.env);

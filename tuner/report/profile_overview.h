@@ -39,7 +39,7 @@ struct OverviewRow {
 };
 
 struct ProfileOverview {
-  std::string header;  // "2 nodes x 8 GPU (NVIDIA H100) · NCCL 2.28.9 · 92 trials (3 failed) · 9m 12s"
+  std::string header;  // "2 nodes x 8 GPUs (NVIDIA H100) · NCCL 2.28.9 · 92 trials, 1 failed config · 9m12s"
   std::string ships;   // "NCCL_ALGO=Ring NCCL_PROTO=LL128", "NCCL's defaults (keep them)"
   std::vector<std::string> withheld;  // "NCCL_ALGO=Tree: rail (2 nodes x 1): all_reduce -20% at 1M"
   std::vector<OverviewRow> rows;      // the world's collectives, then each other shape's
