@@ -4,7 +4,8 @@
 # libfakenccl-NEW.so) read their own models, NEW 12% slower than OLD where all_reduce runs Tree/LL
 # (8K, 64K) and 6% faster where it runs Ring/Simple (32M). The regressed sizes, the improvement
 # and exit 1; --max-regression 15 exits 0; the JSON holds both columns; --profile says whether the
-# profile still helps on NEW; bad input is one line, exit 3 and no worker started or left.
+# profile still helps on NEW; the same version twice is said; bad input is one line, exit 3 and no
+# worker started or left.
 # Kept small (2 rounds, 5 iterations): each round starts fresh workers for each library.
 # usage: bench_upgrade_test.sh NCCLTUNE LIBFAKECUDA LIBFAKENCCL FIXTURES
 nccltune=$1
@@ -32,7 +33,7 @@ upgrade() {
   local name=$1
   shift
   timeout -k 5 120 mpirun --oversubscribe -np 4 "$nccltune" bench --cuda-lib "$fakecuda" --nccl-lib "$new" \
-    --init-timeout 20 --size-timeout 20 -b 8K -e 64M -f 8 -n 5 -w 1 "$@" >"$work/$name.out" 2>"$work/$name.err"
+    --init-timeout 20 --size-timeout 20 -n 5 -w 1 "$@" >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
 }
 expect_rc() {  # expect_rc NAME CODE
@@ -40,7 +41,8 @@ expect_rc() {  # expect_rc NAME CODE
 }
 row() { awk -v size="$2" '$1 == size' "$work/$1.out"; }  # row NAME BYTES: that size's table row
 
-upgrade regressed --baseline-nccl-lib "$old" --rounds 2 -J "$work/upgrade.json"
+sizes=(-b 8K -e 64M -f 8)  # the acceptance's sizes: 8K, 64K, 512K, 4M, 32M
+upgrade regressed --baseline-nccl-lib "$old" "${sizes[@]}" --rounds 2 -J "$work/upgrade.json"
 expect_rc regressed 1
 expect_in "$work/regressed.out" "# OLD: NCCL 2.28.9 ($old)" "the header names OLD's version"
 expect_in "$work/regressed.out" "# NEW: NCCL 2.29.3 ($new)" "the header names NEW's version"
@@ -70,13 +72,19 @@ for size, verdict in ((8192, "regression"), (65536, "regression"), (33554432, "i
 EOF
 check "no worker left behind" no_tagged_processes_left
 
-upgrade profile --baseline-nccl-lib "$old" --rounds 1 --max-regression 15 \
+upgrade profile --baseline-nccl-lib "$old" "${sizes[@]}" --rounds 1 --max-regression 15 \
   --profile "$fixtures/profiles/upgrade-2n.yaml"
 expect_rc profile 0
 expect_in "$work/profile.out" "# No size regresses beyond 15% and the noise" "--max-regression 15 passes 12%"
 expect_in "$work/profile.out" \
   "# The profile still helps on NEW. Recommendation: extend env.nccl_compatible to 2.29: the 2.28 profile gains +" \
   "--profile: whether the profile helps on NEW, and the recommendation"
+
+# Two files of one version are compared (two builds), and the header says so in one line.
+upgrade same --baseline-nccl-lib "$new" --rounds 1 -b 8K -e 8K
+expect_rc same 0
+expect_in "$work/same.out" "# Both libraries report NCCL 2.29.3: this compares two builds of one version, not an upgrade" \
+  "the same version twice is said"
 
 # Bad input: one line naming the problem, exit 3, nothing on stdout, no worker.
 bad_input() {  # bad_input NAME TEXT ARGS...
