@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "fake_model.h"
 #include "model_executor.h"
 #include "profile/profile.h"
+#include "profile/size_ranges.h"
 #include "search/journal.h"
 #include "test_files.h"
 
@@ -139,6 +141,90 @@ TEST(TuneJob, WritesTheModelsOptimumAndJournalsEveryTrial) {
     EXPECT_EQ(entry.node_type_key, kKey);
     EXPECT_EQ(entry.nccl_version, "2.28.9");
   }
+}
+
+// Trials answered from the model at each communicator of the config (the world, its rails and
+// its nodes), each size tagged with its communicator, as the worker answers a split trial.
+struct ShapedModelTrials {
+  fake::FakeModel model;
+  TrialRunner runner() const {
+    return [this](RankGroup&, const TrialSpec& spec) {
+      TrialResult result;
+      result.nccl_version = 22809;
+      result.cuda_driver = 13000;
+      const auto& device = model.devices.front();
+      result.device = {device.name, device.pci, device.sm};
+      const std::vector<std::string> comms = spec.config.comms.empty() ? std::vector<std::string>{"world"}
+                                                                       : spec.config.comms;
+      for (const std::string& comm : comms) {
+        const int ranks = comm == "rail" ? 2 : comm == "node" ? kRanks / 2 : kRanks;
+        const ModelExecutor at(model, ranks, comm == "node" ? 1 : 2);
+        TrialRequest request;
+        request.env = spec.env;
+        request.grid = {spec.config.sweep.min_bytes, spec.config.sweep.max_bytes, spec.config.sweep.step_factor};
+        request.iterations = spec.config.sweep.iterations;
+        request.warmup = spec.config.sweep.warmup;
+        request.collectives = spec.config.collectives;
+        const TrialMeasurement measured = at(request);
+        if (measured.outcome != TrialOutcome::ok) {
+          result.outcome = measured.outcome;
+          result.reason = measured.reason;
+          return result;
+        }
+        for (std::size_t i = 0; i < measured.sizes.size(); ++i) {
+          SizeMeasurement size;
+          size.bytes = measured.sizes[i];
+          size.count = size.bytes / 4;
+          size.out_of_place_us = measured.time_us[i];
+          size.out_of_place_wrong = 0;
+          result.sizes.push_back(size);
+          result.ops.push_back(measured.ops[i]);
+          result.comms.push_back(comm);
+        }
+      }
+      result.communicators = static_cast<int>(comms.size());
+      return result;
+    };
+  }
+};
+
+TEST(TuneJob, EveryShapeIsMeasuredAndEnvShipsOnlyWhatSlowsNone) {
+  TempDir work("tune-job-shapes");
+  Result<fake::FakeModel> model = fake::load_fake_model(fixture("models/comm-shapes.yaml").string());
+  ASSERT_TRUE(model) << model.error();
+  const ShapedModelTrials trials{*model};
+  const NodeLayout layout = two_emulated_nodes();
+  PretendRanks group(layout);
+  TuneOptions o = options(work);
+  o.space_file = fixture("spaces/comm-shapes.yaml").string();
+  o.comms.clear();  // the default: world, rail and node on 2 nodes
+  o.strategy.collectives = {"all_reduce"};
+  o.strategy.screen_grid = {64 << 10, 1 << 20, 4};
+  o.strategy.final_grid = {64 << 10, 1 << 20, 4};
+  ASSERT_EQ(run_tune_job(group, layout, o, trials.runner()), 0);
+
+  Result<Profile> profile = parse_profile(read_file(work / "store" / kKey / "2n.yaml"), "2n.yaml");
+  ASSERT_TRUE(profile) << profile.error();
+  // GDR=SYS helps every shape; QPS=4 helps the world and slows the rails. (Without pair mode
+  // NCCL_ALGO=Tree is screened as an env too: it wins on the world and loses on the nodes.)
+  EXPECT_EQ(profile->env, (Env{{"NCCL_NET_GDR_LEVEL", "SYS"}}));
+  const auto qps = std::find_if(profile->withheld.begin(), profile->withheld.end(), [](const WithheldSetting& w) {
+    return w.env == Env{{"NCCL_IB_QPS_PER_CONNECTION", "4"}};
+  });
+  ASSERT_NE(qps, profile->withheld.end());
+  EXPECT_EQ(qps->why.rfind("rail (2 nodes x 1): all_reduce -", 0), 0u) << qps->why;
+  ASSERT_EQ(profile->shapes.size(), 2u);
+  EXPECT_EQ(profile->shapes[0].role, CommRole::rail);
+  EXPECT_EQ(profile->shapes[1].role, CommRole::node);
+  // Each shape its own choice at 1M: the world's Tree/LL128, the rails' Ring/LL128.
+  const auto at_1m = [](const CollectiveProfile& c) {
+    const SizeChoice* choice = choice_for_size(c.per_size, 1 << 20);
+    return choice ? choice->algo + "/" + choice->proto : std::string("none");
+  };
+  EXPECT_EQ(at_1m(profile->collectives.at("all_reduce")), "Tree/LL128");
+  EXPECT_EQ(at_1m(profile->shapes[0].collectives.at("all_reduce")), "Ring/LL128");
+  EXPECT_FALSE(profile->collectives.at("all_reduce").results.peak_bottleneck.starts_with("n/a"));
+  EXPECT_TRUE(profile->shapes[0].collectives.at("all_reduce").results.peak_bottleneck.starts_with("n/a"));
 }
 
 TEST(TuneJob, AResumedRunMeasuresOnlyWhatReadsNcclsLog) {
