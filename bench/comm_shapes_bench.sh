@@ -43,10 +43,12 @@ run() {
   fi
   end=$(date +%s%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
-  summary=$(grep -E '^[0-9]+ trials \(' "$work/$name.log")
-  trials=$(awk '{ print $1 }' <<<"$summary")
-  inits=$(sed -n 's/.*; \([0-9]*\) communicator inits.*/\1/p' <<<"$summary")
-  pairs=$(sed -n 's/.*, \([0-9]*\) pairs measured in-process.*/\1/p' <<<"$summary")
+  summary=$(grep -E '^[0-9]+ env trials?[ ,]' "$work/$name.log")
+  # trials: the budget's measurements (a pair counts one), as this table has always counted them.
+  trials=$(sed -n 's/.*; \([0-9]*\) measurements against.*/\1/p' <<<"$summary")
+  inits=$(sed -n 's/.*, \([0-9]*\) communicator inits.*/\1/p' <<<"$summary")
+  pairs=$(sed -n 's/.* and \([0-9]*\) pairs\{0,1\} measured in a communicator.*/\1/p' <<<"$summary")
+  pairs=${pairs:-0}
 }
 
 met=1

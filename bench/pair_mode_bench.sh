@@ -46,7 +46,7 @@ run() {
     --out "$out" --progress log >"$work/$name.log" 2>&1 || status=$?
   end=$(date +%s%N)
   local summary profile
-  summary=$(grep -E '^[0-9]+ trials \(' "$work/$name.log" || true)
+  summary=$(grep -E '^[0-9]+ env trials?[ ,]' "$work/$name.log" || true)
   profile=$(ls "$out"/*/2n.yaml 2>/dev/null | head -1)
   if [ "$status" -ne 0 ] || [ -z "$summary" ] || [ -z "$profile" ]; then
     tail -n 20 "$work/$name.log" >&2
@@ -54,9 +54,11 @@ run() {
     exit 1
   fi
   local trials inits pairs
-  trials=$(echo "$summary" | sed -n 's/^\([0-9]*\) trials.*/\1/p')
-  inits=$(echo "$summary" | sed -n 's/.*; \([0-9]*\) communicator inits.*/\1/p')
-  pairs=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) pairs measured in-process.*/\1/p')
+  # trials: the budget's measurements (a pair counts one), as this table has always counted them.
+  trials=$(echo "$summary" | sed -n 's/.*; \([0-9]*\) measurements against.*/\1/p')
+  inits=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) communicator inits.*/\1/p')
+  pairs=$(echo "$summary" | sed -n 's/.* and \([0-9]*\) pairs\{0,1\} measured in a communicator.*/\1/p')
+  pairs=${pairs:-0}
   # The journal's own counts: one line per worker run, each with its communicators.
   local journal_inits
   journal_inits=$(grep -o '"communicators":[0-9]*' "$out/journal.jsonl" | awk -F: '{ n += $2 } END { print n + 0 }')
@@ -66,7 +68,7 @@ run() {
   local journal_pairs
   journal_pairs=$({ grep -o '"pairs":\[[^]]*\]' "$out/journal.jsonl" || true; } | awk -F, '{ n += NF } END { print n + 0 }')
   [ "$journal_pairs" = "$pairs" ] ||
-    { echo "pair_mode_bench: $name: the summary says $pairs pairs measured in-process, the journal $journal_pairs" >&2; exit 1; }
+    { echo "pair_mode_bench: $name: the summary says $pairs pairs measured in a communicator, the journal $journal_pairs" >&2; exit 1; }
   decisions "$profile" >"$work/$name.decisions"
   local same=same
   [ -f "$work/reference.decisions" ] || cp "$work/$name.decisions" "$work/reference.decisions"

@@ -87,8 +87,8 @@ check_that "! sed -n '/^env:/,/^collectives:/p' '$eight' | grep -q NCCL_ALGO" "8
   show_log "$work/log"
 check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$eight' && grep -q 'NCCL_NET_GDR_LEVEL: \"SYS\"' '$two'" \
   "the transport knob in both"
-# The trials of each run, from its summary lines ("..., 57 trials)").
-trials_of() { grep -Eo '[0-9]+ trials\)' "$1" | awk '{ n += $1 } END { print n + 0 }'; }
+# The budget each run spent, from its summaries ("...; 57 measurements against --max-trials ...").
+trials_of() { grep -Eo '[0-9]+ measurements against' "$1" | awk '{ n += $1 } END { print n + 0 }'; }
 one=$(trials_of "$work/log.two")
 both=$(trials_of "$work/log")
 check_that "[ $one -gt 0 ] && [ $both -le \$((2 * one)) ]" "2 counts in at most 2x the trials of one ($both vs $one)"

@@ -432,12 +432,13 @@ ProfileProvenance parse_provenance(const YAML::Node& node, int line) {
   const std::string field = "provenance";
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
-                  {"tool", "date", "trials", "failed_trials", "duration_s", "objective", "hosts",
+                  {"tool", "date", "trials", "pairs", "failed_trials", "duration_s", "objective", "hosts",
                    "noise_floor", "confirmation", "plugin_confirmation", "nccl_observed"});
   ProfileProvenance provenance;
   if (node["tool"]) provenance.tool = yaml_text(node["tool"], "provenance.tool");
   if (node["date"]) provenance.date = yaml_text(node["date"], "provenance.date");
   if (node["trials"]) provenance.trials = small_integer(node["trials"], "provenance.trials", 0);
+  if (node["pairs"]) provenance.pairs = small_integer(node["pairs"], "provenance.pairs", 0);
   if (node["failed_trials"])
     provenance.failed_trials = small_integer(node["failed_trials"], "provenance.failed_trials", 0);
   if (node["duration_s"]) provenance.duration_s = non_negative(node["duration_s"], "provenance.duration_s");
@@ -721,8 +722,9 @@ std::string profile_to_yaml(const Profile& profile) {
   out << "provenance:\n"
       << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"
       << "  date: " << yaml_quoted(cleaned_text(provenance.date)) << "\n"
-      << "  trials: " << provenance.trials << "\n"
-      << "  failed_trials: " << provenance.failed_trials << "\n"
+      << "  trials: " << provenance.trials << "\n";
+  if (provenance.pairs > 0) out << "  pairs: " << provenance.pairs << "\n";  // profiles without pairs as before
+  out << "  failed_trials: " << provenance.failed_trials << "\n"
       << "  duration_s: " << number_text(provenance.duration_s) << "\n"
       << "  objective: " << yaml_quoted(cleaned_text(provenance.objective)) << "\n"
       << "  hosts: " << provenance.hosts << "\n"

@@ -109,7 +109,11 @@ std::optional<double> percent_of_peak(const ProfileResults& results, std::size_t
 
 struct ProfileProvenance {
   std::string tool, date;
-  int trials = 0, failed_trials = 0;
+  // Env trials (runs of fresh workers), the NCCL_ALGO x NCCL_PROTO pairs measured in a
+  // communicator by pair-mode trials, and the failed configs (the entries of Profile::failed;
+  // tunes before these counts wrote every measurement in `trials` and every failed run or pair in
+  // `failed_trials`). search/trial_counts.h says what each is.
+  int trials = 0, pairs = 0, failed_trials = 0;
   double duration_s = 0;
   std::string objective;  // balanced, bandwidth, latency (or empty)
   int hosts = 0;

@@ -143,6 +143,7 @@ std::string render_profile_json(const ProfileView& view, const ShowContext& cont
                        {{"tool", text_or_null(pv.tool)},
                         {"date", text_or_null(pv.date)},
                         {"trials", pv.trials},
+        {"pairs", pv.pairs},
                         {"failed_trials", pv.failed_trials},
                         {"duration_s", number_or_null(pv.duration_s)},
                         {"objective", pv.objective.empty() ? "balanced" : pv.objective},

@@ -11,6 +11,7 @@
 #include "collectives/bench_peak.h"
 #include "profile/nccl_names.h"
 #include "report/profile_view.h"
+#include "search/trial_counts.h"
 
 namespace nccltune {
 
@@ -192,10 +193,11 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   }
 
   const ProfileProvenance& p = profile.provenance;
-  out +=
-      fmt::format("tuned    {} with {}: {} trials ({} failed) in {} on {} host{}\n",
-                  p.date.empty() ? "(date unknown)" : p.date, p.tool.empty() ? "(tool unknown)" : p.tool,
-                  p.trials, p.failed_trials, format_duration(p.duration_s), p.hosts, p.hosts == 1 ? "" : "s");
+  // The failed configs are the list below, whatever an older profile counted in failed_trials.
+  out += fmt::format("tuned    {} with {} in {} on {} host{}: {}\n",
+                     p.date.empty() ? "(date unknown)" : p.date, p.tool.empty() ? "(tool unknown)" : p.tool,
+                     format_duration(p.duration_s), p.hosts, p.hosts == 1 ? "" : "s",
+                     describe_trial_counts({p.trials, 0, p.pairs}, profile.failed.size()));
   out += fmt::format("why      objective {}, noise floor {:.1f}%\n",
                      p.objective.empty() ? "balanced" : p.objective, 100 * p.noise_floor);
   if (!p.confirmation.empty()) out += fmt::format("         confirmation: {}\n", p.confirmation);

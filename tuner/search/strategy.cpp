@@ -277,6 +277,7 @@ class Search {
     // A pair-mode run counts one trial per pair it measured; one that failed as a whole, one.
     const int trials = m.outcome == TrialOutcome::ok ? trial_count(request) : 1;
     result_.trials += trials;
+    count_trial(result_.counts, request, m);
     if (m.cached) {
       result_.cached_trials += trials;
     } else {
@@ -290,7 +291,11 @@ class Search {
       note_failed_pairs(request, m);
     } else if (m.outcome != TrialOutcome::ok) {
       ++result_.failed_trials;
-      result_.failed.push_back({request.env, m.outcome, m.reason});
+      // Named once, as a failed pair is: the same config failing again is not another config.
+      if (std::none_of(result_.failed.begin(), result_.failed.end(), [&](const FailedTrial& f) {
+            return f.env == request.env && f.outcome == m.outcome;
+          }))
+        result_.failed.push_back({request.env, m.outcome, m.reason});
       // A setting that fails alone is not crossed again. An NCCL_ALGO or NCCL_PROTO list that
       // fails says nothing of its pairs: one that corrupts lets NCCL pick some corrupting pair,
       // and one that leaves a tuned collective no algorithm (NCCL_ALGO=Tree and all_gather)
@@ -300,6 +305,7 @@ class Search {
     }
     if (progress_) {
       StrategyProgress p;
+      p.env_trial = result_.counts.trials;
       p.trial = result_.trials;
       p.planned = std::max(planned_, result_.trials);
       p.phase = request.phase;

@@ -18,6 +18,7 @@
 #include "search/objective.h"
 #include "search/search_space.h"
 #include "search/trial.h"
+#include "search/trial_counts.h"
 
 namespace nccltune {
 
@@ -65,7 +66,8 @@ struct StrategyOptions {
 };
 
 struct StrategyProgress {
-  int trial = 0;
+  int env_trial = 0;  // this trial's number (trial_counts.h: a run of fresh workers)
+  int trial = 0;      // measurements so far, in the budget's unit: trials and pairs
   int planned = 0;
   TrialPhase phase = TrialPhase::baseline;
   double elapsed_s = 0;
@@ -90,7 +92,9 @@ struct StrategyResult {
   // `env` allows, measured under `env`'s other settings; empty when the budget ended those
   // measurements early.
   std::map<std::string, std::vector<SizeChoice>> per_size;
+  // The budget's unit (--max-trials): a trial counts one, a pair-mode trial one per pair.
   int trials = 0, failed_trials = 0, cached_trials = 0;
+  TrialCounts counts;  // what the summary and the profile say (trial_counts.h)
   // Start-up cost of the trials measured (not those from the journal): worker processes started,
   // communicators created, and pairs measured in-process (pair mode).
   int workers = 0, communicators = 0, pairs_in_process = 0;

@@ -19,14 +19,15 @@ void TuneConsole::trial(const StrategyProgress& p, const TrialRequest& request, 
   const std::string outcome = m.cached ? "from journal" : std::string(to_string(m.outcome));
   const std::string best = p.best_gain > 1 ? fmt::format("{:+.1f}%", 100 * (p.best_gain - 1)) : "none yet";
   if (tty_) {
-    std::string line = fmt::format("trial {}/~{} {:<8} elapsed {} eta {} best {} | {} {}", p.trial, p.planned,
-                                   to_string(p.phase), format_duration(p.elapsed_s), format_duration(p.eta_s),
-                                   best, describe_env(request.env), outcome);
+    std::string line =
+        fmt::format("trial {} ({}/~{} measured) {:<8} elapsed {} eta {} best {} | {} {}", p.env_trial,
+                    p.trial, p.planned, to_string(p.phase), format_duration(p.elapsed_s),
+                    format_duration(p.eta_s), best, describe_env(request.env), outcome);
     if (line.size() > 150) line = line.substr(0, 147) + "...";
     std::fprintf(out_, "\r\033[K%s", line.c_str());
     line_open_ = true;
   } else {
-    std::fprintf(out_, "nccltune tune: trial %d %s %s: %s%s (%.2fs)\n", p.trial,
+    std::fprintf(out_, "nccltune tune: trial %d %s %s: %s%s (%.2fs)\n", p.env_trial,
                  std::string(to_string(p.phase)).c_str(), describe_env(request.env).c_str(), outcome.c_str(),
                  m.outcome == TrialOutcome::ok ? "" : (": " + m.reason).c_str(), m.duration_s);
   }

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "search/journal_replay.h"
 #include "search/node_count_search.h"
 #include "search/objective.h"
+#include "search/trial_counts.h"
 #include "tune/node_gather.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
@@ -142,11 +144,11 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
   }
   warn_if_env_refuses(console, o.out_dir, written);
   console.message("\n" + render_profile_summary(profile, written.string()));
-  console.message(
-      fmt::format("{} trials ({} from the journal), {} failed; {} communicator inits, {} pairs measured "
-                  "in-process",
-                  result.trials, result.cached_trials, result.failed_trials, result.communicators,
-                  result.pairs_in_process));
+  // The counts, each named as what it is (search/trial_counts.h); the failed configs are the
+  // profile's `failed` list, which show printed above.
+  console.message(fmt::format(
+      "{}; {} measurements against --max-trials (a pair counts one), {} communicator inits",
+      describe_trial_counts(result.counts, profile.failed.size()), result.trials, result.communicators));
   // Last, what a job gets: the settings env withholds, and the tuner plugin's verdict of each
   // collective, on each shape, it was asked to serve.
   for (const WithheldSetting& w : profile.withheld)
@@ -342,27 +344,49 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
     StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
+    std::vector<FailedTrial> plugin_failed;
     if (!o.tuner_plugin.empty() && has_per_size(profile)) {
       const TrialExecutor count_trials = [&,
                                           execute = plan.executor_for(counted.nodes)](const TrialRequest& r) {
         TrialMeasurement m = execute(r);
         ++summary.trials;
+        count_trial(summary.counts, r, m);
+        // Its line, numbered on from the strategy's: the last trial line is the summary's count.
+        StrategyProgress line;
+        line.env_trial = summary.counts.trials;
+        line.trial = line.planned = summary.trials;
+        line.phase = r.phase;
+        console.trial(line, r, m);
         summary.cached_trials += m.cached ? 1 : 0;
         summary.failed_trials += m.outcome == TrialOutcome::ok ? 0 : 1;
         summary.communicators += m.communicators;
         summary.workers += m.workers;
+        // A round that fails under the plugin is a failed config too: env + the plugin serving.
+        if (m.outcome != TrialOutcome::ok)
+          plugin_failed.push_back(
+              {r.env, m.outcome,
+               (r.plugin_profile.empty() ? "in the rounds with the tuner plugin: "
+                                         : "with the tuner plugin serving this profile: ") +
+                   m.reason});
         return m;
       };
       confirm_with_plugin(o, count_trials, profile, console);
-      profile.provenance.trials = summary.trials;
-      profile.provenance.failed_trials = summary.failed_trials;
+      for (FailedTrial& failed : plugin_failed)
+        if (std::none_of(profile.failed.begin(), profile.failed.end(), [&](const FailedTrial& f) {
+              return f.env == failed.env && f.outcome == failed.outcome;  // named once, as the strategy does
+            }))
+          profile.failed.push_back(std::move(failed));
+      profile.provenance.trials = summary.counts.trials;
+      profile.provenance.pairs = summary.counts.pairs;
+      profile.provenance.failed_trials = static_cast<int>(profile.failed.size());
     }
     add_shapes(profile, at, counted.result, o.strategy);
     const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
-    lines.push_back(fmt::format(
-        "{} node(s): {} ({}, {} trials)", counted.nodes, written,
-        counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env), summary.trials));
+    lines.push_back(
+        fmt::format("{} node(s): {} ({}, {})", counted.nodes, written,
+                    counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env),
+                    describe_trial_counts(summary.counts, profile.failed.size())));
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (lines.size() == 1) {

@@ -87,8 +87,9 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   }
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
   p.provenance.date = run.date;
-  p.provenance.trials = r.trials;
-  p.provenance.failed_trials = r.failed_trials;
+  p.provenance.trials = r.counts.trials;  // trial_counts.h: env trials, pairs, failed configs
+  p.provenance.pairs = r.counts.pairs;
+  p.provenance.failed_trials = static_cast<int>(r.failed.size());
   p.provenance.duration_s = run.duration_s;
   p.provenance.objective = std::string(to_string(strategy.objective));
   p.provenance.hosts = shape.nodes;

@@ -108,6 +108,22 @@ TEST(Profile, RoundTrip) {
             odd_numbers.collectives["all_reduce"].results.speedup_geomean);
 }
 
+TEST(Profile, PairsAreWrittenWhenMeasuredAndReadBack) {
+  // provenance.pairs: the pairs a pair-mode tune measured in a communicator, apart from its trials.
+  Profile p = sample_profile();
+  EXPECT_EQ(profile_to_yaml(p).find("  pairs:"), std::string::npos) << "none measured: not written";
+  p.provenance.pairs = 27;
+  const std::string text = profile_to_yaml(p);
+  EXPECT_NE(text.find("  trials: 57\n  pairs: 27\n  failed_trials: 3\n"), std::string::npos) << text;
+  const Result<Profile> back = parse_profile(text, "pairs.yaml");
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->provenance.pairs, 27);
+  EXPECT_FALSE(
+      parse_profile(
+          "schema: nccltune/profile/v2\nshape: {key: k, nodes: 2}\nenv: {}\nprovenance: {pairs: -1}\n", "x")
+          .ok());
+}
+
 TEST(Profile, PeakIsOptionalAndSaysWhyWhenUnknown) {
   Profile profile = sample_profile();
   EXPECT_DOUBLE_EQ(percent_of_peak(profile.collectives["all_reduce"].results, 4).value_or(0),

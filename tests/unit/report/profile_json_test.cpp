@@ -130,6 +130,7 @@ TEST(ProfileJson, TheDemoProfileReadsBackFieldByField) {
     EXPECT_EQ(c["confirmation"]["status"], status) << name;
   }
   EXPECT_EQ(j["provenance"]["trials"], p.provenance.trials);
+  EXPECT_EQ(j["provenance"]["pairs"], 0) << "the fixture is from before pairs were counted apart";
   EXPECT_EQ(j["provenance"]["failed_trials"], p.provenance.failed_trials);
   EXPECT_EQ(j["provenance"]["confirmation"], p.provenance.confirmation);
   ASSERT_EQ(j["failed"].size(), p.failed.size());

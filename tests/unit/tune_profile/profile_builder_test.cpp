@@ -34,8 +34,9 @@ StrategyResult two_collectives() {
   r.baseline_busbw = {1.0, 100.0, 2.0, 50.0};
   r.tuned_busbw = {1.0, 121.0, 2.0, 50.0};
   r.per_size["all_reduce"] = {{1024, 1024, "Tree", "LL", 0}, {1048576, 1048576, "Ring", "Simple", 0}};
-  r.trials = 57;
-  r.failed_trials = 1;
+  r.trials = 57;  // the budget's unit: trials and pairs
+  r.counts = {41, 0, 16};
+  r.failed_trials = 3;  // failed runs and pairs; the profile counts the configs, its failed list
   r.failed = {{{{"NCCL_PROTO", "LL128"}}, TrialOutcome::wrong_data, "12 wrong elements"}};
   r.noise = 0.01;
   r.confirmation = "A/B 3 rounds: confirmed";
@@ -56,7 +57,8 @@ TEST(ProfileBuilder, ShapeEnvAndProvenanceComeFromTheRun) {
   EXPECT_EQ(p.shape.nics_per_node, 8);
   EXPECT_EQ(p.env, (Env{{"NCCL_NET_GDR_LEVEL", "SYS"}}));
   EXPECT_FALSE(p.keep_defaults);
-  EXPECT_EQ(p.provenance.trials, 57);
+  EXPECT_EQ(p.provenance.trials, 41);
+  EXPECT_EQ(p.provenance.pairs, 16);
   EXPECT_EQ(p.provenance.failed_trials, 1);
   EXPECT_EQ(p.provenance.hosts, 2);
   EXPECT_DOUBLE_EQ(p.provenance.duration_s, 12.5);
