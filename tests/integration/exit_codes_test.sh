@@ -135,6 +135,7 @@ usage 2 tune "--max-trials" "negative --max-trials" -- "$nccltune" tune --max-tr
 usage 2 tune "--budget" "negative --budget" -- "$nccltune" tune --budget -5m
 usage 2 tune "--budget" "bare number as --budget" -- "$nccltune" tune --budget 300
 usage 2 tune "--progress" "bad --progress" -- "$nccltune" tune --progress bogus
+usage 2 tune "--comms" "bad --comms" -- "$nccltune" tune --comms world,rails
 usage 2 tune "one per GPU" "one rank" -- "$nccltune" tune --from "$dgx" --cuda-lib /nonexistent --nccl-lib /nonexistent
 expect_in "$work/err" "tune needs at least 2 ranks: one per GPU" "tune: one rank says it needs one per GPU"
 
