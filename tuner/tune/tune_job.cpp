@@ -277,6 +277,11 @@ TrialExecutor recording(TrialExecutor execute, CountPlan& at) {
 // The shapes' sections, the settings withheld from env, and what ships for each shape.
 void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& result,
                 const StrategyOptions& strategy) {
+  // `withheld` is what won on one shape and lost on another: a tune of the world alone has one
+  // shape, and writes v2 as before.
+  const bool shapes = std::any_of(strategy.collectives.begin(), strategy.collectives.end(),
+                                  [](const std::string& op) { return collective_comm(op) != kWorldComm; });
+  if (!shapes) return;
   const ShapeLayout layout{profile.shape.nodes, profile.shape.ranks / std::max(1, profile.shape.nodes)};
   profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, layout, result.noise,
                                        strategy.tolerance);

@@ -131,6 +131,8 @@ TEST(TuneJob, WritesTheModelsOptimumAndJournalsEveryTrial) {
   EXPECT_EQ(profile->env["NCCL_NET_GDR_LEVEL"], "SYS");
   EXPECT_FALSE(profile->collectives.at("all_reduce").per_size.empty());
   EXPECT_GT(profile->collectives.at("all_reduce").results.speedup_geomean, 1.03);
+  // The world alone: v2 as before, no sections and nothing withheld.
+  EXPECT_EQ(read_file(work / "store" / kKey / "2n.yaml").rfind("schema: nccltune/profile/v2\n", 0), 0u);
 
   Result<std::vector<JournalEntry>> journal = Journal::read(work / "store" / "journal.jsonl");
   ASSERT_TRUE(journal) << journal.error();
