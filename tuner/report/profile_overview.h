@@ -1,7 +1,7 @@
 // A profile at a glance: what it ships and what that buys, one row per collective and
 // communicator shape. The report's overview table and `report --summary` both print these rows,
-// from the same values `show` prints (the profile's stored geometric means, speedup_at,
-// percent_of_peak, describe_choice), so the three never disagree.
+// made of the view `show` and `show --format json` render (report/profile_view.h), so the four
+// never disagree.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace nccltune {
 
-// The largest ratio over the sizes and the size it is at; none when no ratio is finite.
+// The largest ratio over the sizes and the size it is at.
 struct BestSize {
   double ratio = 0;
   std::uint64_t bytes = 0;
@@ -31,9 +31,8 @@ struct OverviewRow {
   std::optional<double> peak_percent;  // percent_of_peak at the largest size
   std::uint64_t largest_bytes = 0;
   std::string peak_note;  // "450 GB/s (NVLink4 x18)", or why the peak is unknown
-  // "confirmed", "not served", "slower" (the plugin's verdict), "guard", "measured with the
-  // plugin" (a profile without the verdict), "env only" (no per-size choices) or "not confirmed"
-  // (choices the plugin was not measured with), and why where the profile says.
+  // The view's Confirmation in words ("confirmed", "not served", "withheld", "not confirmed",
+  // "env only", "guard") and its reason.
   std::string status;
   std::string why;
 };
@@ -44,9 +43,6 @@ struct ProfileOverview {
   std::vector<std::string> withheld;  // "NCCL_ALGO=Tree: rail (2 nodes x 1): all_reduce -20% at 1M"
   std::vector<OverviewRow> rows;      // the world's collectives, then each other shape's
 };
-
-// The largest finite ratio of speedup_of(baseline[i], values[i]) and its size.
-std::optional<BestSize> best_size(const ProfileResults& results, const std::vector<double>& values);
 
 ProfileOverview profile_overview(const Profile& profile);
 
