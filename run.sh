@@ -144,7 +144,12 @@ else
   report_args=(--topology configs/demo/vm-h100-2gpu-node
     --title "DEMO: measured on the fake GPU stack (2 emulated nodes, 2 simulated GPUs each, numbers from a model). The node diagram is the generated 2-GPU H100 snapshot each emulated node was read from (tests/fixtures/nodes/vm-h100-2gpu, host vm-h100x2-01), not this machine.")
 fi
+# The run ends with what it found (report --summary, at most 10 lines): the fleet's suspects (the
+# demo's survey, also a section of the report), what ships, the gain with and without the tuner
+# plugin per collective, and the HTML pages.
+if [ -s out/fleet.json ] && [ "${gpus:-0}" -eq 0 ]; then
+  report_args+=(--fleet out/fleet.json --fleet-page out/fleet.html)
+fi
 echo
-echo "== nccltune report"
-build/nccltune report "$profile" --journal out/journal.jsonl "${report_args[@]}" -o out/report.html >/dev/null
-echo "report: $(readlink -f out/report.html)"
+echo "== What it found (the report's overview, out/report.html)"
+build/nccltune report "$profile" --journal out/journal.jsonl "${report_args[@]}" -o out/report.html --summary
