@@ -73,6 +73,9 @@ case_row() {
 
 mkdir -p "$work/inputs" "$work/outputs"
 dgx=$fixtures/nodes/dgx-h100
+# A shape the store holds for 2 nodes: a config that reads serves it (exit 0, even --strict), one
+# that does not is the error under test, not an empty store.
+stored_shape=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
 profile=$fixtures/profiles/h100-2n.yaml
 echo "kept" >"$work/outputs/report.html"
 printf 'env:\n  store: %s\n' "$fixtures/store" >"$work/config.yaml"
@@ -128,8 +131,10 @@ for kind in "${kinds[@]}"; do
   case_row nvidia-smi-q "$kind" "$(want nvidia-smi-q "$kind" 3)" "$nccltune" check --from nvidia-smi-q:@ --format json
   case_row hwloc "$kind" "$(want hwloc "$kind" 1)" "$nccltune" topo --from hwloc:@
   case_row expect "$kind" "$(want expect "$kind" 3)" "$nccltune" check --from "$dgx" --expect @
-  case_row config "$kind" "$(want config "$kind" 2)" "$nccltune" env --config @ --profiles "$fixtures/store" --nodes 2 --shape k --strict
-  case_row config "$kind" "$(want config "$kind" '0!')" "$nccltune_env" --config @ --profiles "$fixtures/store" --nodes 2 --shape k
+  case_row config "$kind" "$(want config "$kind" 2)" "$nccltune" env --config @ --profiles "$fixtures/store" --nodes 2 --shape "$stored_shape" \
+    --gpus-per-node 8 --strict
+  case_row config "$kind" "$(want config "$kind" '0!')" "$nccltune_env" --config @ --profiles "$fixtures/store" --nodes 2 \
+    --shape "$stored_shape" --gpus-per-node 8
   case_row config "$kind" "$(want config "$kind" 1)" "$nccltuned" --once --config @ --from "$dgx" \
     --runtime-dir "$work/outputs/run" --state-dir "$work/outputs/state" --metrics-dir "$work/outputs/metrics"
 done
