@@ -443,15 +443,17 @@ void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
   }
 }
 
-// `init_cost_ms: {cuda_context: 400, nccl_comm: 1200}`: whole milliseconds, 0 or more.
+// `init_cost_ms: {cuda_context: 400, nccl_comm: 1200, nccl_split: 150}`: whole milliseconds, 0 or more.
 InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
   yaml_expect_map(node, path);
-  yaml_check_keys(node, path, {"cuda_context", "nccl_comm"});
+  yaml_check_keys(node, path, {"cuda_context", "nccl_comm", "nccl_split"});
   InitCost cost;
   if (node["cuda_context"])
     cost.cuda_context_ms = small_integer(node["cuda_context"], yaml_child(path, "cuda_context"), 0);
   if (node["nccl_comm"])
     cost.nccl_comm_ms = small_integer(node["nccl_comm"], yaml_child(path, "nccl_comm"), 0);
+  if (node["nccl_split"])
+    cost.nccl_split_ms = small_integer(node["nccl_split"], yaml_child(path, "nccl_split"), 0);
   return cost;
 }
 

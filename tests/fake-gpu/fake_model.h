@@ -127,10 +127,13 @@ struct NodeCountModel {
 };
 
 // `init_cost_ms`: wall-clock start-up cost, in milliseconds. `cuda_context`: paid once per process,
-// when libfakecuda creates its first context; `nccl_comm`: at every ncclCommInitRank.
+// when libfakecuda creates its first context; `nccl_comm`: at every ncclCommInitRank; `nccl_split`:
+// at every ncclCommSplit that makes a communicator (unset: `nccl_comm`).
 struct InitCost {
   int cuda_context_ms = 0;
   int nccl_comm_ms = 0;
+  std::optional<int> nccl_split_ms;
+  int split_ms() const { return nccl_split_ms.value_or(nccl_comm_ms); }
 };
 
 struct FakeModel {

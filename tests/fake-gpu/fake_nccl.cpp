@@ -897,9 +897,10 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
   const int nranks = static_cast<int>(members.size());
   int rank = 0;
   while (members[static_cast<std::size_t>(rank)].second != parent_rank) ++rank;
-  // Each split is a communicator's init: its cost, as at ncclCommInitRank.
-  if (comm->process.model.init_cost.nccl_comm_ms > 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(comm->process.model.init_cost.nccl_comm_ms));
+  // Each split is a communicator's init, less what its process and parent already did: no kernel
+  // load and no root rendezvous (ncclCommInitRankFunc, init.cc:1533-1565), so its own cost.
+  if (const int split_ms = comm->process.model.init_cost.split_ms(); split_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(split_ms));
   const ncclUniqueId child_id = split_id(comm->id, split_count, color);
   Result<SharedComm> shared = SharedComm::join(child_id, nranks, rank, timeout_seconds());
   if (!shared) {

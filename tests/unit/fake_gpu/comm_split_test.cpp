@@ -401,14 +401,15 @@ TEST(FakeGpuSplit, TheModelResolvesForTheSplitsOwnShape) {
   }
 }
 
-// Each split is a communicator's init: the model's init_cost_ms.nccl_comm is slept, and an
+// Each split is a communicator's init at its own cost: the model's init_cost_ms.nccl_split is
+// slept (not nccl_comm: NCCL's split loads no kernels and does no root rendezvous), and an
 // init_error fault of the split's shape fails that split (ncclSystemError) and leaves the parent
 // and the other splits working.
-TEST(FakeGpuSplit, ASplitPaysTheInitCostAndFailsOnItsShapesInitFault) {
+TEST(FakeGpuSplit, ASplitPaysItsSplitCostAndFailsOnItsShapesInitFault) {
   const TempDir dir("nccltune-split-fault");
   const std::string path = (dir.path() / "model.yaml").string();
   write_file(path, read_file(test_support::fixture("models/exact.yaml")) +
-                       "init_cost_ms: {nccl_comm: 300}\n"
+                       "init_cost_ms: {nccl_comm: 20, nccl_split: 300}\n"
                        "nodes: [{min_nodes: 2, ranks_per_node: 1, faults: [{fault: init_error}]}]\n");
   const split_test::Body body = [](split_test::World& w) {
     Result<NcclComm> world = w.init();

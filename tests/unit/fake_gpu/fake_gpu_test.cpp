@@ -1456,9 +1456,13 @@ TEST(FakeGpuModel, InitCostIsReadStrictly) {
   ASSERT_TRUE(model.ok()) << model.error();
   EXPECT_EQ(model->init_cost.cuda_context_ms, 400);
   EXPECT_EQ(model->init_cost.nccl_comm_ms, 1200);
-  model = parse_fake_model(kMinimal + "init_cost_ms: {nccl_comm: 5}\n", "model.yaml");
+  EXPECT_EQ(model->init_cost.split_ms(), 1200);  // a split without its own cost pays an init's
+  model = parse_fake_model(kMinimal + "init_cost_ms: {nccl_comm: 5, nccl_split: 2}\n", "model.yaml");
   ASSERT_TRUE(model.ok()) << model.error();
   EXPECT_EQ(model->init_cost.cuda_context_ms, 0);
+  EXPECT_EQ(model->init_cost.split_ms(), 2);
+  EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {nccl_split: -1}\n").find("init_cost_ms.nccl_split"),
+            std::string::npos);
   EXPECT_EQ(load_fixture("exact.yaml").init_cost.nccl_comm_ms, 0);
   EXPECT_NE(fake_model_error(kMinimal + "init_cost_ms: {cuda_context: 1, nccl: 2}\n").find("init_cost_ms"),
             std::string::npos);
