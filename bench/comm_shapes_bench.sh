@@ -2,8 +2,9 @@
 # What measuring every communicator shape costs: `tune --ops all_reduce --guard none` of 8 ranks on
 # 2 emulated nodes of the fake GPU stack (tests/fixtures/models/comm-shapes.yaml), `--comms world`
 # against the default world, rail and node, without and with a start-up cost of 300 ms per CUDA
-# context and 900 ms per communicator (ncclCommInitRank and each ncclCommSplit, as the fake times
-# them). Per run: wall time, trials, communicator inits (the summary line), and from them the world
+# context, 900 ms per ncclCommInitRank and 150 ms per ncclCommSplit (NCCL's own "Init timings -
+# ncclCommSplit" lines: a split loads no kernels and does no root rendezvous; the fake's ledger,
+# tests/fake-gpu/FIDELITY.md F21). Per run: wall time, trials, communicator inits (the summary line), and from them the world
 # inits (each trial's workers init one world; a 3-shape run splits 2 more from it), the worker
 # processes (world inits x ranks) and world inits per env trial or pair. Targets (README): at most
 # 1.3x the worker processes and 2x the wall time of the world-only tune, at most 0.6 world inits
@@ -28,7 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ranks=8
 model=$fixtures/models/comm-shapes.yaml
-{ cat "$model"; echo "init_cost_ms: {cuda_context: 300, nccl_comm: 900}"; } >"$work/startup.yaml"
+{ cat "$model"; echo "init_cost_ms: {cuda_context: 300, nccl_comm: 900, nccl_split: 150}"; } >"$work/startup.yaml"
 
 # run NAME MODEL COMMS: one tune; sets wall, trials, inits, pairs.
 run() {

@@ -301,17 +301,30 @@ bool run_node_count_models(const std::filesystem::path& models_dir, const Search
 // Communicator shapes (tune --comms world,rail,node; search/comm_shapes.h): each trial's workers
 // measure the world and, split from it, the rails (nodes x 1) and the nodes (1 x gpus), each
 // answered from the model at its own shape. The cost is modelled with real start-up costs: a
-// CUDA context per worker (0.3 s), an ncclCommInitRank of the world and an ncclCommSplit per split
-// each 0.9 s + 0.1 s per node of that communicator (1-3 s on a few nodes, tens of seconds on
-// hundreds: README, pair mode), and each point's timed and warm-up ops at the model's time plus
-// 2 ms per point (launch, data check).
-constexpr double kCudaContext_s = 0.3, kPerPoint_s = 0.002;
+// CUDA context per worker (0.3 s); an ncclCommInitRank of the world, 0.9 s + 0.1 s per node (1-3 s
+// on a few nodes, tens of seconds on hundreds: README, pair mode); an ncclCommSplit per split; and
+// each point's timed and warm-up ops at the model's time plus 2 ms per point (launch, data check).
+//
+// A split is not a second init. NCCL's ncclCommInitRankFunc (src/init.cc, v2.28.9-1) gives a
+// child no root rendezvous (bootstrapSplit rides the parent's bootstrap ring) and no kernel load
+// (the process loaded them for the parent): it pays one allgather over the parent's ranks
+// (commGetSplitInfo) and initTransportsRank at its own size. NCCL's own "Init timings -
+// ncclCommSplit" lines say so: total 0.10 s (4 ranks, sockets, 2.27.3) and 0.15 s (2 ranks over
+// IB, NVIDIA/nccl#1605), kernels and bootstrap 0.00-0.01, against 1.99 s for the parent-sized
+// ncclCommInitRank of 16 ranks on 2 HGX nodes (allgathers 0.03 s there). So a split costs 0.15 s
+// plus 2 ms per rank of the parent and of the child (the world's allgathers per rank, counted in
+// full for the parent's one allgather).
+constexpr double kCudaContext_s = 0.3, kPerPoint_s = 0.002, kSplit_s = 0.15, kSplitPerRank_s = 0.002;
 double comm_init_s(int nodes) {
   return 0.9 + 0.1 * nodes;
+}
+double comm_split_s(int parent_ranks, int child_ranks) {
+  return kSplit_s + kSplitPerRank_s * (parent_ranks + child_ranks);
 }
 
 struct ShapeCosts {
   double modelled_s = 0;
+  double splits_as_inits_s = 0;  // what the splits would add if each cost a full init of its size
   int world_inits = 0, splits = 0, workers = 0;
 };
 
@@ -332,7 +345,9 @@ TrialExecutor shaped_model_executor(const fake::FakeModel& model, int nodes, int
     ++costs.world_inits;
     costs.workers += nodes * gpus;
     for (std::size_t p = 1; p < parts.size(); ++p) {
-      seconds += comm_init_s(parts[p].first == "rail" ? nodes : 1);
+      const bool of_rails = parts[p].first == "rail";
+      seconds += comm_split_s(nodes * gpus, of_rails ? nodes : gpus);
+      costs.splits_as_inits_s += comm_init_s(of_rails ? nodes : 1) - comm_split_s(nodes * gpus, of_rails ? nodes : gpus);
       ++costs.splits;
       if (parts[p].second.outcome != TrialOutcome::ok && m.outcome == TrialOutcome::ok) {
         m.outcome = parts[p].second.outcome;
@@ -414,8 +429,9 @@ bool run_shape_costs(const std::filesystem::path& models_dir, const SearchSpace&
   const std::vector<std::string> world{"world"}, all{"world", "rail", "node"};
   std::printf(
       "\ncommunicator shapes (dgx-h100 model, 8 GPUs per node, 3 collectives + the alltoall guard, pair "
-      "mode;\nmodelled start-up: %.1f s CUDA context, 0.9 s + 0.1 s per node for each init or split)\n\n",
-      kCudaContext_s);
+      "mode;\nmodelled start-up: %.1f s CUDA context, 0.9 s + 0.1 s per node for the world's init, %.2f s + %.0f ms\n"
+      "per rank of the parent and the child for each split)\n\n",
+      kCudaContext_s, kSplit_s, 1e3 * kSplitPerRank_s);
   std::printf("%-28s %7s %6s %8s %7s %8s %10s %9s\n", "run", "trials", "pairs", "workers", "world", "splits",
               "inits/tr", "modelled");
   bool met = true;
@@ -436,13 +452,17 @@ bool run_shape_costs(const std::filesystem::path& models_dir, const SearchSpace&
               "every shape\n",
               workers, wall, inits);
   met = workers <= 1.3 && wall <= 2 && inits <= 0.6;
+  const auto as_inits_s = [](const ShapeRun& r) { return r.costs.modelled_s + r.costs.splits_as_inits_s; };
+  std::printf("with each split costing a full init of its communicator instead: %.2fx\n",
+              as_inits_s(small_all) / std::max(1e-9, small_world.costs.modelled_s));
   if (!short_mode) {
     const ShapeRun big_world = run_shapes(*model, space, {64, 32, 16}, 8, world);
     const ShapeRun big_all = run_shapes(*model, space, {64, 32, 16}, 8, all);
     row("64,32,16 nodes, world", big_world);
     row("64,32,16 nodes, 3 shapes", big_all);
-    std::printf("64 nodes (3 node counts, 3 shapes): %.1f minutes modelled (goal 20)\n",
-                big_all.costs.modelled_s / 60);
+    std::printf("64 nodes (3 node counts, 3 shapes): %.1f minutes modelled (goal 20); %.1f with each split "
+                "costing a full init\n",
+                big_all.costs.modelled_s / 60, as_inits_s(big_all) / 60);
   }
   return met;
 }
