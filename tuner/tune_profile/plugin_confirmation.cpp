@@ -7,6 +7,7 @@
 
 #include "base/byte_size.h"
 #include "profile/size_ranges.h"
+#include "search/comm_shapes.h"
 
 namespace nccltune {
 
@@ -165,8 +166,12 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
 }
 
 std::string describe(const WithheldRange& range) {
-  const std::string head = fmt::format("{} {}..{} {}/{}", range.op, range.range.min_bytes,
-                                       range.range.max_bytes, range.range.algo, range.range.proto);
+  // "rail: all_reduce 0..1048576 Ring/LL128": the shape as a section names it, not the search's
+  // shaped name (all_reduce@rail).
+  const std::string comm = collective_comm(range.op);
+  const std::string head =
+      fmt::format("{}{} {}..{} {}/{}", comm == kWorldComm ? "" : comm + ": ", base_collective(range.op),
+                  range.range.min_bytes, range.range.max_bytes, range.range.algo, range.range.proto);
   if (!range.served) return fmt::format("{} (not served at {})", head, range.bytes);
   return fmt::format("{} ({:.2f}x at {})", head, range.ratio, range.bytes);
 }

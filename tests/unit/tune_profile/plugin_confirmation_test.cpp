@@ -55,6 +55,12 @@ TEST(PluginConfirmation, ARangeSlowerThanTheDefaultsBeyondTheToleranceLoses) {
   EXPECT_EQ(describe(losing[0]), "all_reduce 65536..1048576 Ring/LL128 (0.80x at 1048576)");
 }
 
+// A rail's range says its shape as a profile section does, not the search's name for it.
+TEST(PluginConfirmation, AShapesRangeNamesItsShapeAndPlainCollective) {
+  const WithheldRange rail{"all_reduce@rail", {0, 1048576, "Ring", "LL128", 0}, 1048576, 0.88, true, {}};
+  EXPECT_EQ(describe(rail), "rail: all_reduce 0..1048576 Ring/LL128 (0.88x at 1048576)");
+}
+
 TEST(PluginConfirmation, WithinTheToleranceNothingLoses) {
   EXPECT_TRUE(withheld_ranges(two_ranges(), rounds({1, 10, 100}, {0.99, 9.9, 98.5}), 0.02).empty());
 }
