@@ -74,27 +74,13 @@ TrialRequest unshaped_request(const TrialRequest& shaped) {
 }
 
 TrialMeasurement shaped_measurement(const TrialMeasurement& m, const TrialRequest& shaped) {
-  TrialMeasurement out = m;
-  out.ops.clear();
-  out.comms.clear();
-  out.sizes.clear();
-  out.time_us.clear();
-  out.busbw.clear();
-  out.nccl_choices.clear();
-  out.unavailable.clear();
-  out.plugin_served.clear();
+  TrialMeasurement out = without_points(m);
   for (std::size_t i = 0; i < m.ops.size(); ++i) {
-    const std::string comm = i < m.comms.size() ? m.comms[i] : std::string(kWorldComm);
-    std::string name = shaped_collective(m.ops[i], comm);
+    std::string name = shaped_collective(m.ops[i], i < m.comms.size() ? m.comms[i] : std::string(kWorldComm));
     if (!names_comm(shaped.collectives, name)) continue;
-    out.ops.push_back(std::move(name));
-    if (i < m.comms.size()) out.comms.push_back(comm);
-    if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
-    if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
-    if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
-    if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
+    copy_point(m, i, out);
+    out.ops.back() = std::move(name);
     if (i < m.unavailable.size()) out.unavailable.push_back(m.unavailable[i]);
-    if (i < m.plugin_served.size()) out.plugin_served.push_back(m.plugin_served[i]);
   }
   return out;
 }

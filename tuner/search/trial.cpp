@@ -12,32 +12,6 @@ namespace {
 constexpr TrialPhase kPhases[] = {TrialPhase::baseline, TrialPhase::screen,   TrialPhase::cross,
                                   TrialPhase::halving,  TrialPhase::per_size, TrialPhase::confirm};
 
-// `m` with no points (its outcome, reason and the rest kept).
-TrialMeasurement without_points(const TrialMeasurement& m) {
-  TrialMeasurement out = m;
-  out.ops.clear();
-  out.comms.clear();
-  out.sizes.clear();
-  out.time_us.clear();
-  out.busbw.clear();
-  out.nccl_choices.clear();
-  out.unavailable.clear();
-  out.plugin_served.clear();
-  return out;
-}
-
-// Appends point `i` of `m` to `out`: its collective, communicator, size, time, busbw, NCCL's choice and what
-// the plugin served (each where `m` has it).
-void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out) {
-  out.ops.push_back(m.ops[i]);
-  if (i < m.comms.size()) out.comms.push_back(m.comms[i]);
-  if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
-  if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
-  if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
-  if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
-  if (i < m.plugin_served.size()) out.plugin_served.push_back(m.plugin_served[i]);
-}
-
 }  // namespace
 
 std::string_view to_string(TrialPhase phase) {
@@ -56,6 +30,29 @@ std::optional<TrialPhase> parse_trial_phase(std::string_view name) {
   for (TrialPhase phase : kPhases)
     if (to_string(phase) == name) return phase;
   return std::nullopt;
+}
+
+TrialMeasurement without_points(const TrialMeasurement& m) {
+  TrialMeasurement out = m;
+  out.ops.clear();
+  out.comms.clear();
+  out.sizes.clear();
+  out.time_us.clear();
+  out.busbw.clear();
+  out.nccl_choices.clear();
+  out.unavailable.clear();
+  out.plugin_served.clear();
+  return out;
+}
+
+void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out) {
+  out.ops.push_back(m.ops[i]);
+  if (i < m.comms.size()) out.comms.push_back(m.comms[i]);
+  if (i < m.sizes.size()) out.sizes.push_back(m.sizes[i]);
+  if (i < m.time_us.size()) out.time_us.push_back(m.time_us[i]);
+  if (i < m.busbw.size()) out.busbw.push_back(m.busbw[i]);
+  if (i < m.nccl_choices.size()) out.nccl_choices.push_back(m.nccl_choices[i]);
+  if (i < m.plugin_served.size()) out.plugin_served.push_back(m.plugin_served[i]);
 }
 
 std::uint64_t SizeGrid::aligned_min_bytes() const {

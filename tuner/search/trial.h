@@ -101,6 +101,14 @@ struct TrialMeasurement {
   int workers = 0, communicators = 0;
 };
 
+// `m` with no points (its outcome, reason and the rest kept).
+TrialMeasurement without_points(const TrialMeasurement& m);
+
+// Appends point `i` of `m` to `out`: its collective, communicator, size, time, busbw, NCCL's
+// choice and what the plugin served (each where `m` has it); not `unavailable`, which only pair
+// mode's points carry.
+void copy_point(const TrialMeasurement& m, std::size_t i, TrialMeasurement& out);
+
 // Pair `pair`'s points of a pair-mode measurement, as a measurement of their own: its outcome
 // (the run's when that failed), its points, and `unavailable` for them.
 TrialMeasurement pair_points(const TrialMeasurement& m, std::size_t pairs, std::size_t pair);
