@@ -244,15 +244,18 @@ expect_not_in "$fleet_metrics" 'nccltune_fleet_node_status' "metrics: no status 
   fail "a malformed survey: expected one warning naming it in $(cat "$work/fleet.log")"
 
 # --- the installed unit ------------------------------------------------------------------------
-# As a package build does it: --prefix /usr into a staging DESTDIR. The config goes where the
-# binaries read it (the path compiled in, which `nccltuned --help` shows).
+# As a package build does it: --prefix /usr into a staging DESTDIR, from a umask 002 shell as many
+# sites have. The config goes where the binaries read it (the path compiled in, which
+# `nccltuned --help` shows).
 config_path=$("$nccltuned" --help | sed -n 's/.*--config TEXT=\([^ ]*\).*/\1/p')
 check "nccltuned --help shows its config path ('$config_path')" test -n "$config_path"
-if DESTDIR="$work/dest" cmake --install "$build_dir" --component daemon --prefix /usr >"$work/install.log" 2>&1; then
+if (umask 002 && DESTDIR="$work/dest" cmake --install "$build_dir" --prefix /usr >"$work/install.log" 2>&1); then
   pass
 else
   fail "cmake --install"; cat "$work/install.log"
 fi
+expect_equal "$(find "$work/dest" -type d -perm /022)" "" \
+  "cmake --install under umask 002 creates no group- or world-writable directory"
 unit=$work/dest/usr/lib/systemd/system/nccltuned.service
 [ -x "$work/dest/usr/sbin/nccltuned" ] && pass || fail "nccltuned not installed to sbin"
 [ -f "$work/dest$config_path" ] && pass || fail "config not installed where nccltuned reads it ($config_path)"
