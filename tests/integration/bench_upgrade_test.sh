@@ -46,6 +46,8 @@ upgrade regressed --baseline-nccl-lib "$old" "${sizes[@]}" --rounds 2 -J "$work/
 expect_rc regressed 1
 expect_in "$work/regressed.out" "# OLD: NCCL 2.28.9 ($old)" "the header names OLD's version"
 expect_in "$work/regressed.out" "# NEW: NCCL 2.29.3 ($new)" "the header names NEW's version"
+expect_in "$work/regressed.out" "# NCCL_* from the environment: none, so NCCL's defaults on both" \
+  "the header says both ran NCCL's defaults"
 for size in 8192 65536; do
   check "$size: NEW 12% slower is a regression" \
     bash -c '[[ "$0" =~ ^\ *[0-9]+\ +[0-9.]+\ +[0-9.]+\ +0\.880\ +regression$ ]]' "$(row regressed $size)"
@@ -80,11 +82,15 @@ expect_in "$work/profile.out" \
   "# The profile still helps on NEW. Recommendation: extend env.nccl_compatible to 2.29: the 2.28 profile gains +" \
   "--profile: whether the profile helps on NEW, and the recommendation"
 
-# Two files of one version are compared (two builds), and the header says so in one line.
-upgrade same --baseline-nccl-lib "$new" --rounds 1 -b 8K -e 8K
+# Two files of one version are compared (two builds), and the header says so in one line. The
+# job's NCCL_* settings (a TaskProlog's profile) apply to both, and the header names them.
+NCCL_BUFFSIZE=4194304 upgrade same --baseline-nccl-lib "$new" --rounds 1 -b 8K -e 8K
 expect_rc same 0
 expect_in "$work/same.out" "# Both libraries report NCCL 2.29.3: this compares two builds of one version, not an upgrade" \
   "the same version twice is said"
+expect_in "$work/same.out" \
+  "# NCCL_* from the environment, on both: NCCL_BUFFSIZE=4194304 (unset them to compare NCCL's defaults)" \
+  "the job's NCCL_* settings are named"
 
 # Bad input: one line naming the problem, exit 3, nothing on stdout, no worker.
 bad_input() {  # bad_input NAME TEXT ARGS...

@@ -121,14 +121,21 @@ int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request) {
     }
   }
   if (mpi.rank() == 0) {
-    std::cout << fmt::format("# nccltune bench: NCCL upgrade check ({} ranks, {} nodes), {} rounds of fresh workers: ",
-                             mpi.size(), mpi.layout().nodes, request.rounds);
+    std::cout << fmt::format("# nccltune bench: NCCL upgrade check ({} ranks, {} node{}), {} rounds of fresh workers: ",
+                             mpi.size(), mpi.layout().nodes, mpi.layout().nodes == 1 ? "" : "s", request.rounds);
     for (std::size_t i = 0; i < arms.size(); ++i) std::cout << (i ? ", " : "") << arms[i].name;
     std::cout << "\n# OLD: NCCL " << *old_version << " (" << printable_excerpt(request.old_lib, 200) << ")\n"
               << "# NEW: NCCL " << *new_version << " (" << printable_excerpt(request.new_lib, 200) << ")\n";
     if (*old_version == *new_version)
       std::cout << "# Both libraries report NCCL " << *old_version
                 << ": this compares two builds of one version, not an upgrade\n";
+    // Inside a job whose TaskProlog exported a profile, both libraries run under its settings, not
+    // NCCL's defaults: say which.
+    std::cout << (request.spec.env.empty()
+                      ? std::string("# NCCL_* from the environment: none, so NCCL's defaults on both\n")
+                      : "# NCCL_* from the environment, on both: " +
+                            printable_excerpt(describe_env(request.spec.env), 400) +
+                            " (unset them to compare NCCL's defaults)\n");
     std::cout << std::flush;
   }
   for (int round = 0; round < request.rounds; ++round) {
