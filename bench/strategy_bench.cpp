@@ -346,8 +346,9 @@ TrialExecutor shaped_model_executor(const fake::FakeModel& model, int nodes, int
     costs.workers += nodes * gpus;
     for (std::size_t p = 1; p < parts.size(); ++p) {
       const bool of_rails = parts[p].first == "rail";
-      seconds += comm_split_s(nodes * gpus, of_rails ? nodes : gpus);
-      costs.splits_as_inits_s += comm_init_s(of_rails ? nodes : 1) - comm_split_s(nodes * gpus, of_rails ? nodes : gpus);
+      const double split_s = comm_split_s(nodes * gpus, of_rails ? nodes : gpus);
+      seconds += split_s;
+      costs.splits_as_inits_s += comm_init_s(of_rails ? nodes : 1) - split_s;
       ++costs.splits;
       if (parts[p].second.outcome != TrialOutcome::ok && m.outcome == TrialOutcome::ok) {
         m.outcome = parts[p].second.outcome;
