@@ -1,3 +1,9 @@
+# The directories an install creates, and the package's (Packaging.cmake), are 0755 whatever the
+# installer's umask: under umask 002 they came out group-writable, and share/nccltune/slurm holds
+# the scripts slurmd runs as root.
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
 # `cmake --install`: nccltuned, its systemd unit and the node config in the standard places
 # (GNUInstallDirs), as the component `daemon`. The config goes to NCCLTUNE_CONFIG_FILE, the one
 # path compiled into every binary and the tuner plugin: the sysconfdir of the prefix CMake was
@@ -5,10 +11,6 @@
 # otherwise). `cmake --install --prefix DIR` moves the binaries but not what they were built to
 # read, so the config still goes where they read it, and a message says so. The unit is
 # configured at install time with the installed nccltuned.
-# The directories an install creates are 0755 whatever the installer's umask: under umask 002 they
-# came out group-writable, and share/nccltune/slurm holds the scripts slurmd runs as root.
-set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
-    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 install(TARGETS nccltuned RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT daemon)
 install(CODE "
   set(NCCLTUNE_SBIN_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_SBINDIR}\")

@@ -47,9 +47,8 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_SET_DESTDIR ON)
 set(CPACK_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
-# The package's new directories are 0755 whatever the umask of the machine that builds it.
-set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
-    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# The package's new directories are 0755 whatever the umask of the machine that builds it: CPack
+# takes CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS (Install.cmake) as its default.
 
 set(NCCLTUNE_PACKAGING_DIR "${PROJECT_BINARY_DIR}/packaging")
 file(CONFIGURE OUTPUT "${NCCLTUNE_PACKAGING_DIR}/conffiles" CONTENT "${NCCLTUNE_CONFIG_FILE}\n")
