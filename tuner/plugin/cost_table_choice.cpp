@@ -27,9 +27,20 @@ const std::vector<SizeChoice>* per_size_for(const Profile& profile, nccl_abi::nc
   return tuned && !tuned->guard ? &tuned->per_size : nullptr;
 }
 
-CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
+ResolvedRanges resolve_ranges(const std::vector<SizeChoice>* per_size, const CostTableIndices& indices) {
+  ResolvedRanges resolved;
+  resolved.per_size = per_size;
+  if (per_size == nullptr) return resolved;
+  resolved.cells.reserve(per_size->size());
+  for (const SizeChoice& range : *per_size)
+    resolved.cells.push_back(RangeCell{indices.algorithm(range.algo), indices.protocol(range.proto)});
+  return resolved;
+}
+
+CostTableChoice choose_cost_table_cell(const ResolvedRanges& ranges, std::uint64_t bytes,
                                        const CostTable& table) {
   CostTableChoice choice;
+  const std::vector<SizeChoice>* per_size = ranges.per_size;
   if (per_size == nullptr) {
     choice.outcome = ChoiceOutcome::other_collective;
     return choice;
@@ -46,8 +57,9 @@ CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, 
     return choice;
   }
   // NCCL takes an algorithm only together with a protocol; a list means "NCCL picks among these".
-  const std::optional<int> algorithm = nccl_algorithm_index(range->algo);
-  const std::optional<int> protocol = nccl_protocol_index(range->proto);
+  const RangeCell& cell = ranges.cells[*choice.range];
+  const std::optional<int> algorithm = cell.algorithm;
+  const std::optional<int> protocol = cell.protocol;
   if (!algorithm || !protocol) {
     choice.outcome = ChoiceOutcome::left_to_nccl;
     return choice;
@@ -69,14 +81,14 @@ CostTableChoice choose_cost_table_cell(const std::vector<SizeChoice>* per_size, 
   return choice;
 }
 
-std::optional<std::uint64_t> measured_chunk_bytes(const std::vector<SizeChoice>* per_size, std::uint64_t bytes,
+std::optional<std::uint64_t> measured_chunk_bytes(const ResolvedRanges& ranges, std::uint64_t bytes,
                                                   int algorithm, int protocol) {
-  if (per_size == nullptr) return std::nullopt;
-  const SizeChoice* range = choice_for_size(*per_size, bytes);
+  if (ranges.per_size == nullptr) return std::nullopt;
+  const SizeChoice* range = choice_for_size(*ranges.per_size, bytes);
   if (range == nullptr || range->chunk_bytes == 0) return std::nullopt;
   // A chunk size holds for the pair it was measured with; under another pair it means nothing.
-  if (nccl_algorithm_index(range->algo) != algorithm || nccl_protocol_index(range->proto) != protocol)
-    return std::nullopt;
+  const RangeCell& cell = ranges.cells[static_cast<std::size_t>(range - ranges.per_size->data())];
+  if (cell.algorithm != algorithm || cell.protocol != protocol) return std::nullopt;
   return range->chunk_bytes;
 }
 

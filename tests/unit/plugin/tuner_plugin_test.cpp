@@ -777,8 +777,12 @@ TEST(CostTableChoice, MapsNcclNamesToNccl228Indices) {
 TEST(CostTableChoice, AnAlgorithmWithoutAProtocolIsLeftToNccl) {
   const std::vector<SizeChoice> per_size = {{0, 100, "Ring", "", 8}};
   const NcclCostTable table(8);
+  const ResolvedRanges ranges = resolve_ranges(&per_size, {nccl_algorithm_index, nccl_protocol_index});
+  ASSERT_EQ(ranges.cells.size(), 1u);
+  EXPECT_EQ(ranges.cells[0].algorithm, std::optional<int>(kAlgoRing));
+  EXPECT_EQ(ranges.cells[0].protocol, std::nullopt);
   const CostTableChoice choice =
-      choose_cost_table_cell(&per_size, 8, CostTable{&table.cells[0][0], kNumAlgorithms, kNumProtocols});
+      choose_cost_table_cell(ranges, 8, CostTable{&table.cells[0][0], kNumAlgorithms, kNumProtocols});
   EXPECT_EQ(choice.outcome, ChoiceOutcome::left_to_nccl);
   EXPECT_EQ(choice.channels, 0);
   EXPECT_EQ(choice.range, std::optional<std::size_t>(0));

@@ -1,8 +1,9 @@
-// The NCCL tuner plugin's entry points (libnccl-tuner-nccltune.so, NCCL_TUNER_PLUGIN=nccltune):
-// the v6, v5 and v4 tables NCCL looks up by name (v6 from NCCL 2.30.3, v5 from 2.27, v4 before). This library
-// is loaded into every NCCL application, so nothing may escape it: every entry point catches, logs through
-// NCCL's logger and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own
-// choices.
+// The NCCL tuner plugin's core (libnccl-tuner-nccltune.so, NCCL_TUNER_PLUGIN=nccltune), behind the
+// per-ABI tables of tuner_v4.cpp ... tuner_v7.cpp (tuner_core.h). This library is loaded into every
+// NCCL application, so nothing may escape it: every entry point catches, logs through NCCL's logger
+// and returns ncclSuccess, and a communicator without a usable profile keeps NCCL's own choices.
+#include "plugin/tuner_core.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,20 +18,15 @@
 
 #include "collectives/tuner_control.h"
 #include "plugin/communicator_profile.h"
-#include "plugin/cost_table_choice.h"
-#include "plugin/nccl_tuner_v4.h"
-#include "plugin/nccl_tuner_v5.h"
-#include "plugin/nccl_tuner_v6.h"
 
-// Defined with the other exports at the end of this file.
+// The control block, the one export that is not an NCCL table (exports.map): defined at the end
+// of this file.
 extern "C" nccltune::NcclTuneControl nccltuneControl_v2;
 
-namespace nccltune {
+namespace nccltune::tuner_core {
 namespace {
 
 using namespace nccl_abi;
-
-constexpr const char* kPluginName = "nccltune";
 
 void log_line(ncclDebugLogger_t logger, ncclDebugLogLevel level, const std::string& text) {
   // "%s": paths and profile names are data, never part of the format.
@@ -46,11 +42,14 @@ void log_failure(ncclDebugLogger_t logger, const char* entry_point, const char* 
 }
 
 // One communicator's state: its profile's ranges (shared with the process's other communicators
-// of its shape; null without a profile), and which ranges have been reported in the log (once
-// each, at their first use, so NCCL_DEBUG=INFO shows what the plugin did without a line per call).
+// of its shape; null without a profile), those ranges as cells of the ABI's cost table (resolved
+// at init), and which ranges have been reported in the log (once each, at their first use, so
+// NCCL_DEBUG=INFO shows what the plugin did without a line per call).
 struct TunerContext {
   ncclDebugLogger_t logger = nullptr;
   std::shared_ptr<const Profile> profile;
+  // Per NCCL function (ncclFunc_t): its ranges with their cells; per_size null for an untuned one.
+  std::array<ResolvedRanges, nccl_abi::ncclNumFuncs> ranges;
   // Per NCCL function (ncclFunc_t), one flag per range of its per_size.
   std::array<std::unique_ptr<std::atomic<bool>[]>, nccl_abi::ncclNumFuncs> range_reported;
 };
@@ -117,10 +116,35 @@ void count_call(NcclTuneControl& control, const CostTableChoice& choice,
   }
 }
 
-ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
-                  void** context_out) noexcept {
+// The ranges of `collective`; none (other_collective) for a value outside ncclFunc_t.
+const ResolvedRanges& ranges_for(const TunerContext& context, ncclFunc_t collective) {
+  static const ResolvedRanges none;
+  const auto f = static_cast<std::size_t>(collective);
+  return f < context.ranges.size() ? context.ranges[f] : none;
+}
+
+// Pair mode (collectives/tuner_control.h): the worker's pair, whatever the profile says,
+// when NCCL's table lets this communicator run it; else NCCL's own choice, counted unavailable.
+void force_pair(NcclTuneControl& control, float* cells, int num_algorithms, int num_protocols) noexcept {
+  const bool in_table = control.algorithm >= 0 && control.algorithm < num_algorithms &&
+                        control.protocol >= 0 && control.protocol < num_protocols;
+  float* cell = in_table ? &cells[control.algorithm * num_protocols + control.protocol] : nullptr;
+  if (cell == nullptr || *cell < 0) {
+    ++control.unavailable;
+    return;
+  }
+  *cell = 0.0f;
+  ++control.forced;
+}
+
+}  // namespace
+
+ncclResult_t init(const InitRequest& request, void** context_out) noexcept {
+  const ncclDebugLogger_t logger = request.logger;
+  const std::size_t ranks = request.ranks, nodes = request.nodes;
   if (context_out == nullptr) return ncclSuccess;
   *context_out = nullptr;
+  if (request.indices == nullptr) return ncclSuccess;  // an adapter's mistake: NCCL's choices stand
   try {
     auto context = std::make_unique<TunerContext>();
     context->logger = logger;
@@ -142,9 +166,11 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
     if (cached.found->profile) {
       context->profile = std::shared_ptr<const Profile>(cached.found, &*cached.found->profile);
       for (int f = 0; f < ncclNumFuncs; ++f)
-        if (const auto* per_size = per_size_for(*context->profile, static_cast<ncclFunc_t>(f)))
+        if (const auto* per_size = per_size_for(*context->profile, static_cast<ncclFunc_t>(f))) {
+          context->ranges[static_cast<std::size_t>(f)] = resolve_ranges(per_size, *request.indices);
           context->range_reported[static_cast<std::size_t>(f)] =
               std::make_unique<std::atomic<bool>[]>(per_size->size());
+        }
     }
     *context_out = context.release();
   } catch (const std::exception& error) {
@@ -155,20 +181,6 @@ ncclResult_t init(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger
     if (nccltuneControl_v2.count_service != 0) set_decline_reason(nccltuneControl_v2, "init failed");
   }
   return ncclSuccess;
-}
-
-// Pair mode (collectives/tuner_control.h): the worker's pair, whatever the profile says,
-// when NCCL's table lets this communicator run it; else NCCL's own choice, counted unavailable.
-void force_pair(NcclTuneControl& control, float* cells, int num_algorithms, int num_protocols) noexcept {
-  const bool in_table = control.algorithm >= 0 && control.algorithm < num_algorithms &&
-                        control.protocol >= 0 && control.protocol < num_protocols;
-  float* cell = in_table ? &cells[control.algorithm * num_protocols + control.protocol] : nullptr;
-  if (cell == nullptr || *cell < 0) {
-    ++control.unavailable;
-    return;
-  }
-  *cell = 0.0f;
-  ++control.forced;
 }
 
 ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t bytes, int /*pipe_ops*/,
@@ -188,9 +200,10 @@ ncclResult_t get_coll_info(void* context_in, ncclFunc_t collective, std::size_t 
   try {
     // NCCL passes its contiguous float[algorithms][protocols] array cast to float**.
     float* cells = reinterpret_cast<float*>(cost_table);
-    const std::vector<SizeChoice>* per_size = per_size_for(*context->profile, collective);
+    const ResolvedRanges& ranges = ranges_for(*context, collective);
+    const std::vector<SizeChoice>* per_size = ranges.per_size;
     const CostTableChoice choice =
-        choose_cost_table_cell(per_size, bytes, CostTable{cells, num_algorithms, num_protocols});
+        choose_cost_table_cell(ranges, bytes, CostTable{cells, num_algorithms, num_protocols});
     if (choice.outcome == ChoiceOutcome::marked)
       cells[choice.algorithm * num_protocols + choice.protocol] = 0.0f;
     if ((choice.outcome == ChoiceOutcome::marked || choice.outcome == ChoiceOutcome::channels_only) &&
@@ -211,17 +224,6 @@ ncclResult_t finalize(void* context) noexcept {
   return ncclSuccess;
 }
 
-ncclResult_t init_v5(void** context, std::uint64_t /*comm_id*/, std::size_t ranks, std::size_t nodes,
-                     ncclDebugLogger_t logger, ncclNvlDomainInfo_v5_t* /*nvl_domains*/,
-                     ncclTunerConstants_v5_t* /*constants*/) noexcept {
-  return init(ranks, nodes, logger, context);
-}
-
-ncclResult_t init_v4(std::size_t ranks, std::size_t nodes, ncclDebugLogger_t logger,
-                     void** context) noexcept {
-  return init(ranks, nodes, logger, context);
-}
-
 // getChunkSize (v6): NCCL's chunk size, unless the profile measured one for this collective, size
 // and the pair NCCL runs (a per_size range's chunk_bytes). Pair mode leaves NCCL's.
 ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t bytes, int algorithm,
@@ -231,7 +233,7 @@ ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t
     return ncclSuccess;
   try {
     const std::optional<std::uint64_t> measured =
-        measured_chunk_bytes(per_size_for(*context->profile, collective), bytes, algorithm, protocol);
+        measured_chunk_bytes(ranges_for(*context, collective), bytes, algorithm, protocol);
     if (measured) *chunk_size = static_cast<std::size_t>(*measured);
   } catch (const std::exception& error) {
     log_failure(context->logger, "getChunkSize", error.what());
@@ -241,22 +243,11 @@ ncclResult_t get_chunk_size(void* context_in, ncclFunc_t collective, std::size_t
   return ncclSuccess;
 }
 
-}  // namespace
-}  // namespace nccltune
+}  // namespace nccltune::tuner_core
 
-// The only symbols the library exports (the version script hides everything else): NCCL's two
-// tables and the control block.
+// The control block (collectives/tuner_control.h), exported beside the ABI tables of
+// tuner_v4.cpp ... tuner_v7.cpp; the version script hides everything else.
 extern "C" {
 __attribute__((visibility("default")))
 nccltune::NcclTuneControl nccltuneControl_v2 = {nccltune::kTunerControlVersion, 0, 0, 0, 0, 0, 0, 0, 0, {}};
-__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6;
-__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5;
-__attribute__((visibility("default"))) extern const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4;
-const nccltune::nccl_abi::ncclTuner_v6_t ncclTunerPlugin_v6 = {nccltune::kPluginName, nccltune::init_v5,
-                                                               nccltune::get_coll_info, nccltune::finalize,
-                                                               nccltune::get_chunk_size};
-const nccltune::nccl_abi::ncclTuner_v5_t ncclTunerPlugin_v5 = {nccltune::kPluginName, nccltune::init_v5,
-                                                               nccltune::get_coll_info, nccltune::finalize};
-const nccltune::nccl_abi::ncclTuner_v4_t ncclTunerPlugin_v4 = {nccltune::kPluginName, nccltune::init_v4,
-                                                               nccltune::get_coll_info, nccltune::finalize};
 }
