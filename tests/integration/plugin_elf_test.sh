@@ -30,7 +30,7 @@ check_elf() {
   imported_freeres=$(objdump -T "$so" | awk '$4 == "*UND*" && $NF ~ /__freeres/ {print $NF}')
   expect_equal "$imported_freeres" "" "$name: __gnu_cxx::__freeres is the plugin's own, not imported"
 }
-check_elf "$plugin" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 nccltuneControl_v2 "
+check_elf "$plugin" "ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 nccltuneControl_v2 "
 check_elf "$env_plugin" "ncclEnvPlugin_v1 ncclEnvPlugin_v2 "
 
 # A process with no way to reach yaml-cpp: its library replaced by an empty file in a private

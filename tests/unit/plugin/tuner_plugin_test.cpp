@@ -27,6 +27,7 @@
 #include "plugin/nccl_tuner_v4.h"
 #include "plugin/nccl_tuner_v5.h"
 #include "plugin/nccl_tuner_v6.h"
+#include "plugin/nccl_tuner_v7.h"
 #include "test_files.h"
 
 namespace nccltune {
@@ -239,10 +240,10 @@ class TunerPlugin : public ::testing::Test {
 
 // ---- what NCCL sees of the file ---------------------------------------------------------------
 
-TEST_F(TunerPlugin, ExportsOnlyTheThreePluginTablesAndTheControlBlock) {
+TEST_F(TunerPlugin, ExportsOnlyTheFourPluginTablesAndTheControlBlock) {
   const ElfFacts facts = read_elf(NCCLTUNE_TUNER_PLUGIN);
-  EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
-                                                   "ncclTunerPlugin_v6", kTunerControlSymbol}));
+  EXPECT_EQ(facts.exported, (std::set<std::string>{"ncclTunerPlugin_v4", "ncclTunerPlugin_v5", "ncclTunerPlugin_v6",
+                                                   "ncclTunerPlugin_v7", kTunerControlSymbol}));
   EXPECT_STREQ(v5_->name, "nccltune");
   EXPECT_STREQ(v4_->name, "nccltune");
 }
@@ -274,6 +275,35 @@ TEST_F(TunerPlugin, V6GetChunkSizeServesOnlyAMeasuredChunkForItsPair) {
   EXPECT_EQ(chunk(ncclFuncAllGather, 65536, kAlgoRing, kProtoLl128), 131072u);    // not tuned
   EXPECT_EQ(v6->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128, 16, nullptr),
             ncclSuccess);
+}
+
+// NCCL 2.32.6+ takes the v7 table: v6's entry points, init with v7's constants (five
+// compute-capability rows). The same profile gives the same cells and chunk sizes as through v5.
+TEST_F(TunerPlugin, V7ServesTheProfileAsV5AndV6Do) {
+  const auto* v7 = static_cast<const ncclTuner_v7_t*>(dlsym(library_, kTunerV7Symbol));
+  ASSERT_NE(v7, nullptr);
+  EXPECT_STREQ(v7->name, "nccltune");
+  ASSERT_NE(v7->getChunkSize, nullptr);
+  setenv("NCCLTUNE_PROFILE", (fixture("plugin/h100-2n.yaml")).c_str(), 1);
+  ncclNvlDomainInfo_v7_t domains{2, 8, 8};
+  ncclTunerConstants_v7_t constants{};
+  constants.llMaxBws[kTunerV7CompCaps - 1][0] = 123.0;  // the Rubin row: NCCL's, left alone
+  ASSERT_EQ(v7->init(&context_, 42, 16, 2, capture_nccl_log, &domains, &constants), ncclSuccess);
+  ASSERT_NE(context_, nullptr);
+  EXPECT_EQ(constants.llMaxBws[kTunerV7CompCaps - 1][0], 123.0);
+  NcclCostTable table(65536);
+  int nchannels = 0;
+  ASSERT_EQ(v7->getCollInfo(context_, ncclFuncAllReduce, 65536, 1, reinterpret_cast<float**>(table.cells),
+                            kNumAlgorithms, kNumProtocols, 0, &nchannels),
+            ncclSuccess);
+  EXPECT_EQ(nccl_pick(table), std::make_pair(kAlgoRing, kProtoLl128));
+  EXPECT_EQ(nchannels, 24);
+  std::size_t size = 131072;
+  EXPECT_EQ(v7->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoRing, kProtoLl128, 16, &size), ncclSuccess);
+  EXPECT_EQ(size, 262144u);
+  size = 131072;
+  EXPECT_EQ(v7->getChunkSize(context_, ncclFuncAllReduce, 65536, kAlgoTree, kProtoLl128, 16, &size), ncclSuccess);
+  EXPECT_EQ(size, 131072u);  // another pair
 }
 
 TEST_F(TunerPlugin, NeedsNoMpiHwlocVerbsOrCuda) {
