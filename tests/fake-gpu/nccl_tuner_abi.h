@@ -1,5 +1,5 @@
-// NCCL 2.28.9's tuner plugin ABI as the fake NCCL and its test plugins see it: the v5 and v4
-// tables (src/include/plugin/tuner/tuner_v5.h, tuner_v4.h), the logger type
+// NCCL's tuner plugin ABI as the fake NCCL and its test plugins see it: the v7 (2.32.6), v6
+// (2.30.3), v5 and v4 tables (src/include/plugin/tuner/tuner_v*.h), the logger type
 // (src/include/nccl_common.h) and the cost table's indexes (src/include/plugin/nccl_tuner.h).
 // The fake's own copy, written from NCCL's headers and not from the product's (tuner/plugin/), so
 // that a mistake in the product's declarations shows up as a failing test instead of agreeing
@@ -78,6 +78,32 @@ typedef struct {
 
 // The first NCCL that looks up ncclTunerPlugin_v6 (before v5).
 inline constexpr int kFirstTunerV6Version = 23003;
+
+// v7 (NCCL 2.32.6, src/include/plugin/tuner/tuner_v7.h): v6's entry points; the constants'
+// bandwidth tables have 5 compute-capability rows (NCCL_NUM_COMPCAPS_V7) instead of 4.
+typedef struct {
+  double baseLatencies[7][3];
+  double hwLatencies[3][7][3];
+  double llMaxBws[5][3];
+  double perChMaxRingLL128Bws[5][3];
+  double perChMaxTreeLL128Bws[5][3];
+  double perChMaxTreeBws[5][3];
+  double perChMaxNVLSTreeBws[5][3];
+} ncclTunerConstants_v7_t;
+
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
+                       ncclTunerConstants_v7_t* constants);
+  getCollInfo_t getCollInfo;
+  ncclResult_t (*finalize)(void* context);
+  ncclResult_t (*getChunkSize)(void* context, int collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize);
+} ncclTuner_v7_t;
+
+// The first NCCL that looks up ncclTunerPlugin_v7 (before v6).
+inline constexpr int kFirstTunerV7Version = 23206;
 
 typedef struct {
   const char* name;

@@ -1,6 +1,7 @@
 // How NCCL 2.28.9 loads and runs a tuner plugin, and the fake's copy of it (tuner_plugin_host.h):
 // src/plugin/plugin_open.cc (openPluginLib: the name as given, then libnccl-tuner-<name>.so),
-// src/plugin/tuner.cc (ncclTunerPluginLoad: v5, v4, v3, v2 in that order), src/init.cc (init
+// src/plugin/tuner.cc (ncclTunerPluginLoad: v5, v4, v3, v2 in that order; 2.30.3 puts v6 first
+// and 2.32.6 v7 before v6), src/init.cc (init
 // after the topology, its failure fails the communicator; finalize at destroy) and
 // src/enqueue.cc (getAlgoInfo, topoGetAlgoInfo: the table and the pick of lowest cost).
 #include "tuner_plugin_host.h"
@@ -10,6 +11,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -115,27 +117,38 @@ TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, int nccl_
   ncclNvlDomainInfo_v5_t domains{static_cast<int>(nnodes), static_cast<int>(nranks / (nnodes ? nnodes : 1)),
                                  static_cast<int>(nranks / (nnodes ? nnodes : 1))};
   ncclTunerConstants_v5_t constants{};
-  const auto* v6 = nccl_version >= kFirstTunerV6Version
+  ncclTunerConstants_v7_t constants_v7{};
+  // NCCL's order (src/plugin/tuner.cc): the newest table this NCCL knows first, then each older one.
+  const auto* v7 = nccl_version >= kFirstTunerV7Version
+                       ? static_cast<const ncclTuner_v7_t*>(dlsym(library, "ncclTunerPlugin_v7"))
+                       : nullptr;
+  const auto* v6 = v7 == nullptr && nccl_version >= kFirstTunerV6Version
                        ? static_cast<const ncclTuner_v6_t*>(dlsym(library, "ncclTunerPlugin_v6"))
                        : nullptr;
-  if (v6 != nullptr) {
-    host->name_ = v6->name ? v6->name : "";
-    info(log, "TUNER/Plugin: Using " + host->name_ + " (v6)");
+  const auto using_table = [&](const char* table_name, int version) {
+    host->name_ = table_name ? table_name : "";
+    host->abi_version_ = version;
+    info(log, "TUNER/Plugin: Using " + host->name_ + " (v" + std::to_string(version) + ")");
     info(log, "Successfully loaded external tuner plugin " + opened);
+  };
+  if (v7 != nullptr) {
+    using_table(v7->name, 7);
+    host->get_coll_info_ = v7->getCollInfo;
+    host->finalize_ = v7->finalize;
+    result.init_result =
+        v7->init(&host->context_, comm_id, nranks, nnodes, plugin_log, &domains, &constants_v7);
+  } else if (v6 != nullptr) {
+    using_table(v6->name, 6);
     host->get_coll_info_ = v6->getCollInfo;
     host->finalize_ = v6->finalize;
     result.init_result = v6->init(&host->context_, comm_id, nranks, nnodes, plugin_log, &domains, &constants);
   } else if (const auto* v5 = static_cast<const ncclTuner_v5_t*>(dlsym(library, "ncclTunerPlugin_v5"))) {
-    host->name_ = v5->name ? v5->name : "";
-    info(log, "TUNER/Plugin: Using " + host->name_ + " (v5)");
-    info(log, "Successfully loaded external tuner plugin " + opened);
+    using_table(v5->name, 5);
     host->get_coll_info_ = v5->getCollInfo;
     host->finalize_ = v5->finalize;
     result.init_result = v5->init(&host->context_, comm_id, nranks, nnodes, plugin_log, &domains, &constants);
   } else if (const auto* v4 = static_cast<const ncclTuner_v4_t*>(dlsym(library, "ncclTunerPlugin_v4"))) {
-    host->name_ = v4->name ? v4->name : "";
-    info(log, "TUNER/Plugin: Using " + host->name_ + " (v4)");
-    info(log, "Successfully loaded external tuner plugin " + opened);
+    using_table(v4->name, 4);
     host->get_coll_info_ = v4->getCollInfo;
     host->finalize_ = v4->destroy;
     result.init_result = v4->init(nranks, nnodes, plugin_log, &host->context_);

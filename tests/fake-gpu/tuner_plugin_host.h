@@ -1,9 +1,9 @@
 // TunerPluginHost: the fake NCCL's side of NCCL's tuner plugin interface, as NCCL 2.28.9 runs it
 // (tests/fake-gpu/README.md, "Tuner plugins"). At ncclCommInitRank, NCCL_TUNER_PLUGIN names the
 // library (a path or file name as dlopen takes it, else "X" -> libnccl-tuner-X.so; "none": no
-// plugin), its table is ncclTunerPlugin_v5, else ncclTunerPlugin_v4, and init runs with the
-// communicator's ranks and node count; every collective then asks getCollInfo with a cost table,
-// and the pair of lowest cost runs; finalize runs at ncclCommDestroy.
+// plugin), its table is ncclTunerPlugin_v7 (NCCL 2.32.6+), else _v6 (2.30.3+), else _v5, else _v4,
+// and init runs with the communicator's ranks and node count; every collective then asks
+// getCollInfo with a cost table, and the pair of lowest cost runs; finalize runs at ncclCommDestroy.
 #pragma once
 
 #include <array>
@@ -42,8 +42,9 @@ class TunerPluginHost {
     tuner_abi::ncclResult_t init_result = tuner_abi::ncclResult_t{};
   };
 
-  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value; the v6 table first when `nccl_version`, the
-  // model's, is 2.30.3 or newer) and runs its init for a communicator of
+  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value; the v7 table first when `nccl_version`, the
+  // model's, is 2.32.6 or newer, then v6 when it is 2.30.3 or newer, then v5 and v4, as NCCL's
+  // ncclTunerPluginLoad of that version) and runs its init for a communicator of
   // `nranks` ranks on `nnodes` nodes, its lines going to `log` (which must outlive the host).
   // NCCL's INFO lines about the load go to `log` as well.
   static Opened open(const std::string& name, int nccl_version, std::uint64_t comm_id, std::size_t nranks,
@@ -58,6 +59,8 @@ class TunerPluginHost {
   tuner_abi::ncclResult_t get_coll_info(int coll_type, std::size_t bytes, CostTable& table, int& channels);
 
   const std::string& name() const { return name_; }
+  // The ABI version of the table in use (4 to 7), as "TUNER/Plugin: Using <name> (vN)" said.
+  int abi_version() const { return abi_version_; }
 
  private:
   TunerPluginHost() = default;
@@ -65,6 +68,7 @@ class TunerPluginHost {
   void* library_ = nullptr;
   void* context_ = nullptr;
   std::string name_;
+  int abi_version_ = 0;
   tuner_abi::getCollInfo_t get_coll_info_ = nullptr;
   tuner_abi::ncclResult_t (*finalize_)(void*) = nullptr;
   DebugLog* log_ = nullptr;
