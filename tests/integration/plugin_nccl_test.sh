@@ -7,7 +7,7 @@
 # pairs above them, and the 8-byte op takes Ring/Simple's longer time; without the plugin (or with
 # NCCL_TUNER_PLUGIN=none) they name Tree/LL. The plugin is found by path and by name
 # (NCCL_TUNER_PLUGIN=nccltune -> libnccl-tuner-nccltune.so on the library path), and through its v6
-# table by an NCCL 2.30.3+.
+# table by an NCCL 2.30.3+ and its v7 table by an NCCL 2.32.6+.
 # usage: plugin_nccl_test.sh NCCLTUNE FAKECUDA FAKENCCL TUNER_PLUGIN FIXTURES
 nccltune=$1 fakecuda=$2 fakenccl=$3 plugin=$4 fixtures=$5
 source "$(dirname "$0")/lib.sh"
@@ -63,6 +63,12 @@ bench v6 NCCL_TUNER_PLUGIN=nccltune LD_LIBRARY_PATH="$(dirname "$plugin")${LD_LI
   NCCLTUNE_PROFILE="$work/profile.yaml" NCCLTUNE_FAKE_MODEL="$work/model-2.30.yaml"
 check_that "grep -qh 'TUNER/Plugin: Using nccltune (v6)' '$work/v6.logs'/*" "NCCL 2.30.3+ loads the plugin's v6 table"
 check_that "[ \"\$(choice v6 8)\" = 'RING SIMPLE' ]" "v6: 8 B runs the profile's Ring/Simple (got '$(choice v6 8)')"
+# NCCL 2.32.6 and newer look up the v7 table before v6.
+sed 's/^schema: .*/&\nnccl_version: 23206/' "$NCCLTUNE_FAKE_MODEL" >"$work/model-2.32.yaml"
+bench v7 NCCL_TUNER_PLUGIN=nccltune LD_LIBRARY_PATH="$(dirname "$plugin")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  NCCLTUNE_PROFILE="$work/profile.yaml" NCCLTUNE_FAKE_MODEL="$work/model-2.32.yaml"
+check_that "grep -qh 'TUNER/Plugin: Using nccltune (v7)' '$work/v7.logs'/*" "NCCL 2.32.6+ loads the plugin's v7 table"
+check_that "[ \"\$(choice v7 8)\" = 'RING SIMPLE' ]" "v7: 8 B runs the profile's Ring/Simple (got '$(choice v7 8)')"
 
 for size in 8 32 128 512 2048; do
   for name in own none; do

@@ -1,6 +1,6 @@
-// Tuner ABI v6 (nccl_tuner_v6.h), exported as ncclTunerPlugin_v6: what NCCL 2.30.3 up to 2.32.6
-// look up first (src/plugin/tuner.cc, 2.30.3), and 2.32.6+ after v7. v5's init (its constants and
-// NVLink domains unchanged) and getChunkSize.
+// Tuner ABI v6 (nccl_tuner_v6.h), exported as ncclTunerPlugin_v6: what NCCL looks up first from
+// 2.30.3 (src/plugin/tuner.cc) until 2.32.6 put v7 before it. v5's init (its constants and NVLink
+// domains unchanged) and getChunkSize.
 #include "plugin/nccl_tuner_v6.h"
 #include "plugin/tuner_core.h"
 #include "profile/nccl_names.h"
