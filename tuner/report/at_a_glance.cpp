@@ -7,7 +7,7 @@
 #include "base/byte_size.h"
 #include "base/printable_text.h"
 #include "report/profile_overview.h"
-#include "report/profile_summary.h"
+#include "report/profile_text.h"
 
 namespace nccltune {
 

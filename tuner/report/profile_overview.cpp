@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "base/duration.h"
-#include "report/profile_summary.h"
+#include "report/profile_text.h"
 #include "report/profile_view.h"
 
 namespace nccltune {
@@ -52,10 +52,8 @@ ProfileOverview profile_overview(const Profile& profile) {
                            s.gpu.empty() ? "" : " (" + s.gpu + ")",
                            s.nccl_version.empty() ? "unknown" : s.nccl_version, p.trials, profile.failed.size(),
                            profile.failed.size() == 1 ? "" : "s", format_duration(p.duration_s));
-  out.ships = profile.keep_defaults ? "NCCL's defaults (nothing beat them beyond the noise floor)"
-              : profile.env.empty() ? "no variables"
-                                    : describe_env(profile.env);
-  for (const WithheldSetting& w : profile.withheld) out.withheld.push_back(describe_env(w.env) + ": " + w.why);
+  out.ships = describe_ships(profile);
+  for (const WithheldSetting& w : profile.withheld) out.withheld.push_back(describe_withheld(w));
   for (const SectionView& section : view_profile(profile).sections)
     for (const CollectiveView& c : section.collectives) out.rows.push_back(overview_row(section, c));
   return out;

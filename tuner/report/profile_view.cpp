@@ -5,7 +5,7 @@
 
 #include "profile/nccl_names.h"
 #include "profile/size_ranges.h"
-#include "report/profile_summary.h"
+#include "report/profile_numbers.h"
 
 namespace nccltune {
 

@@ -14,7 +14,9 @@
 #include "report/node_counts_section.h"
 #include "report/node_diagram.h"
 #include "report/profile_overview.h"
+#include "report/profile_numbers.h"
 #include "report/profile_summary.h"
+#include "report/profile_text.h"
 #include "report/svg_chart.h"
 
 namespace nccltune {
