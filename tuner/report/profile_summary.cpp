@@ -60,7 +60,7 @@ std::string render_collective(const Profile& profile, const CollectiveView& v, b
   }
   if (v.sizes.empty()) return out;
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
-  const bool nccl = world && jobs_observation(profile.provenance.nccl_observed) != nullptr;
+  const bool nccl = v.nccl_logged;
   // With the plugin's confirmation: what env + the plugin gave, next to the env alone.
   const bool plugin = v.with_plugin.has_value();
   out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", "size", "defaults GB/s", "tuned GB/s",
@@ -136,7 +136,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   }
 
   for (const WithheldSetting& w : profile.withheld)
-    out += fmt::format("withheld {}: {}\n", describe_env(w.env), w.why);
+    out += "withheld " + describe_withheld(w) + "\n";
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
   // A v3 profile: the world's collectives under its heading, then each other communicator
   // shape's the same way under its own.
@@ -147,7 +147,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     const bool world = section.role == CommRole::world;
     if (sections)
       out += (world ? "\n" : "") +
-             describe_section({section.nodes, section.ranks_per_node, section.role, {}}) + "\n";
+             describe_section(section_shape(section)) + "\n";
     if (!world && section.collectives.empty()) out += "(no collective measured)\n\n";
     for (const CollectiveView& collective : section.collectives)
       out += render_collective(profile, collective, sections || !profile.only_all_reduce(), world);

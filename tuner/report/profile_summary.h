@@ -1,5 +1,6 @@
 // `nccltune show PROFILE`: a profile as people read it on a terminal: the shape, the env, the
-// per-size choices, busbw per size against the defaults, how it was found and what failed.
+// per-size choices, busbw per size against the defaults, how it was found and what failed. A
+// renderer of the profile's view (profile_view.h), as tune's closing lines are.
 #pragma once
 
 #include <string>
