@@ -27,40 +27,16 @@ constexpr const char* kWithPluginColor = "#15803d";
 constexpr const char* kPeakColor = "#dc2626";
 constexpr const char* kCandidateColors[] = {"#7c3aed", "#0284c7", "#d97706", "#db2777", "#0d9488"};
 
-constexpr const char* kStyle = R"(
-:root { color-scheme: light; }
-* { box-sizing: border-box; }
-body { margin: 0; background: #f3f4f6; color: #111827;
-       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 40px; }
-header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
-header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
-.banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
-          border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
-header .glance { margin: 6px 0 0; font-size: 15px; font-weight: 600; color: #1f2937; }
-.sub { color: #6b7280; font-size: 12px; }
+// The report's own parts, after the base every page shares (html_page.h): the overview table and
+// its status, the settings' columns, warnings and the unmeasured sizes' rows.
+constexpr const char* kReportStyle = R"(.sub { color: #6b7280; font-size: 12px; }
 .status { font-weight: 600; }
 p.ships { margin: 0 0 10px; }
 table.overview td { padding: 7px 10px; }
 table.overview .range { display: block; white-space: nowrap; }
-.good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
-section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
-          box-shadow: 0 1px 2px rgba(0,0,0,.08); }
-section h2 { margin: 0 0 12px; font-size: 18px; }
 .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 20px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e5e7eb; vertical-align: top; }
-th { color: #4b5563; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 6px 18px; margin: 0; }
-dt { color: #6b7280; } dd { margin: 0; } dt.flag { color: #b45309; font-weight: 600; }
-.note { color: #6b7280; font-size: 13px; margin: 8px 0 0; }
 .warn { color: #92400e; background: #fffbeb; border-left: 3px solid #f59e0b; padding: 6px 10px; margin: 10px 0 0; }
-svg { max-width: 100%; height: auto; display: block; }
-.outcome { font-weight: 600; color: #b91c1c; }
 tr.unmeasured td { color: #6b7280; font-style: italic; }
-footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
 )";
 
 std::string fixed(double value, int digits) {
@@ -411,7 +387,7 @@ std::string failed_section(const Profile& p) {
 
 std::string render_report_html(const ReportInput& in) {
   const Profile& p = in.profile;
-  std::string out = html_page_head("nccltune report: " + p.shape.node_type_key, kStyle);
+  std::string out = html_page_head("nccltune report: " + p.shape.node_type_key, kReportStyle);
   out += "<header><h1>NCCL tuning report</h1>\n";
   out += fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n",
                      html_text(p.shape.node_type_key), p.shape.nodes, p.shape.nodes == 1 ? "" : "s",
@@ -440,7 +416,7 @@ std::string render_report_html(const ReportInput& in) {
 
 std::string render_fleet_report_html(const FleetSurvey& survey, const std::string& source,
                                      const std::string& title, const std::string& generated_by) {
-  std::string out = html_page_head(fmt::format("nccltune fleet survey: {} nodes", survey.nodes), kStyle);
+  std::string out = html_page_head(fmt::format("nccltune fleet survey: {} nodes", survey.nodes), "");
   out += "<header><h1>NCCL fleet survey</h1>\n";
   out += "<p class=\"key\">survey " + html_text(source) + "</p>\n";
   out += "<p class=\"glance\">" + html_text(describe_fleet(survey)) + "</p>\n";
