@@ -6,8 +6,8 @@
 
 #include "base/byte_size.h"
 #include "base/printable_text.h"
-#include "report/profile_overview.h"
-#include "report/profile_summary.h"
+#include "report/profile_text.h"
+#include "report/profile_view.h"
 
 namespace nccltune {
 
@@ -38,17 +38,17 @@ std::string fleet_line(const FleetSurvey& s) {
 }
 
 // "1.011x env alone, 1.082x with the plugin (confirmed)"
-std::string gain(const OverviewRow& row) {
-  if (row.guard) return format_speedup(row.env_speedup) + " (a guard: measured, not tuned)";
-  std::string out = format_speedup(row.env_speedup) + " env alone";
-  if (row.with_plugin_speedup) out += ", " + format_speedup(*row.with_plugin_speedup) + " with the plugin";
-  return out + " (" + row.status + ")";
+std::string glance_gain(const CollectiveView& c) {
+  if (c.confirmation == Confirmation::guard) return format_speedup(c.tuned.geomean) + " (a guard: measured, not tuned)";
+  std::string out = format_speedup(c.tuned.geomean) + " env alone";
+  if (c.with_plugin) out += ", " + format_speedup(c.with_plugin->geomean) + " with the plugin";
+  return out + " (" + confirmation_words(c.confirmation) + ")";
 }
 
 // The best size of the env alone or with the plugin, whichever is larger.
-std::string best(const OverviewRow& row) {
-  std::optional<BestSize> b = row.env_best;
-  if (row.with_plugin_best && (!b || row.with_plugin_best->ratio > b->ratio)) b = row.with_plugin_best;
+std::string glance_best(const CollectiveView& c) {
+  std::optional<BestSize> b = c.tuned.best;
+  if (c.with_plugin && c.with_plugin->best && (!b || c.with_plugin->best->ratio > b->ratio)) b = c.with_plugin->best;
   return b ? fmt::format(", best {} at {}", format_speedup(b->ratio), format_byte_size(b->bytes)) : "";
 }
 
@@ -56,37 +56,41 @@ std::string best(const OverviewRow& row) {
 
 std::string render_at_a_glance(const Profile& profile, const FleetSurvey* fleet,
                                const std::vector<GlancePage>& pages) {
-  const ProfileOverview overview = profile_overview(profile);
+  const ProfileView view = view_profile(profile);
   std::string out = fleet ? fleet_line(*fleet) : "";
   std::vector<std::string> served;  // collectives the plugin has per-size choices for
-  for (const OverviewRow& row : overview.rows)
-    if (!row.plugin_ranges.empty() && std::find(served.begin(), served.end(), row.collective) == served.end())
-      served.push_back(row.collective);
-  out += "ships    env " + overview.ships;
+  for (const SectionView& section : view.sections)
+    for (const CollectiveView& c : section.collectives)
+      if (!c.plugin_choices.empty() && std::find(served.begin(), served.end(), c.name) == served.end())
+        served.push_back(c.name);
+  out += "ships    env " + describe_ships(profile);
   for (std::size_t i = 0; i < served.size(); ++i)
     out += (i ? ", " : " and the tuner plugin's per-size choices for ") + served[i];
   out += "\n";
-  if (!overview.withheld.empty()) {
+  if (!profile.withheld.empty()) {
     out += "withheld";
-    for (std::size_t i = 0; i < overview.withheld.size(); ++i) out += (i ? "; " : " ") + overview.withheld[i];
+    for (std::size_t i = 0; i < profile.withheld.size(); ++i)
+      out += (i ? "; " : " ") + describe_withheld(profile.withheld[i]);
     out += "\n";
   }
-  // One line per collective: its first row (the world's, where measured) in full, the other
+  // One line per collective: its first shape's (the world's, where measured) in full, the other
   // shapes' gains after it.
   std::vector<std::string> names;
-  for (const OverviewRow& row : overview.rows)
-    if (std::find(names.begin(), names.end(), row.collective) == names.end()) names.push_back(row.collective);
+  for (const SectionView& section : view.sections)
+    for (const CollectiveView& c : section.collectives)
+      if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
   for (const std::string& name : names) {
     std::string line;
-    for (const OverviewRow& row : overview.rows) {
-      if (row.collective != name) continue;
-      const std::string shape = row.shape.substr(0, row.shape.find(':'));  // "world", "rail", "node"
-      if (line.empty())
-        line = fmt::format("gain     {:<15} {}{}{}", name, shape == "world" ? "" : shape + ": ", gain(row),
-                           best(row));
-      else
-        line += "; " + shape + ": " + gain(row);
-    }
+    for (const SectionView& section : view.sections)
+      for (const CollectiveView& c : section.collectives) {
+        if (c.name != name) continue;
+        const std::string shape(to_string(section.role));  // "world", "rail", "node"
+        if (line.empty())
+          line = fmt::format("gain     {:<15} {}{}{}", name, section.role == CommRole::world ? "" : shape + ": ",
+                             glance_gain(c), glance_best(c));
+        else
+          line += "; " + shape + ": " + glance_gain(c);
+      }
     out += line + "\n";
   }
   for (const GlancePage& page : pages) out += fmt::format("{:<8} {}\n", page.label, printable(page.path));

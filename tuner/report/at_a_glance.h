@@ -1,6 +1,7 @@
 // `nccltune report PROFILE -o FILE --summary`: what a tune found, for the end of a console run (the
 // demo's last lines): the fleet's suspects, what ships, the gain with and without the tuner
-// plugin per collective, and the HTML pages. From profile_overview's rows, as the report's table.
+// plugin per collective, and the HTML pages. From the profile's view (profile_view.h), as the
+// report's overview table.
 #pragma once
 
 #include <string>

@@ -13,7 +13,7 @@
 
 #include "base/byte_size.h"
 #include "report/html_text.h"
-#include "report/profile_summary.h"
+#include "report/profile_text.h"
 
 namespace nccltune {
 

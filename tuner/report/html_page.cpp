@@ -4,11 +4,42 @@
 
 namespace nccltune {
 
-std::string html_page_head(const std::string& title, std::string_view style) {
+// The definition lists and failure outcomes are the report's and the fleet survey's, which the
+// fleet page shows alone as well.
+const std::string_view kBaseStyle = R"(
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #f3f4f6; color: #111827;
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 40px; }
+header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
+header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
+.banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
+          border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
+header .glance { margin: 6px 0 0; font-size: 15px; font-weight: 600; color: #1f2937; }
+.good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
+section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
+          box-shadow: 0 1px 2px rgba(0,0,0,.08); }
+section h2 { margin: 0 0 12px; font-size: 18px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e5e7eb; vertical-align: top; }
+th { color: #4b5563; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, .mono { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 6px 18px; margin: 0; }
+dt { color: #6b7280; } dd { margin: 0; } dt.flag { color: #b45309; font-weight: 600; }
+.note { color: #6b7280; font-size: 13px; margin: 8px 0 0; }
+svg { max-width: 100%; height: auto; display: block; }
+.outcome { font-weight: 600; color: #b91c1c; }
+footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
+)";
+
+std::string html_page_head(const std::string& title, std::string_view own_style) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>" +
-         html_text(title) + "</title>\n<style>" + std::string(style) + "</style>\n</head>\n<body>\n<main>\n";
+         html_text(title) + "</title>\n<style>" + std::string(kBaseStyle) + std::string(own_style) +
+         "</style>\n</head>\n<body>\n<main>\n";
 }
 
 std::string html_page_foot(const std::string& generated_by) {

@@ -9,7 +9,8 @@
 #include <utility>
 
 #include "base/byte_size.h"
-#include "report/profile_summary.h"
+#include "report/profile_numbers.h"
+#include "report/profile_text.h"
 
 namespace nccltune {
 

@@ -38,8 +38,7 @@ Json choice_json(const SizeChoice& c) {
 
 Json speedup_json(const SpeedupView& s) {
   return Json{{"geomean", number_or_null(s.geomean)},
-              {"best", s.best_bytes ? Json{{"bytes", *s.best_bytes}, {"ratio", number_or_null(s.best_ratio)}}
-                                    : Json(nullptr)}};
+              {"best", s.best ? Json{{"bytes", s.best->bytes}, {"ratio", number_or_null(s.best->ratio)}} : Json(nullptr)}};
 }
 
 Json model_json(const Profile& profile, const std::string& name) {

@@ -3,57 +3,18 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <limits>
 #include <optional>
 
 #include "base/byte_size.h"
 #include "base/duration.h"
 #include "collectives/bench_peak.h"
 #include "profile/nccl_names.h"
+#include "report/profile_numbers.h"
+#include "report/profile_text.h"
 #include "report/profile_view.h"
 #include "search/trial_counts.h"
 
 namespace nccltune {
-
-std::string describe_choice(const SizeChoice& choice) {
-  std::string text =
-      (choice.algo.empty() ? "auto" : choice.algo) + "/" + (choice.proto.empty() ? "auto" : choice.proto);
-  if (choice.channels > 0) text += fmt::format(", {} channels", choice.channels);
-  return text;
-}
-
-std::string describe_range(const SizeChoice& choice) {
-  // The exclusive end, when there is one below UINT64_MAX (max_bytes + 1 would wrap there).
-  const bool round_end = choice.max_bytes != std::numeric_limits<std::uint64_t>::max() &&
-                         choice.max_bytes % 1024 != 0 && (choice.max_bytes + 1) % 1024 == 0;
-  const std::string end =
-      round_end ? "<" + format_byte_size(choice.max_bytes + 1) : format_byte_size(choice.max_bytes);
-  return format_byte_size(choice.min_bytes) + " .. " + end;
-}
-
-std::string describe_unmeasured(const CollectiveProfile& collective) {
-  return collective.measured.known() ? "above " + format_byte_size(collective.measured.max_bytes) : "";
-}
-
-double value_at(const std::vector<double>& values, std::size_t i) {
-  return i < values.size() ? values[i] : std::nan("");
-}
-
-double speedup_of(double base, double tuned) {
-  return std::isfinite(base) && base > 0 && std::isfinite(tuned) ? tuned / base : std::nan("");
-}
-
-double speedup_at(const ProfileResults& results, std::size_t i) {
-  return speedup_of(value_at(results.baseline, i), value_at(results.tuned, i));
-}
-
-std::string format_speedup(double ratio) {
-  return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : std::string("n/a");
-}
-
-std::string format_busbw(double gbps) {
-  return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : std::string("n/a");
-}
 
 std::string describe_nccl_model(const Profile& profile, const std::string& name,
                                 const CollectiveProfile& collective) {
@@ -99,7 +60,7 @@ std::string render_collective(const Profile& profile, const CollectiveView& v, b
   }
   if (v.sizes.empty()) return out;
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
-  const bool nccl = world && jobs_observation(profile.provenance.nccl_observed) != nullptr;
+  const bool nccl = v.nccl_logged;
   // With the plugin's confirmation: what env + the plugin gave, next to the env alone.
   const bool plugin = v.with_plugin.has_value();
   out += fmt::format("\n{:>10}  {:>14}  {:>11}  {:>8}  {}{}{}\n", "size", "defaults GB/s", "tuned GB/s",
@@ -175,7 +136,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   }
 
   for (const WithheldSetting& w : profile.withheld)
-    out += fmt::format("withheld {}: {}\n", describe_env(w.env), w.why);
+    out += "withheld " + describe_withheld(w) + "\n";
   for (const std::string& note : profile.notes) out += fmt::format("note     {}\n", note);
   // A v3 profile: the world's collectives under its heading, then each other communicator
   // shape's the same way under its own.
@@ -186,7 +147,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     const bool world = section.role == CommRole::world;
     if (sections)
       out += (world ? "\n" : "") +
-             describe_section({section.nodes, section.ranks_per_node, section.role, {}}) + "\n";
+             describe_section(section_shape(section)) + "\n";
     if (!world && section.collectives.empty()) out += "(no collective measured)\n\n";
     for (const CollectiveView& collective : section.collectives)
       out += render_collective(profile, collective, sections || !profile.only_all_reduce(), world);

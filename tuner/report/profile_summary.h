@@ -1,44 +1,15 @@
 // `nccltune show PROFILE`: a profile as people read it on a terminal: the shape, the env, the
-// per-size choices, busbw per size against the defaults, how it was found and what failed.
+// per-size choices, busbw per size against the defaults, how it was found and what failed. A
+// renderer of the profile's view (profile_view.h), as tune's closing lines are.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "profile/profile.h"
-#include "profile/size_ranges.h"
 
 namespace nccltune {
-
-// "Tree/LL", "Ring/NCCL's" ... : algo/proto with "auto" for NCCL's own choice, and the channels
-// when set ("Ring/Simple, 16 channels").
-std::string describe_choice(const SizeChoice& choice);
-
-// A range as "0 .. <512K", "8M .. 16G": the exclusive end when it is a round size.
-std::string describe_range(const SizeChoice& choice);
-
-// The sizes above the measured range, as show and the report mark them: "above 1M"; "" when the
-// profile does not say what it measured.
-std::string describe_unmeasured(const CollectiveProfile& collective);
-inline constexpr std::string_view kUnmeasuredChoice = "not measured: NCCL's own choice";
-
-// values[i], or NaN when the list is shorter (a result not recorded).
-double value_at(const std::vector<double>& values, std::size_t i);
-
-// tuned / base, or NaN when either is not finite or base is not above zero: show, report and
-// diff print that as "n/a".
-double speedup_of(double base, double tuned);
-
-// speedup_of(results.baseline[i], results.tuned[i]); NaN when either was not recorded.
-double speedup_at(const ProfileResults& results, std::size_t i);
-
-// A ratio with three decimals and "x" ("1.069x"), or "n/a" when it is not finite.
-std::string format_speedup(double ratio);
-
-// busbw in GB/s with two decimals ("370.20"), or "n/a" when it is not finite.
-std::string format_busbw(double gbps);
 
 // NCCL's own model next to what was measured, for the collective `name`: the busbw NCCL's model
 // predicts (its asymptote, latency left out) for the pair NCCL chose under the defaults at the

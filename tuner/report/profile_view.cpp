@@ -1,11 +1,12 @@
 #include "report/profile_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include "profile/nccl_names.h"
 #include "profile/size_ranges.h"
-#include "report/profile_summary.h"
+#include "report/profile_numbers.h"
 
 namespace nccltune {
 
@@ -21,13 +22,18 @@ std::string_view to_string(Confirmation status) {
   return "env_only";
 }
 
-std::optional<std::pair<std::uint64_t, double>> best_size(const std::vector<std::uint64_t>& sizes,
-                                                          const std::vector<double>& baseline,
-                                                          const std::vector<double>& values) {
-  std::optional<std::pair<std::uint64_t, double>> best;
+std::string confirmation_words(Confirmation status) {
+  std::string words(to_string(status));
+  std::replace(words.begin(), words.end(), '_', ' ');  // "not_served": "not served"
+  return words;
+}
+
+std::optional<BestSize> best_size(const std::vector<std::uint64_t>& sizes, const std::vector<double>& baseline,
+                                  const std::vector<double>& values) {
+  std::optional<BestSize> best;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double ratio = speedup_of(value_at(baseline, i), value_at(values, i));
-    if (std::isfinite(ratio) && (!best || ratio > best->second)) best = std::make_pair(sizes[i], ratio);
+    if (std::isfinite(ratio) && (!best || ratio > best->ratio)) best = BestSize{sizes[i], ratio};
   }
   return best;
 }
@@ -52,13 +58,7 @@ std::pair<Confirmation, std::string> confirmation_of(const Profile& profile,
 namespace {
 
 SpeedupView speedup_view(double geomean, const ProfileResults& r, const std::vector<double>& values) {
-  SpeedupView view;
-  view.geomean = geomean;
-  if (const auto best = best_size(r.sizes, r.baseline, values)) {
-    view.best_bytes = best->first;
-    view.best_ratio = best->second;
-  }
-  return view;
+  return SpeedupView{geomean, best_size(r.sizes, r.baseline, values)};
 }
 
 }  // namespace
@@ -74,11 +74,12 @@ CollectiveView view_collective(const Profile& profile, const std::string& name,
     view.with_plugin = speedup_view(r.with_plugin_speedup_geomean, r, r.with_plugin);
   view.worst_ratio = r.worst_size_ratio;
   std::tie(view.confirmation, view.reason) = confirmation_of(profile, collective);
+  if (!collective.guard) view.plugin_choices = collective.per_size;
   view.peak_gbps = r.peak_busbw_gbps;
   view.peak_bottleneck = r.peak_bottleneck;
-  if (!r.sizes.empty()) view.peak_percent = percent_of_peak(r, r.sizes.size() - 1);
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
   const NcclObservation* nccl = world ? jobs_observation(profile.provenance.nccl_observed) : nullptr;
+  view.nccl_logged = nccl != nullptr;
   const std::string_view logged = nccl_log_op_name(name).value_or("");
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     SizeView size;
@@ -88,10 +89,12 @@ CollectiveView view_collective(const Profile& profile, const std::string& name,
     size.with_plugin_gbps = value_at(r.with_plugin, i);
     size.speedup = speedup_of(size.defaults_gbps, size.tuned_gbps);
     size.with_plugin_speedup = speedup_of(size.defaults_gbps, size.with_plugin_gbps);
+    size.peak_percent = percent_of_peak(r, i);
     if (const SizeChoice* choice = choice_for_size(collective.per_size, size.bytes)) size.choice = *choice;
     if (nccl && !logged.empty()) size.nccl_chose = observed_choice_at(*nccl, logged, size.bytes);
     view.sizes.push_back(std::move(size));
   }
+  if (!view.sizes.empty()) view.peak_percent = view.sizes.back().peak_percent;
   return view;
 }
 
@@ -111,6 +114,10 @@ ProfileView view_profile(const Profile& profile) {
     view.sections.push_back(std::move(other));
   }
   return view;
+}
+
+CommunicatorSection section_shape(const SectionView& section) {
+  return {section.nodes, section.ranks_per_node, section.role, {}};
 }
 
 }  // namespace nccltune

@@ -2,19 +2,18 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "base/byte_size.h"
 #include "base/duration.h"
-#include "profile/nccl_names.h"
 #include "report/fleet_section.h"
 #include "report/html_page.h"
 #include "report/html_text.h"
 #include "report/node_counts_section.h"
 #include "report/node_diagram.h"
-#include "report/profile_overview.h"
 #include "report/profile_summary.h"
+#include "report/profile_text.h"
+#include "report/profile_view.h"
 #include "report/svg_chart.h"
 
 namespace nccltune {
@@ -27,40 +26,16 @@ constexpr const char* kWithPluginColor = "#15803d";
 constexpr const char* kPeakColor = "#dc2626";
 constexpr const char* kCandidateColors[] = {"#7c3aed", "#0284c7", "#d97706", "#db2777", "#0d9488"};
 
-constexpr const char* kStyle = R"(
-:root { color-scheme: light; }
-* { box-sizing: border-box; }
-body { margin: 0; background: #f3f4f6; color: #111827;
-       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 40px; }
-header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
-header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
-.banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
-          border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
-header .glance { margin: 6px 0 0; font-size: 15px; font-weight: 600; color: #1f2937; }
-.sub { color: #6b7280; font-size: 12px; }
+// The report's own parts, after the base every page shares (html_page.h): the overview table and
+// its status, the settings' columns, warnings and the unmeasured sizes' rows.
+constexpr const char* kReportStyle = R"(.sub { color: #6b7280; font-size: 12px; }
 .status { font-weight: 600; }
 p.ships { margin: 0 0 10px; }
 table.overview td { padding: 7px 10px; }
 table.overview .range { display: block; white-space: nowrap; }
-.good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
-section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
-          box-shadow: 0 1px 2px rgba(0,0,0,.08); }
-section h2 { margin: 0 0 12px; font-size: 18px; }
 .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 20px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e5e7eb; vertical-align: top; }
-th { color: #4b5563; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 6px 18px; margin: 0; }
-dt { color: #6b7280; } dd { margin: 0; } dt.flag { color: #b45309; font-weight: 600; }
-.note { color: #6b7280; font-size: 13px; margin: 8px 0 0; }
 .warn { color: #92400e; background: #fffbeb; border-left: 3px solid #f59e0b; padding: 6px 10px; margin: 10px 0 0; }
-svg { max-width: 100%; height: auto; display: block; }
-.outcome { font-weight: 600; color: #b91c1c; }
 tr.unmeasured td { color: #6b7280; font-style: italic; }
-footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
 )";
 
 std::string fixed(double value, int digits) {
@@ -88,68 +63,87 @@ std::string id_suffix(const Profile& p, const std::string& op) {
   return p.only_all_reduce() ? "" : "-" + op;
 }
 
-std::string speedup_chain(const OverviewRow& row, double noise) {
-  std::string out = fmt::format("<span class=\"range\">1.000x &rarr; <span class=\"{}\">{}</span>", ratio_class(row.env_speedup, noise),
-                                html_text(format_speedup(row.env_speedup)));
-  if (row.with_plugin_speedup)
-    out += fmt::format(" &rarr; <span class=\"{}\">{}</span>", ratio_class(*row.with_plugin_speedup, noise),
-                       html_text(format_speedup(*row.with_plugin_speedup)));
-  else if (!row.guard)
+std::string speedup_chain(const CollectiveView& c, double noise) {
+  std::string out = fmt::format("<span class=\"range\">1.000x &rarr; <span class=\"{}\">{}</span>",
+                                ratio_class(c.tuned.geomean, noise), html_text(format_speedup(c.tuned.geomean)));
+  if (c.with_plugin)
+    out += fmt::format(" &rarr; <span class=\"{}\">{}</span>", ratio_class(c.with_plugin->geomean, noise),
+                       html_text(format_speedup(c.with_plugin->geomean)));
+  else if (c.confirmation != Confirmation::guard)
     out += " &rarr; <span class=\"neutral\">not measured</span>";
   return out + "</span>";
 }
 
-std::string best_cell(const OverviewRow& row) {
+std::string best_cell(const CollectiveView& c) {
   const auto at = [](const std::optional<BestSize>& best) {
     return best ? format_speedup(best->ratio) + " at " + format_byte_size(best->bytes) : std::string("n/a");
   };
-  std::string out = "<span class=\"range\">" + html_text(at(row.env_best)) + "</span>";
-  if (row.with_plugin_speedup)
-    out += "<span class=\"range\">plugin: " + html_text(at(row.with_plugin_best)) + "</span>";
+  std::string out = "<span class=\"range\">" + html_text(at(c.tuned.best)) + "</span>";
+  if (c.with_plugin) out += "<span class=\"range\">plugin: " + html_text(at(c.with_plugin->best)) + "</span>";
   return out;
 }
 
-std::string peak_cell(const OverviewRow& row) {
-  if (!row.peak_percent) return row.peak_note.empty() ? "-" : "<span class=\"sub\">" + html_text(row.peak_note) + "</span>";
-  return fmt::format("{:.0f}% at {}<br><span class=\"sub\">of {}</span>", *row.peak_percent,
-                     html_text(format_byte_size(row.largest_bytes)), html_text(row.peak_note));
+std::string peak_cell(const CollectiveView& c) {
+  const std::string note =
+      c.peak_gbps ? fmt::format("{:g} GB/s ({})", *c.peak_gbps, c.peak_bottleneck) : c.peak_bottleneck;
+  if (!c.peak_percent) return note.empty() ? "-" : "<span class=\"sub\">" + html_text(note) + "</span>";
+  return fmt::format("{:.0f}% at {}<br><span class=\"sub\">of {}</span>", *c.peak_percent,
+                     html_text(format_byte_size(c.sizes.back().bytes)), html_text(note));
+}
+
+// "world: 2 nodes x 8 ranks" as the role, and its size below it.
+std::string shape_cell(const SectionView& section) {
+  const std::string shape = describe_section(section_shape(section));
+  const std::size_t colon = shape.find(": ");
+  return colon == std::string::npos ? html_text(shape)
+                                    : html_text(shape.substr(0, colon)) + "<br><span class=\"sub\">" +
+                                          html_text(shape.substr(colon + 2)) + "</span>";
+}
+
+std::string overview_row(const SectionView& section, const CollectiveView& c, double noise) {
+  std::string ranges;
+  for (const SizeChoice& choice : c.plugin_choices)
+    ranges += "<span class=\"range\">" + html_text(describe_range(choice) + " " + describe_choice(choice)) + "</span>";
+  if (ranges.empty()) ranges = c.confirmation == Confirmation::guard ? "-" : "nothing (env alone)";
+  return fmt::format(
+      "<tr><td>{}</td><td><strong>{}</strong></td><td class=\"mono\">{}</td><td class=\"num\">{}</td>"
+      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td><span class=\"status\">{}</span>{}</td></tr>\n",
+      shape_cell(section), html_text(c.name), ranges, speedup_chain(c, noise), best_cell(c), peak_cell(c),
+      html_text(confirmation_words(c.confirmation)),
+      c.reason.empty() ? "" : "<br><span class=\"sub\">" + html_text(c.reason) + "</span>");
 }
 
 // The answer first: what ships and, per collective and communicator shape, what it buys.
-std::string overview_section(const Profile& p, const ProfileOverview& overview) {
-  const double noise = p.provenance.noise_floor;
+std::string overview_section(const ProfileView& view) {
+  const Profile& p = *view.profile;
+  bool plugin_serves = false;
+  for (const SectionView& section : view.sections)
+    for (const CollectiveView& c : section.collectives) plugin_serves = plugin_serves || !c.plugin_choices.empty();
   std::string out = "<section id=\"overview\"><h2>At a glance</h2>\n";
-  out += "<p class=\"ships\"><strong>Ships:</strong> env <code>" + html_text(overview.ships) + "</code>";
-  out += overview.rows.empty() || std::all_of(overview.rows.begin(), overview.rows.end(),
-                                              [](const OverviewRow& r) { return r.plugin_ranges.empty(); })
-             ? ", no per-size choices for the tuner plugin"
-             : ", and the tuner plugin's per-size choices below";
+  out += "<p class=\"ships\"><strong>Ships:</strong> env <code>" + html_text(describe_ships(p)) + "</code>";
+  out += plugin_serves ? ", and the tuner plugin's per-size choices below" : ", no per-size choices for the tuner plugin";
   out += ".</p>\n";
-  for (const std::string& w : overview.withheld)
-    out += "<p class=\"warn\">Withheld from env: " + html_text(w) + "</p>\n";
+  for (const WithheldSetting& w : p.withheld)
+    out += "<p class=\"warn\">Withheld from env: " + html_text(describe_withheld(w)) + "</p>\n";
   out +=
       "<table class=\"overview\"><tr><th>shape</th><th>collective</th><th>tuner plugin serves</th>"
       "<th>defaults &rarr; env &rarr; env + plugin<br>(geometric mean)</th><th>best size</th>"
       "<th>% of hardware peak</th><th>status</th></tr>\n";
-  for (const OverviewRow& row : overview.rows) {
-    std::string ranges;
-    for (const std::string& range : row.plugin_ranges)
-      ranges += "<span class=\"range\">" + html_text(range) + "</span>";
-    if (ranges.empty()) ranges = row.guard ? "-" : "nothing (env alone)";
-    // "world: 2 nodes x 8 ranks": the role, and its size below it.
-    const std::size_t colon = row.shape.find(": ");
-    const std::string shape = colon == std::string::npos
-                                  ? html_text(row.shape)
-                                  : html_text(row.shape.substr(0, colon)) + "<br><span class=\"sub\">" +
-                                        html_text(row.shape.substr(colon + 2)) + "</span>";
-    out += fmt::format(
-        "<tr><td>{}</td><td><strong>{}</strong></td><td class=\"mono\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td><span class=\"status\">{}</span>{}</td></tr>\n",
-        shape, html_text(row.collective), ranges, speedup_chain(row, noise), best_cell(row),
-        peak_cell(row), html_text(row.status),
-        row.why.empty() ? "" : "<br><span class=\"sub\">" + html_text(row.why) + "</span>");
-  }
+  for (const SectionView& section : view.sections)
+    for (const CollectiveView& c : section.collectives) out += overview_row(section, c, p.provenance.noise_floor);
   return out + "</table>\n</section>\n";
+}
+
+// "2 nodes x 8 GPUs (NVIDIA H100) · NCCL 2.28.9 · 92 trials, 1 failed config · 9m12s": the failed
+// configs are the profile's `failed` list, as show counts them.
+std::string headline(const Profile& profile) {
+  const ProfileShape& s = profile.shape;
+  const ProfileProvenance& p = profile.provenance;
+  return fmt::format("{} node{} x {} GPU{}{} \u00b7 NCCL {} \u00b7 {} trials, {} failed config{} \u00b7 {}", s.nodes,
+                     s.nodes == 1 ? "" : "s", s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s",
+                     s.gpu.empty() ? "" : " (" + s.gpu + ")", s.nccl_version.empty() ? "unknown" : s.nccl_version,
+                     p.trials, profile.failed.size(), profile.failed.size() == 1 ? "" : "s",
+                     format_duration(p.duration_s));
 }
 
 std::string settings_section(const Profile& p) {
@@ -289,63 +283,57 @@ std::string curves_section(const ReportInput& in, const std::string& op,
   return out + "</section>\n";
 }
 
-// `shape`: "" for the world's collective; another communicator shape's section (profile v3) gets
-// its own id and its name in the heading.
-std::string speedup_section(const Profile& p, const std::string& op, const CollectiveProfile& collective,
-                            const CommunicatorSection* shape = nullptr) {
-  const ProfileResults& r = collective.results;
-  if (r.sizes.empty()) return "";
-  // NCCL's log was read on the world communicator only.
-  const std::string_view logged = shape ? "" : nccl_log_op_name(op).value_or("");
+// The per-size table and bars of one collective's view. `shape`: nullptr for the world's
+// collective; another communicator shape's section (profile v3) gets its own id and its name in
+// the heading.
+std::string speedup_section(const Profile& p, const CollectiveView& v, const SectionView* shape = nullptr) {
+  if (v.sizes.empty()) return "";
+  const double noise = p.provenance.noise_floor;
   SpeedupBars bars;
-  const bool plugin = !r.with_plugin.empty();
+  const bool plugin = v.with_plugin.has_value();
   bars.title = plugin ? "speedup over NCCL's defaults per message size: the env alone and env + the tuner plugin"
                       : "speedup of the tuned profile over NCCL's defaults, per message size";
-  bars.bytes = r.sizes;
-  bars.noise_floor = p.provenance.noise_floor;
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) bars.ratios.push_back(speedup_at(r, i));
-  if (plugin)
-    for (std::size_t i = 0; i < r.sizes.size(); ++i)
-      bars.plugin_ratios.push_back(speedup_of(value_at(r.baseline, i), value_at(r.with_plugin, i)));
+  bars.noise_floor = noise;
+  for (const SizeView& size : v.sizes) {
+    bars.bytes.push_back(size.bytes);
+    bars.ratios.push_back(size.speedup);
+    if (plugin) bars.plugin_ratios.push_back(size.with_plugin_speedup);
+  }
   // NCCL's own choice where its log showed one, under the env jobs get (without the tuner plugin).
-  const NcclObservation* nccl = shape ? nullptr : jobs_observation(p.provenance.nccl_observed);
+  const bool nccl = v.nccl_logged;
   std::string table =
       "<table><tr><th class=\"num\">size</th><th class=\"num\">defaults GB/s</th><th class=\"num\">tuned "
       "GB/s</th>"
       "<th class=\"num\">speedup</th>" +
       std::string(plugin ? "<th class=\"num\">+plugin GB/s</th><th class=\"num\">speedup</th>" : "") +
-      std::string(r.peak_busbw_gbps ? "<th class=\"num\">% of peak</th>" : "") +
+      std::string(v.peak_gbps ? "<th class=\"num\">% of peak</th>" : "") +
       (nccl ? "<th>NCCL chose</th>" : "") + "<th>measured best</th></tr>\n";
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
-    const SizeChoice* choice = choice_for_size(collective.per_size, r.sizes[i]);
-    std::string nccl_cell;
-    if (nccl) {
-      const std::string chose = logged.empty() ? "" : observed_choice_at(*nccl, logged, r.sizes[i]);
-      nccl_cell = "<td class=\"mono\">" + (chose.empty() ? std::string("-") : html_text(chose)) + "</td>";
-    }
-    std::string peak_share;
-    if (r.peak_busbw_gbps) {
-      const auto percent = percent_of_peak(r, i);
-      peak_share =
-          "<td class=\"num\">" + (percent ? fmt::format("{:.0f}%", *percent) : std::string("-")) + "</td>";
-    }
-    std::string plugin_cells;
-    if (plugin)
-      plugin_cells = fmt::format("<td class=\"num\">{}</td><td class=\"num {}\">{}</td>",
-                                 format_busbw(value_at(r.with_plugin, i)),
-                                 ratio_class(bars.plugin_ratios[i], p.provenance.noise_floor),
-                                 format_speedup(bars.plugin_ratios[i]));
+  for (const SizeView& size : v.sizes) {
+    const std::string nccl_cell =
+        nccl ? "<td class=\"mono\">" + (size.nccl_chose.empty() ? std::string("-") : html_text(size.nccl_chose)) +
+                   "</td>"
+             : "";
+    const std::string peak_share =
+        v.peak_gbps ? "<td class=\"num\">" +
+                          (size.peak_percent ? fmt::format("{:.0f}%", *size.peak_percent) : std::string("-")) +
+                          "</td>"
+                    : "";
+    const std::string plugin_cells =
+        plugin ? fmt::format("<td class=\"num\">{}</td><td class=\"num {}\">{}</td>", format_busbw(size.with_plugin_gbps),
+                             ratio_class(size.with_plugin_speedup, noise), format_speedup(size.with_plugin_speedup))
+               : "";
     table += fmt::format(
         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num {}\">{}</td>{}{}{}<td>{}</td></tr>\n",
-        format_byte_size(r.sizes[i]), format_busbw(value_at(r.baseline, i)),
-        format_busbw(value_at(r.tuned, i)), ratio_class(bars.ratios[i], p.provenance.noise_floor),
-        format_speedup(bars.ratios[i]), plugin_cells, peak_share, nccl_cell,
-        choice ? html_text(describe_choice(*choice)) : "-");
+        format_byte_size(size.bytes), format_busbw(size.defaults_gbps), format_busbw(size.tuned_gbps),
+        ratio_class(size.speedup, noise), format_speedup(size.speedup), plugin_cells, peak_share, nccl_cell,
+        size.choice ? html_text(describe_choice(*size.choice)) : "-");
   }
   table += "</table>\n";
+  const std::string& op = v.name;
   const std::string id = shape ? "-" + std::string(to_string(shape->role)) + "-" + op : id_suffix(p, op);
-  const std::string of = shape ? " (" + op + ", " + describe_section(*shape) + ")" : of_collective(p, op);
+  const std::string of =
+      shape ? " (" + op + ", " + describe_section(section_shape(*shape)) + ")" : of_collective(p, op);
   return "<section id=\"speedup" + id + "\"><h2>Speedup per message size" + html_text(of) + "</h2>\n" +
          render_speedup_bars(bars) +
          "<p class=\"note\">Green: faster than the defaults beyond the noise floor (grey band); red: "
@@ -398,23 +386,23 @@ std::string failed_section(const Profile& p) {
 
 std::string render_report_html(const ReportInput& in) {
   const Profile& p = in.profile;
-  std::string out = html_page_head("nccltune report: " + p.shape.node_type_key, kStyle);
+  std::string out = html_page_head("nccltune report: " + p.shape.node_type_key, kReportStyle);
   out += "<header><h1>NCCL tuning report</h1>\n";
   out += fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n",
                      html_text(p.shape.node_type_key), p.shape.nodes, p.shape.nodes == 1 ? "" : "s",
                      html_text(in.profile_source));
-  const ProfileOverview overview = profile_overview(p);
-  out += "<p class=\"glance\">" + html_text(overview.header) + "</p>\n";
+  const ProfileView view = view_profile(p);
+  out += "<p class=\"glance\">" + html_text(headline(p)) + "</p>\n";
   if (!in.title.empty()) out += "<div class=\"banner\">" + html_text(in.title) + "</div>\n";
   out += "</header>\n";
-  out += overview_section(p, overview);
+  out += overview_section(view);
   // Per collective the answer (speedup per size) first, then the busbw curves behind it.
-  for (const auto& [op, collective] : p.collectives) {
-    out += speedup_section(p, op, collective);
-    out += curves_section(in, op, collective);
+  for (const CollectiveView& c : view.sections.front().collectives) {
+    out += speedup_section(p, c);
+    out += curves_section(in, c.name, *c.profile);
   }
-  for (const CommunicatorSection& shape : p.shapes)
-    for (const auto& [op, collective] : shape.collectives) out += speedup_section(p, op, collective, &shape);
+  for (std::size_t i = 1; i < view.sections.size(); ++i)
+    for (const CollectiveView& c : view.sections[i].collectives) out += speedup_section(p, c, &view.sections[i]);
   out += render_node_counts_section(in.node_counts, p.shape.nodes);
   out += settings_section(p);
   out += why_section(p);
@@ -427,7 +415,7 @@ std::string render_report_html(const ReportInput& in) {
 
 std::string render_fleet_report_html(const FleetSurvey& survey, const std::string& source,
                                      const std::string& title, const std::string& generated_by) {
-  std::string out = html_page_head(fmt::format("nccltune fleet survey: {} nodes", survey.nodes), kStyle);
+  std::string out = html_page_head(fmt::format("nccltune fleet survey: {} nodes", survey.nodes), "");
   out += "<header><h1>NCCL fleet survey</h1>\n";
   out += "<p class=\"key\">survey " + html_text(source) + "</p>\n";
   out += "<p class=\"glance\">" + html_text(describe_fleet(survey)) + "</p>\n";

@@ -12,35 +12,14 @@
 namespace nccltune {
 namespace {
 
-// The report's look (report_html.cpp), for the parts this page uses.
-constexpr const char* kUpgradeStyle = R"(
-:root { color-scheme: light; }
-* { box-sizing: border-box; }
-body { margin: 0; background: #f3f4f6; color: #111827;
-       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 40px; }
-header h1 { margin: 0; font-size: 26px; letter-spacing: -0.01em; }
-header .key { margin: 4px 0 0; font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #4b5563; }
-.banner { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; background: #fef3c7;
-          border: 1px solid #f59e0b; color: #78350f; font-weight: 600; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; margin: 20px 0; }
+// The page's own parts, after the base every page shares (html_page.h): the verdict's cards and
+// the rows beyond the limit.
+constexpr const char* kUpgradeStyle = R"(.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; margin: 20px 0; }
 .card { background: #fff; border-radius: 10px; padding: 12px 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
 .card .label { color: #6b7280; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .card .value { font-size: 24px; font-weight: 650; margin-top: 2px; }
 .card .sub { color: #6b7280; font-size: 12px; }
-.good { color: #15803d; } .bad { color: #b91c1c; } .neutral { color: #374151; }
-section { background: #fff; border-radius: 12px; padding: 18px 22px; margin: 16px 0;
-          box-shadow: 0 1px 2px rgba(0,0,0,.08); }
-section h2 { margin: 0 0 12px; font-size: 18px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e5e7eb; vertical-align: top; }
-th { color: #4b5563; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.regression td { background: #fef2f2; }
-code, .mono { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
-.note { color: #6b7280; font-size: 13px; margin: 8px 0 0; }
-svg { max-width: 100%; height: auto; display: block; }
-footer { color: #6b7280; font-size: 12px; text-align: center; margin-top: 24px; }
 )";
 
 std::string upgrade_percent(double ratio) {

@@ -10,6 +10,8 @@
 
 #include "base/byte_size.h"
 #include "golden.h"
+#include "report/profile_numbers.h"
+#include "report/profile_text.h"
 #include "report_fixtures.h"
 #include "test_files.h"
 

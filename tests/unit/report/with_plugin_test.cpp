@@ -8,6 +8,7 @@
 #include "profile/profile.h"
 #include "report/profile_diff.h"
 #include "report/profile_summary.h"
+#include "report/profile_text.h"
 #include "report/report_html.h"
 #include "report_fixtures.h"
 #include "test_files.h"

@@ -1,7 +1,7 @@
 // The answer first: the report's overview table (what ships, what it buys per collective and
-// communicator shape) before any chart, with the same values `show` prints; per collective the
-// speedup chart before the busbw chart; and `report --summary`'s closing lines.
-#include "report/profile_overview.h"
+// communicator shape) before any chart, rendered from the view `show` prints (profile_view.h); per
+// collective the speedup chart before the busbw chart; and `report --summary`'s closing lines.
+#include "report/profile_view.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,8 @@
 #include "fleet/fleet_output.h"
 #include "report/at_a_glance.h"
 #include "report/html_text.h"
-#include "report/profile_summary.h"
+#include "report/profile_numbers.h"
+#include "report/profile_text.h"
 #include "report/report_html.h"
 #include "report/svg_chart.h"
 #include "report_fixtures.h"
@@ -55,7 +56,7 @@ std::string section_of(const std::string& html, const std::string& id) {
 
 }  // namespace
 
-TEST(ProfileOverview, TheTableComesBeforeTheFirstChartAndNamesEveryCollective) {
+TEST(ReportOverview, TheTableComesBeforeTheFirstChartAndNamesEveryCollective) {
   ReportInput in;
   in.profile = read_report_profile("collectives/2n.yaml");
   const std::string html = render_report_html(in);
@@ -79,7 +80,7 @@ TEST(ProfileOverview, TheTableComesBeforeTheFirstChartAndNamesEveryCollective) {
   }
 }
 
-TEST(ProfileOverview, PerCollectiveTheSpeedupChartComesBeforeTheBusbwChart) {
+TEST(ReportOverview, PerCollectiveTheSpeedupChartComesBeforeTheBusbwChart) {
   ReportInput in;
   in.profile = read_report_profile("collectives/2n.yaml");
   const std::string html = render_report_html(in);
@@ -91,45 +92,51 @@ TEST(ProfileOverview, PerCollectiveTheSpeedupChartComesBeforeTheBusbwChart) {
   EXPECT_NE(html.find("speedup over the defaults (linear)"), std::string::npos);
 }
 
-TEST(ProfileOverview, ARowPerCollectiveAndShapeWithShowsValues) {
+TEST(ProfileView, AnEntryPerCollectiveAndShapeWithShowsValues) {
   const Profile p = profile_with_a_rail();
-  const ProfileOverview overview = profile_overview(p);
-  ASSERT_EQ(overview.rows.size(), p.collectives.size() + 1);
-  const OverviewRow& rail = overview.rows.back();
-  EXPECT_EQ(rail.shape, "rail: 2 nodes x 1 rank");
-  EXPECT_EQ(rail.collective, "all_reduce");
-  EXPECT_DOUBLE_EQ(rail.env_speedup, 1.25);
-  ASSERT_EQ(overview.withheld.size(), 1u);
-  EXPECT_EQ(overview.withheld[0], "NCCL_ALGO=Tree: rail (2 nodes x 1): all_reduce -20% at 1M");
-  for (const OverviewRow& row : overview.rows) {
-    const CollectiveProfile& c =
-        row.shape.rfind("world", 0) == 0 ? p.collectives.at(row.collective) : p.shapes[0].collectives.at(row.collective);
-    EXPECT_EQ(row.guard, c.guard) << row.collective;
-    EXPECT_EQ(row.status, c.guard ? "guard" : "not confirmed") << row.collective;  // no plugin run
-    EXPECT_EQ(row.peak_percent, percent_of_peak(c.results, c.results.sizes.size() - 1)) << row.collective;
-    ASSERT_TRUE(row.env_best) << row.collective;
-    for (std::size_t i = 0; i < c.results.sizes.size(); ++i) {
-      if (std::isfinite(speedup_at(c.results, i))) {
-        EXPECT_GE(row.env_best->ratio, speedup_at(c.results, i)) << row.collective;
+  const ProfileView view = view_profile(p);
+  ASSERT_EQ(view.sections.size(), 2u);
+  ASSERT_EQ(view.sections[0].collectives.size(), p.collectives.size());
+  ASSERT_EQ(view.sections[1].collectives.size(), 1u);
+  const CollectiveView& rail = view.sections[1].collectives[0];
+  EXPECT_EQ(view.sections[1].role, CommRole::rail);
+  EXPECT_EQ(describe_section(section_shape(view.sections[1])), "rail: 2 nodes x 1 rank");
+  EXPECT_EQ(rail.name, "all_reduce");
+  EXPECT_DOUBLE_EQ(rail.tuned.geomean, 1.25);
+  for (const SectionView& section : view.sections) {
+    for (const CollectiveView& v : section.collectives) {
+      const CollectiveProfile& c =
+          section.role == CommRole::world ? p.collectives.at(v.name) : p.shapes[0].collectives.at(v.name);
+      EXPECT_EQ(v.confirmation == Confirmation::guard, c.guard) << v.name;
+      EXPECT_EQ(confirmation_words(v.confirmation), c.guard ? "guard" : "not confirmed") << v.name;  // no plugin run
+      EXPECT_EQ(v.plugin_choices.size(), c.guard ? 0u : c.per_size.size()) << v.name;
+      EXPECT_EQ(v.peak_percent, percent_of_peak(c.results, c.results.sizes.size() - 1)) << v.name;
+      ASSERT_TRUE(v.tuned.best) << v.name;
+      for (std::size_t i = 0; i < c.results.sizes.size(); ++i) {
+        if (std::isfinite(speedup_at(c.results, i))) {
+          EXPECT_GE(v.tuned.best->ratio, speedup_at(c.results, i)) << v.name;
+        }
       }
     }
   }
   ReportInput in;
   in.profile = p;
   const std::string html = render_report_html(in);
-  EXPECT_NE(section_of(html, "overview").find("Withheld from env: NCCL_ALGO=Tree"), std::string::npos);
+  EXPECT_NE(section_of(html, "overview").find("Withheld from env: NCCL_ALGO=Tree: rail (2 nodes x 1): all_reduce "
+                                              "-20% at 1M"),
+            std::string::npos);
   EXPECT_NE(section_of(html, "overview").find("rail<br><span class=\"sub\">2 nodes x 1 rank</span>"),
             std::string::npos);
 }
 
-TEST(ProfileOverview, TheGainWithThePluginAndItsBarsSideBySide) {
+TEST(ProfileView, TheGainWithThePluginAndItsBarsSideBySide) {
   const Profile p = plugin_confirmed_profile();
-  const ProfileOverview overview = profile_overview(p);
-  for (const OverviewRow& row : overview.rows) {
-    const ProfileResults& r = p.collectives.at(row.collective).results;
-    ASSERT_EQ(row.with_plugin_speedup.has_value(), !r.with_plugin.empty()) << row.collective;
-    if (row.with_plugin_speedup) {
-      EXPECT_DOUBLE_EQ(*row.with_plugin_speedup, r.with_plugin_speedup_geomean);
+  const ProfileView view = view_profile(p);
+  for (const CollectiveView& v : view.sections.front().collectives) {
+    const ProfileResults& r = p.collectives.at(v.name).results;
+    ASSERT_EQ(v.with_plugin.has_value(), !r.with_plugin.empty()) << v.name;
+    if (v.with_plugin) {
+      EXPECT_DOUBLE_EQ(v.with_plugin->geomean, r.with_plugin_speedup_geomean);
     }
   }
   SpeedupBars bars;
@@ -168,6 +175,17 @@ TEST(AtAGlance, TheDemosClosingLinesInTenOrFewer) {
     }
   }
   EXPECT_NE(text.find("report   /out/report.html\nfleet    /out/fleet.html\n"), std::string::npos) << text;
+  // The best size is the view's, the larger of the env alone's and the plugin's.
+  const ProfileView view = view_profile(p);
+  for (const CollectiveView& v : view.sections.front().collectives) {
+    const std::size_t line = text.find("gain     " + v.name + " ");
+    const std::string gain = text.substr(line, text.find('\n', line) - line);
+    ASSERT_TRUE(v.tuned.best) << v.name;
+    BestSize best = *v.tuned.best;
+    if (v.with_plugin && v.with_plugin->best && v.with_plugin->best->ratio > best.ratio) best = *v.with_plugin->best;
+    EXPECT_NE(gain.find(", best " + format_speedup(best.ratio) + " at " + format_byte_size(best.bytes)), std::string::npos)
+        << gain;
+  }
 }
 
 TEST(AtAGlance, OtherShapesShareTheirCollectivesLineAndHostileNamesArePrintable) {
@@ -183,7 +201,7 @@ TEST(AtAGlance, OtherShapesShareTheirCollectivesLineAndHostileNamesArePrintable)
   EXPECT_NE(text.find("(a guard: measured, not tuned)"), std::string::npos) << text;
 }
 
-TEST(ProfileOverview, TheFleetPageHasTheOneLineHeader) {
+TEST(ReportOverview, TheFleetPageHasTheOneLineHeader) {
   const std::string html = render_fleet_report_html(fleet_of_8(), "fleet.json", "", "test");
   EXPECT_NE(html.find("<p class=\"glance\">8 nodes x 2 GPU \u00b7 all_reduce at " +
                       format_byte_size(fleet_of_8().bytes)),
