@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/statistics.h"
 #include "profile/nccl_names.h"
 #include "search/comm_shapes.h"
 #include "search/shippable_env.h"
@@ -25,18 +26,6 @@ struct Candidate {
   Env env;
   Score score;
 };
-
-std::vector<double> median_curve(std::vector<std::vector<double>> curves) {
-  if (curves.empty()) return {};
-  std::vector<double> median(curves.front().size(), 0.0);
-  for (size_t i = 0; i < median.size(); ++i) {
-    std::vector<double> at;
-    for (const auto& c : curves) at.push_back(c[i]);
-    std::sort(at.begin(), at.end());
-    median[i] = at[at.size() / 2];
-  }
-  return median;
-}
 
 bool better(const Score& a, const Score& b) {
   if (a.acceptable != b.acceptable) return a.acceptable;
@@ -415,13 +404,11 @@ class Search {
       final_trial_s_ = std::max(final_trial_s_, m.duration_s * final_cost_ratio());
     }
     screen_baseline_ = median_curve(repeats);
-    // The noise floor on the scale the decisions use: how far each repeat of the defaults scores
-    // from their median. A per-size spread would be far wider than the spread of a geometric
-    // mean over all sizes, and hide every small but real gain.
-    result_.noise = 0.005;
-    for (const auto& repeat : repeats)
-      result_.noise =
-          std::max(result_.noise, std::abs(score_against(screen_baseline_, repeat, screen_sizes_).value - 1));
+    // The noise floor on the scale the decisions use (base/statistics.h's rule): how far each
+    // repeat of the defaults scores from their median, on the objective's sizes.
+    std::vector<double> scores;
+    for (const auto& repeat : repeats) scores.push_back(score_against(screen_baseline_, repeat, screen_sizes_).value);
+    result_.noise = noise_of_repeats(scores);
     return true;
   }
 
