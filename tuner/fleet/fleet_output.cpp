@@ -166,11 +166,8 @@ constexpr std::size_t kMaxFleetNodes = 100000;
 // Reading: base/json_field_reader.h's field and fail (first error wins), and typed helpers.
 struct FleetReader : JsonFieldReader<Json> {
   void text(const Json& object, const std::string& path, const char* key, std::string& out, bool required = true) {
-    const Json* value = field(object, path, key, required);
-    if (!value) return;
-    if (!value->is_string()) return fail(path, key, "not a string");
-    out = value->get<std::string>();
-    if (!is_clean_text(out)) fail(path, key, "not clean text (control characters, or over 4096 bytes)");
+    if (read_text(object, path, key, out, required) && !is_clean_text(out))
+      fail(path, key, "not clean text (control characters, or over 4096 bytes)");
   }
   void one_of(const Json& object, const std::string& path, const char* key, std::string& out,
               std::initializer_list<std::string_view> allowed) {
@@ -182,11 +179,8 @@ struct FleetReader : JsonFieldReader<Json> {
   // A finite number from `low` up.
   void number(const Json& object, const std::string& path, const char* key, double& out, double low = 0,
               double high = std::numeric_limits<double>::max()) {
-    const Json* value = field(object, path, key, true);
-    if (!value) return;
-    if (!value->is_number()) return fail(path, key, "not a number");
-    out = value->get<double>();
-    if (!(out >= low && out <= high)) fail(path, key, fmt::format("{} is out of range", out));
+    if (read_number(object, path, key, out, true) && !(out >= low && out <= high))
+      fail(path, key, fmt::format("{} is out of range", out));
   }
   // A number or null (or absent).
   void optional_number(const Json& object, const std::string& path, const char* key, std::optional<double>& out) {
@@ -221,14 +215,6 @@ struct FleetReader : JsonFieldReader<Json> {
       return nullptr;
     }
     return value;
-  }
-  const Json* object_at(const Json& value, const std::string& path) {
-    if (!error.empty()) return nullptr;
-    if (!value.is_object()) {
-      error = path + ": not an object";
-      return nullptr;
-    }
-    return &value;
   }
   void node_pair(const Json& object, const std::string& path, std::array<std::string, 2>& out) {
     const Json* nodes = list(object, path, "nodes", 2);
