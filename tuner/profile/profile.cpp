@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "base/atomic_file.h"
+#include "base/collective_names.h"
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
 #include "base/utf8.h"
@@ -588,12 +589,7 @@ std::string describe_env(const Env& env) {
   return out;
 }
 
-bool is_collective_name(std::string_view name) {
-  for (std::string_view known :
-       {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"})
-    if (name == known) return true;
-  return false;
-}
+bool is_collective_name(std::string_view name) { return is_known_collective(name); }
 
 const CollectiveProfile* Profile::collective(std::string_view name) const {
   const auto it = collectives.find(std::string(name));
