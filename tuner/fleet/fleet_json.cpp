@@ -1,3 +1,4 @@
+// The survey as `nccltune/fleet/v1` JSON, written and read back (fleet_output.h).
 #include "fleet/fleet_output.h"
 
 #include <fmt/format.h>
@@ -5,151 +6,18 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <utility>
 
 #include "base/atomic_file.h"
-#include "base/byte_size.h"
 #include "base/clean_text.h"
 #include "base/json_field_reader.h"
 #include "base/printable_text.h"
-#include "base/text_words.h"
 #include "fleet/fleet_numbers.h"
 
 namespace nccltune {
 namespace {
 
 using Json = nlohmann::json;
-
-// ---- text ----
-
-// A cell of the table: printable ASCII (other bytes as \xNN), so that the columns line up.
-std::string cell(std::string_view text) {
-  return printable_excerpt(text, 300);
-}
-
-std::string number_cell(const std::optional<double>& value) {
-  return value ? fmt::format("{:.1f}", *value) : "-";
-}
-
-// Columns padded to their widest cell, two spaces apart; the last column is not padded.
-std::string aligned_rows(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (widths.size() <= i) widths.push_back(0);
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
-// What the table says of one node, gathered from the survey's lists.
-struct NodeFacts {
-  std::size_t order = 0;  // first mention
-  const LocalResult* local = nullptr;
-  const FailedNode* failed = nullptr;
-  const SuspectNode* suspect = nullptr;
-  std::optional<double> pairs_low, pairs_high;
-  std::vector<std::string> links;  // the other ends
-};
-
-// One row of the nodes' table, and how bad it is (for the order).
-struct NodeRow {
-  int rank = 0;  // 0 failed, 1 slow, 2 warn (or another local verdict), 3 pass
-  std::size_t order = 0;
-  std::optional<double> local_busbw;
-  std::vector<std::string> cells;
-};
-
-NodeRow node_row(const FleetSurvey& survey, const std::string& node, const NodeFacts& facts) {
-  NodeRow row;
-  row.order = facts.order;
-  std::string pairs = "-";
-  if (facts.pairs_low)
-    pairs = *facts.pairs_low == *facts.pairs_high ? number_cell(facts.pairs_low)
-                                                  : number_cell(facts.pairs_low) + "-" + number_cell(facts.pairs_high);
-  std::string verdict = "pass", evidence;
-  row.rank = 3;
-  if (const FailedNode* f = facts.failed) {
-    verdict = "failed";
-    row.rank = 0;
-    evidence = fmt::format("{} in the {} stage{}", f->what, f->stage, f->reason.empty() ? "" : ": " + f->reason);
-  } else if (const SuspectNode* s = facts.suspect) {
-    verdict = "slow";
-    row.rank = 1;
-    evidence = s->path + ": " + s->evidence;
-  } else if (facts.local && facts.local->verdict != "pass") {
-    verdict = facts.local->verdict;
-    row.rank = 2;
-    if (verdict == "warn") evidence = fmt::format("below {}% of the peak model", survey.thresholds.min_peak_pct);
-  }
-  for (const std::string& other : facts.links) evidence += (evidence.empty() ? "link with " : "; link with ") + other;
-  const LocalResult* local = facts.local;
-  row.local_busbw = local ? local->busbw_gbps : std::nullopt;
-  row.cells = {cell(node),
-               number_cell(row.local_busbw),
-               number_cell(local ? local->pct_of_peak : std::nullopt),
-               pairs,
-               cell(verdict),
-               cell(evidence)};
-  return row;
-}
-
-// Every node the survey names, worst first: failed, slow (in the survey's order), warned, then
-// the rest by local busbw, lowest first.
-std::string nodes_table(const FleetSurvey& survey) {
-  std::map<std::string, NodeFacts> nodes;
-  const auto facts = [&](const std::string& name) -> NodeFacts& {
-    const auto [it, added] = nodes.try_emplace(name);
-    if (added) it->second.order = nodes.size();
-    return it->second;
-  };
-  for (const FailedNode& f : survey.failed)
-    if (!facts(f.node).failed) facts(f.node).failed = &f;
-  for (const SuspectNode& s : survey.suspects)
-    if (!facts(s.node).suspect) facts(s.node).suspect = &s;
-  for (const LocalResult& l : survey.local)
-    if (!facts(l.node).local) facts(l.node).local = &l;
-  for (const PairResult& p : survey.pairs)
-    for (const std::string& name : p.nodes) {
-      NodeFacts& node = facts(name);
-      if (!p.busbw_gbps) continue;
-      node.pairs_low = std::min(node.pairs_low.value_or(*p.busbw_gbps), *p.busbw_gbps);
-      node.pairs_high = std::max(node.pairs_high.value_or(*p.busbw_gbps), *p.busbw_gbps);
-    }
-  for (const SuspectLink& link : survey.links) {
-    facts(link.nodes[0]).links.push_back(link.nodes[1]);
-    facts(link.nodes[1]).links.push_back(link.nodes[0]);
-  }
-  std::vector<NodeRow> rows;
-  for (const auto& [name, node] : nodes) rows.push_back(node_row(survey, name, node));
-  std::sort(rows.begin(), rows.end(), [](const NodeRow& x, const NodeRow& y) {
-    if (x.rank != y.rank) return x.rank < y.rank;
-    const double inf = std::numeric_limits<double>::infinity();
-    if (x.rank > 1 && x.local_busbw.value_or(inf) != y.local_busbw.value_or(inf))
-      return x.local_busbw.value_or(inf) < y.local_busbw.value_or(inf);
-    return x.order < y.order;  // failed and slow as the survey lists them (worst first)
-  });
-  std::vector<std::vector<std::string>> table{{"node", "local busbw", "% of peak", "pairs busbw", "verdict", "evidence"}};
-  for (NodeRow& row : rows) table.push_back(std::move(row.cells));
-  return aligned_rows(table);
-}
-
-std::string peak_text(const std::optional<double>& peak) {
-  return peak ? fmt::format("{:.1f} GB/s", *peak) : "unknown";
-}
-
-// ---- JSON ----
 
 Json number_or_null(const std::optional<double>& value, double (*round)(double)) {
   return value ? Json(round(*value)) : Json(nullptr);
@@ -158,8 +26,6 @@ Json number_or_null(const std::optional<double>& value, double (*round)(double))
 Json pair_names(const std::array<std::string, 2>& nodes) {
   return Json::array({nodes[0], nodes[1]});
 }
-
-// ---- reading ----
 
 constexpr std::size_t kMaxFleetNodes = 100000;
 
@@ -326,76 +192,7 @@ struct FleetReader : JsonFieldReader<Json> {
   }
 };
 
-// Slurm host names (hostlist syntax aside): a letter or digit, then letters, digits, '.', '_',
-// '-'; at most 255 bytes. Anything else is not put on a command line.
-bool is_slurm_host_name(std::string_view name) {
-  const auto allowed = [](char c, bool first) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (!first && (c == '.' || c == '_' || c == '-'));
-  };
-  if (name.empty() || name.size() > 255) return false;
-  for (std::size_t i = 0; i < name.size(); ++i)
-    if (!allowed(name[i], i == 0)) return false;
-  return true;
-}
-
-// The drain reason: letters, digits and " ._,:%()/+-" only (nothing a shell expands or ends
-// inside double quotes: no $ ` \ " !); any other byte becomes a space, runs of spaces one, at
-// most 200 bytes.
-std::string drain_reason(std::string_view text) {
-  constexpr std::string_view kKept = " ._,:%()/+-";
-  std::string reason;
-  for (char c : text) {
-    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      kKept.find(c) != std::string_view::npos;
-    const char out = kept ? c : ' ';
-    if (out == ' ' && (reason.empty() || reason.back() == ' ')) continue;
-    reason += out;
-  }
-  if (reason.size() > 200) reason.resize(200);
-  while (!reason.empty() && reason.back() == ' ') reason.pop_back();
-  return reason;
-}
-
-// A comment line's text: printable ASCII, so that nothing ends the comment early.
-std::string comment(std::string_view text) {
-  return "# " + printable_excerpt(text, 500) + "\n";
-}
-
-std::string drain_line(const std::string& node, const std::string& evidence) {
-  const std::string reason = drain_reason("nccltune fleet: " + evidence);
-  if (!is_slurm_host_name(node))
-    return comment(fmt::format("skipped '{}': not a Slurm host name ({})", node, reason));
-  return fmt::format("scontrol update NodeName={} State=DRAIN Reason=\"{}\"\n", node, reason);
-}
-
 }  // namespace
-
-std::string render_fleet_text(const FleetSurvey& survey) {
-  std::string out = fmt::format(
-      "nccltune fleet: {} node(s) x {} GPU(s), {} at {} (busbw) and {} (latency), {} round(s) of pairs, noise {:.1f}%\n",
-      survey.nodes, survey.gpus_per_node, cell(survey.collective), format_byte_size(survey.bytes),
-      format_byte_size(survey.small_bytes), survey.rounds, survey.noise_pct);
-  out += fmt::format("peak model: {} in a node, {} between two nodes; slow: below {}x the median; warn: below {}% "
-                     "of the peak\n\n",
-                     peak_text(survey.peak_intra_gbps), peak_text(survey.peak_inter_gbps), survey.thresholds.outlier,
-                     survey.thresholds.min_peak_pct);
-  out += nodes_table(survey);
-  if (!survey.links.empty()) {
-    std::vector<std::vector<std::string>> table{{"link", "busbw", "evidence"}};
-    for (const SuspectLink& link : survey.links)
-      table.push_back({cell(link.nodes[0] + " - " + link.nodes[1]), number_cell(link.busbw_gbps), cell(link.evidence)});
-    out += "\n" + aligned_rows(table);
-  }
-  if (!survey.failed.empty()) {
-    std::vector<std::vector<std::string>> table{{"failed", "what", "stage", "reason"}};
-    for (const FailedNode& f : survey.failed) table.push_back({cell(f.node), cell(f.what), cell(f.stage), cell(f.reason)});
-    out += "\n" + aligned_rows(table);
-  }
-  out += "\n";
-  for (const FleetVerdict& v : survey.verdicts) out += fmt::format("{:<4}  {}\n", cell(upper_ascii(v.level)), cell(v.message));
-  return out;
-}
 
 nlohmann::json fleet_to_json(const FleetSurvey& survey) {
   Json local = Json::array();
@@ -448,25 +245,6 @@ nlohmann::json fleet_to_json(const FleetSurvey& survey) {
               {"links", std::move(links)},
               {"failed", std::move(failed)},
               {"verdicts", std::move(verdicts)}};
-}
-
-std::string render_slurm_drain(const FleetSurvey& survey) {
-  std::string out;
-  std::vector<std::string> drained;  // one line per node, the first reason
-  const auto drain = [&](const std::string& node, const std::string& evidence) {
-    if (std::find(drained.begin(), drained.end(), node) != drained.end()) return;
-    drained.push_back(node);
-    out += drain_line(node, evidence);
-  };
-  for (const FailedNode& f : survey.failed)
-    drain(f.node, fmt::format("{} in the {} stage{}", f.what, f.stage, f.reason.empty() ? "" : ": " + f.reason));
-  for (const SuspectNode& s : survey.suspects) drain(s.node, s.evidence);
-  // A link is two nodes' cable or switch port, not a node: the operator decides.
-  for (const SuspectLink& link : survey.links)
-    out += comment(fmt::format("link {} - {} (not drained, a link is not a node): {}", link.nodes[0], link.nodes[1],
-                               link.evidence));
-  if (out.empty()) out = comment("nccltune fleet: no node to drain");
-  return out;
 }
 
 Result<FleetSurvey> parse_fleet_json(std::string_view text, std::string_view origin) {
