@@ -1,21 +1,17 @@
+// Reading a profile: the strict YAML reader of profile.h's model (every field checked, one error
+// naming the line and the field), and parse_profile / read_profile over it.
 #include "profile/profile.h"
 
-#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
-#include <sstream>
-#include <system_error>
 #include <utility>
 
 #include "base/atomic_file.h"
-#include "base/collective_names.h"
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
 #include "base/utf8.h"
@@ -28,39 +24,6 @@ namespace {
 std::string shown(std::string_view text) {
   return printable_excerpt(text, 40);
 }
-
-// ---- writing ----------------------------------------------------------------------------------
-
-std::string key_text(std::string_view name) {
-  return is_safe_env_name(name) ? std::string(name) : yaml_quoted(name);
-}
-
-std::string number_text(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return ec == std::errc() ? std::string(buffer, end) : std::string(".nan");
-}
-
-template <class T, class Format>
-std::string flow_list(const std::vector<T>& values, Format format) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + format(values[i]);
-  return out + "]";
-}
-
-std::string flow_env(const std::map<std::string, std::string>& env) {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [name, value] : env) {
-    out += (first ? "" : ", ") + key_text(name) + ": " + yaml_quoted(value);
-    first = false;
-  }
-  return out + "}";
-}
-
-// ---- reading ----------------------------------------------------------------------------------
 
 int small_integer(const YAML::Node& node, const std::string& field, int min) {
   return static_cast<int>(yaml_integer(node, field, min, std::numeric_limits<int>::max()));
@@ -487,42 +450,6 @@ std::vector<FailedTrial> parse_failed(const YAML::Node& node, int line) {
   return failed;
 }
 
-void write_collective(std::ostream& out, const std::string& name, const CollectiveProfile& collective) {
-  out << "  " << name << ":\n";
-  if (collective.guard) out << "    guard: true\n";
-  if (collective.measured.known())
-    out << "    measured: {min_bytes: " << collective.measured.min_bytes
-        << ", max_bytes: " << collective.measured.max_bytes << "}\n";
-  if (collective.per_size.empty()) {
-    out << "    per_size: []\n";
-  } else {
-    out << "    per_size:\n";
-    for (const SizeChoice& choice : collective.per_size)
-      out << "      - {min_bytes: " << choice.min_bytes << ", max_bytes: " << choice.max_bytes
-          << ", algo: " << yaml_quoted(choice.algo) << ", proto: " << yaml_quoted(choice.proto)
-          << ", channels: " << choice.channels
-          << (choice.chunk_bytes > 0 ? ", chunk_bytes: " + std::to_string(choice.chunk_bytes) : "") << "}\n";
-  }
-  const ProfileResults& results = collective.results;
-  const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
-  out << "    results:\n"
-      << "      sizes: " << flow_list(results.sizes, integer_text) << "\n"
-      << "      baseline: " << flow_list(results.baseline, number_text) << "\n"
-      << "      tuned: " << flow_list(results.tuned, number_text) << "\n"
-      << "      speedup_geomean: " << number_text(results.speedup_geomean) << "\n"
-      << "      worst_size_ratio: " << number_text(results.worst_size_ratio) << "\n";
-  if (!results.with_plugin.empty())
-    out << "      with_plugin: " << flow_list(results.with_plugin, number_text) << "\n"
-        << "      with_plugin_speedup_geomean: " << number_text(results.with_plugin_speedup_geomean) << "\n";
-  if (results.peak_busbw_gbps)
-    out << "      peak_busbw_gbps: " << number_text(*results.peak_busbw_gbps) << "\n";
-  if (!results.peak_bottleneck.empty())
-    out << "      peak_bottleneck: " << yaml_quoted(cleaned_text(results.peak_bottleneck)) << "\n";
-  if (collective.plugin.status != PluginStatus::none)
-    out << "    plugin: {status: " << to_string(collective.plugin.status)
-        << ", why: " << yaml_quoted(cleaned_text(collective.plugin.why)) << "}\n";
-}
-
 Profile parse_document(const YAML::Node& root) {
   if (!root.IsMap())
     yaml_fail(root.IsDefined() ? yaml_line(root) : 1, "",
@@ -582,229 +509,6 @@ Profile parse_document(const YAML::Node& root) {
 
 }  // namespace
 
-std::string describe_env(const Env& env) {
-  if (env.empty()) return "defaults";
-  std::string out;
-  for (const auto& [name, value] : env) out += (out.empty() ? "" : " ") + name + "=" + value;
-  return out;
-}
-
-bool is_collective_name(std::string_view name) { return is_known_collective(name); }
-
-const CollectiveProfile* Profile::collective(std::string_view name) const {
-  const auto it = collectives.find(std::string(name));
-  return it == collectives.end() ? nullptr : &it->second;
-}
-
-bool Profile::only_all_reduce() const {
-  return collectives.size() == 1 && collectives.count(kAllReduce);
-}
-
-bool is_valid_node_type_key(std::string_view key) {
-  if (key.empty() || key.size() > 255 || key == "." || key == "..") return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
-}
-
-Result<Objective> parse_objective(std::string_view name) {
-  if (name == "balanced") return Objective::balanced;
-  if (name == "bandwidth") return Objective::bandwidth;
-  if (name == "latency") return Objective::latency;
-  return Error{"unknown objective '" + std::string(name) + "' (balanced, bandwidth, latency)"};
-}
-
-std::string_view to_string(PluginStatus status) {
-  switch (status) {
-    case PluginStatus::none: return "none";
-    case PluginStatus::confirmed: return "confirmed";
-    case PluginStatus::not_served: return "not_served";
-    case PluginStatus::slower: return "slower";
-  }
-  return "none";
-}
-
-std::string_view plugin_status_words(PluginStatus status) {
-  return status == PluginStatus::not_served ? "not served" : to_string(status);
-}
-
-std::string_view to_string(CommRole role) {
-  switch (role) {
-    case CommRole::world: return "world";
-    case CommRole::rail: return "rail";
-    case CommRole::node: return "node";
-  }
-  return "world";
-}
-
-std::optional<CommRole> parse_comm_role(std::string_view name) {
-  if (name == "world") return CommRole::world;
-  if (name == "rail") return CommRole::rail;
-  if (name == "node") return CommRole::node;
-  return std::nullopt;
-}
-
-std::string describe_section(const CommunicatorSection& section) {
-  return std::string(to_string(section.role)) + ": " + std::to_string(section.nodes) + " node" +
-         (section.nodes == 1 ? "" : "s") + " x " + std::to_string(section.ranks_per_node) + " rank" +
-         (section.ranks_per_node == 1 ? "" : "s");
-}
-
-std::string_view to_string(Objective objective) {
-  switch (objective) {
-    case Objective::balanced: return "balanced";
-    case Objective::bandwidth: return "bandwidth";
-    case Objective::latency: return "latency";
-  }
-  return "balanced";
-}
-
-std::string profile_to_yaml(const Profile& profile) {
-  std::ostringstream out;
-  const ProfileShape& shape = profile.shape;
-  const bool v3 = !profile.shapes.empty() || !profile.withheld.empty();
-  out << "schema: " << (v3 ? kProfileSchemaV3 : kProfileSchema) << "\n";
-  out << "shape:\n"
-      << "  key: " << yaml_quoted(shape.node_type_key) << "\n"
-      << "  nodes: " << shape.nodes << "\n"
-      << "  gpus_per_node: " << shape.gpus_per_node << "\n"
-      << "  ranks: " << shape.ranks << "\n"
-      << "  gpu: " << yaml_quoted(cleaned_text(shape.gpu)) << "\n"
-      << "  nvswitch: " << (shape.nvswitch ? "true" : "false") << "\n"
-      << "  nics_per_node: " << shape.nics_per_node << "\n"
-      << "  nic: " << yaml_quoted(cleaned_text(shape.nic)) << "\n"
-      << "  gpu_nic_affinity: " << yaml_quoted(cleaned_text(shape.gpu_nic_affinity)) << "\n"
-      << "  nccl_version: " << yaml_quoted(cleaned_text(shape.nccl_version)) << "\n"
-      << "  cuda_driver: " << yaml_quoted(cleaned_text(shape.cuda_driver)) << "\n";
-  out << "keep_defaults: " << (profile.keep_defaults ? "true" : "false") << "\n";
-  if (profile.env.empty()) {
-    out << "env: {}\n";
-  } else {
-    out << "env:\n";
-    for (const auto& [name, value] : profile.env)
-      out << "  " << key_text(name) << ": " << yaml_quoted(value) << "\n";
-  }
-  if (v3) {
-    if (!profile.withheld.empty()) {
-      out << "withheld:\n";
-      for (const WithheldSetting& setting : profile.withheld)
-        out << "  - {env: " << flow_env(setting.env) << ", why: " << yaml_quoted(cleaned_text(setting.why))
-            << "}\n";
-    }
-    out << "communicators:\n";
-    const auto write_section = [&](int nodes, int ranks_per_node, CommRole role,
-                                   const std::map<std::string, CollectiveProfile>& collectives) {
-      out << "  - nodes: " << nodes << "\n"
-          << "    ranks_per_node: " << ranks_per_node << "\n"
-          << "    role: " << to_string(role) << "\n"
-          << (collectives.empty() ? "    collectives: {}\n" : "    collectives:\n");
-      // v2's block for each collective, four spaces further in.
-      for (const auto& [name, collective] : collectives) {
-        std::ostringstream block;
-        write_collective(block, name, collective);
-        std::istringstream lines(block.str());
-        for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
-      }
-    };
-    write_section(shape.nodes, shape.gpus_per_node, CommRole::world, profile.collectives);
-    for (const CommunicatorSection& section : profile.shapes)
-      write_section(section.nodes, section.ranks_per_node, section.role, section.collectives);
-  } else {
-    out << (profile.collectives.empty() ? "collectives: {}\n" : "collectives:\n");
-    for (const auto& [name, collective] : profile.collectives) write_collective(out, name, collective);
-  }
-  const ProfileProvenance& provenance = profile.provenance;
-  out << "provenance:\n"
-      << "  tool: " << yaml_quoted(cleaned_text(provenance.tool)) << "\n"
-      << "  date: " << yaml_quoted(cleaned_text(provenance.date)) << "\n"
-      << "  trials: " << provenance.trials << "\n";
-  if (provenance.pairs > 0) out << "  pairs: " << provenance.pairs << "\n";  // profiles without pairs as before
-  out << "  failed_trials: " << provenance.failed_trials << "\n"
-      << "  duration_s: " << number_text(provenance.duration_s) << "\n"
-      << "  objective: " << yaml_quoted(cleaned_text(provenance.objective)) << "\n"
-      << "  hosts: " << provenance.hosts << "\n"
-      << "  noise_floor: " << number_text(provenance.noise_floor) << "\n"
-      << "  confirmation: " << yaml_quoted(cleaned_text(provenance.confirmation)) << "\n";
-  if (!provenance.plugin_confirmation.empty())
-    out << "  plugin_confirmation: " << yaml_quoted(cleaned_text(provenance.plugin_confirmation)) << "\n";
-  write_nccl_observed(out, provenance.nccl_observed);
-  if (profile.failed.empty()) {
-    out << "failed: []\n";
-  } else {
-    out << "failed:\n";
-    for (const FailedTrial& trial : profile.failed)
-      out << "  - {env: " << flow_env(trial.env)
-          << ", outcome: " << yaml_quoted(std::string(to_string(trial.outcome)))
-          << ", reason: " << yaml_quoted(cleaned_text(trial.reason)) << "}\n";
-  }
-  if (!profile.notes.empty()) {
-    out << "notes:\n";
-    for (const std::string& note : profile.notes) out << "  - " << yaml_quoted(cleaned_text(note)) << "\n";
-  }
-  return out.str();
-}
-
-namespace {
-
-std::size_t indent_of(std::string_view line) {
-  const std::size_t first = line.find_first_not_of(' ');
-  return first == std::string_view::npos ? line.size() : first;
-}
-
-// Whether `line`, indented by exactly `indent`, is the key `key` of a block map.
-bool is_block_key(std::string_view line, std::size_t indent, std::string_view key) {
-  if (indent_of(line) != indent) return false;
-  line.remove_prefix(indent);
-  return line.starts_with(key) && line.size() > key.size() && line[key.size()] == ':';
-}
-
-}  // namespace
-
-std::optional<std::string> profile_text_for_jobs(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  // The indentation whose key is being skipped (0: provenance, failed, notes, and a v1 profile's
-  // results; 4: a collective's results; 8: one under v3's communicators); npos when not skipping.
-  std::size_t skipping = std::string_view::npos;
-  bool in_collectives = false, in_communicators = false;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string_view line = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    const std::size_t indent = indent_of(line);
-    const bool blank = indent == line.size() || line[indent] == '#';
-    if (skipping != std::string_view::npos) {
-      // A section ends at the next line as little indented as its key, but for the items of a
-      // block sequence written at the key's own indentation ("notes:\n- x").
-      const bool item =
-          indent == skipping && (line.substr(indent).starts_with("- ") || line.substr(indent) == "-");
-      if (blank || indent > skipping || item) {
-        if (line.find_first_of("&*!") != std::string_view::npos) return std::nullopt;
-        if (end != std::string_view::npos) out += '\n';
-        continue;
-      }
-      skipping = std::string_view::npos;
-    }
-    if (!blank && indent == 0) {
-      in_collectives = is_block_key(line, 0, "collectives");
-      in_communicators = is_block_key(line, 0, "communicators");
-    }
-    const bool skip = is_block_key(line, 0, "provenance") || is_block_key(line, 0, "failed") ||
-                      is_block_key(line, 0, "notes") || is_block_key(line, 0, "results") ||
-                      (in_collectives && is_block_key(line, 4, "results")) ||
-                      (in_communicators && is_block_key(line, 8, "results"));
-    if (skip) {
-      if (line.find_first_of("&*!") != std::string_view::npos) return std::nullopt;
-      skipping = indent;
-    } else {
-      out += line;
-    }
-    if (end != std::string_view::npos) out += '\n';
-  }
-  return out;
-}
-
 Result<Profile> parse_profile(std::string_view text, std::string_view origin, ProfileParts parts) {
   // What the strict reader refuses anywhere in the file is looked for in all of it: such a file
   // is parsed whole, for the same error.
@@ -826,47 +530,6 @@ Result<Profile> read_profile(const std::filesystem::path& file) {
   Result<std::string> text = read_text_file(file, kMaxProfileBytes);
   if (!text) return Error{text.error()};
   return parse_profile(*text, file.string());
-}
-
-std::optional<double> percent_of_peak(const ProfileResults& results, std::size_t i) {
-  if (!results.peak_busbw_gbps || *results.peak_busbw_gbps <= 0) return std::nullopt;
-  const std::vector<double>& curve = results.tuned.empty() ? results.baseline : results.tuned;
-  if (i >= curve.size()) return std::nullopt;
-  return 100 * curve[i] / *results.peak_busbw_gbps;
-}
-
-std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {
-  return out_dir / shape.node_type_key / (std::to_string(shape.nodes) + "n.yaml");
-}
-
-Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,
-                     std::filesystem::path* written) {
-  const std::string text = profile_to_yaml(profile);
-  Result<Profile> check = parse_profile(text, "profile " + shown(profile.shape.node_type_key));
-  if (!check) return Error{"refusing to write a profile that would not read back: " + check.error()};
-  const std::filesystem::path path = profile_path(out_dir, profile.shape);
-  if (const Status made = make_store_directories(path.parent_path()); !made) return made;
-  if (const Status stored = write_file_atomically(path, text, FileAttributes{0644}); !stored) return stored;
-  if (written) *written = path;
-  return Ok{};
-}
-
-Status make_store_directories(const std::filesystem::path& directory) {
-  std::vector<std::filesystem::path> missing;
-  std::error_code error;
-  for (std::filesystem::path at = directory; !at.empty() && !std::filesystem::exists(at, error);
-       at = at.parent_path()) {
-    missing.push_back(at);
-    if (at == at.parent_path()) break;
-  }
-  for (auto at = missing.rbegin(); at != missing.rend(); ++at) {
-    if (::mkdir(at->c_str(), 0755) != 0 && errno != EEXIST)
-      return Error{at->string() + ": cannot create the directory: " + std::strerror(errno)};
-    // The mode env trusts, whatever this process's umask (002 makes 0775, which it refuses).
-    if (::chmod(at->c_str(), 0755) != 0)
-      return Error{at->string() + ": cannot make it mode 0755: " + std::strerror(errno)};
-  }
-  return Ok{};
 }
 
 }  // namespace nccltune
