@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include "base/json_field_reader.h"
@@ -21,44 +24,27 @@ Json measurement_to_json(const Measurement& m) {
       {"time_us", m.time_us}, {"algbw", m.algbw}, {"busbw", m.busbw}, {"wrong", value_or_null(m.wrong)}};
 }
 
-// Reading: base/json_field_reader.h's field and fail (first error wins), and typed helpers.
+// Reading: base/json_field_reader.h's typed helpers (first error wins); fields are optional
+// unless said.
 struct Reader : JsonFieldReader<Json> {
   void read(const Json& object, std::string_view path, const char* key, std::string& out,
             bool required = false) {
-    if (const Json* value = field(object, path, key, required)) {
-      if (value->is_string())
-        out = value->get<std::string>();
-      else
-        fail(path, key, "not a string");
-    }
+    read_text(object, path, key, out, required);
   }
   void read(const Json& object, std::string_view path, const char* key, double& out, bool required = false) {
-    if (const Json* value = field(object, path, key, required)) {
-      if (value->is_number())
-        out = value->get<double>();
-      else
-        fail(path, key, "not a number");
-    }
-  }
-  template <class Int>
-  void read_integer(const Json& object, std::string_view path, const char* key, Int& out,
-                    bool required = false) {
-    if (const Json* value = field(object, path, key, required)) {
-      if (value->is_number_integer())
-        out = value->get<Int>();
-      else
-        fail(path, key, "not an integer");
-    }
+    read_number(object, path, key, out, required);
   }
   template <class T>
   void read_optional(const Json& object, std::string_view path, const char* key, std::optional<T>& out) {
     T value{};
-    if (!field(object, path, key, false)) return;
+    bool read_one = false;
     if constexpr (std::is_integral_v<T>)
-      read_integer(object, path, key, value);
+      read_one = read_integer(object, path, key, value, false);
+    else if constexpr (std::is_same_v<T, std::string>)
+      read_one = read_text(object, path, key, value, false);
     else
-      read(object, path, key, value);
-    if (error.empty()) out = value;
+      read_one = read_number(object, path, key, value, false);
+    if (read_one) out = value;
   }
 
   Measurement measurement(const Json& object, const std::string& path) {
@@ -83,25 +69,15 @@ struct Reader : JsonFieldReader<Json> {
     }
     const std::string prefix = path + ".";
     read_integer(object, prefix, "bytes", row.bytes, true);
-    read_integer(object, prefix, "count", row.count);
+    read_integer(object, prefix, "count", row.count, false);
     read(object, prefix, "type", row.type);
     read(object, prefix, "redop", row.redop);
-    read_integer(object, prefix, "root", row.root);
+    read_integer(object, prefix, "root", row.root, false);
     if (const Json* out = field(object, prefix, "out_of_place", true))
       row.out_of_place = measurement(*out, prefix + "out_of_place");
     if (const Json* in = field(object, prefix, "in_place", false))
       row.in_place = measurement(*in, prefix + "in_place");
     return row;
-  }
-
-  void strings(const Json& object, std::string_view path, const char* key, std::vector<std::string>& out) {
-    const Json* list = field(object, path, key, false);
-    if (!list) return;
-    if (!list->is_array()) return fail(path, key, "not a list");
-    for (const Json& item : *list) {
-      if (!item.is_string()) return fail(path, key, "not a list of strings");
-      out.push_back(item.get<std::string>());
-    }
   }
 
   BenchContext context(const Json& object) {
@@ -110,10 +86,10 @@ struct Reader : JsonFieldReader<Json> {
       error = "context: not an object";
       return context;
     }
-    strings(object, "context.", "hosts", context.hosts);
+    read_strings(object, "context.", "hosts", context.hosts, false);
     read_optional(object, "context.", "nccl_version", context.nccl_version);
     read_optional(object, "context.", "cuda_driver", context.cuda_driver);
-    strings(object, "context.", "argv", context.argv);
+    read_strings(object, "context.", "argv", context.argv, false);
     if (const Json* env = field(object, "context.", "env", false)) {
       if (!env->is_object()) {
         fail("context.", "env", "not an object");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "base/collective_names.h"
 #include "base/text_words.h"
 #include "collectives/bus_bandwidth.h"
 
@@ -70,11 +71,8 @@ std::optional<std::pair<double, double>> table_cell(std::string_view cell) {
 
 // NCCL's function names in nccl-tests' (bus_bandwidth_factor's).
 std::string_view nccl_tests_name(std::string_view op) {
-  if (op == "AllReduce") return "all_reduce";
-  if (op == "AllGather") return "all_gather";
-  if (op == "ReduceScatter") return "reduce_scatter";
-  if (op == "Broadcast") return "broadcast";
-  if (op == "Reduce") return "reduce";
+  for (const CollectiveName& row : kCollectiveTable)
+    if (!row.log.empty() && row.log == op) return row.name;
   return "";
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/byte_size.h"
+#include "base/statistics.h"
 
 namespace nccltune {
 namespace {
@@ -28,9 +29,7 @@ double upgrade_median_at(const RoundCurves& rounds, std::size_t point) {
   std::vector<double> at;
   for (const auto& round : rounds)
     if (point < round.size()) at.push_back(round[point]);
-  if (at.empty()) return 0;
-  std::sort(at.begin(), at.end());
-  return at[at.size() / 2];
+  return median(std::move(at));
 }
 
 // b / a, 1 when a says nothing, 0 when b measured nothing.
@@ -40,28 +39,19 @@ double busbw_ratio(double a, double b) {
   return b / a;
 }
 
-double geometric_mean(const std::vector<double>& ratios) {
-  if (ratios.empty()) return 1;
-  double log_sum = 0;
-  for (const double r : ratios) {
-    if (r <= 0) return 0;
-    log_sum += std::log(r);
-  }
-  return std::exp(log_sum / static_cast<double>(ratios.size()));
-}
-
-// The tune's noise floor: how far each round's geometric mean lies from the median of its
-// library's rounds, at least kUpgradeNoiseFloor.
+// The tune's noise rule (base/statistics.h): how far each round's geometric mean lies from the
+// median of its library's rounds, at least kMinNoise. A round that measured nothing at some size
+// (a geometric mean of 0) says nothing about the spread and is left out.
 double rounds_noise(const RoundCurves& rounds, std::size_t points) {
-  double noise = kUpgradeNoiseFloor;
+  std::vector<double> scores;
   for (const auto& round : rounds) {
     std::vector<double> ratios;
     for (std::size_t i = 0; i < points && i < round.size(); ++i)
       ratios.push_back(busbw_ratio(upgrade_median_at(rounds, i), round[i]));
     const double g = geometric_mean(ratios);
-    if (g > 0) noise = std::max(noise, std::abs(g - 1));
+    if (g > 0) scores.push_back(g);
   }
-  return noise;
+  return noise_of_repeats(scores);
 }
 
 // How far one point's rounds lie from their median.

@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/statistics.h"
+
 namespace nccltune {
 
-inline constexpr double kUpgradeNoiseFloor = 0.005;  // as the tune's (search/strategy.cpp)
+inline constexpr double kUpgradeNoiseFloor = kMinNoise;  // the tune's (base/statistics.h)
 inline constexpr double kDefaultMaxRegressionPercent = 3;
 
 // Per round, the busbw at each point (ops[i] at sizes[i]); every round of one length.

@@ -19,20 +19,10 @@ UpgradeJson optional_number(const std::optional<double>& value) {
 struct UpgradeReader : JsonFieldReader<UpgradeJson> {
   void text(const UpgradeJson& object, std::string_view path, const char* key, std::string& out,
             bool required = true) {
-    if (const UpgradeJson* value = field(object, path, key, required)) {
-      if (value->is_string())
-        out = value->get<std::string>();
-      else
-        fail(path, key, "not a string");
-    }
+    read_text(object, path, key, out, required);
   }
   void number(const UpgradeJson& object, std::string_view path, const char* key, double& out) {
-    if (const UpgradeJson* value = field(object, path, key, true)) {
-      if (value->is_number() && std::isfinite(value->get<double>()))
-        out = value->get<double>();
-      else
-        fail(path, key, "not a number");
-    }
+    read_number(object, path, key, out, true);
   }
   void optional_busbw(const UpgradeJson& object, std::string_view path, const char* key,
                       std::optional<double>& out) {

@@ -48,6 +48,7 @@
 #include <utility>
 
 #include "base/clean_text.h"
+#include "base/statistics.h"
 #include "fleet/fleet_numbers.h"
 
 namespace nccltune {
@@ -70,12 +71,6 @@ struct Group {
   int other(int node) const { return a == node ? b : a; }
 };
 
-double median_value(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 bool finite_non_negative(const std::vector<double>& values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v) && v >= 0; });
 }
@@ -96,10 +91,10 @@ std::optional<Group> usable_group(const GroupSample& sample, std::size_t width, 
     return std::nullopt;
   group.ran = true;
   group.repeats = sample.busbw_gbps.size();
-  group.busbw = median_value(sample.busbw_gbps);
+  group.busbw = median(sample.busbw_gbps);
   const auto [low, high] = std::minmax_element(sample.busbw_gbps.begin(), sample.busbw_gbps.end());
   group.spread = group.busbw > 0 ? (*high - *low) / group.busbw : 0;
-  if (!sample.small_us.empty()) group.small_us = median_value(sample.small_us);
+  if (!sample.small_us.empty()) group.small_us = median(sample.small_us);
   return group;
 }
 
@@ -237,7 +232,7 @@ struct Analysis {
     if (groups.empty()) return std::nullopt;
     std::vector<double> values;
     for (const Group* group : groups) values.push_back(group->busbw);
-    return median_value(std::move(values));
+    return median(std::move(values));
   }
 
   // The pairs' reference: the median over nodes of each node's median pair. A slow node is in
@@ -249,7 +244,7 @@ struct Analysis {
     for (const std::vector<const Group*>& pairs_of_node : node_pairs)
       if (std::optional<double> median = median_of_groups(pairs_of_node)) node_medians.push_back(*median);
     if (node_medians.empty()) return std::nullopt;
-    return median_value(std::move(node_medians));
+    return median(std::move(node_medians));
   }
 
   // Slow against the median of its stage; only a counted group is.
@@ -354,7 +349,7 @@ std::vector<SuspectNode> find_suspects(Analysis& an) {
       std::vector<double> values;
       for (const Group* pair : pairs) values.push_back(pair->busbw);
       suspect.path = "network";
-      suspect.busbw_gbps = median_value(std::move(values));
+      suspect.busbw_gbps = median(std::move(values));
       suspect.median_gbps = *an.pair_median;
       suspect.evidence = pairs_evidence;
     } else {

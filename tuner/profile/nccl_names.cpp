@@ -6,6 +6,9 @@
 #include <set>
 #include <vector>
 
+#include "base/collective_names.h"
+
+
 namespace nccltune {
 
 namespace {
@@ -106,34 +109,23 @@ std::string_view nccl_protocol_name(int index) {
 
 namespace {
 
-// nccl-tests' name, NCCL's function name in scoped env values, and in its log.
-struct CollectiveNames {
-  std::string_view tests, function, log;
-};
-constexpr std::array<CollectiveNames, 5> kCollectiveNameTable = {{
-    {"all_reduce", "allreduce", "AllReduce"},
-    {"all_gather", "allgather", "AllGather"},
-    {"reduce_scatter", "reducescatter", "ReduceScatter"},
-    {"broadcast", "broadcast", "Broadcast"},
-    {"reduce", "reduce", "Reduce"},
-}};
-
-const CollectiveNames* collective_names_of(std::string_view collective) {
-  for (const CollectiveNames& names : kCollectiveNameTable)
-    if (names.tests == collective) return &names;
-  return nullptr;
+// base/collective_names.h's row of a collective NCCL has a function for; nullptr for alltoall
+// (sends and receives) and for names that are no collective.
+const CollectiveName* nccl_function_row(std::string_view collective) {
+  const CollectiveName* row = find_collective(collective);
+  return row && !row->function.empty() ? row : nullptr;
 }
 
 }  // namespace
 
 std::optional<std::string_view> nccl_function_name(std::string_view collective) {
-  const CollectiveNames* names = collective_names_of(collective);
-  return names ? std::optional<std::string_view>(names->function) : std::nullopt;
+  const CollectiveName* row = nccl_function_row(collective);
+  return row ? std::optional<std::string_view>(row->function) : std::nullopt;
 }
 
 std::optional<std::string_view> nccl_log_op_name(std::string_view collective) {
-  const CollectiveNames* names = collective_names_of(collective);
-  return names ? std::optional<std::string_view>(names->log) : std::nullopt;
+  const CollectiveName* row = nccl_function_row(collective);
+  return row ? std::optional<std::string_view>(row->log) : std::nullopt;
 }
 
 std::vector<NcclListEntry> nccl_list_entries(std::string_view value) {
@@ -152,9 +144,9 @@ std::vector<NcclListEntry> nccl_list_entries(std::string_view value) {
 }
 
 bool is_nccl_function_name(std::string_view name) {
-  return std::any_of(
-      kCollectiveNameTable.begin(), kCollectiveNameTable.end(),
-      [&](const CollectiveNames& names) { return same_text_ignoring_case(name, names.function); });
+  return std::any_of(kCollectiveTable.begin(), kCollectiveTable.end(), [&](const CollectiveName& row) {
+    return !row.function.empty() && same_text_ignoring_case(name, row.function);
+  });
 }
 
 std::optional<std::string> nccl_list_for(std::string_view value, std::string_view collective) {

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "base/collective_names.h"
+
 namespace nccltune {
 
 namespace {
 
 bool is_tunable(std::string_view name) {
-  return name == "all_reduce" || name == "all_gather" || name == "reduce_scatter" || name == "alltoall";
+  const CollectiveName* row = find_collective(name);
+  return row && row->tuned;
 }
 
 bool contains(const std::vector<std::string>& names, std::string_view name) {

@@ -73,7 +73,8 @@ int int_field(const nlohmann::json& object, const char* key) {
 
 double number(const nlohmann::json& value, const std::string& what) {
   if (value.is_null()) return std::numeric_limits<double>::quiet_NaN();
-  if (!value.is_number()) throw LineError{what + " must be a number or null"};
+  // A literal beyond a double (1e999) reads as an infinity: refused, as by every JSON reader.
+  if (!value.is_number() || !std::isfinite(value.get<double>())) throw LineError{what + " must be a number or null"};
   return value.get<double>();
 }
 

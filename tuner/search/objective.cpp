@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "base/statistics.h"
+
 namespace nccltune {
 namespace {
 
@@ -32,25 +34,19 @@ Score score(Objective objective, const std::vector<std::size_t>& sizes,
   if (sizes.empty()) return Score{1.0, 1.0, true};
   const bool any_selected =
       std::any_of(sizes.begin(), sizes.end(), [&](std::size_t bytes) { return selected(objective, bytes); });
-  double log_sum = 0;
-  std::size_t count = 0;
+  std::vector<double> ratios;
   double worst = std::numeric_limits<double>::infinity();
-  bool zero = false;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (any_selected && !selected(objective, sizes[i])) continue;
-    const double r = ratio(baseline_busbw[i], candidate_busbw[i]);
-    worst = std::min(worst, r);
-    ++count;
-    if (r <= 0)
-      zero = true;
-    else
-      log_sum += std::log(r);
+    ratios.push_back(ratio(baseline_busbw[i], candidate_busbw[i]));
+    worst = std::min(worst, ratios.back());
   }
   Score result;
   result.worst_ratio = worst;
-  result.value = zero ? 0.0 : std::exp(log_sum / static_cast<double>(count));
-  // A hair of slack so that a ratio of exactly 1 - tolerance is acceptable despite rounding.
-  result.acceptable = !zero && worst >= 1.0 - tolerance - 1e-12;
+  result.value = geometric_mean(ratios);
+  // A hair of slack so that a ratio of exactly 1 - tolerance is acceptable despite rounding; a
+  // size that measured nothing (a ratio of 0) is never acceptable, whatever the tolerance.
+  result.acceptable = worst > 0 && worst >= 1.0 - tolerance - 1e-12;
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <utility>
 
+#include "base/collective_names.h"
 #include "base/result.h"
 #include "profile/nccl_names.h"
 
@@ -32,8 +33,6 @@ struct Condition {
 
 constexpr std::string_view kFactNames =
     "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective";
-constexpr std::string_view kCollectiveNames[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                                 "broadcast",  "reduce",     "alltoall"};
 
 // `collective=all_gather|reduce_scatter` after `collective`: the names, each one NCCL's tests use.
 Result<Condition> parse_collectives(std::string_view operands, const std::string& quoted) {
@@ -42,8 +41,7 @@ Result<Condition> parse_collectives(std::string_view operands, const std::string
   condition.op = Op::eq;
   while (true) {
     const std::string_view name = operands.substr(0, operands.find('|'));
-    if (std::find(std::begin(kCollectiveNames), std::end(kCollectiveNames), name) ==
-        std::end(kCollectiveNames))
+    if (!is_known_collective(name))
       return Error{
           quoted + ": '" + std::string(name) +
           "' is not a collective (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall)"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/byte_size.h"
+#include "base/collective_names.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune {
@@ -17,10 +18,11 @@ constexpr const char* kProtoVariable = "NCCL_PROTO";
 std::string why_not_shippable(const Env& env, const std::string& variable, const ShipFacts& facts) {
   const std::string largest = format_byte_size(facts.largest_measured);
   if (variable == kAlgoVariable && facts.empty_filter_fails)
-    for (const char* op : {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"})
-      if (std::find(facts.collectives.begin(), facts.collectives.end(), op) == facts.collectives.end() &&
+    for (const CollectiveName& row : kCollectiveTable)  // NCCL's functions: alltoall has none
+      if (const std::string op(row.name); !row.function.empty() &&
+          std::find(facts.collectives.begin(), facts.collectives.end(), op) == facts.collectives.end() &&
           !env_allows(env, kAlgoVariable, "Ring", op))
-        return "it leaves " + std::string(op) +
+        return "it leaves " + op +
                ", which was not tuned, without Ring, and NCCL 2.24+ fails a collective with no algorithm";
   for (const std::string& op : facts.collectives) {
     const std::string of_op = facts.collectives.size() > 1 ? " for " + op : "";

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/byte_size.h"
+#include "base/statistics.h"
 #include "search/comm_shapes.h"
 
 namespace nccltune {
@@ -47,22 +48,20 @@ struct Verdict {
 };
 
 Verdict judge(const TrialMeasurement& m, const std::map<PointKey, double>& defaults) {
-  std::map<std::string, std::pair<double, int>> logs;  // per shape: sum of log ratios, points
+  std::map<std::string, std::vector<double>> ratios;  // per shape
   Verdict v;
   for (std::size_t i = 0; i < m.ops.size() && i < m.sizes.size() && i < m.busbw.size(); ++i) {
     const auto base = defaults.find({m.ops[i], m.sizes[i]});
     if (base == defaults.end() || !(base->second > 0) || !(m.busbw[i] > 0)) continue;
     const double ratio = m.busbw[i] / base->second;
-    auto& [sum, count] = logs[collective_comm(m.ops[i])];
-    sum += std::log(ratio);
-    ++count;
+    ratios[collective_comm(m.ops[i])].push_back(ratio);
     if (ratio < v.worst) {
       v.worst = ratio;
       v.worst_at = base->first;
     }
   }
-  for (const auto& [comm, sum] : logs) {
-    const double gain = std::exp(sum.first / sum.second);
+  for (const auto& [comm, shape_ratios] : ratios) {
+    const double gain = geometric_mean(shape_ratios);
     if (gain > v.best_gain) {
       v.best_gain = gain;
       v.best_comm = comm;

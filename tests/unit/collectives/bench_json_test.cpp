@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <filesystem>
 #include <string>
 
@@ -179,4 +181,30 @@ TEST(BenchJson, ErrorsNameTheField) {
   result = parse_bench_json("{\"schema\": ", "broken.json");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error(), "broken.json: not valid JSON");
+}
+
+// A number beyond a double: nlohmann/json refuses the literal (1e999, NaN) when it parses the
+// text, and the reader refuses an infinity or NaN in a document built in memory.
+TEST(BenchJson, NonFiniteNumbersAreRefused) {
+  for (const double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    nlohmann::ordered_json json = bench_result_to_json(sample_result());
+    json["rows"][1]["out_of_place"]["busbw"] = bad;
+    Result<BenchResult> result = bench_result_from_json(json, "bench.json");
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error(), "bench.json: rows[1].out_of_place.busbw: not a number");
+    json = bench_result_to_json(sample_result());
+    json["avg_busbw"] = bad;
+    result = bench_result_from_json(json, "bench.json");
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error(), "bench.json: avg_busbw: not a number");
+  }
+  std::string text = bench_result_to_json(sample_result()).dump();
+  const std::string busbw = "\"busbw\":";
+  for (const std::string literal : {"1e999", "NaN"}) {
+    std::string changed = text;
+    changed.insert(changed.find(busbw) + busbw.size(), literal + ",\"x\":");
+    const Result<BenchResult> result = parse_bench_json(changed, "bench.json");
+    ASSERT_FALSE(result.ok()) << literal;
+    EXPECT_EQ(result.error(), "bench.json: not valid JSON") << literal;
+  }
 }

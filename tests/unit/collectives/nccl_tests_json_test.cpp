@@ -182,3 +182,15 @@ TEST(NcclTestsJson, OutputsAreToldApartByTheirFirstCharacter) {
   EXPECT_EQ(read_fixture_output(std::string(kAlltoallvPair) + ".txt").format, "nccl-tests");
   EXPECT_EQ(read_fixture_output(std::string(kAlltoallvPair) + ".json").format, "nccl-tests-json");
 }
+
+TEST(NcclTestsJson, NonFiniteNumbersAreRefused) {
+  const std::string good = read_nccl_tests_fixture("all-gather-2.17.3-v1.json");
+  for (const std::string literal : {"1e999", "-1e999", "NaN"}) {
+    std::string text = good;
+    text.replace(text.find("\"bus_bw\":"), std::string("\"bus_bw\":").size(), "\"bus_bw\":" + literal + ",\"x\":");
+    const Result<NcclTestsLog> log = read_nccl_tests_json(text, "run.json");
+    ASSERT_FALSE(log.ok()) << literal;
+    EXPECT_EQ(log.error().rfind("run.json: not valid JSON: ", 0), 0u) << log.error();
+    EXPECT_EQ(log.error().find('\n'), std::string::npos) << log.error();
+  }
+}

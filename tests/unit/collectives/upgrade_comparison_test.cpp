@@ -138,3 +138,15 @@ TEST(UpgradeComparison, BadJsonNamesTheFileAndTheField) {
             "u.json: schema: expected \"nccltune/bench-upgrade/v1\"");
   EXPECT_EQ(parse_upgrade_json("[1,", "u.json").error(), "u.json: not valid JSON");
 }
+
+TEST(UpgradeComparison, NonFiniteNumbersAreRefused) {
+  const std::string text = upgrade_to_json(compare_upgrade(upgrade_input({8192}, {0.9}))).dump();
+  const std::string key = "\"new_busbw\":";
+  for (const std::string literal : {"1e999", "NaN", "Infinity"}) {
+    std::string changed = text;
+    changed.insert(changed.find(key) + key.size(), literal + ",\"x\":");
+    const Result<UpgradeComparison> back = parse_upgrade_json(changed, "u.json");
+    ASSERT_FALSE(back.ok()) << literal;
+    EXPECT_EQ(back.error(), "u.json: not valid JSON") << literal;
+  }
+}

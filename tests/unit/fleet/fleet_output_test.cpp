@@ -259,3 +259,15 @@ TEST(FleetOutput, DrainNeverPutsHostileTextOnACommandLine) {
   const std::string line = render_slurm_drain(long_reason);
   EXPECT_EQ(line.size(), std::string("scontrol update NodeName=gpu-c01 State=DRAIN Reason=\"\"\n").size() + 200);
 }
+
+TEST(FleetOutput, NonFiniteNumbersAreRefused) {
+  const std::string text = fleet_to_json(mixed_survey()).dump();
+  const std::string key = "\"busbw_gbps\":";
+  for (const std::string literal : {"1e999", "NaN"}) {
+    std::string changed = text;
+    changed.insert(changed.find(key) + key.size(), literal + ",\"x\":");
+    const Result<FleetSurvey> parsed = parse_fleet_json(changed, "fleet.json");
+    ASSERT_FALSE(parsed.ok()) << literal;
+    EXPECT_EQ(parsed.error(), "fleet.json: not valid JSON") << literal;
+  }
+}

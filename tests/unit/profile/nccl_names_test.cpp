@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "base/collective_names.h"
+#include "profile/profile.h"
+
 using namespace nccltune;
 
 TEST(NcclNames, Versions) {
@@ -135,4 +140,18 @@ TEST(NcclNames, ChannelBoundsAreSearchedPerNodeCount) {
                            "NCCL_NVLS_NCHANNELS"})
     EXPECT_TRUE(is_searched_per_node_count(name)) << name;
   EXPECT_FALSE(is_searched_per_node_count("NCCL_BUFFSIZE"));
+}
+
+// A profile's collectives are the table's (base/collective_names.h), and its error lists them all.
+TEST(NcclNames, ProfileCollectivesAreTheTables) {
+  std::size_t listed = 0;
+  for (const CollectiveName& row : kCollectiveTable) {
+    EXPECT_TRUE(is_collective_name(row.name)) << row.name;
+    EXPECT_NE(kCollectiveNames.find(row.name), std::string_view::npos) << row.name;
+    ++listed;
+  }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(kCollectiveNames.begin(), kCollectiveNames.end(), ',')) + 1, listed);
+  EXPECT_EQ(nccl_function_name("alltoall"), std::nullopt);
+  EXPECT_EQ(nccl_log_op_name("alltoall"), std::nullopt);
+  EXPECT_FALSE(is_nccl_function_name(""));
 }

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "base/collective_names.h"
+
 namespace nccltune {
 namespace {
 
@@ -39,6 +45,21 @@ TEST(CollectiveSelection, BadListsAreOneLineNamingTheFlag) {
             "alltoall)");
   EXPECT_EQ(select_collectives("all_reduce,alltoall", "alltoall").error(),
             "--guard: alltoall is tuned (--ops); a collective is tuned or guarded, not both");
+}
+
+
+// The flag's help and errors list what base/collective_names.h marks tuned, in that text.
+TEST(CollectiveSelection, TheTunableListIsTheTablesTunedCollectives) {
+  std::set<std::string_view> tuned;
+  for (const CollectiveName& row : kCollectiveTable)
+    if (row.tuned) tuned.insert(row.name);
+  std::set<std::string_view> listed;
+  for (std::string_view text = kTunableCollectives; !text.empty();) {
+    const std::size_t comma = std::min(text.find(", "), text.size());
+    listed.insert(text.substr(0, comma));
+    text.remove_prefix(std::min(comma + 2, text.size()));
+  }
+  EXPECT_EQ(listed, tuned);
 }
 
 }  // namespace

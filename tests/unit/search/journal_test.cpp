@@ -334,3 +334,13 @@ TEST(Journal, CommunicatorsOfATrialAndOfEachPoint) {
   short_list.replace(short_list.find(R"("point_comms":["world",)"), 23, R"("point_comms":[)");
   EXPECT_EQ(parse_journal_line(short_list).error(), "\"point_comms\" must have one communicator per point");
 }
+
+TEST(Journal, NonFiniteNumbersAreRefused) {
+  const std::string line = journal_line(sample_entry());
+  const std::string key = "\"duration_s\":";
+  for (const std::string literal : {"1e999", "NaN"}) {
+    std::string changed = line;
+    changed.insert(changed.find(key) + key.size(), literal + ",\"x\":");
+    EXPECT_EQ(parse_journal_line(changed).error(), "not valid JSON") << literal;
+  }
+}
