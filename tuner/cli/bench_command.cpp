@@ -34,12 +34,12 @@
 #include "collectives/library_versions.h"
 #include "collectives/nccl_info_log.h"
 #include "collectives/nccl_library.h"
-#include "collectives/upgrade_comparison.h"
+#include "mpi_runtime/launcher.h"
+#include "mpi_runtime/mpi_session.h"
+#include "mpi_runtime/nccl_log_capture.h"
+#include "mpi_runtime/trial_runner.h"
 #include "nccl_log/nccl_log_verdicts.h"
-#include "tune/launcher.h"
-#include "tune/mpi_session.h"
-#include "tune/nccl_log_capture.h"
-#include "tune/trial_runner.h"
+#include "upgrade/upgrade_comparison.h"
 
 extern char** environ;
 

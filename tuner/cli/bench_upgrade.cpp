@@ -11,10 +11,10 @@
 #include "cli/commands.h"
 #include "collectives/bus_bandwidth.h"
 #include "collectives/library_versions.h"
-#include "collectives/upgrade_comparison.h"
-#include "collectives/upgrade_json.h"
 #include "collectives/worker_process.h"
 #include "profile/profile.h"
+#include "upgrade/upgrade_comparison.h"
+#include "upgrade/upgrade_json.h"
 
 namespace nccltune::cli {
 

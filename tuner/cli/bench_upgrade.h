@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "tune/mpi_session.h"
-#include "tune/trial_runner.h"
+#include "mpi_runtime/mpi_session.h"
+#include "mpi_runtime/trial_runner.h"
 
 namespace nccltune::cli {
 

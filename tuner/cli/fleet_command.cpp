@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "collectives/collective_spec.h"
 #include "fleet_job/fleet_job.h"
+#include "mpi_runtime/launcher.h"
+#include "mpi_runtime/mpi_session.h"
 #include "topology/checks.h"
-#include "tune/launcher.h"
-#include "tune/mpi_session.h"
 
 namespace nccltune::cli {
 

@@ -13,7 +13,7 @@
 #include "cli/logging.h"
 #include "cli/usage_error.h"
 #include "env/env_command.h"
-#include "tune/launcher.h"
+#include "mpi_runtime/launcher.h"
 
 namespace {
 

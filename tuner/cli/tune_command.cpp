@@ -11,10 +11,10 @@
 #include "base/duration.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "mpi_runtime/launcher.h"
+#include "mpi_runtime/mpi_session.h"
 #include "search/collective_selection.h"
 #include "search/comm_shapes.h"
-#include "tune/launcher.h"
-#include "tune/mpi_session.h"
 #include "tune/tune_job.h"
 #include "tune_profile/node_count_plan.h"
 

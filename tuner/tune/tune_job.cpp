@@ -16,6 +16,7 @@
 #include "base/utc_time.h"
 #include "collectives/library_versions.h"
 #include "collectives/worker_process.h"
+#include "mpi_runtime/node_gather.h"
 #include "nccl_log/nccl_account.h"
 #include "nccl_log/nccl_log_verdicts.h"
 #include "nccl_log/nccl_observation.h"
@@ -28,7 +29,6 @@
 #include "search/node_count_search.h"
 #include "search/objective.h"
 #include "search/trial_counts.h"
-#include "tune/node_gather.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
@@ -290,7 +290,7 @@ void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& res
 
 // Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
 // per count.
-int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups,
+int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
          std::map<int, CountPlan>& plans, const std::vector<int>& counts, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<JournalEntry> resumed;
@@ -427,7 +427,7 @@ bool whole_nodes(RankGroup& group, const NodeLayout& layout) {
 }  // namespace
 
 int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& o, const TrialRunner& run) {
-  const TuneRanks ranks{group, layout, run};
+  const JobRanks ranks{group, layout, run};
   TuneConsole console(stdout, o.progress);
   const bool leader = group.rank() == 0;
   if (group.size() < 2) {

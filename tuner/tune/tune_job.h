@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "mpi_runtime/node_layout.h"
+#include "mpi_runtime/rank_group.h"
+#include "mpi_runtime/trial_runner.h"
 #include "search/strategy.h"
-#include "tune/node_layout.h"
-#include "tune/rank_group.h"
 #include "tune/trial_protocol.h"
-#include "tune/trial_runner.h"
 #include "tune/tune_console.h"
 
 namespace nccltune {
