@@ -17,7 +17,7 @@
 
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
-#include "cli/bench_peak_input.h"
+#include "bench_job/bench_peak_input.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "collectives/bench_json.h"
