@@ -103,6 +103,7 @@ void add_bench_command(CLI::App& app, Command& command, int* argc, char*** argv)
   for (int i = 0; i < *argc; ++i) options->argv.emplace_back((*argv)[i]);
   auto* sub = app.add_subcommand(
       "bench", "MPI-launched collective benchmark printing nccl-tests' table (mpirun -np N nccltune bench)");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   sub->add_option("-b,--minbytes", options->min_bytes, "Smallest size (8, 64K, 1M, 1G)")
       ->capture_default_str();
   sub->add_option("-e,--maxbytes", options->max_bytes, "Largest size")->capture_default_str();
