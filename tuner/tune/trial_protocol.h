@@ -37,7 +37,7 @@ struct CountGroup {
 using CountGroups = std::map<int, CountGroup>;  // by node count
 
 // Runs `spec` on every rank of `group` with NCCL's log in a private directory of each rank
-// (tune/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
+// (mpi_runtime/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
 // `node_logs` (a rank whose directory could not be made says why on its stderr).
 TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const TrialRunner& run, TrialSpec spec,
                               std::vector<NcclInfoLog>& node_logs);
