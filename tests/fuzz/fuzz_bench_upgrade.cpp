@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "collectives/upgrade_comparison.h"
-#include "collectives/upgrade_json.h"
+#include "upgrade/upgrade_comparison.h"
+#include "upgrade/upgrade_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -51,6 +51,7 @@ void add_check_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<CheckOptions>();
   auto* sub = app.add_subcommand(
       "check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   options->input.add_options(*sub);
   sub->add_option("--expect", options->expect,
                   "YAML with gpus, nics, nic_rate_gbps, max_gpu_nic_link to check against (min_peak_pct and "

@@ -41,6 +41,7 @@ void add_diff_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<DiffOptions>();
   auto* sub = app.add_subcommand(
       "diff", "What changed between two profiles (exit 0 identical, 1 different, 2 bad input)");
+  command.usage_exit_codes[sub->get_name()] = kUsageError;  // its documented code for bad input
   sub->add_option("A", options->a, "The older profile")->required();
   sub->add_option("B", options->b, "The newer profile")->required();
   sub->callback([options, &command] { command.run = [options] { return run_diff(*options); }; });

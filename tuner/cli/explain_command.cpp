@@ -78,6 +78,7 @@ void add_explain_command(CLI::App& app, Command& command) {
   auto* sub = app.add_subcommand(
       "explain",
       "Explain an NCCL_DEBUG=INFO log: what NCCL chose and why it matters (exit 0 pass, 1 warn, 2 fail)");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   sub->add_option("logs", options->logs, "NCCL log files, one per rank or mixed; - for standard input")
       ->required()
       ->expected(1, -1);

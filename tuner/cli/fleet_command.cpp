@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "collectives/collective_spec.h"
 #include "fleet_job/fleet_job.h"
+#include "mpi_runtime/launcher.h"
+#include "mpi_runtime/mpi_session.h"
 #include "topology/checks.h"
-#include "tune/launcher.h"
-#include "tune/mpi_session.h"
 
 namespace nccltune::cli {
 
@@ -82,6 +82,7 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
       "fleet",
       "MPI-launched survey of the allocation: each node alone, then node pairs in rounds; names "
       "the slow nodes and links (exit 0 clean, 1 warn, 2 suspect or failed node, 3 bad input)");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   sub->add_option("--collective", o.collective, "Collective measured (nccl-tests name)")
       ->capture_default_str();
   sub->add_option("--bytes", flags->bytes, "Bandwidth size, e.g. 1G")->capture_default_str();

@@ -17,7 +17,7 @@
 
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
-#include "cli/bench_peak_input.h"
+#include "bench_job/bench_peak_input.h"
 #include "cli/commands.h"
 #include "cli/topology_input.h"
 #include "collectives/bench_json.h"
@@ -137,6 +137,7 @@ void add_import_command(CLI::App& app, Command& command) {
   auto* sub = app.add_subcommand(
       "import",
       "Read an nccl-tests log (all_reduce_perf ... output, or its -J FILE.json) as nccltune/bench/v1 JSON");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   sub->add_option("log", options->log, "nccl-tests console output, or the JSON file of its -J")
       ->required()
       ->type_name("LOG");

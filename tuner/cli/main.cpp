@@ -13,7 +13,7 @@
 #include "cli/logging.h"
 #include "cli/usage_error.h"
 #include "env/env_command.h"
-#include "tune/launcher.h"
+#include "mpi_runtime/launcher.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     // A usage error: one line naming the subcommand and the flag, and an exit code that is none
     // of the subcommand's verdicts, whatever CLI11's own code for it.
     if (first_rank) std::fprintf(stderr, "%s: %s\n", invoked.c_str(), line.c_str());
-    return nccltune::cli::usage_exit_code(chosen == known.end() ? "" : (*chosen)->get_name());
+    return nccltune::cli::usage_exit_code(command, chosen == known.end() ? "" : (*chosen)->get_name());
   }
   nccltune::setup_logging(verbosity);
   return command.run ? command.run() : 0;

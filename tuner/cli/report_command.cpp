@@ -20,7 +20,6 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
-#include "collectives/upgrade_json.h"
 #include "fleet/fleet_output.h"
 #include "profile/profile_store.h"
 #include "report/at_a_glance.h"
@@ -30,6 +29,7 @@
 #include "report/upgrade_report.h"
 #include "search/journal.h"
 #include "topology/sources/topology_reader.h"
+#include "upgrade/upgrade_json.h"
 
 namespace nccltune::cli {
 

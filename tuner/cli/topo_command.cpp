@@ -61,6 +61,7 @@ int run_topo(const TopoOptions& options) {
 void add_topo_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<TopoOptions>();
   auto* sub = app.add_subcommand("topo", "Show the node's GPU/NIC topology, PCIe links and nearest NICs");
+  command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   options->input.add_options(*sub);
   sub->add_option("--format", options->format,
                   "Output format (nccl-xml: an NCCL topology file for NCCL_TOPO_FILE)")

@@ -11,10 +11,10 @@
 #include "base/duration.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "mpi_runtime/launcher.h"
+#include "mpi_runtime/mpi_session.h"
 #include "search/collective_selection.h"
 #include "search/comm_shapes.h"
-#include "tune/launcher.h"
-#include "tune/mpi_session.h"
 #include "tune/tune_job.h"
 #include "tune_profile/node_count_plan.h"
 
@@ -93,6 +93,7 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   TuneOptions& o = flags->options;
   auto* sub = app.add_subcommand(
       "tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
+  command.usage_exit_codes[sub->get_name()] = kUsageError;  // its documented code for bad input
   sub->add_option("--space", o.space_file,
                   "Search space YAML (default: the built-in configs/search-space.yaml)");
   sub->add_option("--out", o.out_dir, "Profile store: writes <out>/<shape key>/<nodes>n.yaml")

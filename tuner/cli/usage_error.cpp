@@ -9,10 +9,9 @@
 
 namespace nccltune::cli {
 
-int usage_exit_code(std::string_view subcommand) {
-  for (std::string_view verdicts : {"check", "explain", "topo", "bench", "fleet", "import", "worker"})
-    if (subcommand == verdicts) return kInputError;
-  return 2;
+int usage_exit_code(const Command& command, std::string_view subcommand) {
+  const auto said = command.usage_exit_codes.find(subcommand);
+  return said == command.usage_exit_codes.end() ? kUsageError : said->second;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

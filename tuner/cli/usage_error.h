@@ -8,13 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/commands.h"
+
 namespace nccltune::cli {
 
-// The exit code of a usage error in `subcommand` ("" for nccltune itself): kInputError (3)
-// where 1 and 2 are verdicts or findings (check, explain, topo, bench, fleet, import) and in the
-// internal worker; 2 where it is the documented code for bad input (tune, show, report, diff, and
-// nccltune without a known subcommand). `env` is fail-open and decides for itself.
-int usage_exit_code(std::string_view subcommand);
+// The exit code of a usage error in `subcommand` ("" for nccltune itself): the one its
+// registration put in `command.usage_exit_codes`, else kUsageError (2). `env` is fail-open and
+// decides for itself.
+int usage_exit_code(const Command& command, std::string_view subcommand);
 
 // Levenshtein distance between two words.
 std::size_t edit_distance(std::string_view a, std::string_view b);

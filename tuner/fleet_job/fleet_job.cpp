@@ -14,7 +14,7 @@
 #include "fleet/fleet_attribution.h"
 #include "fleet/fleet_output.h"
 #include "fleet/pair_schedule.h"
-#include "tune/node_gather.h"
+#include "mpi_runtime/node_gather.h"
 
 namespace nccltune {
 namespace {
@@ -162,7 +162,7 @@ std::vector<GroupSample> FleetRun::run_stage(const StagePlan& plan) {
 // --from): the lowest node's. Unknown peaks stay unknown; why is printed once.
 void gather_peaks(FleetRun& fleet, RankGroup& world, const NodeLayout& layout, const FleetOptions& o,
                   const TrialRunner& run, FleetInput& input) {
-  const TuneRanks ranks{world, layout, run};
+  const JobRanks ranks{world, layout, run};
   std::vector<int> counts{1};
   if (layout.nodes >= 2) counts.push_back(2);
   const TrialResult& seen = fleet.last();

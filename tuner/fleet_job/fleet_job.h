@@ -8,9 +8,9 @@
 #include <string>
 
 #include "fleet/fleet_survey.h"
-#include "tune/node_layout.h"
-#include "tune/rank_group.h"
-#include "tune/trial_runner.h"
+#include "mpi_runtime/node_layout.h"
+#include "mpi_runtime/rank_group.h"
+#include "mpi_runtime/trial_runner.h"
 
 namespace nccltune {
 

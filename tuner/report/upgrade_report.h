@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "collectives/upgrade_comparison.h"
+#include "upgrade/upgrade_comparison.h"
 
 namespace nccltune {
 

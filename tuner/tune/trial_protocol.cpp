@@ -13,9 +13,9 @@
 
 #include "base/atomic_file.h"
 #include "collectives/bus_bandwidth.h"
+#include "mpi_runtime/nccl_log_capture.h"
 #include "nccl_log/node_log_summary.h"
 #include "profile/nccl_names.h"
-#include "tune/nccl_log_capture.h"
 
 namespace nccltune {
 
@@ -231,7 +231,7 @@ TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const Tri
   return result;
 }
 
-TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, int count,
+TrialMeasurement lead_trial(const JobRanks& ranks, const CountGroups& groups, int count,
                             const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs) {
   ranks.group.broadcast(json{{"cmd", "trial"},
                              {"count", count},
@@ -243,7 +243,7 @@ TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, i
   return measure(on, ranks.layout, count, ranks.run, on.spec, request, nccl_logs);
 }
 
-int follow(const TuneRanks& ranks, const CountGroups& groups) {
+int follow(const JobRanks& ranks, const CountGroups& groups) {
   while (true) {
     const json message = json::parse(ranks.group.broadcast(std::string(), 0));
     if (message.value("cmd", "") != "trial") return message.value("exit", 0);
@@ -256,7 +256,7 @@ int follow(const TuneRanks& ranks, const CountGroups& groups) {
   }
 }
 
-int stop_followers(const TuneRanks& ranks, int exit_code) {
+int stop_followers(const JobRanks& ranks, int exit_code) {
   ranks.group.broadcast(json{{"cmd", "stop"}, {"exit", exit_code}}.dump(), 0);
   return exit_code;
 }

@@ -11,20 +11,10 @@
 #include <vector>
 
 #include "collectives/nccl_info_log.h"
+#include "mpi_runtime/job_ranks.h"
 #include "search/trial.h"
-#include "tune/node_layout.h"
-#include "tune/rank_group.h"
-#include "tune/trial_runner.h"
 
 namespace nccltune {
-
-// One rank of the job: the whole job's group, where the ranks sit, and how one trial runs on
-// every rank of a group.
-struct TuneRanks {
-  RankGroup& group;
-  const NodeLayout& layout;
-  const TrialRunner& run;
-};
 
 // How NCCL's logs of a group's trial reach its rank 0: each node's ranks send theirs to the
 // node's first rank (`node`), which reads them and sends one summary (nccl_log/node_log_summary.h)
@@ -47,7 +37,7 @@ struct CountGroup {
 using CountGroups = std::map<int, CountGroup>;  // by node count
 
 // Runs `spec` on every rank of `group` with NCCL's log in a private directory of each rank
-// (tune/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
+// (mpi_runtime/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
 // `node_logs` (a rank whose directory could not be made says why on its stderr).
 TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const TrialRunner& run, TrialSpec spec,
                               std::vector<NcclInfoLog>& node_logs);
@@ -55,14 +45,14 @@ TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const Tri
 // The leader's side of one trial: sends `request` to every rank, runs it on `count`'s group and
 // returns its measurement; with `nccl_logs`, its ranks run it with NCCL's log and rank 0 gets
 // one summary per node.
-TrialMeasurement lead_trial(const TuneRanks& ranks, const CountGroups& groups, int count,
+TrialMeasurement lead_trial(const JobRanks& ranks, const CountGroups& groups, int count,
                             const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs);
 
 // The others' side: runs the leader's trials of the counts this rank is in, until it says stop;
 // returns the exit code it sent.
-int follow(const TuneRanks& ranks, const CountGroups& groups);
+int follow(const JobRanks& ranks, const CountGroups& groups);
 
 // Tells every rank to stop with `exit_code`, and returns it.
-int stop_followers(const TuneRanks& ranks, int exit_code);
+int stop_followers(const JobRanks& ranks, int exit_code);
 
 }  // namespace nccltune

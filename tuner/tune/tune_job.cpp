@@ -16,6 +16,7 @@
 #include "base/utc_time.h"
 #include "collectives/library_versions.h"
 #include "collectives/worker_process.h"
+#include "mpi_runtime/node_gather.h"
 #include "nccl_log/nccl_account.h"
 #include "nccl_log/nccl_log_verdicts.h"
 #include "nccl_log/nccl_observation.h"
@@ -28,9 +29,8 @@
 #include "search/node_count_search.h"
 #include "search/objective.h"
 #include "search/trial_counts.h"
-#include "tune/node_gather.h"
+#include "tune/plugin_rounds.h"
 #include "tune_profile/node_count_plan.h"
-#include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
 #include "tune_profile/withheld_settings.h"
 
@@ -92,30 +92,6 @@ void print_log_verdicts(TuneConsole& console, const NcclAccount& account) {
           fmt::format("nccltune tune: NCCL's log: {} {}: {}", to_string(v.level), v.check, v.message));
 }
 
-// Pair mode and the confirmation of what the plugin delivers need tuner API v3 or later (NCCL
-// 2.22) and nccltune's tuner plugin, next to this program on every node, loaded and asked by
-// this NCCL: a one-pair trial at 1 KiB under it must have run its pair. Every rank calls it. The
-// plugin's path, or why neither runs.
-constexpr int kPairModeNcclVersion = 22200;
-Result<std::string> usable_tuner_plugin(RankGroup& group, const TrialRunner& run, TrialSpec spec,
-                                        int nccl_version) {
-  if (nccl_version < kPairModeNcclVersion)
-    return Error{"NCCL " + nccl_version_string(nccl_version) + " has no tuner plugin API v3 (2.22 or later)"};
-  const std::string plugin = installed_tuner_plugin();
-  if (group.min(plugin.empty() ? 0 : 1) == 0)
-    return Error{"libnccl-tuner-nccltune.so is not next to nccltune (or in ../lib) on every node"};
-  spec.config.tuner_plugin = plugin;
-  spec.env["NCCL_TUNER_PLUGIN"] = plugin;
-  spec.config.pairs = {{"Ring", "Simple", *nccl_algorithm_index("Ring"), *nccl_protocol_index("Simple")}};
-  const TrialResult tried = run(group, spec);
-  if (tried.outcome != TrialOutcome::ok)
-    return Error{"a trial under the plugin failed (" + std::string(to_string(tried.outcome)) +
-                 "): " + tried.reason};
-  if (tried.unavailable.empty() || tried.unavailable.front() != 0)
-    return Error{"NCCL did not run the pair the plugin forced (was the plugin loaded and asked?)"};
-  return plugin;
-}
-
 // The journal at --journal (default <out>/journal.jsonl), and with --resume the trials it holds.
 // The journal usually lives in the store: its directories get the store's modes.
 Result<Journal> open_journal(const TuneOptions& o, std::vector<JournalEntry>& resumed, TuneConsole& console) {
@@ -164,91 +140,6 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
   return written.string();
 }
 
-bool has_per_size(const Profile& profile) {
-  return std::any_of(profile.collectives.begin(), profile.collectives.end(),
-                     [](const auto& collective) { return !collective.second.per_size.empty(); });
-}
-
-// The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
-// (B), in fresh workers, on the final grid with the guards; nullopt when a round failed (`why`).
-// A point counts as served only when the plugin served it in every B round.
-std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecutor& execute,
-                                          const Profile& profile, std::string& why) {
-  const StrategyOptions& s = o.strategy;
-  std::vector<std::string> ops = s.collectives;
-  ops.insert(ops.end(), s.guards.begin(), s.guards.end());
-  const std::string text = profile_to_yaml(sectioned_profile(profile));  // as the plugin reads it
-  std::vector<std::vector<double>> a_runs, b_runs;
-  PluginRounds rounds;
-  const int count = std::max(1, s.confirm_rounds);
-  for (int round = 0; round < count; ++round) {
-    // Repeats after the strategy's own: a resumed run never mistakes one for the other.
-    TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
-                   {}};
-    TrialRequest b = a;
-    b.env = profile.env;
-    b.plugin_profile = text;
-    for (const TrialRequest& request : {a, b}) {
-      const TrialMeasurement m = execute(request);
-      if (m.outcome != TrialOutcome::ok) {
-        why = std::string(request.plugin_profile.empty() ? "the defaults" : "env + tuner plugin") +
-              " failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
-        return std::nullopt;
-      }
-      rounds.ops = m.ops;
-      rounds.sizes = m.sizes;
-      if (request.plugin_profile.empty()) {
-        a_runs.push_back(m.busbw);
-        continue;
-      }
-      b_runs.push_back(m.busbw);
-      if (rounds.served.empty()) rounds.served.assign(m.sizes.size(), 1);
-      for (std::size_t i = 0; i < rounds.served.size(); ++i)
-        rounds.served[i] &= i < m.plugin_served.size() ? m.plugin_served[i] : 0;
-      if (rounds.declined_why.empty()) rounds.declined_why = m.plugin_declined;
-    }
-  }
-  rounds.defaults = mean_curve(a_runs);
-  rounds.with_plugin = mean_curve(b_runs);
-  rounds.rounds = count;
-  return rounds;
-}
-
-// Fresh processes decide what the plugin delivers: A/B rounds of the defaults against env + the
-// plugin serving `profile`. A per_size range the plugin did not serve, or that loses to the
-// defaults beyond the tolerance, leaves the profile, and the rounds run once more without it;
-// whatever is withheld then leaves too. A round that fails under the plugin clears per_size:
-// NCCL's own choices stand.
-void confirm_with_plugin(const TuneOptions& o, const TrialExecutor& execute, Profile& profile,
-                         TuneConsole& console) {
-  std::vector<WithheldRange> withheld;
-  std::optional<PluginRounds> last;
-  for (int attempt = 0; attempt < 2 && has_per_size(profile); ++attempt) {
-    std::string why;
-    std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
-    if (!rounds) {
-      for (auto& [op, collective] : profile.collectives) collective.per_size.clear();
-      profile.provenance.plugin_confirmation = "per-size choices dropped: " + why;
-      console.message("nccltune tune: the tuner plugin's per-size choices are not shipped: " + why);
-      return;
-    }
-    const std::vector<WithheldRange> now = withheld_ranges(profile, *rounds, o.strategy.tolerance);
-    drop_ranges(profile, now);
-    withheld.insert(withheld.end(), now.begin(), now.end());
-    last = std::move(rounds);
-    if (now.empty()) break;
-  }
-  if (!last) return;
-  record_with_plugin(profile, *last, o.strategy.objective, o.strategy.tolerance, withheld);
-  for (const WithheldRange& range : withheld)
-    console.message(range.served
-                        ? "nccltune tune: per-size choice withheld, slower than the defaults under the "
-                          "plugin: " +
-                              describe(range)
-                        : "nccltune tune: per-size choice withheld, not served by the plugin: " +
-                              describe(range) + ": " + range.why);
-}
-
 // What rank 0 knows of one node count: its shape, the space pruned for it, its peaks and NCCL's
 // account of its trials.
 struct CountPlan {
@@ -290,7 +181,7 @@ void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& res
 
 // Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
 // per count.
-int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups,
+int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
          std::map<int, CountPlan>& plans, const std::vector<int>& counts, TuneConsole& console) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<JournalEntry> resumed;
@@ -349,42 +240,7 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
     StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
-    std::vector<FailedTrial> plugin_failed;
-    if (!o.tuner_plugin.empty() && has_per_size(profile)) {
-      const TrialExecutor count_trials = [&,
-                                          execute = plan.executor_for(counted.nodes)](const TrialRequest& r) {
-        TrialMeasurement m = execute(r);
-        ++summary.trials;
-        count_trial(summary.counts, r, m);
-        // Its line, numbered on from the strategy's: the last trial line is the summary's count.
-        StrategyProgress line;
-        line.env_trial = summary.counts.trials;
-        line.trial = line.planned = summary.trials;
-        line.phase = r.phase;
-        console.trial(line, r, m);
-        summary.cached_trials += m.cached ? 1 : 0;
-        summary.failed_trials += m.outcome == TrialOutcome::ok ? 0 : 1;
-        summary.communicators += m.communicators;
-        summary.workers += m.workers;
-        // A round that fails under the plugin is a failed config too: env + the plugin serving.
-        if (m.outcome != TrialOutcome::ok)
-          plugin_failed.push_back(
-              {r.env, m.outcome,
-               (r.plugin_profile.empty() ? "in the rounds with the tuner plugin: "
-                                         : "with the tuner plugin serving this profile: ") +
-                   m.reason});
-        return m;
-      };
-      confirm_with_plugin(o, count_trials, profile, console);
-      for (FailedTrial& failed : plugin_failed)
-        if (std::none_of(profile.failed.begin(), profile.failed.end(), [&](const FailedTrial& f) {
-              return f.env == failed.env && f.outcome == failed.outcome;  // named once, as the strategy does
-            }))
-          profile.failed.push_back(std::move(failed));
-      profile.provenance.trials = summary.counts.trials;
-      profile.provenance.pairs = summary.counts.pairs;
-      profile.provenance.failed_trials = static_cast<int>(profile.failed.size());
-    }
+    confirm_with_plugin(o, plan.executor_for(counted.nodes), profile, summary, console);
     add_shapes(profile, at, counted.result, o.strategy);
     const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
@@ -427,7 +283,7 @@ bool whole_nodes(RankGroup& group, const NodeLayout& layout) {
 }  // namespace
 
 int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& o, const TrialRunner& run) {
-  const TuneRanks ranks{group, layout, run};
+  const JobRanks ranks{group, layout, run};
   TuneConsole console(stdout, o.progress);
   const bool leader = group.rank() == 0;
   if (group.size() < 2) {

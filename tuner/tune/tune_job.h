@@ -1,5 +1,5 @@
 // `nccltune tune` as one job of ranks, in steps: a probe trial; every node's type and peaks
-// (tune/node_gather.h); the ClusterShape and the knobs that apply to it; then rank 0 runs the
+// (mpi_runtime/node_gather.h); the ClusterShape and the knobs that apply to it; then rank 0 runs the
 // strategy and sends each trial to every rank (tune/trial_protocol.h), journals each finished
 // trial (search/journal_replay.h), builds the profile (tune_profile/profile_builder.h), writes it
 // atomically to <out>/<node type key>/<nodes>n.yaml and prints `show`'s summary of it.
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "mpi_runtime/node_layout.h"
+#include "mpi_runtime/rank_group.h"
+#include "mpi_runtime/trial_runner.h"
 #include "search/strategy.h"
-#include "tune/node_layout.h"
-#include "tune/rank_group.h"
 #include "tune/trial_protocol.h"
-#include "tune/trial_runner.h"
 #include "tune/tune_console.h"
 
 namespace nccltune {

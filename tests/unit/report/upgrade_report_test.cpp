@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collectives/upgrade_comparison.h"
+#include "upgrade/upgrade_comparison.h"
 #include "report/upgrade_report.h"
 
 using namespace nccltune;

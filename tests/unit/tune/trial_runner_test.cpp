@@ -2,7 +2,7 @@
 // one-rank SoloGroup spawns the built `nccltune worker` on the fake GPU stack, and every way a
 // trial can end gives its outcome, with no child process left behind. Also the worker's clean
 // NCCL_* environment.
-#include "tune/trial_runner.h"
+#include "mpi_runtime/trial_runner.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "collectives/worker_process.h"
+#include "mpi_runtime/rank_group.h"
 #include "test_files.h"
-#include "tune/rank_group.h"
 #include "tune/trial_protocol.h"
 
 extern char** environ;
@@ -608,7 +608,7 @@ TEST(TrialProtocol, ARequestsCommsReachTheWorkerWithTheLayout) {
     r.communicators = static_cast<int>(spec.config.comms.size());
     return r;
   };
-  const TuneRanks ranks{group, layout, runner};
+  const JobRanks ranks{group, layout, runner};
   CountGroups groups;
   groups[1].group = group.split(0);
   TrialRequest request;
@@ -633,7 +633,7 @@ TEST(TrialProtocol, ARequestsCommsReachTheWorkerWithTheLayout) {
   // Two ranks per node in a group of one rank: not whole nodes of one size.
   NodeLayout uneven;
   uneven.local_size = 2;
-  const TuneRanks uneven_ranks{group, uneven, runner};
+  const JobRanks uneven_ranks{group, uneven, runner};
   request.comms = {"world", "rail"};
   const TrialMeasurement refused = lead_trial(uneven_ranks, groups, 1, request, nullptr);
   EXPECT_EQ(refused.outcome, TrialOutcome::init_error);

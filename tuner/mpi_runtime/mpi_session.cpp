@@ -1,4 +1,4 @@
-#include "tune/mpi_session.h"
+#include "mpi_runtime/mpi_session.h"
 
 // The C API only: Open MPI's deprecated C++ bindings would need libmpi_cxx.
 #define OMPI_SKIP_MPICXX 1

@@ -1,4 +1,4 @@
-#include "collectives/upgrade_comparison.h"
+#include "upgrade/upgrade_comparison.h"
 
 #include <fmt/format.h>
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "mpi_runtime/job_ranks.h"
 #include "node/node_type.h"
 #include "topology/node_topology.h"
 #include "topology/peak_model.h"
-#include "tune/trial_protocol.h"
 
 namespace nccltune {
 
@@ -27,7 +27,7 @@ struct GatheredNodes {
 
 // `from`: the topology source of every node ("A,B,...": node i replays entry i modulo the count,
 // so one machine can emulate a cluster of unlike nodes). `device`: what the probe's worker saw.
-GatheredNodes gather_nodes(const TuneRanks& ranks, const std::string& from,
+GatheredNodes gather_nodes(const JobRanks& ranks, const std::string& from,
                            const std::vector<std::string>& ops, const std::vector<int>& counts,
                            const DeviceFacts& device, const std::string& nccl_version,
                            const std::string& cuda_driver);

@@ -1,4 +1,4 @@
-#include "collectives/upgrade_json.h"
+#include "upgrade/upgrade_json.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "collectives/upgrade_comparison.h"
+#include "upgrade/upgrade_comparison.h"
 
 namespace nccltune {
 

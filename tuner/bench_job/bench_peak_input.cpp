@@ -1,8 +1,8 @@
-#include "cli/bench_peak_input.h"
+#include "bench_job/bench_peak_input.h"
 
 #include "topology/peak_model.h"
 
-namespace nccltune::cli {
+namespace nccltune {
 
 BenchPeak read_bench_peak(const std::string& from, const ReadOptions& options, const std::string& op,
                           std::optional<int> nodes, std::optional<int> ranks) {
@@ -20,4 +20,4 @@ BenchPeak read_bench_peak(const std::string& from, const ReadOptions& options, c
   return {peak.gbps, peak.bottleneck.value_or("?")};
 }
 
-}  // namespace nccltune::cli
+}  // namespace nccltune

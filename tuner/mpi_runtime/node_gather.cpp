@@ -1,4 +1,4 @@
-#include "tune/node_gather.h"
+#include "mpi_runtime/node_gather.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +38,7 @@ LineRate peak_from_json(const json& j) {
 }
 
 // This node's message, from its first rank.
-std::string describe_node(const TuneRanks& ranks, const std::string& from,
+std::string describe_node(const JobRanks& ranks, const std::string& from,
                           const std::vector<std::string>& ops, const std::vector<int>& counts,
                           const DeviceFacts& device, const std::string& nccl_version,
                           const std::string& cuda_driver, std::optional<NodeTopology>& own) {
@@ -75,7 +75,7 @@ std::string describe_node(const TuneRanks& ranks, const std::string& from,
 
 }  // namespace
 
-GatheredNodes gather_nodes(const TuneRanks& ranks, const std::string& from,
+GatheredNodes gather_nodes(const JobRanks& ranks, const std::string& from,
                            const std::vector<std::string>& ops, const std::vector<int>& counts,
                            const DeviceFacts& device, const std::string& nccl_version,
                            const std::string& cuda_driver) {

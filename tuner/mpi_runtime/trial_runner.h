@@ -12,8 +12,8 @@
 
 #include "collectives/worker_process.h"
 #include "collectives/worker_protocol.h"
+#include "mpi_runtime/rank_group.h"
 #include "profile/trial_outcome.h"
-#include "tune/rank_group.h"
 
 namespace nccltune {
 

@@ -1,4 +1,4 @@
-#include "tune/rank_group.h"
+#include "mpi_runtime/rank_group.h"
 
 namespace nccltune {
 

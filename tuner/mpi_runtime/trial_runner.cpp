@@ -1,4 +1,4 @@
-#include "tune/trial_runner.h"
+#include "mpi_runtime/trial_runner.h"
 
 #include <algorithm>
 

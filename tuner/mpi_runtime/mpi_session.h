@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "tune/node_layout.h"
-#include "tune/rank_group.h"
+#include "mpi_runtime/node_layout.h"
+#include "mpi_runtime/rank_group.h"
 
 namespace nccltune {
 

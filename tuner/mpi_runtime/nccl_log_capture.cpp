@@ -1,4 +1,4 @@
-#include "tune/nccl_log_capture.h"
+#include "mpi_runtime/nccl_log_capture.h"
 
 #include <stdlib.h>
 

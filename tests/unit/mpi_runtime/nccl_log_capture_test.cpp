@@ -1,6 +1,6 @@
-// NcclLogCapture (tuner/tune/nccl_log_capture.h): the private directory NCCL's INFO output goes
+// NcclLogCapture (tuner/mpi_runtime/nccl_log_capture.h): the private directory NCCL's INFO output goes
 // into during a captured trial, the variables that send it there, and what is read back.
-#include "tune/nccl_log_capture.h"
+#include "mpi_runtime/nccl_log_capture.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

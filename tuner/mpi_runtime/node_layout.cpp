@@ -1,4 +1,4 @@
-#include "tune/node_layout.h"
+#include "mpi_runtime/node_layout.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "cli/bench_upgrade.h"
+#include "bench_job/bench_upgrade.h"
 
 #include <fmt/format.h>
 
@@ -8,15 +8,15 @@
 
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
-#include "cli/commands.h"
+#include "bench_job/bench_job.h"
 #include "collectives/bus_bandwidth.h"
 #include "collectives/library_versions.h"
-#include "collectives/upgrade_comparison.h"
-#include "collectives/upgrade_json.h"
 #include "collectives/worker_process.h"
 #include "profile/profile.h"
+#include "upgrade/upgrade_comparison.h"
+#include "upgrade/upgrade_json.h"
 
-namespace nccltune::cli {
+namespace nccltune {
 
 namespace {
 
@@ -77,7 +77,7 @@ struct UpgradeArmSpec {
 int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request) {
   const auto fail_input = [&](const std::string& line) {
     if (mpi.rank() == 0) print_error_line(kUpgradeWho, line);
-    return kInputError;
+    return kBenchInputError;
   };
   const std::string& cuda_lib = request.spec.config.cuda_lib;
   // Both libraries on every rank, before any worker: one that does not load or has no
@@ -169,4 +169,4 @@ int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request) {
   return comparison.regressed() ? 1 : 0;
 }
 
-}  // namespace nccltune::cli
+}  // namespace nccltune

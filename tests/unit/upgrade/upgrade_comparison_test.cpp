@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "collectives/upgrade_comparison.h"
-#include "collectives/upgrade_json.h"
+#include "upgrade/upgrade_comparison.h"
+#include "upgrade/upgrade_json.h"
 
 using namespace nccltune;
 

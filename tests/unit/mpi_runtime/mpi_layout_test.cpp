@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tune/mpi_session.h"
+#include "mpi_runtime/mpi_session.h"
 
 using namespace nccltune;
 

@@ -1,4 +1,4 @@
-#include "tune/launcher.h"
+#include "mpi_runtime/launcher.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,15 +2,15 @@
 // upgrade"): rounds of fresh workers interleaved OLD, NEW, OLD, NEW... over bench's sizes and
 // collectives, every rank of a round on one library; with --profile, each library also under the
 // profile's env and nccltune's tuner plugin. Rank 0 prints the comparison
-// (collectives/upgrade_comparison.h) and writes its JSON.
+// (upgrade/upgrade_comparison.h) and writes its JSON.
 #pragma once
 
 #include <string>
 
-#include "tune/mpi_session.h"
-#include "tune/trial_runner.h"
+#include "mpi_runtime/mpi_session.h"
+#include "mpi_runtime/trial_runner.h"
 
-namespace nccltune::cli {
+namespace nccltune {
 
 struct UpgradeBenchRequest {
   TrialSpec spec;  // bench's trial: sizes, collectives, the user's NCCL_* env, timeouts
@@ -27,4 +27,4 @@ struct UpgradeBenchRequest {
 // regresses beyond --max-regression and the noise; else 0.
 int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request);
 
-}  // namespace nccltune::cli
+}  // namespace nccltune
