@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 
+#include "base/collective_names.h"
 #include "topology/affinity.h"
 
 namespace nccltune {
@@ -191,7 +192,7 @@ NodePeak node_peak(const NodeTopology& topology) {
 }
 
 LineRate collective_peak(const NodePeak& node, std::string_view op, int nodes, int gpus_per_node) {
-  if (std::find(kPeakCollectives.begin(), kPeakCollectives.end(), op) == kPeakCollectives.end())
+  if (!is_known_collective(op))
     return unknown("no peak model for the collective '" + std::string(op) + "'");
   if (nodes < 1 || gpus_per_node < 1) return unknown("no rank");
   const int g = gpus_per_node;

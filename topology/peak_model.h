@@ -54,9 +54,6 @@ NodePeak node_peak(const NodeTopology& topology);
 // bytes than busbw counts, so they can report more than this; that is not an error.
 LineRate collective_peak(const NodePeak& node, std::string_view op, int nodes, int gpus_per_node);
 
-// The collectives collective_peak knows, by nccl-tests op name.
-inline constexpr std::array<std::string_view, 6> kPeakCollectives = {
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"};
 
 // PCIe payload rate of one lane, per direction, GB/s: the transfer rate less the line coding
 // (8b/10b to Gen2, 128b/130b from Gen3, FLIT 242/256 at Gen6). Null for an unknown generation.

@@ -14,6 +14,7 @@
 #include "base/atomic_file.h"
 #include "base/byte_size.h"
 #include "base/printable_text.h"
+#include "base/statistics.h"
 #include "bench_job/bench_peak_input.h"
 #include "bench_job/bench_upgrade.h"
 #include "collectives/bench_json.h"
@@ -281,7 +282,7 @@ int run_bench_job(const BenchJobOptions& options, int* argc, char*** argv) {
     std::sort(trial_ms.begin(), trial_ms.end());
     std::cout << fmt::format(
                      "# Trial wall time      : {} trials, min {:.2f} ms, median {:.2f} ms, max {:.2f} ms\n",
-                     trial_ms.size(), trial_ms.front(), trial_ms[trial_ms.size() / 2], trial_ms.back())
+                     trial_ms.size(), trial_ms.front(), median(trial_ms), trial_ms.back())
               << std::flush;
   }
   if (options.nccl_log) std::cout << nccl_log_summary(rank_logs, options) << std::flush;

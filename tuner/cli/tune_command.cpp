@@ -111,8 +111,7 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   sub->add_option("--ops", flags->ops,
-                  "Collectives to tune, measured together in every trial (all_reduce, all_gather, "
-                  "reduce_scatter, alltoall)")
+                  "Collectives to tune, measured together in every trial (" + std::string(kTunableCollectives) + ")")
       ->capture_default_str();
   sub->add_option("--guard", flags->guard,
                   "Collectives measured against the defaults only: a setting that slows one is not shipped "

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/collective_names.h"
 #include "base/utc_time.h"
 #include "daemon/drift.h"
 #include "topology/roce.h"
@@ -131,11 +132,11 @@ void hardware_peak(TextfileWriter& out, const NodeState& state) {
   out.family("nccltune_peak_busbw_bytes_per_second", "gauge",
              "The busbw a collective can reach on this many nodes like this one, one rank per GPU (absent: "
              "unknown).");
-  for (std::string_view op : kPeakCollectives)
+  for (const CollectiveName& collective : kCollectiveTable)
     for (int nodes : {1, 2})
-      if (const LineRate rate = collective_peak(peak, op, nodes, state.topology.gpus); rate.gbps)
+      if (const LineRate rate = collective_peak(peak, collective.name, nodes, state.topology.gpus); rate.gbps)
         out.sample("nccltune_peak_busbw_bytes_per_second",
-                   {{"collective", std::string(op)},
+                   {{"collective", std::string(collective.name)},
                     {"nodes", std::to_string(nodes)},
                     {"bottleneck", rate.bottleneck.value_or("")}},
                    *rate.gbps * 1e9);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/collective_names.h"
 #include "base/printable_text.h"
 #include "node/env_config.h"
 #include "profile/env_names.h"
@@ -33,9 +34,9 @@ constexpr std::array<std::pair<std::string_view, EnvFormat>, 6> kFormats = {{
 // NCCL lists its functions; allreduce for a profile that names none.
 std::vector<std::string_view> tuned_functions(const Profile& profile) {
   std::vector<std::string_view> functions;
-  for (const char* collective : {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"}) {
-    const CollectiveProfile* measured = profile.collective(collective);
-    if (measured && !measured->guard) functions.push_back(*nccl_function_name(collective));
+  for (const CollectiveName& collective : kCollectiveTable) {
+    const CollectiveProfile* measured = profile.collective(collective.name);
+    if (measured && !measured->guard && !collective.function.empty()) functions.push_back(collective.function);
   }
   if (functions.empty()) functions.push_back("allreduce");
   return functions;

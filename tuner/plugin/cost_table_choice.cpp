@@ -1,5 +1,6 @@
 #include "plugin/cost_table_choice.h"
 
+#include "base/collective_names.h"
 #include "profile/nccl_names.h"
 #include "profile/size_ranges.h"
 
@@ -9,15 +10,17 @@ static_assert(kNcclAlgorithms.size() == nccl_abi::kNumAlgorithms &&
                   kNcclProtocols.size() == nccl_abi::kNumProtocols,
               "NCCL's names and its cost table's shape agree");
 
+// The table lists NCCL's functions in ncclFunc_t's order, so a function is its row.
+static_assert(kCollectiveTable[nccl_abi::ncclFuncBroadcast].function == "broadcast" &&
+                  kCollectiveTable[nccl_abi::ncclFuncReduce].function == "reduce" &&
+                  kCollectiveTable[nccl_abi::ncclFuncAllGather].function == "allgather" &&
+                  kCollectiveTable[nccl_abi::ncclFuncReduceScatter].function == "reducescatter" &&
+                  kCollectiveTable[nccl_abi::ncclFuncAllReduce].function == "allreduce",
+              "base/collective_names.h lists NCCL's functions in ncclFunc_t's order");
+
 std::string_view collective_name(nccl_abi::ncclFunc_t collective) {
-  switch (collective) {
-    case nccl_abi::ncclFuncBroadcast: return "broadcast";
-    case nccl_abi::ncclFuncReduce: return "reduce";
-    case nccl_abi::ncclFuncAllGather: return "all_gather";
-    case nccl_abi::ncclFuncReduceScatter: return "reduce_scatter";
-    case nccl_abi::ncclFuncAllReduce: return "all_reduce";
-    default: return "";
-  }
+  if (collective < nccl_abi::ncclFuncBroadcast || collective > nccl_abi::ncclFuncAllReduce) return "";
+  return kCollectiveTable[static_cast<std::size_t>(collective)].name;
 }
 
 const std::vector<SizeChoice>* per_size_for(const Profile& profile, nccl_abi::ncclFunc_t collective) {

@@ -1,5 +1,5 @@
 // `nccltune report --upgrade FILE.json -o FILE.html`: a page of one NCCL upgrade check (the -J of
-// `bench --baseline-nccl-lib`, collectives/upgrade_json.h), in the report's style: the two
+// `bench --baseline-nccl-lib`, upgrade/upgrade_json.h), in the report's style: the two
 // libraries, the verdict, and per collective the busbw of OLD and NEW, the ratio NEW/OLD per size
 // with the noise band, and a table with each regression marked; with a profile, whether it still
 // helps on NEW and the recommendation. Inline CSS and SVG only, every string escaped.

@@ -6,12 +6,12 @@
 
 #include <string>
 
-#include "collectives/upgrade_comparison.h"
 #include "fleet/fleet_output.h"
 #include "report/report_html.h"
 #include "report/upgrade_report.h"
 #include "report_fixtures.h"
 #include "test_files.h"
+#include "upgrade/upgrade_comparison.h"
 
 using namespace nccltune;
 using nccltune::test_support::fixture;
