@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 
 namespace nccltune {
@@ -72,7 +71,7 @@ using AlgoProto = std::pair<std::string, std::string>;
 // One NCCL_ALGO x NCCL_PROTO pair measured on the final grid (points as in trial.h).
 struct PairCurve {
   AlgoProto pair;
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;
   std::vector<std::uint64_t> sizes;
   std::vector<double> time_us;
 };
@@ -80,7 +79,7 @@ struct PairCurve {
 // Pair mode: the pairs' times under one env, one curve per run that measured them (infinite
 // where NCCL did not offer the pair); a pair's curve is the median of its runs at each point.
 struct PairSamples {
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;
   std::vector<std::uint64_t> sizes;
   std::map<AlgoProto, std::vector<std::vector<double>>> runs;  // by pair
   std::set<AlgoProto> failed;                                  // failed its data check in some run
@@ -99,7 +98,7 @@ struct PairSamples {
       for (std::size_t i = 0; i < pair.time_us.size() && i < pair.unavailable.size(); ++i)
         if (pair.unavailable[i]) pair.time_us[i] = std::numeric_limits<double>::infinity();
       runs[pairs[p]].push_back(std::move(pair.time_us));
-      ops = std::move(pair.ops);
+      ops = point_ops(pair);
       sizes = std::move(pair.sizes);
     }
     ++count;
@@ -117,8 +116,7 @@ struct PairSamples {
 
 // NCCL_NVLS_ENABLE=0 leaves NCCL no NVLS support, so neither NVLS nor NVLSTree runs (ncclNvlsInit,
 // src/transport/nvls.cc); a list does the rest.
-bool allows(const Env& env, const AlgoProto& pair, const std::string& shaped_op) {
-  const std::string op = base_collective(shaped_op);  // a list is read per NCCL collective, for every shape
+bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
   const auto nvls = env.find("NCCL_NVLS_ENABLE");
   if (nvls != env.end() && nvls->second == "0" && (pair.first == "NVLS" || pair.first == "NVLSTree")) return false;
   return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
@@ -187,20 +185,21 @@ Env without_algo_proto(Env env) {
 // Per collective, at each measured size, the fastest of the pairs that `env` allows (and that
 // NCCL offered there: pair mode leaves no time where it did not, and a pair's env trial measures
 // only the collectives NCCL runs it for).
-std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(const std::vector<PairCurve>& curves,
-                                                                     const Env& env) {
+std::map<ShapedOp, std::vector<SizeChoice>> fastest_pair_per_size(const std::vector<PairCurve>& curves,
+                                                                  const Env& env) {
   struct Fastest {
     const AlgoProto* pair = nullptr;
     double time_us = 0;
   };
-  std::map<std::string, std::map<std::uint64_t, Fastest>> fastest;  // by collective, then size
+  std::map<ShapedOp, std::map<std::uint64_t, Fastest>> fastest;  // by collective and shape, then size
   for (const auto& c : curves)
     for (std::size_t i = 0; i < c.sizes.size() && i < c.ops.size() && i < c.time_us.size(); ++i) {
-      if (!allows(env, c.pair, c.ops[i]) || !std::isfinite(c.time_us[i])) continue;
+      // A list is read per NCCL collective, for every shape.
+      if (!allows(env, c.pair, c.ops[i].collective) || !std::isfinite(c.time_us[i])) continue;
       Fastest& best = fastest[c.ops[i]][c.sizes[i]];
       if (!best.pair || c.time_us[i] < best.time_us) best = {&c.pair, c.time_us[i]};
     }
-  std::map<std::string, std::vector<SizeChoice>> choices;
+  std::map<ShapedOp, std::vector<SizeChoice>> choices;
   for (const auto& [op, by_size] : fastest)
     for (const auto& [bytes, best] : by_size) {
       SizeChoice choice;
@@ -272,7 +271,8 @@ class Search {
     // and NCCL said.
     if (request.env.empty() && m.outcome == TrialOutcome::ok && m.nccl_choices.size() == m.sizes.size())
       for (std::size_t i = 0; i < m.sizes.size() && i < m.ops.size(); ++i)
-        if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i])
+        if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i] &&
+            point_op(m, i).role == CommRole::world)
           default_at_largest_[m.ops[i]] = *m.nccl_choices[i];
     // A pair-mode run counts one trial per pair it measured; one that failed as a whole, one.
     const int trials = m.outcome == TrialOutcome::ok ? trial_count(request) : 1;
@@ -360,7 +360,7 @@ class Search {
   TrialRequest request(Env env, TrialPhase phase, const SizeGrid& grid, int iterations, int repeat,
                        bool guarded = false) const {
     TrialRequest r{std::move(env),       phase, grid, iterations, options_.warmup, repeat,
-                   options_.collectives, {},    {}};
+                   options_.collectives, {},    {},   comm_names(options_.comms)};
     if (guarded) r.collectives.insert(r.collectives.end(), options_.guards.begin(), options_.guards.end());
     return r;
   }
@@ -462,7 +462,7 @@ class Search {
 
   bool runs_for_some_collective(const std::string& algo, const std::string& proto) const {
     return std::any_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
-      return nccl_runs_pair_for(base_collective(op), algo, proto);
+      return nccl_runs_pair_for(op, algo, proto);
     });
   }
 
@@ -473,7 +473,7 @@ class Search {
     if (!nccl_algorithm_index(value)) return true;
     return std::all_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
       return std::any_of(kNcclProtocols.begin(), kNcclProtocols.end(),
-                         [&](std::string_view proto) { return nccl_runs_pair_for(base_collective(op), value, proto); });
+                         [&](std::string_view proto) { return nccl_runs_pair_for(op, value, proto); });
     });
   }
 
@@ -523,11 +523,11 @@ class Search {
       // algorithm, and their calls would fail the trial (NCCL 2.24+: ncclInvalidUsage).
       TrialRequest r = request(env, phase, options_.final_grid, options_.screen_iterations, 0);
       std::erase_if(r.collectives, [&](const std::string& op) {
-        return !nccl_runs_pair_for(base_collective(op), pair.first, pair.second);
+        return !nccl_runs_pair_for(op, pair.first, pair.second);
       });
       if (r.collectives.empty()) continue;
       const TrialMeasurement m = run_trial(r);
-      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
+      if (m.outcome == TrialOutcome::ok) curves.push_back({pair, point_ops(m), m.sizes, m.time_us});
     }
     return curves;
   }
@@ -617,7 +617,7 @@ class Search {
     // One list per NCCL collective, for all its shapes (the env is process-wide): each shape's
     // fastest pairs are in it.
     for (const auto& [shaped_op, choices] : fastest_pair_per_size(*curves, {})) {
-      const std::string op = base_collective(shaped_op);
+      const std::string& op = shaped_op.collective;
       for (const auto& choice : choices) {
         algos[op].insert(choice.algo);
         protos[op].insert(choice.proto);
@@ -781,7 +781,7 @@ class Search {
   std::vector<Candidate> shippable(const std::vector<Candidate>& finalists) {
     ShipFacts facts;
     facts.largest_measured = options_.final_grid.max_bytes;
-    facts.collectives = base_collectives(options_.collectives);
+    facts.collectives = options_.collectives;
     facts.default_at_largest = default_at_largest_;
     facts.corrupt_pairs = corrupt_pairs(result_.failed);
     facts.empty_filter_fails = options_.scoped_lists;  // both since NCCL 2.24
@@ -964,7 +964,7 @@ class Search {
           arm_failed[i] = true;  // the list is what lets the rest run
       }
     }
-    result_.ops = points.ops;
+    result_.ops = point_ops(points);
     result_.sizes = points.sizes;
     points.busbw = result_.baseline_busbw = mean_curve(a_runs);
     result_.tuned_busbw = result_.baseline_busbw;

@@ -22,7 +22,6 @@
 #include "profile/nccl_names.h"
 #include "profile/store_permissions.h"
 #include "report/profile_summary.h"
-#include "search/comm_shapes.h"
 #include "search/default_search_space.h"
 #include "search/journal_replay.h"
 #include "search/node_count_search.h"
@@ -31,6 +30,7 @@
 #include "tune/node_gather.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
+#include "tune_profile/collectives_by_op.h"
 #include "tune_profile/profile_builder.h"
 #include "tune_profile/withheld_settings.h"
 
@@ -165,8 +165,9 @@ std::string write_and_summarize(const TuneOptions& o, const Profile& profile, co
 }
 
 bool has_per_size(const Profile& profile) {
-  return std::any_of(profile.collectives.begin(), profile.collectives.end(),
-                     [](const auto& collective) { return !collective.second.per_size.empty(); });
+  const auto collectives = collectives_by_op(profile);
+  return std::any_of(collectives.begin(), collectives.end(),
+                     [](const auto& collective) { return !collective.second->per_size.empty(); });
 }
 
 // The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
@@ -177,14 +178,14 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
   const StrategyOptions& s = o.strategy;
   std::vector<std::string> ops = s.collectives;
   ops.insert(ops.end(), s.guards.begin(), s.guards.end());
-  const std::string text = profile_to_yaml(sectioned_profile(profile));  // as the plugin reads it
+  const std::string text = profile_to_yaml(profile);  // as the plugin reads it
   std::vector<std::vector<double>> a_runs, b_runs;
   PluginRounds rounds;
   const int count = std::max(1, s.confirm_rounds);
   for (int round = 0; round < count; ++round) {
     // Repeats after the strategy's own: a resumed run never mistakes one for the other.
     TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
-                   {}};
+                   {}, comm_names(s.comms)};
     TrialRequest b = a;
     b.env = profile.env;
     b.plugin_profile = text;
@@ -195,7 +196,7 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
               " failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
         return std::nullopt;
       }
-      rounds.ops = m.ops;
+      rounds.ops = point_ops(m);
       rounds.sizes = m.sizes;
       if (request.plugin_profile.empty()) {
         a_runs.push_back(m.busbw);
@@ -227,7 +228,7 @@ void confirm_with_plugin(const TuneOptions& o, const TrialExecutor& execute, Pro
     std::string why;
     std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
     if (!rounds) {
-      for (auto& [op, collective] : profile.collectives) collective.per_size.clear();
+      for (auto& [op, collective] : collectives_by_op(profile)) collective->per_size.clear();
       profile.provenance.plugin_confirmation = "per-size choices dropped: " + why;
       console.message("nccltune tune: the tuner plugin's per-size choices are not shipped: " + why);
       return;
@@ -274,18 +275,18 @@ TrialExecutor recording(TrialExecutor execute, CountPlan& at) {
   };
 }
 
-// The shapes' sections, the settings withheld from env, and what ships for each shape.
+// The settings withheld from env: what ships for each shape (build_profile wrote their sections).
 void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& result,
                 const StrategyOptions& strategy) {
   // `withheld` is what won on one shape and lost on another: a tune of the world alone has one
   // shape, and writes v2 as before.
-  const bool shapes = std::any_of(strategy.collectives.begin(), strategy.collectives.end(),
-                                  [](const std::string& op) { return collective_comm(op) != kWorldComm; });
+  const bool shapes = std::any_of(strategy.comms.begin(), strategy.comms.end(),
+                                  [](CommRole role) { return role != CommRole::world; });
   if (!shapes) return;
-  const ShapeLayout layout{profile.shape.nodes, profile.shape.ranks / std::max(1, profile.shape.nodes)};
-  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, layout, result.noise,
+  const Shape world{CommRole::world, profile.shape.nodes,
+                    profile.shape.ranks / std::max(1, profile.shape.nodes)};
+  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, world, result.noise,
                                        strategy.tolerance);
-  profile = sectioned_profile(std::move(profile));
 }
 
 // Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
@@ -325,10 +326,9 @@ int lead(const TuneRanks& ranks, const TuneOptions& o, const CountGroups& groups
       }
       return m;
     };
-    // Above the journal, the search's names per shape (search/comm_shapes.h).
-    return recording(shaped_executor(journaled_executor(
-                         *journal, scope, resumable_trials(resumed, scope), measure, captures_nccl_log,
-                         [](const std::string& why) { spdlog::warn("journal: {}", why); })),
+    return recording(journaled_executor(*journal, scope, resumable_trials(resumed, scope), measure,
+                                        captures_nccl_log,
+                                        [](const std::string& why) { spdlog::warn("journal: {}", why); }),
                      at);
   };
   const ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r,
@@ -521,17 +521,17 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   const std::vector<std::string> comms = measured_comms(o, layout, whole, fewer);
   if (!fewer.empty()) console.message("nccltune tune: communicators: the world only: " + fewer);
   if (comms.size() > 1) {
-    const ShapeLayout shape{layout.nodes, layout.local_size};
     std::string named;
-    for (const std::string& comm : comms) named += (named.empty() ? "" : ", ") + describe_shape(comm, shape);
+    for (const CommRole role : comm_roles(comms))
+      named += (named.empty() ? "" : ", ") +
+               describe_shape(shape_in(role, layout.nodes, layout.local_size), ShapeWords::brief);
     console.message("nccltune tune: communicators: " + named +
                     ", each measured in every trial's workers (split from the world); env ships only "
                     "what slows none of them");
   }
   TuneOptions options = o;
   options.comms = comms;
-  options.strategy.collectives = shaped_collectives(o.strategy.collectives, comms);
-  options.strategy.guards = shaped_collectives(o.strategy.guards, comms);
+  options.strategy.comms = comm_roles(comms);
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
   options.strategy.pair_mode = pair_mode;
   options.tuner_plugin = plugin ? *plugin : "";
