@@ -28,9 +28,9 @@
 #include "search/objective.h"
 #include "search/trial_counts.h"
 #include "tune/node_gather.h"
+#include "tune_profile/collectives_by_op.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/plugin_confirmation.h"
-#include "tune_profile/collectives_by_op.h"
 #include "tune_profile/profile_builder.h"
 #include "tune_profile/withheld_settings.h"
 
