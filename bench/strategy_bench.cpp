@@ -32,7 +32,6 @@
 
 #include "dgx_shape.h"
 #include "model_executor.h"
-#include "search/comm_shapes.h"
 #include "search/default_search_space.h"
 #include "search/node_count_search.h"
 #include "search/search_space.h"
@@ -175,8 +174,8 @@ bool equivalent_choices(const fake::FakeModel& model, const StrategyResult& a, c
     if (other == b.per_size.end() || other->second.size() != choices.size()) return false;
     for (std::size_t i = 0; i < choices.size(); ++i) {
       if (choices[i] == other->second[i]) continue;
-      const double mine = pair_time(model, a.env, choices[i], op);
-      const double theirs = pair_time(model, b.env, other->second[i], op);
+      const double mine = pair_time(model, a.env, choices[i], op.collective);
+      const double theirs = pair_time(model, b.env, other->second[i], op.collective);
       if (std::abs(mine / theirs - 1) > StrategyOptions{}.tolerance) return false;
     }
   }
@@ -298,7 +297,7 @@ bool run_node_count_models(const std::filesystem::path& models_dir, const Search
   return met;
 }
 
-// Communicator shapes (tune --comms world,rail,node; search/comm_shapes.h): each trial's workers
+// Communicator shapes (tune --comms world,rail,node; profile/comm_shape.h): each trial's workers
 // measure the world and, split from it, the rails (nodes x 1) and the nodes (1 x gpus), each
 // answered from the model at its own shape. The cost is modelled with real start-up costs: a
 // CUDA context per worker (0.3 s); an ncclCommInitRank of the world, 0.9 s + 0.1 s per node (1-3 s
@@ -328,9 +327,9 @@ struct ShapeCosts {
   int world_inits = 0, splits = 0, workers = 0;
 };
 
-// The trials of `comms` at `nodes` x `gpus`, from `model` (unresolved), with their modelled cost in
-// `costs`: a plain request (collectives and comms, below the search's shaped names).
-TrialExecutor shaped_model_executor(const fake::FakeModel& model, int nodes, int gpus, ShapeCosts& costs) {
+// The trials of the request's comms at `nodes` x `gpus`, from `model` (unresolved), with their
+// modelled cost in `costs`: each point names its communicator, as the worker's do.
+TrialExecutor comms_model_executor(const fake::FakeModel& model, int nodes, int gpus, ShapeCosts& costs) {
   auto world = std::make_shared<ModelExecutor>(model, nodes * gpus, nodes);
   auto rail = std::make_shared<ModelExecutor>(model, nodes, nodes);
   auto node = std::make_shared<ModelExecutor>(model, gpus, 1);
@@ -398,8 +397,9 @@ ShapeRun run_shapes(const fake::FakeModel& model, const SearchSpace& space, cons
   const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter"};
   ShapeRun run;
   StrategyOptions options;
-  options.collectives = shaped_collectives(ops, comms);
-  options.guards = shaped_collectives({"alltoall"}, comms);
+  options.collectives = ops;
+  options.guards = {"alltoall"};
+  options.comms = comm_roles(comms);
   options.pair_mode = true;
   options.scoped_lists = true;
   options.budget = std::chrono::hours(24);
@@ -410,7 +410,7 @@ ShapeRun run_shapes(const fake::FakeModel& model, const SearchSpace& space, cons
     return prune(space, facts);
   };
   NodeCountPlan plan{counts, space_for, [&](int nodes) {
-                       return shaped_executor(shaped_model_executor(model, nodes, gpus, run.costs));
+                       return comms_model_executor(model, nodes, gpus, run.costs);
                      }};
   for (const NodeCountResult& r : run_node_count_plan(plan, options)) {
     run.trials += r.result.trials;

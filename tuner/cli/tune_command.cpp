@@ -14,7 +14,7 @@
 #include "mpi_runtime/launcher.h"
 #include "mpi_runtime/mpi_session.h"
 #include "search/collective_selection.h"
-#include "search/comm_shapes.h"
+#include "profile/comm_shape.h"
 #include "tune/tune_job.h"
 #include "tune_profile/node_count_plan.h"
 

@@ -27,7 +27,7 @@ std::vector<std::optional<NcclChoice>> logged_choices_at(const NcclInfoLog& log,
 
 // `log` less the TUNING lines of a collective and size that name more than one pair. NCCL's lines
 // do not say which communicator made them (src/enqueue.cc, 2.28.9), so in a trial that measured
-// split communicators beside the world (search/comm_shapes.h) two choices at one size may be the
+// split communicators beside the world (profile/comm_shape.h) two choices at one size may be the
 // world's and a rail's: neither is known to be the world's. One choice is every communicator's.
 NcclInfoLog one_choice_per_size(NcclInfoLog log);
 

@@ -55,26 +55,8 @@ std::string_view plugin_status_words(PluginStatus status) {
   return status == PluginStatus::not_served ? "not served" : to_string(status);
 }
 
-std::string_view to_string(CommRole role) {
-  switch (role) {
-    case CommRole::world: return "world";
-    case CommRole::rail: return "rail";
-    case CommRole::node: return "node";
-  }
-  return "world";
-}
-
-std::optional<CommRole> parse_comm_role(std::string_view name) {
-  if (name == "world") return CommRole::world;
-  if (name == "rail") return CommRole::rail;
-  if (name == "node") return CommRole::node;
-  return std::nullopt;
-}
-
 std::string describe_section(const CommunicatorSection& section) {
-  return std::string(to_string(section.role)) + ": " + std::to_string(section.nodes) + " node" +
-         (section.nodes == 1 ? "" : "s") + " x " + std::to_string(section.ranks_per_node) + " rank" +
-         (section.ranks_per_node == 1 ? "" : "s");
+  return describe_shape({section.role, section.nodes, section.ranks_per_node});
 }
 
 std::string_view to_string(Objective objective) {

@@ -22,6 +22,7 @@
 #include "base/clean_text.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "profile/comm_shape.h"
 #include "profile/nccl_observed.h"
 #include "profile/trial_outcome.h"
 
@@ -155,12 +156,6 @@ struct CollectiveProfile {
   bool operator==(const CollectiveProfile&) const = default;
 };
 
-// The communicators a job makes: the world (every rank), a rail (one rank per node, as data
-// parallelism makes them) and a node (the ranks of one node, as tensor parallelism makes them).
-enum class CommRole { world, rail, node };
-std::string_view to_string(CommRole role);                       // "world", "rail", "node"
-std::optional<CommRole> parse_comm_role(std::string_view name);  // nullopt for anything else
-
 // One measured communicator shape: `nodes` nodes of `ranks_per_node` ranks each, and what the tune
 // measured of each collective on it (as a v2 profile's `collectives`). A rail has ranks_per_node
 // 1, a node has nodes 1; neither is larger than the profile's shape.
@@ -171,7 +166,7 @@ struct CommunicatorSection {
   bool operator==(const CommunicatorSection&) const = default;
 };
 
-// "rail: 2 nodes x 1 rank"
+// "rail: 2 nodes x 1 rank" (comm_shape.h's describe_shape of the section's shape)
 std::string describe_section(const CommunicatorSection& section);
 
 // A setting that won on one communicator shape and lost on another, so it is not in env; `why`

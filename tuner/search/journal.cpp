@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "profile/comm_shape.h"
 
 namespace nccltune {
 namespace {
@@ -49,8 +50,7 @@ std::vector<std::string> comm_names(const nlohmann::json& value, const char* key
   if (!value.is_array()) throw LineError{std::string("\"") + key + "\" must be a list of communicator names"};
   std::vector<std::string> names;
   for (const auto& name : value) {
-    if (!name.is_string() || (name.get<std::string>() != "world" && name.get<std::string>() != "rail" &&
-                              name.get<std::string>() != "node"))
+    if (!name.is_string() || !parse_comm_role(name.get<std::string>()))
       throw LineError{std::string("\"") + key + "\" items must be communicator names (world, rail, node)"};
     names.push_back(name.get<std::string>());
   }

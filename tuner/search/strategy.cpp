@@ -12,7 +12,6 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 #include "search/strategy_search.h"
 
@@ -32,7 +31,8 @@ TrialMeasurement Search::run_trial(TrialRequest request) {
   // and NCCL said.
   if (request.env.empty() && m.outcome == TrialOutcome::ok && m.nccl_choices.size() == m.sizes.size())
     for (std::size_t i = 0; i < m.sizes.size() && i < m.ops.size(); ++i)
-      if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i])
+      if (m.sizes[i] == options_.final_grid.max_bytes && m.nccl_choices[i] &&
+          point_op(m, i).role == CommRole::world)
         default_at_largest_[m.ops[i]] = *m.nccl_choices[i];
   // A pair-mode run counts one trial per pair it measured; one that failed as a whole, one.
   const int trials = m.outcome == TrialOutcome::ok ? trial_count(request) : 1;
@@ -113,7 +113,7 @@ bool Search::involves_broken(const Env& env) const {
 TrialRequest Search::request(Env env, TrialPhase phase, const SizeGrid& grid, int iterations, int repeat,
                      bool guarded) const {
   TrialRequest r{std::move(env),       phase, grid, iterations, options_.warmup, repeat,
-                 options_.collectives, {},    {}};
+                 options_.collectives, {},    {},   comm_names(options_.comms)};
   if (guarded) r.collectives.insert(r.collectives.end(), options_.guards.begin(), options_.guards.end());
   return r;
 }

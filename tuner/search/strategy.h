@@ -28,6 +28,9 @@ struct StrategyOptions {
   // beyond the tolerance is not confirmed, but they do not steer the search.
   std::vector<std::string> collectives{kAllReduce};
   std::vector<std::string> guards;
+  // The communicators every trial measures them on (tune --comms, world first): each collective on
+  // each is a ShapedOp of its own, scored alike, with per-size choices of its own.
+  std::vector<CommRole> comms{CommRole::world};
   // NCCL 2.24+ reads NCCL_ALGO / NCCL_PROTO per collective ("allreduce:Tree;allgather:Ring"): the
   // pair-derived candidate may then give each tuned collective its own list.
   bool scoped_lists = false;
@@ -81,17 +84,17 @@ struct StrategyResult {
   Env env;  // empty when the defaults are kept
   bool keep_defaults = true;
   // The confirmation's points (trial.h): the final grid for each collective and guard.
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;
   std::vector<std::uint64_t> sizes;
   std::vector<double> baseline_busbw, tuned_busbw;
   Score score;
   double noise = 0;
   std::string confirmation;
   std::vector<std::string> notes;  // restrictions left out of env, and why (shippable_env.h)
-  // Per tuned collective, the fastest measured (algo, proto) at each size of the final grid that
-  // `env` allows, measured under `env`'s other settings; empty when the budget ended those
-  // measurements early.
-  std::map<std::string, std::vector<SizeChoice>> per_size;
+  // Per tuned collective on each communicator, the fastest measured (algo, proto) at each size of
+  // the final grid that `env` allows, measured under `env`'s other settings; empty when the budget
+  // ended those measurements early.
+  std::map<ShapedOp, std::vector<SizeChoice>> per_size;
   // The budget's unit (--max-trials): a trial counts one, a pair-mode trial one per pair.
   int trials = 0, failed_trials = 0, cached_trials = 0;
   TrialCounts counts;  // what the summary and the profile say (trial_counts.h)

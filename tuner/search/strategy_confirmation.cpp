@@ -14,7 +14,6 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 
 namespace nccltune::strategy_search {
@@ -113,7 +112,7 @@ Search::Confirmation Search::confirm_against_defaults(const Env& winner, int att
         arm_failed[i] = true;  // the list is what lets the rest run
     }
   }
-  result_.ops = points.ops;
+  result_.ops = point_ops(points);
   result_.sizes = points.sizes;
   points.busbw = result_.baseline_busbw = mean_curve(a_runs);
   result_.tuned_busbw = result_.baseline_busbw;

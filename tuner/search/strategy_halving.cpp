@@ -14,7 +14,6 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 
 namespace nccltune::strategy_search {
@@ -125,7 +124,7 @@ bool Search::cross_next_values(Env env, const std::string& name, const HelpfulVa
 std::vector<Candidate> Search::shippable(const std::vector<Candidate>& finalists) {
   ShipFacts facts;
   facts.largest_measured = options_.final_grid.max_bytes;
-  facts.collectives = base_collectives(options_.collectives);
+  facts.collectives = options_.collectives;
   facts.default_at_largest = default_at_largest_;
   facts.corrupt_pairs = corrupt_pairs(result_.failed);
   facts.empty_filter_fails = options_.scoped_lists;  // both since NCCL 2.24

@@ -14,14 +14,13 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/shippable_env.h"
 
 namespace nccltune::strategy_search {
 
 bool Search::runs_for_some_collective(const std::string& algo, const std::string& proto) const {
   return std::any_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
-    return nccl_runs_pair_for(base_collective(op), algo, proto);
+    return nccl_runs_pair_for(op, algo, proto);
   });
 }
 
@@ -29,7 +28,7 @@ bool Search::leaves_every_collective_an_algorithm(const std::string& value) cons
   if (!nccl_algorithm_index(value)) return true;
   return std::all_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
     return std::any_of(kNcclProtocols.begin(), kNcclProtocols.end(),
-                       [&](std::string_view proto) { return nccl_runs_pair_for(base_collective(op), value, proto); });
+                       [&](std::string_view proto) { return nccl_runs_pair_for(op, value, proto); });
   });
 }
 
@@ -49,11 +48,11 @@ std::optional<std::vector<PairCurve>> Search::cross_pairs(const Env& base, const
     // algorithm, and their calls would fail the trial (NCCL 2.24+: ncclInvalidUsage).
     TrialRequest r = request(env, phase, options_.final_grid, options_.screen_iterations, 0);
     std::erase_if(r.collectives, [&](const std::string& op) {
-      return !nccl_runs_pair_for(base_collective(op), pair.first, pair.second);
+      return !nccl_runs_pair_for(op, pair.first, pair.second);
     });
     if (r.collectives.empty()) continue;
     const TrialMeasurement m = run_trial(r);
-    if (m.outcome == TrialOutcome::ok) curves.push_back({pair, m.ops, m.sizes, m.time_us});
+    if (m.outcome == TrialOutcome::ok) curves.push_back({pair, point_ops(m), m.sizes, m.time_us});
   }
   return curves;
 }
@@ -107,7 +106,7 @@ void Search::cross_algo_proto() {
   // One list per NCCL collective, for all its shapes (the env is process-wide): each shape's
   // fastest pairs are in it.
   for (const auto& [shaped_op, choices] : fastest_pair_per_size(*curves, {})) {
-    const std::string op = base_collective(shaped_op);
+    const std::string& op = shaped_op.collective;
     for (const auto& choice : choices) {
       algos[op].insert(choice.algo);
       protos[op].insert(choice.proto);

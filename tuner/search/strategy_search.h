@@ -19,7 +19,6 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
-#include "search/comm_shapes.h"
 #include "search/objective.h"
 #include "search/shippable_env.h"
 #include "search/strategy.h"
@@ -68,7 +67,7 @@ using AlgoProto = std::pair<std::string, std::string>;
 // One NCCL_ALGO x NCCL_PROTO pair measured on the final grid (points as in trial.h).
 struct PairCurve {
   AlgoProto pair;
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;
   std::vector<std::uint64_t> sizes;
   std::vector<double> time_us;
 };
@@ -76,7 +75,7 @@ struct PairCurve {
 // Pair mode: the pairs' times under one env, one curve per run that measured them (infinite
 // where NCCL did not offer the pair); a pair's curve is the median of its runs at each point.
 struct PairSamples {
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;
   std::vector<std::uint64_t> sizes;
   std::map<AlgoProto, std::vector<std::vector<double>>> runs;  // by pair
   std::set<AlgoProto> failed;                                  // failed its data check in some run
@@ -95,7 +94,7 @@ struct PairSamples {
       for (std::size_t i = 0; i < pair.time_us.size() && i < pair.unavailable.size(); ++i)
         if (pair.unavailable[i]) pair.time_us[i] = std::numeric_limits<double>::infinity();
       runs[pairs[p]].push_back(std::move(pair.time_us));
-      ops = std::move(pair.ops);
+      ops = point_ops(pair);
       sizes = std::move(pair.sizes);
     }
     ++count;
@@ -113,8 +112,7 @@ struct PairSamples {
 
 // NCCL_NVLS_ENABLE=0 leaves NCCL no NVLS support, so neither NVLS nor NVLSTree runs (ncclNvlsInit,
 // src/transport/nvls.cc); a list does the rest.
-inline bool allows(const Env& env, const AlgoProto& pair, const std::string& shaped_op) {
-  const std::string op = base_collective(shaped_op);  // a list is read per NCCL collective, for every shape
+inline bool allows(const Env& env, const AlgoProto& pair, const std::string& op) {
   const auto nvls = env.find("NCCL_NVLS_ENABLE");
   if (nvls != env.end() && nvls->second == "0" && (pair.first == "NVLS" || pair.first == "NVLSTree")) return false;
   return env_allows(env, kAlgo, pair.first, op) && env_allows(env, kProto, pair.second, op);
@@ -183,20 +181,21 @@ inline Env without_algo_proto(Env env) {
 // Per collective, at each measured size, the fastest of the pairs that `env` allows (and that
 // NCCL offered there: pair mode leaves no time where it did not, and a pair's env trial measures
 // only the collectives NCCL runs it for).
-inline std::map<std::string, std::vector<SizeChoice>> fastest_pair_per_size(
+inline std::map<ShapedOp, std::vector<SizeChoice>> fastest_pair_per_size(
     const std::vector<PairCurve>& curves, const Env& env) {
   struct Fastest {
     const AlgoProto* pair = nullptr;
     double time_us = 0;
   };
-  std::map<std::string, std::map<std::uint64_t, Fastest>> fastest;  // by collective, then size
+  std::map<ShapedOp, std::map<std::uint64_t, Fastest>> fastest;  // by collective and shape, then size
   for (const auto& c : curves)
     for (std::size_t i = 0; i < c.sizes.size() && i < c.ops.size() && i < c.time_us.size(); ++i) {
-      if (!allows(env, c.pair, c.ops[i]) || !std::isfinite(c.time_us[i])) continue;
+      // A list is read per NCCL collective, for every shape.
+      if (!allows(env, c.pair, c.ops[i].collective) || !std::isfinite(c.time_us[i])) continue;
       Fastest& best = fastest[c.ops[i]][c.sizes[i]];
       if (!best.pair || c.time_us[i] < best.time_us) best = {&c.pair, c.time_us[i]};
     }
-  std::map<std::string, std::vector<SizeChoice>> choices;
+  std::map<ShapedOp, std::vector<SizeChoice>> choices;
   for (const auto& [op, by_size] : fastest)
     for (const auto& [bytes, best] : by_size) {
       SizeChoice choice;

@@ -73,6 +73,17 @@ TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::str
   return out;
 }
 
+ShapedOp point_op(const TrialMeasurement& m, std::size_t i) {
+  const std::optional<CommRole> role = i < m.comms.size() ? parse_comm_role(m.comms[i]) : CommRole::world;
+  return {i < m.ops.size() ? m.ops[i] : std::string(), role.value_or(CommRole::world)};
+}
+
+std::vector<ShapedOp> point_ops(const TrialMeasurement& m) {
+  std::vector<ShapedOp> ops;
+  for (std::size_t i = 0; i < m.ops.size(); ++i) ops.push_back(point_op(m, i));
+  return ops;
+}
+
 TrialMeasurement pair_points(const TrialMeasurement& m, std::size_t pairs, std::size_t pair) {
   TrialMeasurement out = without_points(m);
   out.pair_outcomes.clear();

@@ -65,6 +65,7 @@ struct TrialRequest {
   // The communicators each collective is measured on, in this order, in the one worker run:
   // "world" (the group), "rail" (one rank per node, every local rank's rail at once) and "node"
   // (the ranks of one node), the last two split from the world (collectives/worker_protocol.h).
+  // A request asks for each collective on each of them: its points are their ShapedOps.
   std::vector<std::string> comms{"world"};
 };
 
@@ -120,5 +121,10 @@ using TrialExecutor = std::function<TrialMeasurement(const TrialRequest&)>;
 
 // The points of `m` whose collective is one of `ops`, in their order; outcome and the rest kept.
 TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::string>& ops);
+
+// Point `i`'s collective on the communicator it ran on (the world where `m` names none): what the
+// search keys a point by, so that each shape's points are its own.
+ShapedOp point_op(const TrialMeasurement& m, std::size_t i);
+std::vector<ShapedOp> point_ops(const TrialMeasurement& m);  // every point's
 
 }  // namespace nccltune

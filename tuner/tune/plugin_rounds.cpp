@@ -9,6 +9,7 @@
 #include "profile/nccl_names.h"
 #include "search/objective.h"
 #include "search/trial_counts.h"
+#include "tune_profile/collectives_by_op.h"
 #include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
 
@@ -16,8 +17,9 @@ namespace nccltune {
 namespace {
 
 bool has_per_size(const Profile& profile) {
-  return std::any_of(profile.collectives.begin(), profile.collectives.end(),
-                     [](const auto& collective) { return !collective.second.per_size.empty(); });
+  const auto collectives = collectives_by_op(profile);
+  return std::any_of(collectives.begin(), collectives.end(),
+                     [](const auto& collective) { return !collective.second->per_size.empty(); });
 }
 
 // The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
@@ -28,14 +30,14 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
   const StrategyOptions& s = o.strategy;
   std::vector<std::string> ops = s.collectives;
   ops.insert(ops.end(), s.guards.begin(), s.guards.end());
-  const std::string text = profile_to_yaml(sectioned_profile(profile));  // as the plugin reads it
+  const std::string text = profile_to_yaml(profile);  // as the plugin reads it
   std::vector<std::vector<double>> a_runs, b_runs;
   PluginRounds rounds;
   const int count = std::max(1, s.confirm_rounds);
   for (int round = 0; round < count; ++round) {
     // Repeats after the strategy's own: a resumed run never mistakes one for the other.
     TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
-                   {}};
+                   {}, comm_names(s.comms)};
     TrialRequest b = a;
     b.env = profile.env;
     b.plugin_profile = text;
@@ -46,7 +48,7 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
               " failed (" + std::string(to_string(m.outcome)) + "): " + m.reason;
         return std::nullopt;
       }
-      rounds.ops = m.ops;
+      rounds.ops = point_ops(m);
       rounds.sizes = m.sizes;
       if (request.plugin_profile.empty()) {
         a_runs.push_back(m.busbw);
@@ -73,7 +75,7 @@ void confirm_per_size(const TuneOptions& o, const TrialExecutor& execute, Profil
     std::string why;
     std::optional<PluginRounds> rounds = plugin_rounds(o, execute, profile, why);
     if (!rounds) {
-      for (auto& [op, collective] : profile.collectives) collective.per_size.clear();
+      for (auto& [op, collective] : collectives_by_op(profile)) collective->per_size.clear();
       profile.provenance.plugin_confirmation = "per-size choices dropped: " + why;
       console.message("nccltune tune: the tuner plugin's per-size choices are not shipped: " + why);
       return;

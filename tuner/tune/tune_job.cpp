@@ -23,7 +23,6 @@
 #include "profile/nccl_names.h"
 #include "profile/store_permissions.h"
 #include "report/profile_summary.h"
-#include "search/comm_shapes.h"
 #include "search/default_search_space.h"
 #include "search/journal_replay.h"
 #include "search/node_count_search.h"
@@ -165,18 +164,18 @@ TrialExecutor recording(TrialExecutor execute, CountPlan& at) {
   };
 }
 
-// The shapes' sections, the settings withheld from env, and what ships for each shape.
+// The settings withheld from env: what ships for each shape (build_profile wrote their sections).
 void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& result,
                 const StrategyOptions& strategy) {
   // `withheld` is what won on one shape and lost on another: a tune of the world alone has one
   // shape, and writes v2 as before.
-  const bool shapes = std::any_of(strategy.collectives.begin(), strategy.collectives.end(),
-                                  [](const std::string& op) { return collective_comm(op) != kWorldComm; });
+  const bool shapes = std::any_of(strategy.comms.begin(), strategy.comms.end(),
+                                  [](CommRole role) { return role != CommRole::world; });
   if (!shapes) return;
-  const ShapeLayout layout{profile.shape.nodes, profile.shape.ranks / std::max(1, profile.shape.nodes)};
-  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, layout, result.noise,
+  const Shape world{CommRole::world, profile.shape.nodes,
+                    profile.shape.ranks / std::max(1, profile.shape.nodes)};
+  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, world, result.noise,
                                        strategy.tolerance);
-  profile = sectioned_profile(std::move(profile));
 }
 
 // Rank 0: the strategy at every node count over their groups' trials, journaled, then a profile
@@ -216,10 +215,9 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
       }
       return m;
     };
-    // Above the journal, the search's names per shape (search/comm_shapes.h).
-    return recording(shaped_executor(journaled_executor(
-                         *journal, scope, resumable_trials(resumed, scope), measure, captures_nccl_log,
-                         [](const std::string& why) { spdlog::warn("journal: {}", why); })),
+    return recording(journaled_executor(*journal, scope, resumable_trials(resumed, scope), measure,
+                                        captures_nccl_log,
+                                        [](const std::string& why) { spdlog::warn("journal: {}", why); }),
                      at);
   };
   const ProgressCallback progress = [&](const StrategyProgress& p, const TrialRequest& r,
@@ -377,17 +375,17 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   const std::vector<std::string> comms = measured_comms(o, layout, whole, fewer);
   if (!fewer.empty()) console.message("nccltune tune: communicators: the world only: " + fewer);
   if (comms.size() > 1) {
-    const ShapeLayout shape{layout.nodes, layout.local_size};
     std::string named;
-    for (const std::string& comm : comms) named += (named.empty() ? "" : ", ") + describe_shape(comm, shape);
+    for (const CommRole role : comm_roles(comms))
+      named += (named.empty() ? "" : ", ") +
+               describe_shape(shape_in(role, layout.nodes, layout.local_size), ShapeWords::brief);
     console.message("nccltune tune: communicators: " + named +
                     ", each measured in every trial's workers (split from the world); env ships only "
                     "what slows none of them");
   }
   TuneOptions options = o;
   options.comms = comms;
-  options.strategy.collectives = shaped_collectives(o.strategy.collectives, comms);
-  options.strategy.guards = shaped_collectives(o.strategy.guards, comms);
+  options.strategy.comms = comm_roles(comms);
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
   options.strategy.pair_mode = pair_mode;
   options.tuner_plugin = plugin ? *plugin : "";

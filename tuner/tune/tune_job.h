@@ -31,7 +31,7 @@ struct TuneOptions {
   // of two from 2 below it.
   std::optional<std::vector<int>> node_counts;
   bool allow_mixed = false;
-  // --comms (search/comm_shapes.h): the communicator shapes every trial measures, world first;
+  // --comms (profile/comm_shape.h): the communicator shapes every trial measures, world first;
   // empty: world, rail and node when the job spans more than one node, else the world alone.
   std::vector<std::string> comms;
   // --pair-mode auto: pair mode (StrategyOptions::pair_mode) when the probe finds NCCL >= 2.22

@@ -7,7 +7,7 @@
 
 #include "base/byte_size.h"
 #include "profile/size_ranges.h"
-#include "search/comm_shapes.h"
+#include "tune_profile/collectives_by_op.h"
 
 namespace nccltune {
 
@@ -21,7 +21,7 @@ struct OpPoints {
   std::vector<int> served;
 };
 
-OpPoints points_of(const PluginRounds& rounds, const std::string& op) {
+OpPoints points_of(const PluginRounds& rounds, const ShapedOp& op) {
   OpPoints points;
   for (std::size_t i = 0; i < rounds.ops.size(); ++i) {
     if (rounds.ops[i] != op || i >= rounds.sizes.size() || i >= rounds.defaults.size() ||
@@ -54,7 +54,7 @@ std::string best_size_text(const ProfileResults& results) {
 }
 
 // One collective's verdict from the ranges it kept and those withheld.
-PluginVerdict verdict_of(const std::string& op, const CollectiveProfile& collective,
+PluginVerdict verdict_of(const ShapedOp& op, const CollectiveProfile& collective,
                          const std::vector<WithheldRange>& withheld) {
   std::vector<const WithheldRange*> own;
   for (const WithheldRange& range : withheld)
@@ -87,7 +87,8 @@ PluginVerdict verdict_of(const std::string& op, const CollectiveProfile& collect
 std::vector<WithheldRange> withheld_ranges(const Profile& profile, const PluginRounds& rounds,
                                            double tolerance) {
   std::vector<WithheldRange> withheld;
-  for (const auto& [op, collective] : profile.collectives) {
+  for (const auto& [op, entry] : collectives_by_op(profile)) {
+    const CollectiveProfile& collective = *entry;
     if (collective.guard || collective.per_size.empty()) continue;
     const OpPoints points = points_of(rounds, op);
     std::map<std::size_t, WithheldRange> by_range;  // by index into per_size
@@ -116,10 +117,11 @@ std::vector<WithheldRange> withheld_ranges(const Profile& profile, const PluginR
 }
 
 void drop_ranges(Profile& profile, const std::vector<WithheldRange>& withheld) {
+  const std::map<ShapedOp, CollectiveProfile*> collectives = collectives_by_op(profile);
   for (const WithheldRange& range : withheld) {
-    const auto collective = profile.collectives.find(range.op);
-    if (collective == profile.collectives.end()) continue;
-    std::vector<SizeChoice>& ranges = collective->second.per_size;
+    const auto collective = collectives.find(range.op);
+    if (collective == collectives.end()) continue;
+    std::vector<SizeChoice>& ranges = collective->second->per_size;
     ranges.erase(std::remove(ranges.begin(), ranges.end(), range.range), ranges.end());
   }
 }
@@ -128,7 +130,8 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
                         const std::vector<WithheldRange>& withheld) {
   double worst_speedup = 0;
   bool first = true;
-  for (auto& [op, collective] : profile.collectives) {
+  for (const auto& [op, entry] : collectives_by_op(profile)) {
+    CollectiveProfile& collective = *entry;
     ProfileResults& results = collective.results;
     results.with_plugin.clear();
     results.with_plugin_speedup_geomean = 1;
@@ -166,12 +169,11 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
 }
 
 std::string describe(const WithheldRange& range) {
-  // "rail: all_reduce 0..1048576 Ring/LL128": the shape as a section names it, not the search's
-  // shaped name (all_reduce@rail).
-  const std::string comm = collective_comm(range.op);
-  const std::string head =
-      fmt::format("{}{} {}..{} {}/{}", comm == kWorldComm ? "" : comm + ": ", base_collective(range.op),
-                  range.range.min_bytes, range.range.max_bytes, range.range.algo, range.range.proto);
+  // "rail: all_reduce 0..1048576 Ring/LL128": the shape as a section names it.
+  const CommRole role = range.op.role;
+  const std::string comm = role == CommRole::world ? "" : std::string(to_string(role)) + ": ";
+  const std::string head = fmt::format("{}{} {}..{} {}/{}", comm, range.op.collective, range.range.min_bytes,
+                                       range.range.max_bytes, range.range.algo, range.range.proto);
   if (!range.served) return fmt::format("{} (not served at {})", head, range.bytes);
   return fmt::format("{} ({:.2f}x at {})", head, range.ratio, range.bytes);
 }

@@ -19,7 +19,7 @@ namespace nccltune {
 // point 1 when the plugin served every call of it in every round (trial.h's plugin_served), and
 // the plugin's reason where it declined.
 struct PluginRounds {
-  std::vector<std::string> ops;
+  std::vector<ShapedOp> ops;  // per point, its collective on its communicator (trial.h's point_op)
   std::vector<std::uint64_t> sizes;
   std::vector<double> defaults, with_plugin;
   std::vector<int> served;
@@ -31,7 +31,7 @@ struct PluginRounds {
 // (served false; `why` is the plugin's reason), or env + plugin ran at `ratio` of the defaults'
 // busbw (the slowest such size).
 struct WithheldRange {
-  std::string op;
+  ShapedOp op;
   SizeChoice range;
   std::uint64_t bytes = 0;
   double ratio = 1;
@@ -39,8 +39,9 @@ struct WithheldRange {
   std::string why;
 };
 
-// The per_size ranges of `profile`'s tuned collectives that the rounds withhold: not served at
-// some measured size inside, or slower than the defaults beyond `tolerance` there.
+// The per_size ranges of `profile`'s tuned collectives, on every communicator it has a section
+// of, that the rounds withhold: not served at some measured size inside, or slower than the
+// defaults beyond `tolerance` there. In ShapedOp's order.
 std::vector<WithheldRange> withheld_ranges(const Profile& profile, const PluginRounds& rounds,
                                            double tolerance);
 
@@ -55,7 +56,8 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
                         const std::vector<WithheldRange>& withheld);
 
 // "all_reduce 65536..131071 Tree/LL (0.91x at 65536)", or
-// "all_gather 262144..1048575 Ring/LL128 (not served at 524288)", for the notes.
+// "all_gather 262144..1048575 Ring/LL128 (not served at 524288)", for the notes; a split's range
+// says its communicator as its section does: "rail: all_reduce 0..1048576 Ring/LL128 (...)".
 std::string describe(const WithheldRange& range);
 
 }  // namespace nccltune

@@ -3,12 +3,11 @@
 #include <algorithm>
 
 #include "profile/size_ranges.h"
-#include "search/comm_shapes.h"
 #include "search/objective.h"
 
 namespace nccltune {
 
-StrategyResult collective_result(const StrategyResult& r, const std::string& op) {
+StrategyResult collective_result(const StrategyResult& r, const ShapedOp& op) {
   StrategyResult out;
   out.env = r.env;
   out.keep_defaults = r.keep_defaults;
@@ -23,9 +22,9 @@ StrategyResult collective_result(const StrategyResult& r, const std::string& op)
   return out;
 }
 
-std::vector<std::string> result_collectives(const StrategyResult& r) {
-  std::vector<std::string> ops;
-  for (const std::string& op : r.ops)
+std::vector<ShapedOp> result_collectives(const StrategyResult& r) {
+  std::vector<ShapedOp> ops;
+  for (const ShapedOp& op : r.ops)
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   return ops;
 }
@@ -33,11 +32,11 @@ std::vector<std::string> result_collectives(const StrategyResult& r) {
 namespace {
 
 // One collective's part of the profile: its points of the confirmation, scored on their own.
-CollectiveProfile collective_profile(const StrategyResult& whole, const std::string& op,
+CollectiveProfile collective_profile(const StrategyResult& whole, const ShapedOp& op,
                                      const StrategyOptions& strategy, const LineRate& peak) {
   const StrategyResult r = collective_result(whole, op);
   CollectiveProfile c;
-  c.guard = std::find(strategy.guards.begin(), strategy.guards.end(), op) != strategy.guards.end();
+  c.guard = std::find(strategy.guards.begin(), strategy.guards.end(), op.collective) != strategy.guards.end();
   if (const auto it = r.per_size.find(op); it != r.per_size.end()) {
     std::vector<std::uint64_t> sizes;
     for (const auto& choice : it->second) sizes.push_back(choice.min_bytes);
@@ -55,6 +54,19 @@ CollectiveProfile collective_profile(const StrategyResult& whole, const std::str
   c.results.peak_bottleneck =
       peak.gbps ? peak.bottleneck.value_or("") : "unknown: " + peak.unknown_reason.value_or("");
   return c;
+}
+
+// Where `op` goes in `p`: the world's collectives, or its role's section (made on first use).
+std::map<std::string, CollectiveProfile>& collectives_for(Profile& p, CommRole role) {
+  if (role == CommRole::world) return p.collectives;
+  const auto section = std::find_if(p.shapes.begin(), p.shapes.end(),
+                                    [&](const CommunicatorSection& s) { return s.role == role; });
+  if (section != p.shapes.end()) return section->collectives;
+  const int nodes = std::max(1, p.shape.nodes);
+  const Shape shape = shape_in(role, nodes, std::max(1, p.shape.ranks / nodes));
+  // Rails first, then nodes, whatever the order of the result's points.
+  const auto at = role == CommRole::rail ? p.shapes.begin() : p.shapes.end();
+  return p.shapes.insert(at, {shape.nodes, shape.ranks_per_node, role, {}})->collectives;
 }
 
 }  // namespace
@@ -75,14 +87,14 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.shape.cuda_driver = shape.node.cuda_driver;
   p.env = r.env;
   p.keep_defaults = r.keep_defaults;
-  for (const std::string& op : result_collectives(r)) {
-    const auto peak = run.peaks.find(op);
-    p.collectives[op] =
-        collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
+  for (const ShapedOp& op : result_collectives(r)) {
+    const auto peak = run.peaks.find(op.collective);
+    CollectiveProfile& c = collectives_for(p, op.role)[op.collective];
+    c = collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
     // The peak model knows the world's ranks on its nodes, not a split's: no number beats a wrong one.
-    if (collective_comm(op) != kWorldComm) {
-      p.collectives[op].results.peak_busbw_gbps.reset();
-      p.collectives[op].results.peak_bottleneck = "n/a: the hardware peak is modelled for the world only";
+    if (op.role != CommRole::world) {
+      c.results.peak_busbw_gbps.reset();
+      c.results.peak_bottleneck = "n/a: the hardware peak is modelled for the world only";
     }
   }
   p.provenance.tool = std::string("nccltune ") + NCCLTUNE_VERSION;
@@ -98,35 +110,6 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.failed = r.failed;
   p.notes = r.notes;
   return p;
-}
-
-Profile sectioned_profile(Profile flat) {
-  const int nodes = std::max(1, flat.shape.nodes);
-  const int ranks_per_node = std::max(1, flat.shape.ranks / nodes);
-  for (auto it = flat.collectives.begin(); it != flat.collectives.end();) {
-    const std::string comm = collective_comm(it->first);
-    if (comm == kWorldComm) {
-      ++it;
-      continue;
-    }
-    const bool rail = comm == "rail";
-    CommunicatorSection wanted;
-    wanted.nodes = rail ? nodes : 1;
-    wanted.ranks_per_node = rail ? 1 : ranks_per_node;
-    wanted.role = rail ? CommRole::rail : CommRole::node;
-    auto section = std::find_if(flat.shapes.begin(), flat.shapes.end(), [&](const CommunicatorSection& s) {
-      return s.role == wanted.role;
-    });
-    if (section == flat.shapes.end()) section = flat.shapes.insert(flat.shapes.end(), wanted);
-    section->collectives[base_collective(it->first)] = std::move(it->second);
-    it = flat.collectives.erase(it);
-  }
-  // Rails first, then nodes, whatever the map's order of the names.
-  std::stable_sort(flat.shapes.begin(), flat.shapes.end(),
-                   [](const CommunicatorSection& a, const CommunicatorSection& b) {
-                     return (a.role == CommRole::rail) > (b.role == CommRole::rail);
-                   });
-  return flat;
 }
 
 }  // namespace nccltune

@@ -1,6 +1,7 @@
 // The profile a tune run writes, built from the strategy's result: the shape it measured, the env
-// it ships, and per collective the measured range, the per-size choices and the busbw against the
-// defaults (each collective's points scored on their own), the hardware peak, how it was found.
+// it ships, and per collective on each communicator the measured range, the per-size choices and
+// the busbw against the defaults (each one's points scored on their own), the hardware peak, how
+// it was found.
 // Pure: what NCCL's log said (nccl_log/nccl_account.h) is added by the caller, since it is read
 // against the profile's own per-size choices.
 #pragma once
@@ -23,19 +24,17 @@ struct RunFacts {
   std::string date;  // RFC 3339, UTC
 };
 
+// The world's collectives in Profile::collectives, each other communicator's in a section of its
+// shape (rail: the profile's nodes x 1 rank; node: 1 node x its ranks per node; rails first), as
+// the profile is written and as the tuner plugin reads it. A result of the world alone has no
+// sections.
 Profile build_profile(const ClusterShape& shape, const StrategyResult& result,
                       const StrategyOptions& strategy, const RunFacts& run);
 
-// `flat` (built from a result over several communicator shapes, search/comm_shapes.h: a split's
-// collectives named "all_reduce@rail") with each split's collectives in a section of its shape
-// (rail: the profile's nodes x 1 rank; node: 1 node x its ranks per node), as the profile is
-// written and as the tuner plugin reads it; a flat profile of the world alone is unchanged.
-Profile sectioned_profile(Profile flat);
-
-// The result's points (trial.h) of one collective: its sizes, baseline and tuned busbw, and its
-// per-size choices.
-StrategyResult collective_result(const StrategyResult& result, const std::string& op);
-// The collectives of the result's points, in their order.
-std::vector<std::string> result_collectives(const StrategyResult& result);
+// The result's points (trial.h) of one collective on one communicator: its sizes, baseline and
+// tuned busbw, and its per-size choices.
+StrategyResult collective_result(const StrategyResult& result, const ShapedOp& op);
+// The collectives and communicators of the result's points, in their order.
+std::vector<ShapedOp> result_collectives(const StrategyResult& result);
 
 }  // namespace nccltune

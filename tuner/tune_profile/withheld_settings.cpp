@@ -8,13 +8,12 @@
 
 #include "base/byte_size.h"
 #include "base/statistics.h"
-#include "search/comm_shapes.h"
 
 namespace nccltune {
 
 namespace {
 
-using PointKey = std::pair<std::string, std::uint64_t>;  // shaped collective, bytes
+using PointKey = std::pair<ShapedOp, std::uint64_t>;  // collective on its communicator, bytes
 
 std::map<PointKey, double> mean_points(const std::vector<TrialMeasurement>& runs) {
   std::map<PointKey, std::pair<double, int>> sums;
@@ -22,7 +21,7 @@ std::map<PointKey, double> mean_points(const std::vector<TrialMeasurement>& runs
     if (m.outcome != TrialOutcome::ok) continue;
     for (std::size_t i = 0; i < m.ops.size() && i < m.sizes.size() && i < m.busbw.size(); ++i) {
       if (!std::isfinite(m.busbw[i])) continue;
-      auto& [sum, count] = sums[{m.ops[i], m.sizes[i]}];
+      auto& [sum, count] = sums[{point_op(m, i), m.sizes[i]}];
       sum += m.busbw[i];
       ++count;
     }
@@ -51,10 +50,11 @@ Verdict judge(const TrialMeasurement& m, const std::map<PointKey, double>& defau
   std::map<std::string, std::vector<double>> ratios;  // per shape
   Verdict v;
   for (std::size_t i = 0; i < m.ops.size() && i < m.sizes.size() && i < m.busbw.size(); ++i) {
-    const auto base = defaults.find({m.ops[i], m.sizes[i]});
+    const ShapedOp op = point_op(m, i);
+    const auto base = defaults.find({op, m.sizes[i]});
     if (base == defaults.end() || !(base->second > 0) || !(m.busbw[i] > 0)) continue;
     const double ratio = m.busbw[i] / base->second;
-    ratios[collective_comm(m.ops[i])].push_back(ratio);
+    ratios[std::string(to_string(op.role))].push_back(ratio);
     if (ratio < v.worst) {
       v.worst = ratio;
       v.worst_at = base->first;
@@ -72,15 +72,9 @@ Verdict judge(const TrialMeasurement& m, const std::map<PointKey, double>& defau
 
 }  // namespace
 
-std::string describe_shape(const std::string& comm, const ShapeLayout& layout) {
-  const int nodes = comm == "node" ? 1 : layout.nodes;
-  const int ranks = comm == "rail" ? 1 : layout.ranks_per_node;
-  return fmt::format("{} ({} node{} x {})", comm, nodes, nodes == 1 ? "" : "s", ranks);
-}
-
 std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasurement>& baselines,
                                                const std::vector<ScreenedEnv>& screened, const Env& shipped,
-                                               const ShapeLayout& layout, double noise, double tolerance) {
+                                               const Shape& world, double noise, double tolerance) {
   const std::map<PointKey, double> defaults = mean_points(baselines);
   std::map<std::string, std::pair<double, WithheldSetting>> by_variable;  // the best gain per variable
   for (const ScreenedEnv& s : screened) {
@@ -88,8 +82,9 @@ std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasuremen
     const Verdict v = judge(s.measured, defaults);
     if (v.best_gain <= 1 + noise || v.worst >= 1 - tolerance) continue;
     const auto& [op, bytes] = v.worst_at;
+    const Shape lost_on = shape_in(op.role, world.nodes, world.ranks_per_node);
     WithheldSetting w{s.env, fmt::format("{}: {} {:+.0f}% at {}; {:+.0f}% on {}",
-                                         describe_shape(collective_comm(op), layout), base_collective(op),
+                                         describe_shape(lost_on, ShapeWords::brief), op.collective,
                                          100 * (v.worst - 1), format_byte_size(bytes),
                                          100 * (v.best_gain - 1), v.best_comm)};
     const std::string& variable = s.env.begin()->first;

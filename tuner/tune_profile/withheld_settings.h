@@ -2,7 +2,7 @@
 // a setting ships only when no measured shape and no tuned collective is slower under it; one that
 // won somewhere and lost elsewhere is named in the profile's `withheld`, with where it lost. Read
 // from the screen of one setting at a time against the defaults' repeats (the strategy's own
-// trials, search/strategy.h), in shaped names (search/comm_shapes.h).
+// trials, search/strategy.h), each point keyed by its collective and communicator (trial.h's point_op).
 #pragma once
 
 #include <string>
@@ -13,27 +13,20 @@
 
 namespace nccltune {
 
-// One screened env and its measurement (points named per shape).
+// One screened env and its measurement (points of every shape, each naming its communicator).
 struct ScreenedEnv {
   Env env;
   TrialMeasurement measured;
-};
-
-// The layout the shapes' names stand for: the world's nodes and ranks per node.
-struct ShapeLayout {
-  int nodes = 1, ranks_per_node = 1;
 };
 
 // Each screened env not in `shipped` that beat the defaults on some shape beyond `noise` (the
 // geometric mean of its points there) and lost more than `tolerance` at some point of a collective
 // on a shape, the worst loss as why: "rail (2 nodes x 1): all_reduce -20% at 1M; +31% on world".
 // One per variable (its value that gained most), in the order of the variables' names. The
-// defaults' points are the mean of `baselines` at each (collective, size).
+// defaults' points are the mean of `baselines` at each (collective, shape, size). `world` is the
+// job's shape (nodes x ranks per node), which the other shapes are said in.
 std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasurement>& baselines,
                                                const std::vector<ScreenedEnv>& screened, const Env& shipped,
-                                               const ShapeLayout& layout, double noise, double tolerance);
-
-// "rail (2 nodes x 1)", "node (1 node x 4)", "world (2 nodes x 4)" for a shape's name.
-std::string describe_shape(const std::string& comm, const ShapeLayout& layout);
+                                               const Shape& world, double noise, double tolerance);
 
 }  // namespace nccltune

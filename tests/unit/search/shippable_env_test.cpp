@@ -121,8 +121,8 @@ TEST(ShippableEnv, ATuneToOneMiBShipsNoProtocolListWithoutSimple) {
   ASSERT_TRUE(result.error.empty()) << result.error;
   EXPECT_TRUE(env_allows(result.env, "NCCL_PROTO", "Simple")) << describe_env(result.env);
   EXPECT_TRUE(env_allows(result.env, "NCCL_ALGO", "Ring")) << describe_env(result.env);
-  ASSERT_EQ(result.per_size.count(kAllReduce), 1u);
-  const std::vector<SizeChoice>& per_size = result.per_size.at(kAllReduce);
+  ASSERT_EQ(result.per_size.count({kAllReduce}), 1u);
+  const std::vector<SizeChoice>& per_size = result.per_size.at({kAllReduce});
   ASSERT_FALSE(per_size.empty());
   EXPECT_LE(per_size.back().max_bytes, kOneMiB);
   // The pairs that were fastest are still the profile's per-size choices.

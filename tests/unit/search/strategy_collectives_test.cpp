@@ -86,9 +86,10 @@ TEST(StrategyCollectives, EveryTrialMeasuresEveryTunedCollective) {
   }
   // The confirmation's points: the final grid for each collective, the guard's too.
   EXPECT_EQ(r.sizes.size(), 4 * final_sizes().size());
-  EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), "alltoall"), static_cast<long>(final_sizes().size()));
-  for (const std::string& op : kThree) EXPECT_EQ(r.per_size.count(op), 1u) << op;
-  EXPECT_EQ(r.per_size.count("alltoall"), 0u);
+  EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), ShapedOp{"alltoall"}),
+            static_cast<long>(final_sizes().size()));
+  for (const std::string& op : kThree) EXPECT_EQ(r.per_size.count({op}), 1u) << op;
+  EXPECT_EQ(r.per_size.count({"alltoall"}), 0u);
 }
 
 TEST(StrategyCollectives, AKnobThatSlowsReduceScatterDoesNotShip) {
@@ -145,7 +146,7 @@ TEST(StrategyCollectives, AProtocolOnlyAllGatherWantsShipsScopedToIt) {
   EXPECT_GT(worst_ratio(model, r.env, "all_gather"), 1.0);
   for (const std::string& op : kThree) EXPECT_GE(worst_ratio(model, r.env, op), 0.98) << op;
   // all_gather's own per-size choices never name LL.
-  for (const SizeChoice& c : r.per_size.at("all_gather")) EXPECT_NE(c.proto, "LL") << c.min_bytes;
+  for (const SizeChoice& c : r.per_size.at({"all_gather"})) EXPECT_NE(c.proto, "LL") << c.min_bytes;
 
   // An NCCL older than 2.24 takes one list for every collective: nothing all_reduce needs is lost.
   const StrategyResult old = run_collectives(model, kThree, {"alltoall"}, false);

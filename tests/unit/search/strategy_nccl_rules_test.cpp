@@ -82,7 +82,7 @@ TEST(StrategyNcclRules, AListShipsOnlyWhereNcclsOwnChooserMakesItAGain) {
   ASSERT_TRUE(result.error.empty()) << result.error;
   expect_never_slower(model, result.env, 0.02);
   // The gain is Tree/Simple at the large sizes, which only the tuner plugin can deliver.
-  const auto per_size = result.per_size.find(kAllReduce);
+  const auto per_size = result.per_size.find({kAllReduce});
   ASSERT_NE(per_size, result.per_size.end());
   EXPECT_EQ(per_size->second.back().algo + "/" + per_size->second.back().proto, "Tree/Simple");
 }
@@ -116,7 +116,7 @@ TEST(StrategyNcclRules, AProtoListThatTurnsLl128OnNeverShips) {
     ASSERT_TRUE(shipped) << describe_env(result.env) << " gives wrong data at " << bytes;
     EXPECT_NE(shipped->proto, "LL128") << describe_env(result.env);
   }
-  const auto per_size = result.per_size.find(kAllReduce);
+  const auto per_size = result.per_size.find({kAllReduce});
   if (per_size != result.per_size.end()) {
     for (const SizeChoice& choice : per_size->second) EXPECT_NE(choice.proto, "LL128") << choice.min_bytes;
   }
@@ -144,7 +144,8 @@ TEST(StrategyNcclRules, NvlsNeverReachesATwoNodeProfile) {
   ASSERT_TRUE(result.error.empty()) << result.error;
   for (const auto& [name, value] : result.env) EXPECT_EQ(value.find("NVLS"), std::string::npos) << name << "=" << value;
   for (const auto& [op, choices] : result.per_size)
-    for (const SizeChoice& choice : choices) EXPECT_NE(choice.algo, "NVLS") << op << " " << choice.min_bytes;
+    for (const SizeChoice& choice : choices)
+      EXPECT_NE(choice.algo, "NVLS") << op.collective << " " << choice.min_bytes;
   expect_never_slower(model, result.env, 0.02);
 }
 

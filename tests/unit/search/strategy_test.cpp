@@ -40,7 +40,7 @@ using test_support::ModelExecutor;
 // The per-size choices of all_reduce, the one collective these runs tune.
 const std::vector<SizeChoice>& all_reduce_choices(const StrategyResult& result) {
   static const std::vector<SizeChoice> none;
-  const auto it = result.per_size.find(kAllReduce);
+  const auto it = result.per_size.find({kAllReduce});
   return it == result.per_size.end() ? none : it->second;
 }
 

@@ -28,7 +28,7 @@ PluginRounds rounds(std::vector<double> ar_defaults, std::vector<double> ar_plug
   r.rounds = 3;
   for (const char* op : {"all_reduce", "alltoall"})
     for (std::uint64_t bytes : {1024u, 65536u, 1048576u}) {
-      r.ops.push_back(op);
+      r.ops.push_back({op});
       r.sizes.push_back(bytes);
     }
   r.served = ar_served;
@@ -47,7 +47,7 @@ TEST(PluginConfirmation, ARangeSlowerThanTheDefaultsBeyondTheToleranceLoses) {
   // 64 KiB and 1 MiB both in the second range: it loses once, by its slowest size (0.8x).
   const auto losing = withheld_ranges(p, rounds({1, 10, 100}, {1.01, 9, 80}), 0.02);
   ASSERT_EQ(losing.size(), 1u);
-  EXPECT_EQ(losing[0].op, "all_reduce");
+  EXPECT_EQ(losing[0].op, ShapedOp{"all_reduce"});
   EXPECT_EQ(losing[0].range.algo, "Ring");
   EXPECT_EQ(losing[0].bytes, 1048576u);
   EXPECT_DOUBLE_EQ(losing[0].ratio, 0.8);
@@ -55,10 +55,34 @@ TEST(PluginConfirmation, ARangeSlowerThanTheDefaultsBeyondTheToleranceLoses) {
   EXPECT_EQ(describe(losing[0]), "all_reduce 65536..1048576 Ring/LL128 (0.80x at 1048576)");
 }
 
-// A rail's range says its shape as a profile section does, not the search's name for it.
+// A rail's range says its shape as a profile section does.
 TEST(PluginConfirmation, AShapesRangeNamesItsShapeAndPlainCollective) {
-  const WithheldRange rail{"all_reduce@rail", {0, 1048576, "Ring", "LL128", 0}, 1048576, 0.88, true, {}};
+  const WithheldRange rail{
+      {"all_reduce", CommRole::rail}, {0, 1048576, "Ring", "LL128", 0}, 1048576, 0.88, true, {}};
   EXPECT_EQ(describe(rail), "rail: all_reduce 0..1048576 Ring/LL128 (0.88x at 1048576)");
+}
+
+// A section's ranges are judged by their own communicator's points, and leave that section only.
+TEST(PluginConfirmation, ASectionsRangeIsJudgedOnItsOwnPointsAndLeavesItsSection) {
+  Profile p;
+  p.collectives["all_reduce"].per_size = {{0, 1048576, "Tree", "LL128", 0}};
+  CommunicatorSection rail{2, 1, CommRole::rail, {}};
+  rail.collectives["all_reduce"].per_size = {{0, 1048576, "Ring", "LL128", 0}};
+  p.shapes.push_back(rail);
+  PluginRounds r;
+  r.rounds = 1;
+  r.ops = {{"all_reduce"}, {"all_reduce", CommRole::rail}};
+  r.sizes = {1048576, 1048576};
+  r.served = {1, 1};
+  r.defaults = {100, 10};
+  r.with_plugin = {120, 8};  // the world gains, the rail loses
+  const auto losing = withheld_ranges(p, r, 0.02);
+  ASSERT_EQ(losing.size(), 1u);
+  EXPECT_EQ(losing[0].op, (ShapedOp{"all_reduce", CommRole::rail}));
+  EXPECT_EQ(describe(losing[0]), "rail: all_reduce 0..1048576 Ring/LL128 (0.80x at 1048576)");
+  drop_ranges(p, losing);
+  EXPECT_TRUE(p.shapes[0].collectives["all_reduce"].per_size.empty());
+  EXPECT_EQ(p.collectives["all_reduce"].per_size.size(), 1u);
 }
 
 TEST(PluginConfirmation, WithinTheToleranceNothingLoses) {
@@ -75,7 +99,8 @@ TEST(PluginConfirmation, DroppingLeavesTheOtherRanges) {
 TEST(PluginConfirmation, RecordsTheServedCollectivesCurveAndNamesWhatWasWithheld) {
   Profile p = two_ranges();
   const PluginRounds r = rounds({1, 10, 100}, {1.1, 11, 110});
-  const std::vector<WithheldRange> withheld{{"all_reduce", {0, 65535, "Tree", "LL", 0}, 1024, 0.5, true, {}}};
+  const std::vector<WithheldRange> withheld{
+      {{"all_reduce"}, {0, 65535, "Tree", "LL", 0}, 1024, 0.5, true, {}}};
   drop_ranges(p, withheld);
   record_with_plugin(p, r, Objective::balanced, 0.02, withheld);
   const CollectiveProfile& ar = p.collectives["all_reduce"];

@@ -29,11 +29,11 @@ StrategyResult two_collectives() {
   StrategyResult r;
   r.env = {{"NCCL_NET_GDR_LEVEL", "SYS"}};
   r.keep_defaults = false;
-  r.ops = {"all_reduce", "all_reduce", "alltoall", "alltoall"};
+  r.ops = {{"all_reduce"}, {"all_reduce"}, {"alltoall"}, {"alltoall"}};
   r.sizes = {1024, 1048576, 1024, 1048576};
   r.baseline_busbw = {1.0, 100.0, 2.0, 50.0};
   r.tuned_busbw = {1.0, 121.0, 2.0, 50.0};
-  r.per_size["all_reduce"] = {{1024, 1024, "Tree", "LL", 0}, {1048576, 1048576, "Ring", "Simple", 0}};
+  r.per_size[{"all_reduce"}] = {{1024, 1024, "Tree", "LL", 0}, {1048576, 1048576, "Ring", "Simple", 0}};
   r.trials = 57;  // the budget's unit: trials and pairs
   r.counts = {41, 0, 16};
   r.failed_trials = 3;  // failed runs and pairs; the profile counts the configs, its failed list
@@ -106,12 +106,60 @@ TEST(ProfileBuilder, EachCollectiveKeepsItsOwnPointsChoicesAndScore) {
 
 TEST(ProfileBuilder, CollectiveResultSplitsThePointsInTheirOrder) {
   const StrategyResult whole = two_collectives();
-  EXPECT_EQ(result_collectives(whole), (std::vector<std::string>{"all_reduce", "alltoall"}));
-  const StrategyResult alltoall = collective_result(whole, "alltoall");
+  EXPECT_EQ(result_collectives(whole), (std::vector<ShapedOp>{{"all_reduce"}, {"alltoall"}}));
+  const StrategyResult alltoall = collective_result(whole, {"alltoall"});
   EXPECT_EQ(alltoall.sizes, (std::vector<std::uint64_t>{1024, 1048576}));
   EXPECT_EQ(alltoall.tuned_busbw, (std::vector<double>{2.0, 50.0}));
   EXPECT_TRUE(alltoall.per_size.empty());
   EXPECT_EQ(alltoall.env, whole.env);
+}
+
+// all_reduce at 1M on the world, the rails and the nodes, and the alltoall guard on the rails.
+StrategyResult three_shapes() {
+  StrategyResult r;
+  r.ops = {{"all_reduce"},
+           {"all_reduce", CommRole::node},
+           {"all_reduce", CommRole::rail},
+           {"alltoall", CommRole::rail}};
+  r.sizes = {1048576, 1048576, 1048576, 1048576};
+  r.baseline_busbw = {100.0, 200.0, 40.0, 30.0};
+  r.tuned_busbw = {110.0, 200.0, 50.0, 30.0};
+  r.per_size[{"all_reduce", CommRole::rail}] = {{1048576, 1048576, "Ring", "LL128", 0}};
+  return r;
+}
+
+TEST(ProfileBuilder, ASplitsCollectivesGoToTheSectionOfItsShapeRailsFirst) {
+  StrategyOptions strategy;
+  strategy.guards = {"alltoall"};
+  strategy.comms = {CommRole::world, CommRole::rail, CommRole::node};
+  RunFacts run;
+  run.peaks["all_reduce"] = LineRate{400.0, std::string("network"), std::nullopt};
+  const Profile p = build_profile(two_dgx_nodes(), three_shapes(), strategy, run);
+  ASSERT_EQ(p.collectives.size(), 1u);  // the world's
+  EXPECT_EQ(p.collectives.at("all_reduce").results.peak_busbw_gbps, 400.0);
+  ASSERT_EQ(p.shapes.size(), 2u);
+  EXPECT_EQ(describe_section(p.shapes[0]), "rail: 2 nodes x 1 rank");
+  EXPECT_TRUE(p.shapes[0].collectives.at("alltoall").guard);
+  const CollectiveProfile& rail = p.shapes[0].collectives.at("all_reduce");
+  EXPECT_FALSE(rail.guard);
+  EXPECT_EQ(rail.results.tuned, (std::vector<double>{50.0}));
+  ASSERT_EQ(rail.per_size.size(), 1u);
+  EXPECT_EQ(rail.per_size[0].algo, "Ring");
+  // The peak model knows the world only.
+  EXPECT_FALSE(rail.results.peak_busbw_gbps);
+  EXPECT_EQ(rail.results.peak_bottleneck, "n/a: the hardware peak is modelled for the world only");
+  EXPECT_EQ(describe_section(p.shapes[1]), "node: 1 node x 8 ranks");
+  EXPECT_EQ(p.shapes[1].collectives.at("all_reduce").results.baseline, (std::vector<double>{200.0}));
+  // It reads back as it was written: a v3 profile the strict reader takes.
+  const auto back = parse_profile(profile_to_yaml(p), "p.yaml");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->shapes, p.shapes);
+}
+
+TEST(ProfileBuilder, AResultOfTheWorldAloneHasNoSections) {
+  const Profile p = build_profile(two_dgx_nodes(), two_collectives(), {}, {});
+  EXPECT_TRUE(p.shapes.empty());
+  EXPECT_EQ(profile_to_yaml(p).rfind("schema: nccltune/profile/v2\n", 0), 0u);
 }
 
 }  // namespace

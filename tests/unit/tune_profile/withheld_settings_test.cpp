@@ -1,9 +1,7 @@
-// The settings a tune over several shapes withholds from env, and the profile's sections per shape.
+// The settings a tune over several shapes withholds from env, and where they lost.
 #include "tune_profile/withheld_settings.h"
 
 #include <gtest/gtest.h>
-
-#include "tune_profile/profile_builder.h"
 
 namespace nccltune {
 namespace {
@@ -11,13 +9,14 @@ namespace {
 // all_reduce at 1M on the world and on a rail, at these busbw.
 TrialMeasurement world_and_rail(double world, double rail) {
   TrialMeasurement m;
-  m.ops = {"all_reduce", "all_reduce@rail"};
+  m.ops = {"all_reduce", "all_reduce"};
+  m.comms = {"world", "rail"};
   m.sizes = {1 << 20, 1 << 20};
   m.busbw = {world, rail};
   return m;
 }
 
-const ShapeLayout kTwoNodesOfFour{2, 4};
+const Shape kTwoNodesOfFour{CommRole::world, 2, 4};
 
 TEST(WithheldSettings, ASettingThatWinsOnOneShapeAndLosesOnAnotherIsWithheldWithWhere) {
   const std::vector<TrialMeasurement> defaults{world_and_rail(100, 10), world_and_rail(100, 10)};
@@ -36,29 +35,6 @@ TEST(WithheldSettings, WhatShipsIsNeverWithheld) {
   EXPECT_TRUE(withheld_settings({world_and_rail(100, 10)}, screened, {{"NCCL_BUFFSIZE", "8388608"}},
                                 kTwoNodesOfFour, 0.01, 0.02)
                   .empty());
-}
-
-TEST(SectionedProfile, ASplitsCollectivesGoToTheSectionOfItsShape) {
-  Profile flat;
-  flat.shape.node_type_key = "h100.4gpu";
-  flat.shape.nodes = 2;
-  flat.shape.gpus_per_node = 4;
-  flat.shape.ranks = 8;
-  flat.collectives["all_reduce"].guard = false;
-  flat.collectives["all_reduce@node"].guard = false;
-  flat.collectives["alltoall@rail"].guard = true;
-  const Profile p = sectioned_profile(flat);
-  ASSERT_EQ(p.collectives.size(), 1u);
-  EXPECT_TRUE(p.collectives.count("all_reduce"));
-  ASSERT_EQ(p.shapes.size(), 2u);
-  EXPECT_EQ(describe_section(p.shapes[0]), "rail: 2 nodes x 1 rank");
-  EXPECT_TRUE(p.shapes[0].collectives.at("alltoall").guard);
-  EXPECT_EQ(describe_section(p.shapes[1]), "node: 1 node x 4 ranks");
-  EXPECT_TRUE(p.shapes[1].collectives.count("all_reduce"));
-  // It reads back as it was written: a v3 profile the strict reader takes.
-  const auto back = parse_profile(profile_to_yaml(p), "p.yaml");
-  ASSERT_TRUE(back) << back.error();
-  EXPECT_EQ(back->shapes, p.shapes);
 }
 
 }  // namespace
