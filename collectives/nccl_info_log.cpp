@@ -1,29 +1,19 @@
+// NCCL's INFO log, line by line (nccl_info_log.h): each line's prefix and which kind of line it is,
+// the reader of several inputs and the merge of what readers found. Each kind of line is read in a
+// file of its own (nccl_info_log_lines.h).
 #include "collectives/nccl_info_log.h"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <limits>
-#include <set>
 #include <tuple>
 #include <utility>
 
 #include "base/text_words.h"
 #include "base/utf8.h"
-#include "collectives/nccl_info_mnnvl.h"
+#include "collectives/nccl_info_log_lines.h"
 
-namespace nccltune {
-namespace {
-
-// Bounds on what a hostile or endless log can make the parser keep.
-constexpr std::size_t kMaxHosts = 65536;
-constexpr std::size_t kMaxDevices = 1024;
-constexpr std::size_t kMaxChoices = 65536;
-constexpr std::size_t kMaxFailures = 1000;
-constexpr std::size_t kMaxEnv = 1024;
-constexpr std::size_t kMaxFabrics = 4096;
-constexpr std::size_t kMaxCliqueRanks = 65536;
-constexpr std::size_t kMaxProcesses = 4096;
+namespace nccltune::nccl_info_detail {
 
 // A count NCCL prints (ranks, nodes, channels): small and not negative.
 std::optional<int> to_count(std::string_view word) {
@@ -43,11 +33,7 @@ void keep_max(std::optional<int>& kept, std::optional<int> value) {
   if (value && (!kept || *value > *kept)) kept = value;
 }
 
-bool is_env_name(std::string_view word) {
-  return word.size() > 5 && word.starts_with("NCCL_") && std::all_of(word.begin(), word.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-         });
-}
+namespace {
 
 bool is_host_name(std::string_view word) {
   return !word.empty() && word.size() <= 253 && std::all_of(word.begin(), word.end(), [](char c) {
@@ -86,106 +72,7 @@ std::optional<LinePrefix> parse_prefix(std::string_view prefix) {
   return std::nullopt;
 }
 
-// NCCL's algorithm and protocol numbers (src/include/devcomm.h) in the names it prints since
-// 2.24 (ncclAlgoToString, ncclProtoToString), so old and new TUNING lines read alike.
-std::string algo_name(std::string_view word) {
-  static constexpr std::string_view kNames[] = {
-      "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-  if (const auto number = to_int(word); number && *number >= 0 && *number < 7)
-    return std::string(kNames[*number]);
-  return std::string(word);
-}
-std::string proto_name(std::string_view word) {
-  static constexpr std::string_view kNames[] = {"LL", "LL128", "SIMPLE"};
-  if (const auto number = to_int(word); number && *number >= 0 && *number < 3)
-    return std::string(kNames[*number]);
-  return std::string(word);
-}
-
-// ibv_wc_status of "status=12", "status=IBV_WC_RETRY_EXC_ERR(12)" (2.28+) or, in 2.18's
-// wording, "with error 12,".
-std::optional<int> completion_status(std::string_view body) {
-  if (const size_t at = body.find("status="); at != std::string_view::npos) {
-    std::string_view word = body.substr(at + 7);
-    word = word.substr(0, word.find_first_of(" \t,"));
-    if (const size_t open = word.find('('); open != std::string_view::npos) {
-      word = word.substr(open + 1);
-      word = word.substr(0, word.find(')'));
-    }
-    return to_count(word);
-  }
-  if (const size_t at = body.find("with error "); at != std::string_view::npos) {
-    std::string_view word = body.substr(at + 11);
-    word = word.substr(0, word.find_first_of(" \t,"));
-    return to_count(word);
-  }
-  return std::nullopt;
-}
-
-bool contains_ci(std::string_view text, std::string_view needle) {
-  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         }) != text.end();
-}
-
-std::optional<NcclFailureKind> failure_kind(std::string_view body) {
-  if (body.find("Got completion from peer") != std::string_view::npos) return NcclFailureKind::ib_completion;
-  if (contains_ci(body, "unhandled system error")) return NcclFailureKind::system_error;
-  if (contains_ci(body, "remote process exited or there was a network error"))
-    return NcclFailureKind::remote_error;
-  // PyTorch's watchdog ("Watchdog caught collective operation timeout"), NCCL's own
-  // ("... timeout", "Timed out") and the launcher's.
-  if (contains_ci(body, "collective operation timeout") || contains_ci(body, "timed out") ||
-      (body.find("NCCL") != std::string_view::npos && contains_ci(body, "timeout")))
-    return NcclFailureKind::timeout;
-  return std::nullopt;
-}
-
 }  // namespace
-
-namespace {
-
-// What one process printed that later lines of it need: its communicator's ranks, and its
-// tuning table under way.
-struct ProcessState {
-  std::optional<int> ranks;
-  NcclTuningTableReader table;
-};
-
-class LineReader {
- public:
-  LineReader(NcclInfoLog& log, NcclInfoLogReader::Index& index, std::string_view source)
-      : log_(log), index_(index), source_(source) {}
-
-  void read(std::string_view raw, int number);
-  // The tuning tables still under way, once the text has ended.
-  void finish();
-  // Adds what another reader found (another node's ranks): as if its lines had been read here.
-  void merge(const NcclInfoLog& other);
-
- private:
-  void read_body(std::string_view body, bool warn, int number);
-  void read_version(std::string_view body);
-  void read_ib_devices(std::string_view list);
-  void read_socket_devices(std::string_view list);
-  void read_choice(std::string_view body, size_t arrow);
-  void read_kernel_choice(std::string_view body);
-  void read_mnnvl(std::string_view body, int number);
-  ProcessState* process();
-  void add_table(NcclModelTable table);
-  void add_fabric(const NcclMnnvlFabric& fabric);
-  void read_env(const std::vector<std::string_view>& words);
-  void read_tuner(std::string_view body);
-  void add_host(std::string_view host);
-  void add_device(NcclNetDevice device);
-  NcclLogLine line_at(std::string_view body, int number) const;
-
-  NcclInfoLog& log_;
-  NcclInfoLogReader::Index& index_;
-  std::string source_;
-  std::map<std::string, ProcessState> processes_;  // by "host:pid"; "" for lines without a prefix
-  std::string process_;                            // the current line's
-};
 
 NcclLogLine LineReader::line_at(std::string_view body, int number) const {
   std::string text(trimmed(body).substr(0, kMaxLogLineChars));
@@ -197,19 +84,6 @@ NcclLogLine LineReader::line_at(std::string_view body, int number) const {
 
 void LineReader::add_host(std::string_view host) {
   if (index_.hosts.size() < kMaxHosts) index_.hosts.emplace(host);
-}
-
-void LineReader::add_device(NcclNetDevice device) {
-  if (const auto at = index_.device_at.find(device.name); at != index_.device_at.end()) {
-    NcclNetDevice& known = log_.devices[at->second];
-    if (!known.port) known.port = device.port;
-    if (!known.link_layer) known.link_layer = device.link_layer;
-    known.sharp = known.sharp || device.sharp;
-    return;
-  }
-  if (log_.devices.size() >= kMaxDevices) return;
-  index_.device_at.emplace(device.name, log_.devices.size());
-  log_.devices.push_back(std::move(device));
 }
 
 void LineReader::read(std::string_view raw, int number) {
@@ -241,228 +115,8 @@ void LineReader::read(std::string_view raw, int number) {
   read_body(line, false, number);
 }
 
-void LineReader::read_version(std::string_view body) {
-  // "NCCL version 2.21.5+cuda12.4" (and before 2.19 sometimes without "+cudaX").
-  const auto words = split_words(body.substr(body.find("NCCL version ") + 13));
-  if (words.empty()) return;
-  std::string_view version = words[0];
-  std::optional<std::string> cuda;
-  if (const size_t plus = version.find("+cuda"); plus != std::string_view::npos) {
-    cuda = std::string(version.substr(plus + 5));
-    version = version.substr(0, plus);
-  }
-  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version[0]))) return;
-  if (!log_.nccl_version) log_.nccl_version = std::string(version);
-  if (!log_.cuda_version && cuda && !cuda->empty()) log_.cuda_version = cuda;
-}
-
-void LineReader::read_ib_devices(std::string_view list) {
-  // "[0]mlx5_0:1/IB [1]mlx5_3:1/RoCE/SHARP [RO]": index, device, port, link layer, flags.
-  log_.ib_devices_listed = true;
-  for (std::string_view word : split_words(list)) {
-    if (!word.starts_with('[') || word == "[RO]") continue;
-    const size_t close = word.find(']');
-    if (close == std::string_view::npos) continue;
-    word.remove_prefix(close + 1);
-    const size_t colon = word.rfind(':');
-    if (colon == std::string_view::npos || colon == 0) continue;
-    NcclNetDevice device{std::string(word.substr(0, colon)), std::nullopt, std::nullopt, false};
-    std::string_view rest = word.substr(colon + 1);
-    const size_t slash = rest.find('/');
-    device.port = to_count(rest.substr(0, slash));
-    if (slash != std::string_view::npos) {
-      rest.remove_prefix(slash + 1);
-      const size_t next = rest.find('/');
-      const std::string_view layer = rest.substr(0, next);
-      if (layer == "IB" || layer == "RoCE") device.link_layer = std::string(layer);
-      device.sharp = rest.find("SHARP") != std::string_view::npos;
-    }
-    add_device(std::move(device));
-  }
-}
-
-void LineReader::read_socket_devices(std::string_view list) {
-  // "[0]eth0:10.0.0.1<0> [1]ib0:fe80::1%ib0<0>": the interface name ends at the first colon.
-  for (std::string_view word : split_words(list)) {
-    if (!word.starts_with('[')) continue;
-    const size_t close = word.find(']');
-    if (close == std::string_view::npos) continue;
-    word.remove_prefix(close + 1);
-    const std::string_view name = word.substr(0, word.find(':'));
-    if (!name.empty()) add_device({std::string(name), std::nullopt, std::nullopt, false});
-  }
-}
-
-void LineReader::read_choice(std::string_view body, size_t arrow) {
-  // 2.24+: "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..31}";
-  // 2.23:  "AllReduce: 1048576 Bytes -> Algo 1 proto 1 time 12.5";
-  // 2.21, 2.22 (rank 0 only): "1048576 Bytes -> Algo 1 proto 1 time 12.5".
-  const auto before = split_words(body.substr(0, arrow));
-  const auto after = split_words(body.substr(arrow + 15));  // past " Bytes -> Algo "
-  if (before.empty() || after.size() < 3 || after[1] != "proto") return;
-  const auto bytes = to_int(before.back());
-  if (!bytes || *bytes < 0) return;
-  NcclLoggedChoice choice;
-  choice.bytes = *bytes;
-  if (before.size() >= 2) {
-    std::string_view op = before[before.size() - 2];
-    if (op.ends_with(':')) op.remove_suffix(1);
-    if (!op.empty() &&
-        std::all_of(op.begin(), op.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
-      choice.op = std::string(op);
-  }
-  choice.algo = algo_name(after[0]);
-  choice.proto = proto_name(after[2]);
-  if (index_.choices.size() < kMaxChoices) index_.choices.insert(std::move(choice));
-}
-
-void LineReader::read_kernel_choice(std::string_view body) {
-  // "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLLMC_R nchannels 16 nthreads 512
-  // nWorks 1"; "AllGather [Copy Engine]: 67108864 Bytes -> cudaMemcpy; CE synchronization with NVLS".
-  const auto words = split_words(body);
-  NcclKernelChoice choice;
-  std::size_t at = 0;  // the byte count
-  if (words.size() >= 7 && words[1] == "[Symmetric]:") {
-    choice.path = "symmetric";
-    at = 2;
-  } else if (words.size() >= 7 && words[1] == "[Copy" && words[2] == "Engine]:") {
-    choice.path = "copy_engine";
-    at = 3;
-  } else {
-    return;
-  }
-  const auto bytes = to_int(words[at]);
-  if (!bytes || *bytes < 0 || words[at + 1] != "Bytes" || words[at + 2] != "->" ||
-      !std::all_of(words[0].begin(), words[0].end(),
-                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
-    return;
-  choice.op = std::string(words[0]);
-  choice.bytes = *bytes;
-  if (choice.path == "symmetric") {
-    if (words[5] != "Kernel") return;
-    choice.kernel = std::string(words[6]);
-    choice.channels = count_after(words, "nchannels");
-    choice.threads = count_after(words, "nthreads");
-    choice.works = count_after(words, "nWorks");
-  } else {
-    if (!words[6].starts_with("cudaMemcpy")) return;
-    choice.kernel = "cudaMemcpy";
-    choice.nvls_sync = body.find("CE synchronization with NVLS") != std::string_view::npos;
-  }
-  if (choice.kernel.size() > 128) return;
-  if (index_.kernel_choices.size() < kMaxChoices) index_.kernel_choices.insert(std::move(choice));
-}
-
-void LineReader::read_mnnvl(std::string_view body, int number) {
-  if (const auto fabric = parse_mnnvl_fabric_line(body)) {
-    add_fabric({fabric->fabric_uuid, fabric->clique_id, fabric->state, fabric->health_mask, 1,
-                line_at(body, number)});
-    return;
-  }
-  if (const auto clique = parse_mnnvl_clique_line(body)) {
-    log_.mnnvl = log_.mnnvl.value_or(false) || clique->enabled;
-    keep_max(log_.mnnvl_clique_size, clique->clique_size);
-    keep_max(log_.mnnvl_nvl_domain_size, clique->nvl_domain_size);
-    if (index_.clique_ranks.size() < kMaxCliqueRanks) index_.clique_ranks.insert(clique->clique_rank);
-    return;
-  }
-  // "MNNVL 1 ..." in a shape this reader does not know still says what NCCL decided.
-  const auto words = split_words(body);
-  if (words.size() >= 2 && words[1] != "busId")
-    if (const auto mnnvl = to_count(words[1])) log_.mnnvl = log_.mnnvl.value_or(false) || *mnnvl != 0;
-}
-
-void LineReader::add_fabric(const NcclMnnvlFabric& fabric) {
-  const auto key = std::tuple{fabric.fabric_uuid, fabric.clique_id, fabric.state, fabric.health_mask};
-  if (const auto at = index_.fabric_at.find(key); at != index_.fabric_at.end()) {
-    NcclMnnvlFabric& known = log_.mnnvl_fabrics[at->second];
-    known.lines = known.lines > std::numeric_limits<int>::max() - fabric.lines
-                      ? std::numeric_limits<int>::max()
-                      : known.lines + fabric.lines;
-    return;
-  }
-  if (log_.mnnvl_fabrics.size() >= kMaxFabrics) return;
-  index_.fabric_at.emplace(key, log_.mnnvl_fabrics.size());
-  log_.mnnvl_fabrics.push_back(fabric);
-}
-
-ProcessState* LineReader::process() {
-  if (const auto it = processes_.find(process_); it != processes_.end()) return &it->second;
-  if (processes_.size() >= kMaxProcesses) return nullptr;
-  return &processes_[process_];
-}
-
-void LineReader::add_table(NcclModelTable table) {
-  if (log_.model_tables.size() >= kMaxModelTables ||
-      std::find(log_.model_tables.begin(), log_.model_tables.end(), table) != log_.model_tables.end())
-    return;
-  log_.model_tables.push_back(std::move(table));
-}
-
-void LineReader::finish() {
-  for (auto& [name, state] : processes_)
-    for (NcclModelTable& table : state.table.take()) add_table(std::move(table));
-}
-
-void LineReader::read_env(const std::vector<std::string_view>& words) {
-  // "NCCL_IB_HCA set by environment to mlx5_0", "NCCL_IB_HCA set to mlx5_4" (2.18 net_ib),
-  // "NCCL_IB_PCI_RELAXED_ORDERING set by environment to 1." (integer parameters end in '.'),
-  // aws-ofi-nccl's "NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB".
-  std::string_view name;
-  size_t value_at = 0;
-  if (words.size() >= 6 && is_env_name(words[0]) && words[1] == "set" && words[2] == "by" &&
-      words[3] == "environment" && words[4] == "to") {
-    name = words[0];
-    value_at = 5;
-  } else if (words.size() >= 4 && is_env_name(words[0]) && words[1] == "set" && words[2] == "to") {
-    name = words[0];
-    value_at = 3;
-  } else if (words.size() >= 5 && words[0] == "NET/OFI" && words[1] == "Setting" && is_env_name(words[2])) {
-    name = words[2];
-    value_at =
-        words[3] == "to" ? 4 : (words.size() >= 6 && words[4] == "variable" && words[5] == "to" ? 6 : 0);
-    if (value_at == 0 || value_at >= words.size()) return;
-  } else {
-    return;
-  }
-  std::string value = join_words(words, value_at);
-  if (value.size() > 1 && value.back() == '.' && to_int(std::string_view(value).substr(0, value.size() - 1)))
-    value.pop_back();
-  if (log_.env.size() < kMaxEnv || log_.env.contains(std::string(name))) log_.env[std::string(name)] = value;
-}
-
-void LineReader::read_tuner(std::string_view body) {
-  body = trimmed(body.substr(std::string_view("TUNER/Plugin:").size()));  // the caller matched it
-  if (body.starts_with("Using internal tuner") ||
-      body.find("using internal tuner") != std::string_view::npos ||
-      body.find("Using internal tuner") != std::string_view::npos || body.starts_with("No plugin found"))
-    log_.tuner_fallback = "internal";
-  if (body.starts_with("Failed to find ncclTunerPlugin")) log_.tuner_symbol_missing = true;
-  if (body.starts_with("NCCL_TUNER_PLUGIN set to "))
-    log_.tuner_requested = std::string(trimmed(body.substr(25)));
-  if (body.starts_with("Using tuner plugin ")) {  // 2.21 to 2.26
-    log_.tuner_loaded = std::string(trimmed(body.substr(19)));
-  } else if (body.starts_with("Using ") && !body.starts_with("Using internal")) {  // 2.27+: "Using X (vN)"
-    std::string_view name = trimmed(body.substr(6));
-    if (name.ends_with(')')) {
-      if (const size_t open = name.rfind(" ("); open != std::string_view::npos) name = name.substr(0, open);
-    }
-    log_.tuner_loaded = std::string(name);
-  }
-}
-
 void LineReader::read_body(std::string_view body, bool warn, int number) {
-  if (warn) {
-    if (log_.warnings.size() < kMaxLogWarnings)
-      log_.warnings.push_back(line_at(body, number));
-    else
-      ++log_.warnings_dropped;
-  }
-  if (const auto kind = failure_kind(body); kind && log_.failures.size() < kMaxFailures) {
-    NcclFailure failure{*kind, std::nullopt, line_at(body, number)};
-    if (*kind == NcclFailureKind::ib_completion) failure.status = completion_status(body);
-    log_.failures.push_back(std::move(failure));
-  }
+  read_problems(body, warn, number);
   if (body.empty()) return;
   const auto words = split_words(body);
 
@@ -490,10 +144,7 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
   }
   if (body.starts_with("NET/Plugin: Loaded net plugin ") ||
       body.starts_with("NET/Plugin : Loaded net plugin ")) {
-    std::string_view name = trimmed(body.substr(body.find("net plugin ") + 11));
-    if (const size_t open = name.rfind(" ("); open != std::string_view::npos && name.ends_with(')'))
-      name = name.substr(0, open);
-    if (!log_.net_plugin) log_.net_plugin = std::string(name);
+    read_loaded_net_plugin(body);
     return;
   }
   if (body.starts_with("Plugin Path : ")) {
@@ -506,25 +157,11 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
   }
   if (const size_t via = body.find(" via NET/");
       via != std::string_view::npos && body.starts_with("Channel ")) {
-    // "via NET/<network name>/<device>[/GDRDMA][/Shared]": the network is named here too.
-    ++log_.net_connections;
-    if (!log_.connection_network) {
-      const std::string_view rest = body.substr(via + 9);
-      for (size_t slash = rest.find('/'); slash != std::string_view::npos;
-           slash = rest.find('/', slash + 1)) {
-        if (slash > 0 && slash + 1 < rest.size() &&
-            std::isdigit(static_cast<unsigned char>(rest[slash + 1]))) {
-          log_.connection_network = std::string(rest.substr(0, slash));
-          break;
-        }
-      }
-    }
-    if (body.find("/GDRDMA", via) != std::string_view::npos) ++log_.gdr_connections;
+    read_connection(body, via);
     return;
   }
   if (body.starts_with("NVLS multicast support is ")) {
-    const bool available = body.starts_with("NVLS multicast support is available");
-    log_.nvls_available = log_.nvls_available.value_or(true) && available;
+    read_nvls_support(body);
     return;
   }
   if (const size_t arrow = body.find(" Bytes -> Algo "); arrow != std::string_view::npos) {
@@ -543,14 +180,7 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
   // "ncclCommInitRank comm 0x... rank 0 nranks 16 cudaDev 0 ..." and "Init timings - ...:
   // rank 7 nranks 16 total ..." in every version.
   if (!words.empty() && (words[0] == "comm" || words[0].starts_with("ncclCommInit") || words[0] == "Init")) {
-    const auto ranks =
-        count_after(words, "nRanks") ? count_after(words, "nRanks") : count_after(words, "nranks");
-    keep_max(log_.ranks, ranks);
-    if (ProcessState* state = process(); state && ranks) state->ranks = ranks;
-    keep_max(log_.nodes, count_after(words, "nNodes"));
-    keep_max(log_.local_ranks, count_after(words, "localRanks"));
-    if (const auto mnnvl = count_after(words, "MNNVL"))
-      log_.mnnvl = log_.mnnvl.value_or(false) || *mnnvl != 0;
+    read_comm(words);
     return;
   }
   if (words.size() >= 2 && words[0] == "MNNVL") {
@@ -560,25 +190,16 @@ void LineReader::read_body(std::string_view body, bool warn, int number) {
   // "16 coll channels, 16 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p
   // channels per peer" (2.18: without collnet).
   if (words.size() >= 6 && words[1] == "coll" && words[2] == "channels,") {
-    keep_max(log_.coll_channels, to_count(words[0]));
-    for (size_t i = 3; i + 2 < words.size(); ++i) {
-      if (words[i + 2] != "channels," && words[i + 2] != "channels") continue;
-      if (words[i + 1] == "collnet") keep_max(log_.collnet_channels, to_count(words[i]));
-      if (words[i + 1] == "nvls") keep_max(log_.nvls_channels, to_count(words[i]));
-    }
+    read_channels(words);
     return;
   }
   // "NVLS comm 0x... headRank 0 nHeads 8 ... nvlsChannels 16" and "NVLS tuning: nChannels 16".
   if (!words.empty() && words[0] == "NVLS") {
-    keep_max(log_.nvls_channels, count_after(words, "nvlsChannels"));
-    if (words.size() >= 2 && words[1] == "tuning:")
-      keep_max(log_.nvls_channels, count_after(words, "nChannels"));
+    read_nvls(words);
     return;
   }
   read_env(words);
 }
-
-}  // namespace
 
 void LineReader::merge(const NcclInfoLog& other) {
   if (!log_.nccl_version) log_.nccl_version = other.nccl_version;
@@ -631,15 +252,19 @@ void LineReader::merge(const NcclInfoLog& other) {
   log_.nccl_lines += other.nccl_lines;
 }
 
+}  // namespace nccltune::nccl_info_detail
+
+namespace nccltune {
+
 void NcclInfoLogReader::add(const NcclInfoLog& other) {
-  LineReader(log_, index_, "").merge(other);
+  nccl_info_detail::LineReader(log_, index_, "").merge(other);
 }
 
 void NcclInfoLogReader::add(std::string_view text, std::string_view source) {
   // Invalid UTF-8 becomes '?' so that every string of the result can go into JSON.
   const std::string repaired = is_valid_utf8(text) ? std::string() : repaired_utf8(text);
   std::string_view rest = repaired.empty() ? text : std::string_view(repaired);
-  LineReader reader(log_, index_, source);
+  nccl_info_detail::LineReader reader(log_, index_, source);
   int number = 0;
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
@@ -689,100 +314,6 @@ NcclInfoLog parse_nccl_info_log(std::string_view text, std::string_view source) 
   NcclInfoLogReader reader;
   reader.add(text, source);
   return reader.result();
-}
-
-namespace {
-
-template <typename T>
-nlohmann::ordered_json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
-}
-
-}  // namespace
-
-nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
-  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
-  for (const NcclNetDevice& d : log.devices)
-    devices.push_back({{"name", d.name},
-                       {"port", or_null(d.port)},
-                       {"link_layer", or_null(d.link_layer)},
-                       {"sharp", d.sharp}});
-  nlohmann::ordered_json choices = nlohmann::ordered_json::array();
-  for (const NcclLoggedChoice& c : log.choices)
-    choices.push_back({{"op", or_null(c.op)}, {"bytes", c.bytes}, {"algo", c.algo}, {"proto", c.proto}});
-  nlohmann::ordered_json kernel_choices = nlohmann::ordered_json::array();
-  for (const NcclKernelChoice& c : log.kernel_choices)
-    kernel_choices.push_back({{"op", c.op},
-                              {"bytes", c.bytes},
-                              {"path", c.path},
-                              {"kernel", c.kernel},
-                              {"channels", or_null(c.channels)},
-                              {"threads", or_null(c.threads)},
-                              {"works", or_null(c.works)},
-                              {"nvls_sync", c.nvls_sync}});
-  nlohmann::ordered_json fabrics = nlohmann::ordered_json::array();
-  for (const NcclMnnvlFabric& f : log.mnnvl_fabrics)
-    fabrics.push_back({{"fabric_uuid", f.fabric_uuid},
-                       {"clique_id", f.clique_id},
-                       {"state", f.state},
-                       {"state_name", mnnvl_state_name(f.state)},
-                       {"health_mask", f.health_mask},
-                       {"health_problems", mnnvl_health_problems(f.health_mask)},
-                       {"lines", f.lines},
-                       {"first", {{"source", f.first.source}, {"line", f.first.line}}}});
-  nlohmann::ordered_json tables = nlohmann::ordered_json::array();
-  for (const NcclModelTable& t : log.model_tables) {
-    nlohmann::ordered_json cells = nlohmann::ordered_json::array();
-    for (const NcclModelCell& c : t.cells)
-      cells.push_back({{"op", c.op},
-                       {"algo", c.algo},
-                       {"proto", c.proto},
-                       {"enabled", c.algbw > 0},
-                       {"latency_us", c.latency_us},
-                       {"algbw", c.algbw},
-                       {"busbw", or_null(model_busbw(c, t.ranks))},
-                       {"max_threads", or_null(c.max_threads)}});
-    tables.push_back({{"ranks", or_null(t.ranks)}, {"cells", std::move(cells)}});
-  }
-  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-  for (const NcclLogLine& w : log.warnings)
-    warnings.push_back({{"source", w.source}, {"line", w.line}, {"text", w.text}});
-  nlohmann::ordered_json env = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : log.env) env[name] = value;
-  return {{"schema", "nccltune/nccl-log/v1"},
-          {"nccl_version", or_null(log.nccl_version)},
-          {"cuda_version", or_null(log.cuda_version)},
-          {"ranks", or_null(log.ranks)},
-          {"nodes", or_null(log.nodes)},
-          {"local_ranks", or_null(log.local_ranks)},
-          {"hosts", log.hosts},
-          {"network",
-           {{"plugin", or_null(log.net_plugin)},
-            {"transport", or_null(log.transport)},
-            {"plugin_library", or_null(log.plugin_library)},
-            {"devices", std::move(devices)}}},
-          {"gdr", {{"connections", log.net_connections}, {"with_gdr", log.gdr_connections}}},
-          {"nvls", {{"available", or_null(log.nvls_available)}, {"channels", or_null(log.nvls_channels)}}},
-          {"mnnvl", or_null(log.mnnvl)},
-          {"mnnvl_fabric",
-           {{"clique_size", or_null(log.mnnvl_clique_size)},
-            {"nvl_domain_size", or_null(log.mnnvl_nvl_domain_size)},
-            {"clique_ranks", log.mnnvl_clique_ranks},
-            {"fabrics", std::move(fabrics)}}},
-          {"channels",
-           {{"coll", or_null(log.coll_channels)},
-            {"nvls", or_null(log.nvls_channels)},
-            {"collnet", or_null(log.collnet_channels)}}},
-          {"env", std::move(env)},
-          {"tuner",
-           {{"loaded", or_null(log.tuner_loaded)},
-            {"fallback", or_null(log.tuner_fallback)},
-            {"requested", or_null(log.tuner_requested)}}},
-          {"choices", std::move(choices)},
-          {"kernel_choices", std::move(kernel_choices)},
-          {"tuning_tables", std::move(tables)},
-          {"warnings", std::move(warnings)},
-          {"warnings_dropped", log.warnings_dropped}};
 }
 
 }  // namespace nccltune

@@ -1,23 +1,22 @@
+// The nccl-tests log as a whole (nccl_tests_log.h): its lines scanned, then what they mean: the
+// collective, the rank count, the time rule and the notes; and what the console and -J outputs say alike.
 #include "collectives/nccl_tests_log.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <set>
 #include <utility>
 
-#include "base/printable_text.h"
 #include "base/text_words.h"
 #include "base/utf8.h"
 #include "collectives/bus_bandwidth.h"
+#include "collectives/nccl_tests_log_lines.h"
 
-namespace nccltune {
+namespace nccltune::nccl_tests_detail {
 namespace {
 
 // ---- words and numbers ------------------------------------------------------------------------
@@ -35,50 +34,10 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-// The words of a comment line without its leading '#' ("#  Rank 0 ..." -> "Rank", "0", ...).
-std::vector<std::string_view> comment_words(std::string_view line) {
-  const size_t first = line.find_first_not_of(" \t");
-  if (first == std::string_view::npos || line[first] != '#') return {};
-  return split_words(line.substr(first + 1));
-}
-
-bool is_comment(std::string_view line) {
-  const size_t first = line.find_first_not_of(" \t");
-  return first != std::string_view::npos && line[first] == '#';
-}
-
-std::optional<double> to_double(std::string_view word) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (error != std::errc() || end != word.data() + word.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
 // A table row's first word: digits, or a sign and digits (a negative size, dropped with a note).
 bool starts_like_number(std::string_view word) {
   if (!word.empty() && (word[0] == '-' || word[0] == '+')) word.remove_prefix(1);
   return !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]));
-}
-
-std::string_view after_last_slash(std::string_view word) {
-  const size_t slash = word.rfind('/');
-  return slash == std::string_view::npos ? word : word.substr(slash + 1);
-}
-
-// "all_reduce_perf", "/opt/nccl-tests/build/all_gather_perf", "alltoall_perf_mpi" -> the
-// collective's name; empty for anything else.
-std::string collective_of_program(std::string_view word) {
-  const bool path = std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-';
-  });
-  if (!path) return {};  // "CMD=./all_reduce_perf", quoted words: not a program being run
-  std::string_view name = after_last_slash(word);
-  if (name.ends_with("_mpi")) name.remove_suffix(4);
-  if (!name.ends_with("_perf") || name.size() <= 5) return {};
-  name.remove_suffix(5);
-  const bool plain =
-      std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
-  return plain ? std::string(name) : std::string();
 }
 
 int bytes_per_element(std::string_view type) {
@@ -96,201 +55,6 @@ bool is_reduction(std::string_view redop) {
          redop == "mulsum" || redop == "premulsum";
 }
 
-// Half a unit of the last digit nccl-tests prints: bandwidths with 2 decimals (1 from 1000 GB/s
-// on in newer builds), times with 2, 1 or 0 decimals by magnitude (the coarser of the old and new
-// rules).
-double bandwidth_rounding(double gbps) {
-  return gbps >= 999.995 ? 0.05 : 0.005;
-}
-double time_rounding(double time_us) {
-  return time_us >= 10000 ? 0.5 : (time_us >= 100 ? 0.05 : 0.005);
-}
-
-// ---- the table header -------------------------------------------------------------------------
-
-struct MeasurementColumns {
-  size_t time = 0;
-  size_t algbw = 0;
-  size_t busbw = 0;
-  std::optional<size_t> wrong;  // "#wrong"; nullopt for the old "error"/"res" column
-};
-
-struct TableLayout {
-  size_t bytes = 0;
-  size_t count = 0;
-  std::optional<size_t> type;
-  std::optional<size_t> redop;
-  std::optional<size_t> root;
-  std::vector<MeasurementColumns> measurements;  // out-of-place, then in-place
-  size_t columns = 0;                            // words a row must have at least
-  bool cpu_time = false;
-  bool error_column = false;  // old builds: largest deviation instead of a wrong count
-  bool times_in_ms = false;   // 2017 builds: "bytes N type op time ..." in milliseconds
-  bool per_iteration = false;  // -I 1: i_min i_max i_p99 i_cv% after each measurement, read past
-};
-
-// "#       size         count      type   redop    root     time   algbw   busbw #wrong ..."
-std::optional<TableLayout> read_table_header(std::string_view line) {
-  const std::vector<std::string_view> names = comment_words(line);
-  if (names.size() < 5 || (names[0] != "size" && names[0] != "bytes")) return std::nullopt;
-  TableLayout layout;
-  layout.times_in_ms = names[0] == "bytes";
-  std::optional<size_t> count;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string_view name = names[i];
-    if (name == "count" || name == "N") {
-      count = i;
-    } else if (name == "type") {
-      layout.type = i;
-    } else if (name == "redop" || name == "op") {
-      layout.redop = i;
-    } else if (name == "root") {
-      layout.root = i;
-    } else if (name == "time" || name == "cputime") {
-      layout.cpu_time = name == "cputime";
-      layout.measurements.push_back(MeasurementColumns{i, 0, 0, std::nullopt});
-    } else if (!layout.measurements.empty()) {
-      MeasurementColumns& columns = layout.measurements.back();
-      if (name == "algbw" && columns.algbw == 0) columns.algbw = i;
-      if (name == "busbw" && columns.busbw == 0) columns.busbw = i;
-      if (name == "#wrong") columns.wrong = i;
-      if (name == "error" || name == "res") layout.error_column = true;
-      if (name == "i_min") layout.per_iteration = true;
-    }
-    if (name != "timestamp") layout.columns = i + 1;
-  }
-  if (!count || layout.measurements.empty()) return std::nullopt;
-  for (const MeasurementColumns& columns : layout.measurements)
-    if (columns.algbw == 0 || columns.busbw == 0) return std::nullopt;
-  if (layout.measurements.size() > 2) layout.measurements.resize(2);
-  layout.count = *count;
-  return layout;
-}
-
-std::optional<Measurement> read_measurement(const std::vector<std::string_view>& words,
-                                            const MeasurementColumns& columns, const TableLayout& layout) {
-  const auto time = to_double(words[columns.time]);
-  const auto algbw = to_double(words[columns.algbw]);
-  const auto busbw = to_double(words[columns.busbw]);
-  if (!time || !algbw || !busbw) return std::nullopt;
-  Measurement measurement;
-  // 2017 tables print ms with 3 decimals: whole microseconds, kept free of binary noise.
-  measurement.time_us = layout.times_in_ms ? std::round(*time * 1000) : *time;
-  measurement.algbw = *algbw;
-  measurement.busbw = *busbw;
-  if (columns.wrong && words[*columns.wrong] != "N/A") {
-    const auto wrong = to_double(words[*columns.wrong]);  // "%5g": may read "1e+06"
-    if (!wrong) return std::nullopt;
-    measurement.wrong = static_cast<int64_t>(std::llround(*wrong));
-  }
-  return measurement;
-}
-
-// A row of the table, or why the line is not one.
-Result<BenchRow> read_table_row(std::string_view line, const TableLayout& layout) {
-  const std::vector<std::string_view> words = split_words(line);
-  if (words.size() < layout.columns)
-    return Error{fmt::format("{} columns, the header has {}", words.size(), layout.columns)};
-  const auto bytes = to_int(words[layout.bytes]);
-  const auto count = to_int(words[layout.count]);
-  if (!bytes || *bytes < 0 || *bytes > kNcclTestsMaxRowBytes)
-    return Error{fmt::format("size '{}' is not a whole number of bytes from 0 to 1 PiB",
-                             printable_excerpt(words[layout.bytes], 40))};
-  if (!count || *count < 0 || *count > *bytes)
-    return Error{fmt::format("count '{}' is not a whole number from 0 to the size",
-                             printable_excerpt(words[layout.count], 40))};
-  BenchRow row;
-  row.bytes = *bytes;
-  row.count = *count;
-  if (layout.type) row.type = std::string(words[*layout.type]);
-  row.redop = layout.redop ? std::string(words[*layout.redop]) : "none";
-  if (layout.root) {
-    const auto root = to_int(words[*layout.root]);
-    if (!root || *root < -1 || *root > INT32_MAX) return Error{"the root is not a rank"};
-    row.root = static_cast<int>(*root);
-  }
-  const auto out_of_place = read_measurement(words, layout.measurements[0], layout);
-  if (!out_of_place) return Error{"the out-of-place time, algbw or busbw is not a number"};
-  row.out_of_place = *out_of_place;
-  if (layout.measurements.size() > 1) {
-    row.in_place = read_measurement(words, layout.measurements[1], layout);
-    if (!row.in_place) return Error{"the in-place time, algbw or busbw is not a number"};
-  }
-  return row;
-}
-
-// ---- what the lines around the table say -----------------------------------------------------
-
-// "#  Rank  0 Group  0 Pid     23 on host-0 device  0 [0000:cc:00] NVIDIA H200", or older forms
-// without Group and Pid.
-std::optional<NcclTestsRank> read_rank_line(std::string_view line) {
-  const std::vector<std::string_view> words = comment_words(line);
-  if (words.size() < 4 || words[0] != "Rank") return std::nullopt;
-  const auto rank = to_int(words[1]);
-  if (!rank) return std::nullopt;
-  NcclTestsRank rank_line;
-  rank_line.rank = static_cast<int>(*rank);
-  for (size_t i = 2; i + 1 < words.size(); ++i) {
-    if (words[i] == "Group") {
-      const auto group = to_int(words[i + 1]);
-      if (group) rank_line.group = static_cast<int>(*group);
-    } else if (words[i] == "on") {
-      rank_line.host = std::string(words[i + 1]);
-      return rank_line;
-    }
-  }
-  return std::nullopt;
-}
-
-// A command line that runs an nccl-tests program (continuation lines already joined).
-struct CommandLine {
-  std::vector<std::string> words;  // from the launcher or program on
-  size_t program = 0;              // index of the X_perf word
-  std::string collective;
-};
-
-std::optional<CommandLine> read_command_line(std::string_view line) {
-  if (is_comment(line)) return std::nullopt;
-  const std::vector<std::string_view> words = split_words(line);
-  for (size_t i = 0; i < words.size(); ++i) {
-    std::string collective = collective_of_program(words[i]);
-    if (collective.empty()) continue;
-    size_t first = 0;  // drop shell prompts and quote marks ("$ ", "+ ", "> ")
-    while (first < i && (words[first] == "$" || words[first] == "+" || words[first] == ">")) ++first;
-    CommandLine command;
-    for (size_t j = first; j < words.size(); ++j) {
-      const std::string_view word = words[j];
-      if (j > i && (word == ">" || word == ">>" || word == "|" || word == "|&" || word == "&&" ||
-                    word == ";" || word == "2>&1" || word == "2>" || word == "&>"))
-        break;  // shell redirection or the next command
-      command.words.emplace_back(word);
-    }
-    command.program = i - first;
-    command.collective = std::move(collective);
-    return command;
-  }
-  return std::nullopt;
-}
-
-// The value of a flag in words[from, to): "-np 16", "--ntasks=16", "-g8".
-std::optional<int64_t> flag_value(const std::vector<std::string>& words, size_t from, size_t to,
-                                  std::initializer_list<std::string_view> flags) {
-  for (size_t i = from; i < to; ++i) {
-    const std::string_view word = words[i];
-    for (const std::string_view flag : flags) {
-      std::optional<int64_t> value;
-      if (word == flag && i + 1 < to)
-        value = to_int(words[i + 1]);
-      else if (word.size() > flag.size() + 1 && word.starts_with(flag) && word[flag.size()] == '=')
-        value = to_int(word.substr(flag.size() + 1));
-      else if (flag.size() == 2 && word.size() > 2 && word.starts_with(flag))  // getopt's "-g8"
-        value = to_int(word.substr(2));
-      if (value) return value;
-    }
-  }
-  return std::nullopt;
-}
-
 std::string time_rule_of_average_flag(int64_t average) {
   switch (average) {
     case 0: return "rank0";
@@ -299,152 +63,6 @@ std::string time_rule_of_average_flag(int64_t average) {
     case 3: return "max";
     default: return "unknown";
   }
-}
-
-// "NCCL version 2.23.4+cuda12.6" (also inside "host:1:2 [0] NCCL INFO NCCL version ..."), or the
-// newest nccl-tests' "# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803".
-std::optional<std::string> read_nccl_version(std::string_view line) {
-  constexpr std::string_view marker = "NCCL version ";
-  if (const size_t at = line.find(marker); at != std::string_view::npos) {
-    const std::vector<std::string_view> words = split_words(line.substr(at + marker.size()));
-    if (!words.empty() && !words[0].empty() && words[0][0] >= '0' && words[0][0] <= '9')
-      return std::string(words[0].substr(0, words[0].find('+')));
-  }
-  constexpr std::string_view library = "nccl-library=";
-  if (const size_t at = line.find(library); at != std::string_view::npos) {
-    const std::vector<std::string_view> words = split_words(line.substr(at + library.size()));
-    const auto code = words.empty() ? std::nullopt : to_int(words[0]);
-    if (code && *code >= 20900)
-      return fmt::format("{}.{}.{}", *code / 10000, *code % 10000 / 100, *code % 100);
-  }
-  return std::nullopt;
-}
-
-// "... NCCL INFO NCCL_IB_HCA set by environment to mlx5_0" -> {NCCL_IB_HCA, mlx5_0}.
-std::optional<std::pair<std::string, std::string>> read_nccl_env_line(std::string_view line) {
-  const std::vector<std::string_view> words = split_words(line);
-  for (size_t i = 0; i + 5 < words.size(); ++i) {
-    if (words[i].starts_with("NCCL_") && words[i + 1] == "set" && words[i + 2] == "by" &&
-        words[i + 3] == "environment" && words[i + 4] == "to") {
-      std::string_view value = words[i + 5];
-      if (value.ends_with('.')) value.remove_suffix(1);
-      return std::pair{std::string(words[i]), std::string(value)};
-    }
-  }
-  return std::nullopt;
-}
-
-// Joins shell continuation lines ("... \" + next line), so a command line is one line.
-std::vector<std::string> join_continued_lines(const std::vector<std::string_view>& lines) {
-  std::vector<std::string> joined;
-  bool continues = false;
-  for (std::string_view line : lines) {
-    std::string_view trimmed = line;
-    while (!trimmed.empty() && is_blank(trimmed.back())) trimmed.remove_suffix(1);
-    const bool next_continues = trimmed.ends_with('\\') && !is_comment(line);
-    if (next_continues) trimmed.remove_suffix(1);
-    if (continues) {
-      const std::vector<std::string_view> words = split_words(trimmed);
-      joined.back() += ' ';
-      joined.back() += join_words(words, !words.empty() && words[0] == ">" ? 1 : 0);
-    } else {
-      joined.emplace_back(trimmed);
-    }
-    continues = next_continues;
-  }
-  return joined;
-}
-
-// ---- rows broken by alltoallv's per-rank summary ----------------------------------------------
-//
-// alltoallv_perf with NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 prints, from its busbw computation, a
-// "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: ... nranks=N ..." line and N "#   rank=R send_bytes=S
-// recv_bytes=V alg_bw=A bus_bw=B" lines in the middle of a row (src/alltoallv.cu): after the row's
-// first columns and again after its out-of-place measurement, so the row goes on after the last
-// rank line's bus_bw word. The row is put back together and the summary skipped.
-
-constexpr std::string_view kAlltoallvSummary = "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY:";
-
-struct NumberedLine {
-  std::string_view text;
-  std::size_t number = 0;  // in the file, from 1; a joined row has its first line's
-};
-
-struct UnbrokenLines {
-  std::deque<std::string> joined;  // the rows put back together (stable storage for `lines`)
-  std::vector<NumberedLine> lines;
-  int summaries = 0;
-  std::vector<std::size_t> cut_short;  // first lines of broken rows whose summary ended early
-};
-
-// nranks=N of a summary line; 0 when it does not say.
-int64_t summary_rank_count(std::string_view summary) {
-  for (const std::string_view word : split_words(summary))
-    if (word.starts_with("nranks=")) return std::max<int64_t>(0, to_int(word.substr(7)).value_or(0));
-  return 0;
-}
-
-// What follows the bus_bw word of a "#   rank=R ... bus_bw=B" line for rank R; nullopt for any
-// other line.
-std::optional<std::string_view> after_summary_rank_line(std::string_view line, int64_t rank) {
-  const std::vector<std::string_view> words = comment_words(line);
-  if (words.size() < 5 || words[0] != fmt::format("rank={}", rank) || !words[4].starts_with("bus_bw="))
-    return std::nullopt;
-  return line.substr(static_cast<std::size_t>(words[4].data() - line.data()) + words[4].size());
-}
-
-UnbrokenLines unbreak_alltoallv_rows(const std::vector<std::string_view>& lines) {
-  UnbrokenLines out;
-  std::optional<std::string> row;  // a row the summary broke, so far
-  std::size_t row_start = 0;
-  int64_t rank_lines_left = 0;
-  int64_t next_rank = 0;  // the summary lists ranks 0..N-1 in order
-  auto drop_row = [&] {
-    if (row) out.cut_short.push_back(row_start);
-    row.reset();
-    rank_lines_left = 0;
-  };
-  // A summary begins at `marker` of `text`: its rank lines follow.
-  auto begin_summary = [&](std::string_view text) {
-    ++out.summaries;
-    rank_lines_left = summary_rank_count(text);
-    next_rank = 0;
-    if (rank_lines_left == 0) drop_row();
-  };
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
-    if (rank_lines_left > 0) {
-      if (const auto rest = after_summary_rank_line(line, next_rank)) {
-        ++next_rank;
-        if (--rank_lines_left > 0 || !row) continue;
-        const std::size_t marker = rest->find(kAlltoallvSummary);  // the in-place half's summary
-        *row += rest->substr(0, marker);
-        if (marker != std::string_view::npos) {
-          begin_summary(rest->substr(marker));
-          continue;
-        }
-        out.joined.push_back(std::move(*row));
-        row.reset();
-        out.lines.push_back(NumberedLine{out.joined.back(), row_start});
-        continue;
-      }
-      drop_row();  // the summary ended early: read this line as any other
-    }
-    const std::size_t marker = line.find(kAlltoallvSummary);
-    if (marker == std::string_view::npos) {
-      out.lines.push_back(NumberedLine{line, i + 1});
-      continue;
-    }
-    const std::string_view before = line.substr(0, marker);
-    if (!is_comment(before) && before.find_first_not_of(" \t") != std::string_view::npos) {
-      drop_row();
-      row = std::string(before);
-      row_start = i + 1;
-    }
-    begin_summary(line.substr(marker));
-  }
-  drop_row();
-  return out;
 }
 
 // ---- the rank count ----------------------------------------------------------------------------
@@ -601,10 +219,14 @@ ScannedLog scan_lines(const std::vector<NumberedLine>& lines) {
 }
 
 }  // namespace
+}  // namespace nccltune::nccl_tests_detail
+
+namespace nccltune {
 
 // ---- the parser --------------------------------------------------------------------------------
 
 Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_view origin) {
+  using namespace nccl_tests_detail;  // the log's lines (nccl_tests_log_lines.h), in this function only
   // A log is ASCII when sane, and what the result keeps of it (hosts, versions, argv, env, data
   // types) is written as JSON: bytes that are not UTF-8 become '?' first, so it always can be.
   const bool valid = is_valid_utf8(input);
@@ -738,7 +360,7 @@ Result<BenchResult> parse_nccl_tests_log(std::string_view text, std::string_view
 // ---- what both outputs say alike ---------------------------------------------------------------
 
 std::string nccl_tests_collective(std::string_view program) {
-  return collective_of_program(program);
+  return nccl_tests_detail::collective_of_program(program);
 }
 
 double nccl_tests_bus_factor(std::string_view op, int ranks) {
@@ -748,8 +370,8 @@ double nccl_tests_bus_factor(std::string_view op, int ranks) {
 
 std::string nccl_tests_time_rule(const std::vector<std::string>& words, std::size_t from,
                                  std::vector<std::string>& notes) {
-  if (const auto average = flag_value(words, from, words.size(), {"-a", "--average"}))
-    return time_rule_of_average_flag(*average);
+  if (const auto average = nccl_tests_detail::flag_value(words, from, words.size(), {"-a", "--average"}))
+    return nccl_tests_detail::time_rule_of_average_flag(*average);
   notes.push_back(
       "time_rule avg assumed: nccl-tests' default (-a 1, mean over ranks); "
       "builds before mid-2021 printed rank 0's time");
@@ -786,102 +408,6 @@ NcclTestsRankCount count_nccl_tests_ranks(const std::vector<NcclTestsRank>& rank
                     ranks.size(), ranks_by_group.size()));
   }
   return count;
-}
-
-// ---- checks ------------------------------------------------------------------------------------
-
-std::vector<BusBandwidthDisagreement> check_bus_bandwidth(const BenchResult& result, double time_step_us) {
-  std::vector<BusBandwidthDisagreement> disagreements;
-  if (!result.ranks) return disagreements;
-  const double factor = nccl_tests_bus_factor(result.op, *result.ranks);
-  if (factor <= 0) return disagreements;
-  auto check = [&](const BenchRow& row, const Measurement& m, bool in_place) {
-    if (m.time_us <= 0) return;
-    const double recomputed = algorithm_bandwidth_gbps(static_cast<double>(row.bytes), m.time_us) * factor;
-    const double time_error = std::max(time_rounding(m.time_us), time_step_us / 2);
-    const double tolerance = bandwidth_rounding(m.busbw) + recomputed * time_error / m.time_us + 1e-9;
-    if (std::abs(recomputed - m.busbw) > tolerance)
-      disagreements.push_back(BusBandwidthDisagreement{row.bytes, in_place, m.busbw, recomputed});
-  };
-  for (const BenchRow& row : result.rows) {
-    check(row, row.out_of_place, false);
-    if (row.in_place) check(row, *row.in_place, true);
-  }
-  return disagreements;
-}
-
-std::optional<double> average_bus_bandwidth(const BenchResult& result) {
-  double sum = 0;
-  int count = 0;
-  for (const BenchRow& row : result.rows) {
-    sum += row.out_of_place.busbw;
-    ++count;
-    if (row.in_place) {
-      sum += row.in_place->busbw;
-      ++count;
-    }
-  }
-  if (count == 0) return std::nullopt;
-  return sum / count;
-}
-
-std::optional<AverageBusBandwidthCheck> check_average_bus_bandwidth(const BenchResult& result) {
-  const std::optional<double> recomputed = average_bus_bandwidth(result);
-  if (!recomputed || !result.avg_busbw) return std::nullopt;
-  double rounding = 0;  // mean rounding of the printed busbw values
-  int count = 0;
-  for (const BenchRow& row : result.rows) {
-    rounding += bandwidth_rounding(row.out_of_place.busbw);
-    ++count;
-    if (row.in_place) {
-      rounding += bandwidth_rounding(row.in_place->busbw);
-      ++count;
-    }
-  }
-  AverageBusBandwidthCheck check;
-  check.printed = *result.avg_busbw;
-  check.recomputed = *recomputed;
-  // "%g" keeps 6 significant digits.
-  const double printed_digit =
-      check.printed > 0 ? std::pow(10.0, std::floor(std::log10(check.printed)) - 5) : 0;
-  check.tolerance = rounding / count + printed_digit / 2;
-  check.agrees = std::abs(check.printed - check.recomputed) <= check.tolerance + 1e-9;
-  return check;
-}
-
-std::optional<BusFactorInterval> implied_bus_factor(const BenchResult& result) {
-  std::optional<BusFactorInterval> interval;
-  auto narrow = [&](const Measurement& m) {
-    const double algbw_low = m.algbw - bandwidth_rounding(m.algbw);
-    if (algbw_low <= 0) return;
-    const double low = (m.busbw - bandwidth_rounding(m.busbw)) / (m.algbw + bandwidth_rounding(m.algbw));
-    const double high = (m.busbw + bandwidth_rounding(m.busbw)) / algbw_low;
-    if (!interval) interval = BusFactorInterval{low, high};
-    interval->low = std::max(interval->low, low);
-    interval->high = std::min(interval->high, high);
-  };
-  for (const BenchRow& row : result.rows) {
-    narrow(row.out_of_place);
-    if (row.in_place) narrow(*row.in_place);
-  }
-  if (!interval || interval->low > interval->high) return std::nullopt;
-  return interval;
-}
-
-std::optional<RankRange> ranks_with_bus_factor(std::string_view op, BusFactorInterval factor) {
-  constexpr int most_ranks = 65536;
-  if (nccl_tests_bus_factor(op, 2) <= 0 || nccl_tests_bus_factor(op, 2) == nccl_tests_bus_factor(op, 3))
-    return std::nullopt;
-  RankRange range;
-  for (int ranks = 2; ranks <= most_ranks; ++ranks) {
-    const double f = nccl_tests_bus_factor(op, ranks);
-    if (f < factor.low) continue;
-    if (f > factor.high) break;
-    if (range.fewest == 0) range.fewest = ranks;
-    range.most = ranks;
-  }
-  range.open_ended = range.most == most_ranks;
-  return range;
 }
 
 }  // namespace nccltune
