@@ -27,13 +27,15 @@ inline constexpr std::array<CollectiveName, 6> kCollectiveTable = {{
     {"alltoall", "", "", true},
 }};
 
-// The row of `name` (nccl-tests' name); nullptr for none.
-constexpr const CollectiveName* find_collective(std::string_view name) {
+// The row of `name` (nccl-tests' name); nullptr for none. Not `find_collective`: that is
+// collectives/collective_spec.h's (the spec), and two functions of one name and parameters are one
+// symbol to the linker, whatever they return.
+constexpr const CollectiveName* find_collective_name(std::string_view name) {
   for (const CollectiveName& row : kCollectiveTable)
     if (row.name == name) return &row;
   return nullptr;
 }
 
-constexpr bool is_known_collective(std::string_view name) { return find_collective(name) != nullptr; }
+constexpr bool is_known_collective(std::string_view name) { return find_collective_name(name) != nullptr; }
 
 }  // namespace nccltune

@@ -112,7 +112,7 @@ namespace {
 // base/collective_names.h's row of a collective NCCL has a function for; nullptr for alltoall
 // (sends and receives) and for names that are no collective.
 const CollectiveName* nccl_function_row(std::string_view collective) {
-  const CollectiveName* row = find_collective(collective);
+  const CollectiveName* row = find_collective_name(collective);
   return row && !row->function.empty() ? row : nullptr;
 }
 

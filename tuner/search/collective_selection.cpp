@@ -9,7 +9,7 @@ namespace nccltune {
 namespace {
 
 bool is_tunable(std::string_view name) {
-  const CollectiveName* row = find_collective(name);
+  const CollectiveName* row = find_collective_name(name);
   return row && row->tuned;
 }
 
