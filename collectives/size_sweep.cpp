@@ -1,6 +1,7 @@
 #include "collectives/size_sweep.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "base/size_steps.h"
@@ -26,7 +27,12 @@ ncclRedOp_t to_nccl(ReductionOp) {
 
 Status validate(const SweepOptions& options, int nranks) {
   if (nranks < 1) return Error{"the communicator has no ranks"};
-  if (options.min_bytes > options.max_bytes)
+  if (!options.sizes.empty()) {
+    if (options.sizes.front() == 0) return Error{"a listed size must be above 0"};
+    if (std::adjacent_find(options.sizes.begin(), options.sizes.end(), std::greater_equal<>()) !=
+        options.sizes.end())
+      return Error{"the listed sizes must be strictly ascending"};
+  } else if (options.min_bytes > options.max_bytes)
     return Error{"minimum size (-b) " + std::to_string(options.min_bytes) +
                  " is larger than maximum size (-e) " + std::to_string(options.max_bytes)};
   if (options.step_factor > 1 && options.min_bytes == 0)
@@ -47,6 +53,7 @@ std::pair<int, int> iterations_for(const SweepOptions& options, std::size_t byte
 }
 
 std::vector<std::size_t> sweep_sizes(const SweepOptions& options) {
+  if (!options.sizes.empty()) return options.sizes;
   const std::vector<std::uint64_t> sizes =
       size_steps(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);
   return {sizes.begin(), sizes.end()};

@@ -42,6 +42,9 @@ struct SweepOptions {
   // When > 0, fewer iterations at large sizes: at most this many bytes per timed loop (and per
   // warm-up), at least one iteration. Lets the tuner spend its time where the noise is.
   std::size_t max_bytes_per_size = 0;
+  // When not empty, the sweep visits exactly these sizes (ascending, above 0), not min..max
+  // stepped: the tuner's sizes between grid points. nccl-tests has no such option.
+  std::vector<std::size_t> sizes;
 };
 
 // Timed iterations (first) and warm-up iterations (second) for one size.
@@ -49,7 +52,7 @@ std::pair<int, int> iterations_for(const SweepOptions& options, std::size_t byte
 
 // One line naming the first option that cannot work, for `nranks` ranks.
 Status validate(const SweepOptions& options, int nranks);
-// The sizes the sweep visits, from min_bytes up to max_bytes.
+// The sizes the sweep visits: `sizes`, else from min_bytes up to max_bytes.
 std::vector<std::size_t> sweep_sizes(const SweepOptions& options);
 
 // What the sweep runs on: one rank's driver, library, communicator and dedicated stream.

@@ -53,6 +53,7 @@ json worker_config_to_json(const WorkerConfig& c) {
           {"root", c.sweep.root},
           {"in_place", c.sweep.in_place},
           {"max_bytes_per_size", c.sweep.max_bytes_per_size},
+          {"sizes", c.sweep.sizes},
           {"comms", c.comms},
           {"node", c.node},
           {"nodes", c.nodes},
@@ -79,6 +80,7 @@ Result<WorkerConfig> worker_config_from_json(const json& j) {
     c.sweep.root = j.at("root").get<int>();
     c.sweep.in_place = j.value("in_place", true);
     c.sweep.max_bytes_per_size = j.value("max_bytes_per_size", std::size_t{0});
+    c.sweep.sizes = j.value("sizes", std::vector<std::size_t>{});
     if (j.contains("pairs"))
       for (const json& p : j.at("pairs"))
         c.pairs.push_back({p.at("algo").get<std::string>(), p.at("proto").get<std::string>(),

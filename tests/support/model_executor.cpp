@@ -109,6 +109,7 @@ std::uint64_t trial_seed(const fake::FakeModel& model, const TrialRequest& reque
                    std::to_string(request.iterations) + "|" + std::to_string(request.grid.min_bytes) + "|" +
                    std::to_string(request.grid.max_bytes) + "|" + std::to_string(request.grid.factor),
                hash);
+  for (const std::uint64_t bytes : request.sizes) hash = fnv1a("|" + std::to_string(bytes), hash);
   return hash;
 }
 
@@ -160,7 +161,7 @@ double trial_duration(std::size_t sizes, int warmup, int iterations) {
 // that corrupts (fake::corrupts) fails its own data check only. kNcclOwnChoice runs NCCL's own.
 TrialMeasurement measure_pairs(const fake::FakeModel& model, int nranks, const TrialRequest& request) {
   TrialMeasurement m;
-  const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
+  const std::vector<std::uint64_t> sizes = request_sizes(request);
   Ranks worst;
   const std::vector<OpRanks> ops = resolve_ops(model, request.env, nranks, request.collectives, worst);
   const std::size_t points = sizes.size() * ops.size() * request.pairs.size();
@@ -216,7 +217,7 @@ TrialMeasurement measure(const fake::FakeModel& model, int nranks, const TrialRe
   TrialMeasurement m;
   m.workers = nranks;
   m.communicators = 1;
-  const std::vector<std::uint64_t> sizes = grid_sizes(request.grid);
+  const std::vector<std::uint64_t> sizes = request_sizes(request);
   Ranks worst;
   const std::vector<OpRanks> ops = resolve_ops(model, request.env, nranks, request.collectives, worst);
   m.duration_s = trial_duration(sizes.size() * ops.size(), request.warmup, request.iterations);

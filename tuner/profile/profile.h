@@ -81,6 +81,20 @@ struct SizeChoice {
   bool operator==(const SizeChoice&) const = default;
 };
 
+// Where a per_size choice gives way to the next between two measured sizes, and the evidence: the
+// sizes that bracket it (the largest where `below` measured faster, the smallest where `above`
+// did), each pair's fitted cost there (NCCL's model, time = latency + bytes / bandwidth;
+// search/crossover.h) and the size where those costs cross. `bytes` is where the upper range
+// starts: the fitted crossing when `fit` is "crossing", else `hi`, the measured boundary.
+struct SizeSwitch {
+  std::uint64_t lo = 0, hi = 0, bytes = 0;
+  std::string fit;           // "crossing", "parallel", "outside-bracket", "no-bandwidth"
+  std::string below, above;  // "Tree/LL128": the choice under `bytes` and from it on
+  double below_latency_us = 0, below_gbps = 0;
+  double above_latency_us = 0, above_gbps = 0;
+  bool operator==(const SizeSwitch&) const = default;
+};
+
 // The message sizes the tune measured, smallest and largest. Per-size choices and NCCL_ALGO /
 // NCCL_PROTO lists hold within it only: above max_bytes NCCL's own choice stands.
 struct MeasuredRange {
@@ -151,6 +165,9 @@ struct CollectiveProfile {
   bool guard = false;      // measured against the defaults only (tune --guard), never tuned
   MeasuredRange measured;  // unknown in profiles written before it was recorded
   std::vector<SizeChoice> per_size;
+  // Where per_size changes its choice between two measured sizes, ascending; written only when
+  // not empty (profiles before it have none).
+  std::vector<SizeSwitch> switches;
   ProfileResults results;
   PluginVerdict plugin;  // written as `plugin: {status, why}` when not none
   bool operator==(const CollectiveProfile&) const = default;

@@ -29,7 +29,7 @@ JournalEntry entry_for(const TrialRequest& r, const JournalScope& scope) {
   e.phase = r.phase;
   e.iterations = r.iterations;
   e.warmup = r.warmup;
-  e.sizes = grid_sizes(r.grid);
+  e.sizes = request_sizes(r);
   e.collectives = r.collectives;
   e.repeat = r.repeat;
   e.comms = r.comms;

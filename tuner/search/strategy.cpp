@@ -113,7 +113,7 @@ bool Search::involves_broken(const Env& env) const {
 TrialRequest Search::request(Env env, TrialPhase phase, const SizeGrid& grid, int iterations, int repeat,
                      bool guarded) const {
   TrialRequest r{std::move(env),       phase, grid, iterations, options_.warmup, repeat,
-                 options_.collectives, {},    {},   comm_names(options_.comms)};
+                 options_.collectives, {},    {},   comm_names(options_.comms), {}};
   if (guarded) r.collectives.insert(r.collectives.end(), options_.guards.begin(), options_.guards.end());
   return r;
 }

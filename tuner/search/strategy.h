@@ -95,6 +95,9 @@ struct StrategyResult {
   // the final grid that `env` allows, measured under `env`'s other settings; empty when the budget
   // ended those measurements early.
   std::map<ShapedOp, std::vector<SizeChoice>> per_size;
+  // Per ShapedOp, where its per_size choice changes between two measured sizes (profile.h): the
+  // range of the choice at `hi` starts at `bytes` (profile_builder.h), not at `hi`.
+  std::map<ShapedOp, std::vector<SizeSwitch>> switches;
   // The budget's unit (--max-trials): a trial counts one, a pair-mode trial one per pair.
   int trials = 0, failed_trials = 0, cached_trials = 0;
   TrialCounts counts;  // what the summary and the profile say (trial_counts.h)

@@ -66,6 +66,10 @@ std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid) {
   return size_steps(grid.aligned_min_bytes(), grid.max_bytes, grid.factor, 0);
 }
 
+std::vector<std::uint64_t> request_sizes(const TrialRequest& request) {
+  return request.sizes.empty() ? grid_sizes(request.grid) : request.sizes;
+}
+
 TrialMeasurement points_of(const TrialMeasurement& m, const std::vector<std::string>& ops) {
   TrialMeasurement out = without_points(m);
   for (std::size_t i = 0; i < m.ops.size(); ++i)

@@ -32,6 +32,10 @@ struct SizeGrid {
 };
 std::vector<std::uint64_t> grid_sizes(const SizeGrid& grid);
 
+struct TrialRequest;
+// The sizes `request` measures: its explicit sizes, else its grid's.
+std::vector<std::uint64_t> request_sizes(const TrialRequest& request);
+
 // An algorithm and protocol pair, in NCCL's spelling: what NCCL chose for one size, as its TUNING
 // log lines say, or a pair that pair mode forces.
 struct NcclChoice {
@@ -67,6 +71,11 @@ struct TrialRequest {
   // (the ranks of one node), the last two split from the world (collectives/worker_protocol.h).
   // A request asks for each collective on each of them: its points are their ShapedOps.
   std::vector<std::string> comms{"world"};
+  // When not empty, exactly these sizes (ascending, above 0) instead of the grid's: the per-size
+  // phase's sizes between two grid points (search/crossover.h) and the confirmation's sizes off the
+  // grid (tune_profile/confirmation_sizes.h). A collective measures a size rounded down to its
+  // whole elements (per rank for all_gather and reduce_scatter), as nccl-tests does.
+  std::vector<std::uint64_t> sizes;
 };
 
 // A trial's numbers are points, one per (collective, size): each of the request's collectives in

@@ -37,7 +37,7 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
   for (int round = 0; round < count; ++round) {
     // Repeats after the strategy's own: a resumed run never mistakes one for the other.
     TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
-                   {}, comm_names(s.comms)};
+                   {}, comm_names(s.comms), {}};
     TrialRequest b = a;
     b.env = profile.env;
     b.plugin_profile = text;

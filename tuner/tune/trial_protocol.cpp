@@ -35,6 +35,7 @@ json request_to_json(const TrialRequest& r) {
           {"min", r.grid.min_bytes},
           {"max", r.grid.max_bytes},
           {"factor", r.grid.factor},
+          {"sizes", r.sizes},
           {"iterations", r.iterations},
           {"warmup", r.warmup},
           {"repeat", r.repeat},
@@ -49,6 +50,7 @@ TrialRequest request_from_json(const json& j) {
   r.env = j.at("env").get<Env>();
   r.phase = parse_trial_phase(j.at("phase").get<std::string>()).value_or(TrialPhase::screen);
   r.grid = {j.at("min").get<std::uint64_t>(), j.at("max").get<std::uint64_t>(), j.at("factor").get<double>()};
+  r.sizes = j.at("sizes").get<std::vector<std::uint64_t>>();
   r.iterations = j.at("iterations").get<int>();
   r.warmup = j.at("warmup").get<int>();
   r.repeat = j.at("repeat").get<int>();
@@ -143,6 +145,7 @@ TrialMeasurement measure(const CountGroup& on, const NodeLayout& layout, int cou
   spec.config.sweep.min_bytes = request.grid.aligned_min_bytes();
   spec.config.sweep.max_bytes = request.grid.max_bytes;
   spec.config.sweep.step_factor = request.grid.factor;
+  spec.config.sweep.sizes.assign(request.sizes.begin(), request.sizes.end());
   spec.config.sweep.iterations = request.iterations;
   spec.config.sweep.warmup = request.warmup;
   spec.config.collectives = request.collectives;

@@ -19,6 +19,7 @@ StrategyResult collective_result(const StrategyResult& r, const ShapedOp& op) {
     if (i < r.tuned_busbw.size()) out.tuned_busbw.push_back(r.tuned_busbw[i]);
   }
   if (const auto it = r.per_size.find(op); it != r.per_size.end()) out.per_size[op] = it->second;
+  if (const auto it = r.switches.find(op); it != r.switches.end()) out.switches[op] = it->second;
   return out;
 }
 
@@ -38,8 +39,16 @@ CollectiveProfile collective_profile(const StrategyResult& whole, const ShapedOp
   CollectiveProfile c;
   c.guard = std::find(strategy.guards.begin(), strategy.guards.end(), op.collective) != strategy.guards.end();
   if (const auto it = r.per_size.find(op); it != r.per_size.end()) {
+    const auto switches = r.switches.find(op);
+    if (switches != r.switches.end()) c.switches = switches->second;
+    // A range starts where its choice took over: the fitted switch between two measured sizes,
+    // else the size where it first won.
     std::vector<std::uint64_t> sizes;
-    for (const auto& choice : it->second) sizes.push_back(choice.min_bytes);
+    for (const auto& choice : it->second) {
+      const auto moved = std::find_if(c.switches.begin(), c.switches.end(),
+                                      [&](const SizeSwitch& s) { return s.hi == choice.min_bytes; });
+      sizes.push_back(moved != c.switches.end() ? moved->bytes : choice.min_bytes);
+    }
     c.per_size = size_ranges(sizes, it->second);
   }
   if (!r.sizes.empty()) c.measured = {r.sizes.front(), r.sizes.back()};

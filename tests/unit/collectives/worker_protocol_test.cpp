@@ -32,6 +32,7 @@ WorkerConfig sample_config() {
   c.sweep.check = false;
   c.sweep.type = DataType::bfloat16;
   c.sweep.root = 5;
+  c.sweep.sizes = {1536, 3u << 20};
   return c;
 }
 
@@ -72,6 +73,7 @@ TEST(WorkerProtocol, ConfigRoundTrip) {
   EXPECT_EQ(back->sweep.op, ReductionOp::sum);
   EXPECT_EQ(back->sweep.type, DataType::bfloat16);
   EXPECT_EQ(back->sweep.root, 5);
+  EXPECT_EQ(back->sweep.sizes, (std::vector<std::size_t>{1536, 3u << 20}));
   // Every field, including any added later, survives.
   EXPECT_EQ(worker_config_to_json(*back), j);
 }

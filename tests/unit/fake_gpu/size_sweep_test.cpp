@@ -36,6 +36,21 @@ TEST(SizeSweep, SizesDoubleFromMinToMax) {
   EXPECT_EQ(sweep_sizes(options), (std::vector<size_t>{1 << 20}));
 }
 
+// The tuner's sizes between grid points: exactly the listed ones, whatever min, max and factor say;
+// a list that is not strictly ascending or holds 0 is refused.
+TEST(SizeSweep, ListedSizesAreTheSweep) {
+  SweepOptions options;
+  options.min_bytes = 8;
+  options.max_bytes = 128;
+  options.sizes = {12, 1000, 3u << 20};
+  EXPECT_EQ(sweep_sizes(options), options.sizes);
+  EXPECT_TRUE(validate(options, 4).ok());
+  options.sizes = {12, 12};
+  EXPECT_NE(validate(options, 4).error().find("strictly ascending"), std::string::npos);
+  options.sizes = {0, 12};
+  EXPECT_NE(validate(options, 4).error().find("above 0"), std::string::npos);
+}
+
 TEST(SizeSweep, ValidateNamesTheBadOption) {
   SweepOptions options;
   EXPECT_TRUE(validate(options, 4).ok());
@@ -162,6 +177,14 @@ TEST(SizeSweep, SizesThatRoundToTheSameBytesAreMeasuredOnce) {
   std::vector<std::size_t> bytes;
   for (const SizeMeasurement& row : *sweep) bytes.push_back(row.bytes);
   EXPECT_EQ(bytes, (std::vector<std::size_t>{2, 4, 6}));
+
+  // Listed sizes round down to whole elements too: 3 and 5 bytes of bfloat16 are 2 and 4.
+  options.sizes = {3, 5, 1536};
+  sweep = run_size_sweep({*cuda, *nccl, *comm, *stream, 0, 1}, *find_collective("all_reduce"), options);
+  ASSERT_TRUE(sweep.ok()) << sweep.error();
+  bytes.clear();
+  for (const SizeMeasurement& row : *sweep) bytes.push_back(row.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{2, 4, 1536}));
 }
 
 TEST(SizeSweep, ReportsTheFailingCollectiveAndSize) {

@@ -621,12 +621,15 @@ TEST(TrialProtocol, ARequestsCommsReachTheWorkerWithTheLayout) {
   EXPECT_EQ(seen[0].nodes, 1);
   EXPECT_EQ(seen[0].local_ranks, 1);
   EXPECT_EQ(m.comms, request.comms);
+  EXPECT_TRUE(seen[0].sweep.sizes.empty()) << "the grid, when the request lists no sizes";
   EXPECT_EQ(m.communicators, 3);
   EXPECT_EQ(m.busbw.size(), 3u);
 
-  // The world alone: points without comms, one communicator.
+  // The world alone: points without comms, one communicator; listed sizes reach the sweep.
   request.comms = {"world"};
+  request.sizes = {1536, 3u << 20};
   const TrialMeasurement world = lead_trial(ranks, groups, 1, request, nullptr);
+  EXPECT_EQ(seen.back().sweep.sizes, (std::vector<std::size_t>{1536, 3u << 20}));
   EXPECT_TRUE(world.comms.empty());
   EXPECT_EQ(world.communicators, 1);
 
