@@ -12,11 +12,59 @@
 #include <set>
 #include <string_view>
 
+#include "base/byte_size.h"
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
+#include "search/fitted_loss.h"
 #include "search/shippable_env.h"
 
 namespace nccltune::strategy_search {
+
+namespace {
+
+struct WorstBetween {
+  ShapedOp op;
+  FittedLoss loss;
+  bool measured = false;  // at a measured size between the grid's, not by the fits
+};
+
+// The worst ratio of `candidate` to the defaults (`points`' busbw) between the grid's sizes of
+// every collective on every communicator, guards included: measured at the points that are not
+// the grid's (`on_grid` false), and by the fitted costs between every two measured sizes
+// (fitted_loss.h). A fitted loss is said at the size inside its gap, a measured one at its point.
+std::optional<WorstBetween> worst_between(const TrialMeasurement& points, const std::vector<double>& candidate,
+                                          const std::vector<bool>& on_grid) {
+  std::map<ShapedOp, std::vector<std::size_t>> by_op;  // point indices, in the sweep's ascending order
+  const std::vector<ShapedOp> ops = point_ops(points);
+  for (std::size_t i = 0; i < ops.size() && i < points.sizes.size(); ++i) by_op[ops[i]].push_back(i);
+  std::optional<WorstBetween> worst;
+  for (const auto& [op, indices] : by_op) {
+    std::vector<std::uint64_t> sizes;
+    std::vector<double> base, cand;
+    for (const std::size_t i : indices) {
+      if (i >= points.busbw.size() || i >= candidate.size()) continue;
+      sizes.push_back(points.sizes[i]);
+      base.push_back(points.busbw[i]);
+      cand.push_back(candidate[i]);
+    }
+    const auto take = [&](const FittedLoss& loss, bool measured) {
+      if (!worst || loss.ratio < worst->loss.ratio) worst = WorstBetween{op, loss, measured};
+    };
+    if (const auto fitted = worst_fitted_between(sizes, base, cand)) take(*fitted, false);
+    for (std::size_t k = 0; k < indices.size() && k < sizes.size(); ++k)
+      if (indices[k] < on_grid.size() && !on_grid[indices[k]] && base[k] > 0 && k > 0 && k + 1 < sizes.size())
+        take({sizes[k - 1], sizes[k + 1], sizes[k], cand[k] / base[k]}, true);
+  }
+  return worst;
+}
+
+// "all_reduce", or "all_reduce on the rail communicator".
+std::string describe_op(const ShapedOp& op) {
+  return op.role == CommRole::world ? op.collective
+                                    : op.collective + " on the " + std::string(to_string(op.role)) + " communicator";
+}
+
+}  // namespace
 
 void Search::confirm(const std::vector<Candidate>& finalists) {
   if (finalists.empty()) {
@@ -87,34 +135,54 @@ Search::Confirmation Search::confirm_against_defaults(const Env& winner, int att
   TrialMeasurement points;  // the points every A run measured
   bool winner_failed = false;
   const int rounds = std::max(1, options_.confirm_rounds);
+  // The final grid and the sizes between its points (fitted_loss.h): a setting must not lose there
+  // either. Only the grid's points are the profile's results, as before.
+  const std::vector<std::uint64_t> grid = grid_sizes(options_.final_grid);
+  std::vector<std::uint64_t> requested = between_grid_sizes(grid);
+  requested.insert(requested.end(), grid.begin(), grid.end());
+  std::sort(requested.begin(), requested.end());
+  const auto confirm_request = [&](const Env& env, int repeat) {
+    TrialRequest r = request(env, TrialPhase::confirm, options_.final_grid, options_.final_iterations, repeat, true);
+    r.sizes = requested;
+    return r;
+  };
   for (int round = 0; round < rounds && !winner_failed; ++round) {
     const int repeat = attempt * rounds + round;
-    const TrialMeasurement a = run_trial(
-        request({}, TrialPhase::confirm, options_.final_grid, options_.final_iterations, repeat, true));
+    const TrialMeasurement a = run_trial(confirm_request({}, repeat));
     if (a.outcome == TrialOutcome::ok) {
       a_runs.push_back(a.busbw);
       points = a;
     }
     if (winner.empty()) continue;
-    const TrialMeasurement b = run_trial(
-        request(winner, TrialPhase::confirm, options_.final_grid, options_.final_iterations, repeat, true));
+    const TrialMeasurement b = run_trial(confirm_request(winner, repeat));
     if (b.outcome == TrialOutcome::ok && b.busbw.size() == a.busbw.size())
       b_runs.push_back(b.busbw);
     else if (b.outcome != TrialOutcome::ok)
       winner_failed = true;
     for (std::size_t i = 0; i < arms.size() && !winner_failed; ++i) {
       if (arm_failed[i]) continue;
-      const TrialMeasurement c = run_trial(request(arms[i], TrialPhase::confirm, options_.final_grid,
-                                                   options_.final_iterations, repeat, true));
+      const TrialMeasurement c = run_trial(confirm_request(arms[i], repeat));
       if (c.outcome == TrialOutcome::ok && c.busbw.size() == a.busbw.size())
         arm_runs[i].push_back(c.busbw);
       else
         arm_failed[i] = true;  // the list is what lets the rest run
     }
   }
+  const std::vector<bool> on_grid = from_grid(points.sizes, requested, grid);
+  const auto grid_only = [&](const std::vector<double>& curve) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < curve.size() && i < on_grid.size(); ++i)
+      if (on_grid[i]) out.push_back(curve[i]);
+    return out;
+  };
+  TrialMeasurement every_point = points;  // the grid's and those between
+  every_point.busbw = mean_curve(a_runs);
+  points = without_points(every_point);
+  for (std::size_t i = 0; i < every_point.sizes.size() && i < on_grid.size(); ++i)
+    if (on_grid[i]) copy_point(every_point, i, points);
   result_.ops = point_ops(points);
   result_.sizes = points.sizes;
-  points.busbw = result_.baseline_busbw = mean_curve(a_runs);
+  points.busbw = result_.baseline_busbw = grid_only(every_point.busbw);
   result_.tuned_busbw = result_.baseline_busbw;
   result_.score = score_against(points, result_.baseline_busbw);
   if (a_runs.empty()) {
@@ -131,27 +199,44 @@ Search::Confirmation Search::confirm_against_defaults(const Env& winner, int att
     result_.confirmation = describe_env(winner) + " failed during confirmation; keeping the defaults";
     return winner_failed ? Confirmation::winner_failed : Confirmation::done;
   }
-  const std::vector<double> winner_curve = mean_curve(b_runs);
   std::string lists_verdict;
-  // The curve of `env` as measured in these rounds: the winner's, an arm's or the defaults'.
-  const CurveOf curve_of = [&](const Env& env) -> std::optional<std::vector<double>> {
-    if (env == winner) return winner_curve;
-    if (env.empty()) return points.busbw;
+  // The curve of `env` as measured in these rounds, every point: the winner's, an arm's or the
+  // defaults'.
+  const auto every_curve_of = [&](const Env& env) -> std::optional<std::vector<double>> {
+    if (env == winner) return mean_curve(b_runs);
+    if (env.empty()) return every_point.busbw;
     for (std::size_t i = 0; i < arms.size(); ++i)
       if (arms[i] == env && !arm_failed[i] && arm_runs[i].size() == a_runs.size())
         return mean_curve(arm_runs[i]);
     return std::nullopt;
   };
+  // ... and at the grid's points, which the score and the lists are judged on.
+  const CurveOf curve_of = [&](const Env& env) -> std::optional<std::vector<double>> {
+    const auto curve = every_curve_of(env);
+    return curve ? std::optional(grid_only(*curve)) : std::nullopt;
+  };
+  const std::vector<double> winner_curve = *curve_of(winner);
   const Env shipped =
       without_lists_that_give_nothing(winner, winner_curve, points, curve_of, lists_verdict);
-  const auto shipped_curve = curve_of(shipped);
-  const std::vector<double> tuned = *shipped_curve;
+  const std::vector<double> tuned = *curve_of(shipped);
   const Score s = score_against(points, tuned);
+  // A setting ships only where no size between the grid's loses beyond the noise either, measured
+  // or by the fitted costs (fitted_loss.h): a knob whose effect depends on size can win at every
+  // grid point and lose at a job's 3 MiB.
+  const double allowed = std::max(options_.tolerance, result_.noise);
+  const auto between = shipped.empty() ? std::nullopt : worst_between(every_point, *every_curve_of(shipped), on_grid);
+  const bool loses_between = between && between->loss.ratio < 1 - allowed;
   const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(shipped) +
                               " " + signed_percent(s.value - 1) + " (worst size " +
                               signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) +
                               ")" + lists_verdict;
-  if (!shipped.empty() && s.acceptable && s.value > 1 + result_.noise) {
+  if (loses_between) {
+    const FittedLoss& l = between->loss;
+    result_.confirmation = summary + ": not confirmed, " + describe_op(between->op) + " runs " +
+                           signed_percent(l.ratio - 1) + " at " + format_byte_size(l.bytes) +
+                           (between->measured ? " (measured, between " : " (by the fitted costs, between the measured ") +
+                           format_byte_size(l.lo) + " and " + format_byte_size(l.hi) + "); keeping the defaults";
+  } else if (!shipped.empty() && s.acceptable && s.value > 1 + result_.noise) {
     result_.env = shipped;
     result_.keep_defaults = false;
     result_.tuned_busbw = tuned;
