@@ -75,14 +75,15 @@ bool nearer_lower_edge(std::uint64_t bytes, const SizeChoice& range) {
   return std::log(x / low) < std::log(static_cast<double>(range.max_bytes) / x);
 }
 
-// The first size that goes to the upper side when a choice held at `held` and lost at `lost` (or
-// the other way round), the two being adjacent measured sizes: their geometric midpoint, in
-// (lower, upper]. Not the losing size itself: the losing size is beyond the noise, and between two
-// choices NCCL's cost model (time = latency + bytes / bandwidth per algorithm and protocol) moves
-// the ratio steadily with size, so the sizes just short of it lose nearly as much, while those
-// near the size that held are close to even; the true switch is somewhere between the two, and
-// the midpoint splits the unmeasured stretch between the choice and NCCL's own (by ratio, as the
-// sizes are spaced). Issue 50's Tree/LL128 held at 1M, lost 0.84x at 1.5M: it ships to 1.22M - 1.
+// Where a cut range meets NCCL's own choice, between two adjacent measured sizes of it, `lower`
+// and `upper`, where its choice held at one and lost at the other: the first size of the upper
+// side, their geometric midpoint, in (lower, upper]. Not the losing size itself: it lost there
+// beyond the noise, and between two choices NCCL's cost model (time = latency + bytes / bandwidth
+// per algorithm and protocol) moves the ratio steadily with size, so the sizes just short of it
+// lose nearly as much, while those near the size that held are close to even. The true switch is
+// somewhere between the two; the midpoint splits the unmeasured stretch between the choice and
+// NCCL's own (by ratio, as the sizes are spaced), and the next rounds measure the new edge.
+// Issue 50's Tree/LL128 held at 1M and lost 0.84x at 1.5M: it ships to 1.22M - 1.
 std::uint64_t switch_between(std::uint64_t lower, std::uint64_t upper) {
   const double middle =
       std::ceil(std::sqrt(static_cast<double>(lower)) * std::sqrt(static_cast<double>(upper)));
