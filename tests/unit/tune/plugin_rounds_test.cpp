@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
