@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "collectives/collective_spec.h"
 #include "collectives/library_versions.h"
+#include "collectives/size_sweep.h"
 #include "collectives/worker_process.h"
 #include "profile/nccl_names.h"
 #include "search/objective.h"
 #include "search/trial_counts.h"
 #include "tune_profile/collectives_by_op.h"
+#include "tune_profile/confirmation_sizes.h"
 #include "tune_profile/plugin_confirmation.h"
 #include "tune_profile/profile_builder.h"
 
@@ -22,22 +26,58 @@ bool has_per_size(const Profile& profile) {
                      [](const auto& collective) { return !collective.second->per_size.empty(); });
 }
 
+// The bytes every size of the rounds is a whole number of, so that each collective measures the
+// size itself, not one rounded down below it (collectives/collective_spec.cpp), and an edge of a
+// range is measured inside the range: the sweep's element (tune sets no type: its default), times
+// the ranks where a collective divides the buffer among them (all_gather, reduce_scatter,
+// alltoall: one element on several ranks is no whole element each). `ranks`: the world's, which
+// the rail's and the node's divide (the profile's shape: tune runs one rank per GPU). Were it
+// wrong, a collective would measure a size rounded down, and the rounds judge the size it reports.
+std::uint64_t whole_elements(const std::vector<std::string>& ops, int ranks) {
+  const std::size_t element = element_size(SweepOptions{}.type);
+  const bool per_rank = std::any_of(ops.begin(), ops.end(), [&](const std::string& op) {
+    const CollectiveSpec* spec = find_collective(op);
+    return spec != nullptr && spec->layout(element, element, ranks).bytes != element;
+  });
+  return per_rank ? element * static_cast<std::uint64_t>(std::max(1, ranks)) : element;
+}
+
+// What the rounds measure: the final grid, and inside every served range of `profile` the sizes
+// off it that confirm the range where it ships (tune_profile/confirmation_sizes.h). One request
+// measures every collective on every communicator at the same sizes, so the list is the union.
+std::vector<std::uint64_t> rounds_sizes(const StrategyOptions& s, const std::vector<std::string>& ops,
+                                        const Profile& profile) {
+  const std::vector<std::uint64_t> grid = grid_sizes(s.final_grid);
+  ConfirmationSizeOptions options;
+  options.align_bytes = whole_elements(ops, profile.shape.ranks);
+  std::set<std::uint64_t> sizes(grid.begin(), grid.end());
+  for (const auto& [op, collective] : collectives_by_op(profile)) {
+    if (collective->guard) continue;
+    const std::vector<std::uint64_t> own = confirmation_sizes(collective->per_size, grid, options);
+    sizes.insert(own.begin(), own.end());
+  }
+  sizes.erase(0);  // a listed size must be above 0 (collectives/size_sweep.h)
+  return {sizes.begin(), sizes.end()};
+}
+
 // The A/B rounds of NCCL's defaults (A) against the env with the tuner plugin serving `profile`
-// (B), in fresh workers, on the final grid with the guards; nullopt when a round failed (`why`).
-// A point counts as served only when the plugin served it in every B round.
+// (B), in fresh workers, on the final grid and the confirmation's sizes off it, with the guards;
+// nullopt when a round failed (`why`). A point counts as served only when the plugin served it in
+// every B round.
 std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecutor& execute,
                                           const Profile& profile, std::string& why) {
   const StrategyOptions& s = o.strategy;
   std::vector<std::string> ops = s.collectives;
   ops.insert(ops.end(), s.guards.begin(), s.guards.end());
   const std::string text = profile_to_yaml(profile);  // as the plugin reads it
+  const std::vector<std::uint64_t> sizes = rounds_sizes(s, ops, profile);
   std::vector<std::vector<double>> a_runs, b_runs;
   PluginRounds rounds;
   const int count = std::max(1, s.confirm_rounds);
   for (int round = 0; round < count; ++round) {
     // Repeats after the strategy's own: a resumed run never mistakes one for the other.
     TrialRequest a{{}, TrialPhase::confirm, s.final_grid, s.final_iterations, s.warmup, 100 + round, ops, {},
-                   {}, comm_names(s.comms), {}};
+                   {}, comm_names(s.comms), sizes};
     TrialRequest b = a;
     b.env = profile.env;
     b.plugin_profile = text;
@@ -67,7 +107,10 @@ std::optional<PluginRounds> plugin_rounds(const TuneOptions& o, const TrialExecu
   return rounds;
 }
 
-// What confirm_with_plugin decides, on trials that are counted already.
+// What confirm_with_plugin decides, on trials that are counted already. A second set of rounds
+// judges the profile as the first left it (cut back, or without what it withheld), at the sizes
+// that confirm it now (a cut range's new edge among them); its measurements are the ones recorded,
+// and what it cuts in turn is not measured again.
 void confirm_per_size(const TuneOptions& o, const TrialExecutor& execute, Profile& profile, TuneConsole& console) {
   std::vector<WithheldRange> withheld;
   std::optional<PluginRounds> last;
@@ -81,20 +124,20 @@ void confirm_per_size(const TuneOptions& o, const TrialExecutor& execute, Profil
       return;
     }
     const std::vector<WithheldRange> now = withheld_ranges(profile, *rounds, o.strategy.tolerance);
-    drop_ranges(profile, now);
+    cut_ranges(profile, now);
     withheld.insert(withheld.end(), now.begin(), now.end());
     last = std::move(rounds);
     if (now.empty()) break;
   }
   if (!last) return;
   record_with_plugin(profile, *last, o.strategy.objective, o.strategy.tolerance, withheld);
-  for (const WithheldRange& range : withheld)
-    console.message(range.served
-                        ? "nccltune tune: per-size choice withheld, slower than the defaults under the "
-                          "plugin: " +
-                              describe(range)
-                        : "nccltune tune: per-size choice withheld, not served by the plugin: " +
-                              describe(range) + ": " + range.why);
+  for (const WithheldRange& range : withheld) {
+    const std::string what = range.kept ? "cut back" : "withheld";
+    console.message(range.served ? "nccltune tune: per-size choice " + what +
+                                       ", slower than the defaults under the plugin: " + describe(range)
+                                 : "nccltune tune: per-size choice " + what + ", not served by the plugin: " +
+                                       describe(range) + ": " + range.why);
+  }
 }
 
 }  // namespace

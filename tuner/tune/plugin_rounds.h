@@ -23,11 +23,13 @@ Result<std::string> usable_tuner_plugin(RankGroup& group, const TrialRunner& run
                                         int nccl_version);
 
 // Fresh processes decide what the plugin delivers: A/B rounds of the defaults against env + the
-// plugin serving `profile`. A per_size range the plugin did not serve, or that loses to the
-// defaults beyond the tolerance, leaves the profile, and the rounds run once more without it;
-// whatever is withheld then leaves too. A round that fails under the plugin clears per_size:
-// NCCL's own choices stand. Nothing runs without a usable plugin (`o.tuner_plugin`) or per-size
-// choices. The rounds' trials are counted in `summary` (numbered on from the strategy's on the
+// plugin serving `profile`, at the final grid's sizes and, inside every per_size range, at sizes
+// off it (its edges, half-octave steps: tune_profile/confirmation_sizes.h). A per_size range the
+// plugin did not serve somewhere, or that loses to the defaults beyond the tolerance somewhere,
+// is cut back to where it held, or leaves the profile when it held nowhere; the rounds run once
+// more on what is left, and what they withhold then leaves too. A round that fails under the
+// plugin clears per_size: NCCL's own choices stand. Nothing runs without a usable plugin
+// (`o.tuner_plugin`) or per-size choices. The rounds' trials are counted in `summary` (numbered on from the strategy's on the
 // console) and in the profile's provenance; a round that failed is one of its failed configs.
 void confirm_with_plugin(const TuneOptions& o, const TrialExecutor& execute, Profile& profile,
                          StrategyResult& summary, TuneConsole& console);

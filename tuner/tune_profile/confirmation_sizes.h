@@ -1,8 +1,9 @@
-// The sizes at which the confirmation of the tuner plugin should measure a served per_size range.
-// The A/B rounds (tune_profile/plugin_confirmation.h) measure the final grid only, the very sizes
-// the range was built from, so a range that loses between two grid points (issue 50: Tree/LL128
-// served from 16K to 4M-1, 0.60x of NCCL's own choice at 3 MiB) is confirmed. Jobs ask for any
-// size: DDP buckets of 25 MiB, FSDP shards and activations of whatever the model's shapes make.
+// The sizes at which the confirmation of the tuner plugin measures a served per_size range. On the
+// final grid alone, the very sizes the range was built from, the A/B rounds
+// (tune_profile/plugin_confirmation.h) confirmed a range that loses between two grid points
+// (issue 50: Tree/LL128 served from 16K to 4M-1, 0.60x of NCCL's own choice at 3 MiB). Jobs ask
+// for any size: DDP buckets of 25 MiB, FSDP shards and activations of whatever the model's shapes
+// make.
 //
 // So a range is measured inside, at its edges and off the grid: from the range's lower edge and
 // from each grid size inside it, the multiples 1.5x, 2x, 3x, 4x, 6x ... (half-octave steps) up to
@@ -11,7 +12,7 @@
 // at 0.75x, 1.5x and 3x of each grid point, where a choice that switched at the wrong grid point
 // loses most.
 //
-// Pure functions; nothing calls them yet (crossover.h, in search/, says how they are to be wired).
+// Pure functions; tune/plugin_rounds.cpp measures these sizes besides the grid in every A/B round.
 #pragma once
 
 #include <cstddef>

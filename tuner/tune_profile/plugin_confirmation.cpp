@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "base/byte_size.h"
 #include "profile/size_ranges.h"
@@ -33,6 +36,94 @@ OpPoints points_of(const PluginRounds& rounds, const ShapedOp& op) {
     points.served.push_back(i < rounds.served.size() ? rounds.served[i] : 0);
   }
   return points;
+}
+
+// Those of `points` at one of `sizes`.
+OpPoints at_sizes(const OpPoints& points, const std::vector<std::uint64_t>& sizes) {
+  const std::set<std::uint64_t> wanted(sizes.begin(), sizes.end());
+  OpPoints at;
+  for (std::size_t i = 0; i < points.sizes.size(); ++i) {
+    if (wanted.count(points.sizes[i]) == 0) continue;
+    at.sizes.push_back(points.sizes[i]);
+    at.defaults.push_back(points.defaults[i]);
+    at.with_plugin.push_back(points.with_plugin[i]);
+    at.served.push_back(points.served[i]);
+  }
+  return at;
+}
+
+// One measured size inside a range: env + plugin's busbw over the defaults' there (1 where the
+// plugin did not serve), and whether the range's choice held there: served, and not slower than
+// the defaults beyond the tolerance.
+struct RangePoint {
+  std::uint64_t bytes = 0;
+  double ratio = 1;
+  bool served = true;
+  bool held = true;
+};
+
+// Which of two losing sizes says more: one not served (then the first), else the slower.
+bool worse(const RangePoint& a, const RangePoint& b) {
+  return a.served ? b.served && a.ratio < b.ratio : b.served;
+}
+
+// Whether `bytes` is nearer `range`'s lower edge than its upper one, by ratio (sizes are spaced
+// by ratio: the grid, the confirmation's half-octave steps); a range from 0 is taken from 1.
+bool nearer_lower_edge(std::uint64_t bytes, const SizeChoice& range) {
+  const double x = static_cast<double>(bytes);
+  const double low = static_cast<double>(std::max<std::uint64_t>(1, range.min_bytes));
+  return std::log(x / low) < std::log(static_cast<double>(range.max_bytes) / x);
+}
+
+// Where a cut range meets NCCL's own choice, between two adjacent measured sizes of it, `lower`
+// and `upper`, where its choice held at one and lost at the other: the first size of the upper
+// side, their geometric midpoint, in (lower, upper]. Not the losing size itself: it lost there
+// beyond the noise, and between two choices NCCL's cost model (time = latency + bytes / bandwidth
+// per algorithm and protocol) moves the ratio steadily with size, so the sizes just short of it
+// lose nearly as much, while those near the size that held are close to even. The true switch is
+// somewhere between the two; the midpoint splits the unmeasured stretch between the choice and
+// NCCL's own (by ratio, as the sizes are spaced), and the next rounds measure the new edge.
+// Issue 50's Tree/LL128 held at 1M and lost 0.84x at 1.5M: it ships to 1.22M - 1.
+std::uint64_t switch_between(std::uint64_t lower, std::uint64_t upper) {
+  const double middle =
+      std::ceil(std::sqrt(static_cast<double>(lower)) * std::sqrt(static_cast<double>(upper)));
+  const auto bytes = middle >= static_cast<double>(upper) ? upper : static_cast<std::uint64_t>(middle);
+  return std::max(lower + 1, bytes);
+}
+
+// What the rounds make of `range` from its measured sizes (ascending): nullopt when it held at
+// every one. Else every size from a losing one to the nearer edge goes to NCCL's own choice, and
+// the range keeps the rest if one of its sizes held there.
+std::optional<WithheldRange> cut_back(const ShapedOp& op, const SizeChoice& range,
+                                      const std::vector<RangePoint>& points, const std::string& not_served) {
+  const RangePoint* worst = nullptr;
+  const RangePoint* below = nullptr;  // the largest losing size nearer the lower edge
+  const RangePoint* above = nullptr;  // the smallest nearer the upper edge
+  for (const RangePoint& p : points) {
+    if (p.held) continue;
+    if (worst == nullptr || worse(p, *worst)) worst = &p;
+    if (nearer_lower_edge(p.bytes, range))
+      below = &p;
+    else if (above == nullptr)
+      above = &p;
+  }
+  if (worst == nullptr) return std::nullopt;
+  const RangePoint* first_held = nullptr;  // what held between them
+  const RangePoint* last_held = nullptr;
+  for (const RangePoint& p : points)
+    if (p.held && (below == nullptr || p.bytes > below->bytes) && (above == nullptr || p.bytes < above->bytes)) {
+      if (first_held == nullptr) first_held = &p;
+      last_held = &p;
+    }
+  const RangePoint* says = worst;
+  std::optional<SizeChoice> kept;
+  if (first_held != nullptr) {
+    kept = range;
+    if (below != nullptr) kept->min_bytes = switch_between(below->bytes, first_held->bytes);
+    if (above != nullptr) kept->max_bytes = switch_between(last_held->bytes, above->bytes) - 1;
+    says = below == nullptr ? above : (above == nullptr || worse(*below, *above)) ? below : above;
+  }
+  return WithheldRange{op, range, says->bytes, says->ratio, says->served, says->served ? "" : not_served, kept};
 }
 
 std::string not_served_why(const PluginRounds& rounds) {
@@ -91,27 +182,24 @@ std::vector<WithheldRange> withheld_ranges(const Profile& profile, const PluginR
     const CollectiveProfile& collective = *entry;
     if (collective.guard || collective.per_size.empty()) continue;
     const OpPoints points = points_of(rounds, op);
-    std::map<std::size_t, WithheldRange> by_range;  // by index into per_size
+    std::map<std::size_t, std::vector<RangePoint>> by_range;  // by index into per_size, ascending
     for (std::size_t i = 0; i < points.sizes.size(); ++i) {
       // An empty collective (all_gather of 8 bytes on 4 ranks moves 0 per rank) is no call NCCL
       // makes: nothing to serve, nothing to measure.
       const SizeChoice* range =
           points.sizes[i] > 0 ? choice_for_size(collective.per_size, points.sizes[i]) : nullptr;
       if (range == nullptr) continue;
-      const auto index = static_cast<std::size_t>(range - collective.per_size.data());
-      const auto seen = by_range.find(index);
-      if (seen != by_range.end() && !seen->second.served) continue;  // the first unserved size says it
-      if (!points.served[i]) {
-        by_range[index] = WithheldRange{op, *range, points.sizes[i], 1, false, not_served_why(rounds)};
-        continue;
-      }
-      if (!(points.defaults[i] > 0)) continue;
-      const double ratio = points.with_plugin[i] / points.defaults[i];
-      if (ratio >= 1 - tolerance) continue;
-      if (seen == by_range.end() || ratio < seen->second.ratio)
-        by_range[index] = WithheldRange{op, *range, points.sizes[i], ratio, true, {}};
+      const bool served = points.served[i] != 0;
+      if (served && !(points.defaults[i] > 0)) continue;  // no measurement to compare with
+      const double ratio = served ? points.with_plugin[i] / points.defaults[i] : 1;
+      by_range[static_cast<std::size_t>(range - collective.per_size.data())].push_back(
+          {points.sizes[i], ratio, served, served && ratio >= 1 - tolerance});
     }
-    for (const auto& [index, range] : by_range) withheld.push_back(range);
+    for (const auto& [index, judged] : by_range) {
+      std::optional<WithheldRange> range =
+          cut_back(op, collective.per_size[index], judged, not_served_why(rounds));
+      if (range) withheld.push_back(std::move(*range));
+    }
   }
   return withheld;
 }
@@ -126,6 +214,21 @@ void drop_ranges(Profile& profile, const std::vector<WithheldRange>& withheld) {
   }
 }
 
+void cut_ranges(Profile& profile, const std::vector<WithheldRange>& withheld) {
+  const std::map<ShapedOp, CollectiveProfile*> collectives = collectives_by_op(profile);
+  for (const WithheldRange& range : withheld) {
+    const auto collective = collectives.find(range.op);
+    if (collective == collectives.end()) continue;
+    std::vector<SizeChoice>& ranges = collective->second->per_size;
+    const auto at = std::find(ranges.begin(), ranges.end(), range.range);
+    if (at == ranges.end()) continue;
+    if (range.kept)
+      *at = *range.kept;  // inside the range it replaces: per_size stays ascending and disjoint
+    else
+      ranges.erase(at);
+  }
+}
+
 void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective objective, double tolerance,
                         const std::vector<WithheldRange>& withheld) {
   double worst_speedup = 0;
@@ -135,12 +238,15 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
     ProfileResults& results = collective.results;
     results.with_plugin.clear();
     results.with_plugin_speedup_geomean = 1;
-    const OpPoints points = points_of(rounds, op);
-    // Only a collective whose ranges the plugin served has a with-plugin curve: anything else
-    // would be the env's own numbers under another name.
+    const OpPoints all = points_of(rounds, op);
+    // The curve is the grid's, size by size beside results.sizes; the sizes off the grid only
+    // decided what was withheld.
+    const OpPoints points = at_sizes(all, results.sizes);
+    // Only a collective whose ranges the plugin served (anywhere it measured) has a with-plugin
+    // curve: anything else would be the env's own numbers under another name.
     const bool served = !collective.guard && !collective.per_size.empty() && !points.sizes.empty() &&
                         points.sizes.size() == results.sizes.size() &&
-                        std::any_of(points.served.begin(), points.served.end(), [](int s) { return s != 0; });
+                        std::any_of(all.served.begin(), all.served.end(), [](int s) { return s != 0; });
     if (served) {
       results.with_plugin = points.with_plugin;
       results.with_plugin_speedup_geomean =
@@ -174,8 +280,10 @@ std::string describe(const WithheldRange& range) {
   const std::string comm = role == CommRole::world ? "" : std::string(to_string(role)) + ": ";
   const std::string head = fmt::format("{}{} {}..{} {}/{}", comm, range.op.collective, range.range.min_bytes,
                                        range.range.max_bytes, range.range.algo, range.range.proto);
-  if (!range.served) return fmt::format("{} (not served at {})", head, range.bytes);
-  return fmt::format("{} ({:.2f}x at {})", head, range.ratio, range.bytes);
+  const std::string cut =
+      range.kept ? fmt::format(" cut back to {}..{}", range.kept->min_bytes, range.kept->max_bytes) : "";
+  if (!range.served) return fmt::format("{}{} (not served at {})", head, cut, range.bytes);
+  return fmt::format("{}{} ({:.2f}x at {})", head, cut, range.ratio, range.bytes);
 }
 
 }  // namespace nccltune

@@ -1,8 +1,9 @@
 // What the confirmation of the tuner plugin makes of its rounds: a per_size range the plugin did
 // not serve at a measured size, or whose choice is slower than the defaults beyond the tolerance
-// there, leaves the profile (once, by its first unserved or slowest size), guards and collectives
-// without per_size are left alone, and the rounds become results.with_plugin (only where the
-// plugin served), its score, each collective's verdict and the note that names what was withheld.
+// there, is cut back to where it held, or leaves the profile when it held nowhere (once, by its
+// first unserved or slowest size), guards and collectives without per_size are left alone, and the
+// rounds become results.with_plugin (only where the plugin served, at the grid's sizes), its score,
+// each collective's verdict and the note that names what was withheld or cut.
 #include "tune_profile/plugin_confirmation.h"
 
 #include <gtest/gtest.h>
@@ -58,7 +59,7 @@ TEST(PluginConfirmation, ARangeSlowerThanTheDefaultsBeyondTheToleranceLoses) {
 // A rail's range says its shape as a profile section does.
 TEST(PluginConfirmation, AShapesRangeNamesItsShapeAndPlainCollective) {
   const WithheldRange rail{
-      {"all_reduce", CommRole::rail}, {0, 1048576, "Ring", "LL128", 0}, 1048576, 0.88, true, {}};
+      {"all_reduce", CommRole::rail}, {0, 1048576, "Ring", "LL128", 0}, 1048576, 0.88, true, {}, {}};
   EXPECT_EQ(describe(rail), "rail: all_reduce 0..1048576 Ring/LL128 (0.88x at 1048576)");
 }
 
@@ -100,7 +101,7 @@ TEST(PluginConfirmation, RecordsTheServedCollectivesCurveAndNamesWhatWasWithheld
   Profile p = two_ranges();
   const PluginRounds r = rounds({1, 10, 100}, {1.1, 11, 110});
   const std::vector<WithheldRange> withheld{
-      {{"all_reduce"}, {0, 65535, "Tree", "LL", 0}, 1024, 0.5, true, {}}};
+      {{"all_reduce"}, {0, 65535, "Tree", "LL", 0}, 1024, 0.5, true, {}, {}}};
   drop_ranges(p, withheld);
   record_with_plugin(p, r, Objective::balanced, 0.02, withheld);
   const CollectiveProfile& ar = p.collectives["all_reduce"];
@@ -120,7 +121,8 @@ TEST(PluginConfirmation, RecordsTheServedCollectivesCurveAndNamesWhatWasWithheld
 }
 
 // A size the plugin did not serve ran NCCL's own choice: however fast, it confirms nothing, and
-// its range is withheld with the plugin's words.
+// its range is withheld there with the plugin's words: from that size to the nearer edge (here
+// the lower: 64K is the range's first size), kept above where it held (1M).
 TEST(PluginConfirmation, ARangeThePluginDidNotServeIsWithheldHoweverFastItRan) {
   Profile p = two_ranges();
   PluginRounds r = rounds({1, 10, 100}, {1, 30, 300}, {1, 0, 1});
@@ -130,7 +132,14 @@ TEST(PluginConfirmation, ARangeThePluginDidNotServeIsWithheldHoweverFastItRan) {
   EXPECT_FALSE(withheld[0].served);
   EXPECT_EQ(withheld[0].bytes, 65536u);
   EXPECT_EQ(withheld[0].why, r.declined_why);
-  EXPECT_EQ(describe(withheld[0]), "all_reduce 65536..1048576 Ring/LL128 (not served at 65536)");
+  EXPECT_EQ(describe(withheld[0]),
+            "all_reduce 65536..1048576 Ring/LL128 cut back to 262144..1048576 (not served at 65536)");
+  // Where the plugin served nothing of a range, nothing of it is kept.
+  r = rounds({1, 10, 100}, {1, 30, 300}, {1, 0, 0});
+  const auto unserved = withheld_ranges(p, r, 0.02);
+  ASSERT_EQ(unserved.size(), 1u);
+  EXPECT_FALSE(unserved[0].kept.has_value());
+  EXPECT_EQ(describe(unserved[0]), "all_reduce 65536..1048576 Ring/LL128 (not served at 65536)");
 }
 
 // NCCL makes no call for an empty collective, so the plugin is never asked there: a 0-byte point
