@@ -95,6 +95,10 @@ CollectiveView view_collective(const Profile& profile, const std::string& name,
     view.sizes.push_back(std::move(size));
   }
   if (!view.sizes.empty()) view.peak_percent = view.sizes.back().peak_percent;
+  for (const SizeSwitch& at : collective.switches) {
+    const auto below = std::lower_bound(r.sizes.begin(), r.sizes.end(), at.bytes);
+    view.switches.push_back({at, at.fit == "crossing", static_cast<std::size_t>(below - r.sizes.begin())});
+  }
   return view;
 }
 
