@@ -76,11 +76,14 @@ std::string describe_switch(const SwitchView& view) {
                                            format_size_near(s.lo), s.above, format_size_near(s.hi), s.below,
                                            describe_cost_fit(s.below_latency_us, s.below_gbps), s.above,
                                            describe_cost_fit(s.above_latency_us, s.above_gbps));
+  // A range the confirmation cut back no longer ends at the switch: say so, or the line would
+  // claim a boundary per_size does not have.
+  const std::string_view cut = view.in_per_size ? "" : "; per_size no longer changes range there";
   if (view.crossing)
-    return fmt::format("{} -> {} at {}, where the fitted costs cross ({})", s.below, s.above,
-                       format_size_near(s.bytes), evidence);
-  return fmt::format("{} -> {} at {}, as measured: {} ({}; {})", s.below, s.above, format_size_near(s.bytes),
-                     no_crossing_words(s.fit), s.fit, evidence);
+    return fmt::format("{} -> {} at {}, where the fitted costs cross ({}){}", s.below, s.above,
+                       format_size_near(s.bytes), evidence, cut);
+  return fmt::format("{} -> {} at {}, as measured: {} ({}; {}){}", s.below, s.above,
+                     format_size_near(s.bytes), no_crossing_words(s.fit), s.fit, evidence, cut);
 }
 
 std::string format_speedup(double ratio) {

@@ -37,7 +37,8 @@ std::string describe_cost_fit(double latency_us, double gbps);
 // "Tree/LL128 -> Ring/LL128 at ~1.1M, where the fitted costs cross (measured faster: Tree/LL128
 // at 1M, Ring/LL128 at 1.25M; fits: Tree/LL128 5.0 us + 16.0 GB/s, Ring/LL128 50.0 us + 42.7
 // GB/s)"; without a crossing "Ring/LL128 -> NVLS/Simple at 1M, as measured: the fitted costs do
-// not cross in between (outside-bracket; measured faster: ...; fits: ...)".
+// not cross in between (outside-bracket; measured faster: ...; fits: ...)". Ends in "; per_size no
+// longer changes range there" when it does not (SwitchView::in_per_size).
 std::string describe_switch(const SwitchView& view);
 
 // A ratio with three decimals and "x" ("1.069x"), or "n/a" when it is not finite.

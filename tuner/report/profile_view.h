@@ -63,6 +63,9 @@ struct SwitchView {
   bool crossing = false;  // the fitted costs cross at at.bytes; else it stays at at.hi, as measured
   // How many of CollectiveView::sizes lie below at.bytes: the per-size table's rows before it.
   std::size_t sizes_below = 0;
+  // per_size still changes range at at.bytes (one range ends at bytes - 1, the next starts at
+  // bytes); false where the confirmation cut a range back or dropped it since.
+  bool in_per_size = true;
 };
 
 struct CollectiveView {

@@ -92,12 +92,28 @@ TEST(Switches, TheViewPlacesEachSwitchAmongTheMeasuredSizes) {
   const CollectiveView& c = view.sections.front().collectives.front();
   ASSERT_EQ(c.switches.size(), 2u);
   // Measured: 8, 1K, 64K, 1M, 1G. ~20.1K comes after 8 and 1K; 1M after 64K, before the 1M row.
+  EXPECT_TRUE(c.switches[0].in_per_size && c.switches[1].in_per_size);
   EXPECT_TRUE(c.switches[0].crossing);
   EXPECT_EQ(c.switches[0].sizes_below, 2u);
   EXPECT_FALSE(c.switches[1].crossing);
   EXPECT_EQ(c.switches[1].sizes_below, 3u);
   EXPECT_EQ(describe_switch(c.switches[0]), kCrossingLine);
   EXPECT_EQ(describe_switch(c.switches[1]), kMeasuredLine);
+}
+
+// The confirmation may cut a range back after the search placed a switch at its start: the line
+// says that per_size no longer changes range there.
+TEST(Switches, ASwitchPerSizeNoLongerHasIsSaidToBeSo) {
+  Profile profile = switches_fixture();
+  std::vector<SizeChoice>& ranges = profile.collectives.at("all_reduce").per_size;
+  ASSERT_EQ(ranges.at(1).min_bytes, 20572u);
+  ranges.at(1).min_bytes = 32768;  // 20572..32767: NCCL's own choice now
+  const ProfileView view = view_profile(profile);
+  const CollectiveView& c = view.sections.front().collectives.front();
+  EXPECT_FALSE(c.switches.at(0).in_per_size);
+  EXPECT_TRUE(c.switches.at(1).in_per_size);
+  EXPECT_EQ(describe_switch(c.switches.at(0)), kCrossingLine + "; per_size no longer changes range there");
+  EXPECT_EQ(describe_switch(c.switches.at(1)), kMeasuredLine);
 }
 
 TEST(Switches, ShowSaysThemUnderThePerSizeRanges) {
