@@ -58,6 +58,17 @@ void write_collective(std::ostream& out, const std::string& name, const Collecti
           << ", channels: " << choice.channels
           << (choice.chunk_bytes > 0 ? ", chunk_bytes: " + std::to_string(choice.chunk_bytes) : "") << "}\n";
   }
+  // Only when there are some: a profile without them is byte for byte what was written before.
+  if (!collective.switches.empty()) {
+    out << "    switches:\n";
+    for (const SizeSwitch& s : collective.switches)
+      out << "      - {lo: " << s.lo << ", hi: " << s.hi << ", bytes: " << s.bytes
+          << ", fit: " << yaml_quoted(s.fit) << ", below: " << yaml_quoted(s.below)
+          << ", above: " << yaml_quoted(s.above) << ", below_latency_us: " << number_text(s.below_latency_us)
+          << ", below_gbps: " << number_text(s.below_gbps)
+          << ", above_latency_us: " << number_text(s.above_latency_us)
+          << ", above_gbps: " << number_text(s.above_gbps) << "}\n";
+  }
   const ProfileResults& results = collective.results;
   const auto integer_text = [](std::uint64_t value) { return std::to_string(value); };
   out << "    results:\n"

@@ -36,6 +36,19 @@ Json choice_json(const SizeChoice& c) {
   return out;
 }
 
+Json switch_json(const SizeSwitch& s) {
+  return Json{{"lo", s.lo},
+              {"hi", s.hi},
+              {"bytes", s.bytes},
+              {"fit", s.fit},
+              {"below", s.below},
+              {"above", s.above},
+              {"below_latency_us", number_or_null(s.below_latency_us)},
+              {"below_gbps", number_or_null(s.below_gbps)},
+              {"above_latency_us", number_or_null(s.above_latency_us)},
+              {"above_gbps", number_or_null(s.above_gbps)}};
+}
+
 Json speedup_json(const SpeedupView& s) {
   return Json{{"geomean", number_or_null(s.geomean)},
               {"best", s.best ? Json{{"bytes", s.best->bytes}, {"ratio", number_or_null(s.best->ratio)}} : Json(nullptr)}};
@@ -58,6 +71,8 @@ Json collective_json(const Profile& profile, const CollectiveView& v, bool world
   const CollectiveProfile& c = *v.profile;
   Json per_size = Json::array();
   for (const SizeChoice& choice : c.per_size) per_size.push_back(choice_json(choice));
+  Json switches = Json::array();
+  for (const SwitchView& at : v.switches) switches.push_back(switch_json(at.at));
   Json sizes = Json::array();
   for (const SizeView& s : v.sizes)
     sizes.push_back({{"bytes", s.bytes},
@@ -88,6 +103,7 @@ Json collective_json(const Profile& profile, const CollectiveView& v, bool world
                 {"percent",
                  v.peak_percent && std::isfinite(*v.peak_percent) ? Json(*v.peak_percent) : Json(nullptr)}}},
               {"per_size", std::move(per_size)},
+              {"switches", std::move(switches)},
               {"sizes", std::move(sizes)},
               {"nccl_model", world ? model_json(profile, v.name) : Json(nullptr)}};
 }

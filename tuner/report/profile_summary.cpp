@@ -58,6 +58,10 @@ std::string render_collective(const Profile& profile, const CollectiveView& v, b
       out += fmt::format("  {:<18} {}\n", describe_range(choice), describe_choice(choice));
     if (!unmeasured.empty()) out += fmt::format("  {:<18} {}\n", unmeasured, kUnmeasuredChoice);
   }
+  if (!v.switches.empty()) {
+    out += "switches (where a choice gives way to the next; fits: time = latency + bytes / bandwidth)\n";
+    for (const SwitchView& at : v.switches) out += "  " + describe_switch(at) + "\n";
+  }
   if (v.sizes.empty()) return out;
   // NCCL's own choice per size, where its log showed one: what jobs get without the plugin.
   const bool nccl = v.nccl_logged;

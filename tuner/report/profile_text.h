@@ -8,6 +8,7 @@
 
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
+#include "report/profile_view.h"
 
 namespace nccltune {
 
@@ -22,6 +23,23 @@ std::string describe_range(const SizeChoice& choice);
 // profile does not say what it measured.
 std::string describe_unmeasured(const CollectiveProfile& collective);
 inline constexpr std::string_view kUnmeasuredChoice = "not measured: NCCL's own choice";
+
+// A size where no grid puts it (a switch between measured sizes): "1M", "1.25M" when that is
+// exact, else "~1.1M" (three digits at most, of the largest unit it reaches); bytes below 1K as
+// they are. format_byte_size would print 1152000.
+std::string format_size_near(std::uint64_t bytes);
+
+// One fit of NCCL's cost model, time = latency + bytes / bandwidth: "5.0 us + 16.0 GB/s" (the
+// bandwidth as bytes over time, algbw, not busbw); "5.0 us, flat" for a fit without bandwidth.
+std::string describe_cost_fit(double latency_us, double gbps);
+
+// Where a choice switches and why, as show, the report and tune's closing lines print it:
+// "Tree/LL128 -> Ring/LL128 at ~1.1M, where the fitted costs cross (measured faster: Tree/LL128
+// at 1M, Ring/LL128 at 1.25M; fits: Tree/LL128 5.0 us + 16.0 GB/s, Ring/LL128 50.0 us + 42.7
+// GB/s)"; without a crossing "Ring/LL128 -> NVLS/Simple at 1M, as measured: the fitted costs do
+// not cross in between (outside-bracket; measured faster: ...; fits: ...)". Ends in "; per_size no
+// longer changes range there" when it does not (SwitchView::in_per_size).
+std::string describe_switch(const SwitchView& view);
 
 // A ratio with three decimals and "x" ("1.069x"), or "n/a" when it is not finite.
 std::string format_speedup(double ratio);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <tuple>
 
 #include "profile/nccl_names.h"
@@ -95,6 +96,15 @@ CollectiveView view_collective(const Profile& profile, const std::string& name,
     view.sizes.push_back(std::move(size));
   }
   if (!view.sizes.empty()) view.peak_percent = view.sizes.back().peak_percent;
+  for (const SizeSwitch& at : collective.switches) {
+    const auto below = std::lower_bound(r.sizes.begin(), r.sizes.end(), at.bytes);
+    const auto upper = std::find_if(collective.per_size.begin(), collective.per_size.end(),
+                                    [&](const SizeChoice& range) { return range.min_bytes == at.bytes; });
+    const bool in_per_size = upper != collective.per_size.begin() && upper != collective.per_size.end() &&
+                             std::prev(upper)->max_bytes + 1 == at.bytes;
+    view.switches.push_back(
+        {at, at.fit == "crossing", static_cast<std::size_t>(below - r.sizes.begin()), in_per_size});
+  }
   return view;
 }
 

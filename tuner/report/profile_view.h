@@ -4,9 +4,10 @@
 // here, computed once, so they never disagree. Per communicator shape (the world first, then a v3
 // profile's rail and node sections; a v2 profile is the world alone) and per collective: the
 // speedups against the defaults (geometric mean and best size, the env alone and with the tuner
-// plugin), what the plugin serves, each measured size's busbw and choices, the confirmation status
-// and the share of the hardware peak. Values only: how they read is each renderer's (and
-// profile_text.h's), so the view depends on none of them.
+// plugin), what the plugin serves, each measured size's busbw and choices, where a choice switches
+// between measured sizes, the confirmation status and the share of the hardware peak. Values
+// only: how they read is each renderer's (and profile_text.h's), so the view depends on none of
+// them.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,18 @@ struct SizeView {
   std::string nccl_chose;  // "RING/LL128" as NCCL's log said (the world only); "" when not shown
 };
 
+// Where a per_size choice gives way to the next between two measured sizes (the profile's
+// `switches`), and where that falls among the collective's measured sizes.
+struct SwitchView {
+  SizeSwitch at;
+  bool crossing = false;  // the fitted costs cross at at.bytes; else it stays at at.hi, as measured
+  // How many of CollectiveView::sizes lie below at.bytes: the per-size table's rows before it.
+  std::size_t sizes_below = 0;
+  // per_size still changes range at at.bytes (one range ends at bytes - 1, the next starts at
+  // bytes); false where the confirmation cut a range back or dropped it since.
+  bool in_per_size = true;
+};
+
 struct CollectiveView {
   std::string name;                            // nccl-tests name
   const CollectiveProfile* profile = nullptr;  // into the Profile the view was made of
@@ -73,6 +86,7 @@ struct CollectiveView {
   std::optional<double> peak_gbps, peak_percent;
   std::string peak_bottleneck;  // what bounds it, or why it is unknown
   std::vector<SizeView> sizes;
+  std::vector<SwitchView> switches;  // ascending, as the profile records them
 };
 
 struct SectionView {

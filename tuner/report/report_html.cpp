@@ -36,6 +36,8 @@ table.overview .range { display: block; white-space: nowrap; }
 .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 20px; }
 .warn { color: #92400e; background: #fffbeb; border-left: 3px solid #f59e0b; padding: 6px 10px; margin: 10px 0 0; }
 tr.unmeasured td { color: #6b7280; font-style: italic; }
+tr.switch td { color: #334155; background: #f8fafc; font-size: 12px; }
+ul.switches { margin: 8px 0 0; padding-left: 18px; font-size: 13px; }
 )";
 
 std::string fixed(double value, int digits) {
@@ -146,7 +148,16 @@ std::string headline(const Profile& profile) {
                      format_duration(p.duration_s));
 }
 
-std::string settings_section(const Profile& p) {
+// Where the choices switch between measured sizes, and why: one item per switch.
+std::string switch_list(const CollectiveView& c) {
+  if (c.switches.empty()) return "";
+  std::string out = "<ul class=\"switches\">\n";
+  for (const SwitchView& at : c.switches) out += "<li>" + html_text(describe_switch(at)) + "</li>\n";
+  return out + "</ul>\n";
+}
+
+std::string settings_section(const ProfileView& view) {
+  const Profile& p = *view.profile;
   std::string env;
   if (p.keep_defaults) {
     env = "<p><strong>Keep NCCL's defaults.</strong> The profile sets no variable: " +
@@ -163,7 +174,10 @@ std::string settings_section(const Profile& p) {
     env += "</table>\n";
   }
   std::string ranges;
-  for (const auto& [op, collective] : p.collectives) {
+  bool switches = false;
+  for (const CollectiveView& c : view.sections.front().collectives) {
+    const std::string& op = c.name;
+    const CollectiveProfile& collective = *c.profile;
     if (collective.guard) continue;
     const std::string unmeasured = describe_unmeasured(collective);
     if (!p.only_all_reduce()) ranges += "<h4>" + html_text(op) + "</h4>\n";
@@ -172,20 +186,27 @@ std::string settings_section(const Profile& p) {
       continue;
     }
     ranges += "<table><tr><th>message size</th><th>algorithm / protocol</th></tr>\n";
-    for (const SizeChoice& c : collective.per_size)
-      ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n", html_text(describe_range(c)),
-                            html_text(describe_choice(c)));
+    for (const SizeChoice& choice : collective.per_size)
+      ranges += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td></tr>\n",
+                            html_text(describe_range(choice)), html_text(describe_choice(choice)));
     if (!unmeasured.empty())
       ranges += fmt::format("<tr class=\"unmeasured\"><td class=\"mono\">{}</td><td>{}</td></tr>\n",
                             html_text(unmeasured), html_text(kUnmeasuredChoice));
-    ranges += "</table>\n";
+    ranges += "</table>\n" + switch_list(c);
+    switches = switches || !c.switches.empty();
   }
   if (ranges.empty())
     ranges = "<p>None recorded.</p>\n";
   else
     ranges +=
         "<p class=\"note\">The fastest NCCL_ALGO/NCCL_PROTO pair the environment allows, measured "
-        "at each size with the environment's other settings.</p>\n";
+        "at each size with the environment's other settings." +
+        std::string(switches
+                        ? " Between two measured sizes with different winners, a range ends where NCCL's "
+                          "cost model (time = latency + bytes / bandwidth), fitted to each, says they cross, "
+                          "or at the size measured when the fits do not cross there."
+                        : "") +
+        "</p>\n";
   return fmt::format(
       "<section id=\"settings\"><h2>Chosen settings</h2><div class=\"columns\">\n"
       "<div><h3>Environment</h3>\n{}</div>\n<div><h3>Per message size</h3>\n{}</div>\n</div></section>\n",
@@ -240,9 +261,9 @@ std::string nccl_section(const Profile& p) {
   return out + "</dl></section>\n";
 }
 
-std::string curves_section(const ReportInput& in, const std::string& op,
-                           const CollectiveProfile& collective) {
-  const ProfileResults& r = collective.results;
+std::string curves_section(const ReportInput& in, const CollectiveView& v) {
+  const std::string& op = v.name;
+  const ProfileResults& r = v.profile->results;
   const std::string open = "<section id=\"busbw" + id_suffix(in.profile, op) + "\"><h2>Bus bandwidth" +
                            html_text(of_collective(in.profile, op)) + "</h2>\n";
   if (r.sizes.empty()) return open + "<p>The profile holds no results.</p></section>\n";
@@ -272,6 +293,9 @@ std::string curves_section(const ReportInput& in, const std::string& op,
                                         c.score, to_string(c.phase)),
                             kCandidateColors[i % std::size(kCandidateColors)], true, r.sizes, c.busbw});
   }
+  // A marker where each choice switches: on the size axis, between the measured points.
+  for (const SwitchView& at : v.switches)
+    chart.markers.push_back({at.at.bytes, "switch " + format_size_near(at.at.bytes), describe_switch(at)});
   if (r.peak_busbw_gbps)  // a flat line at the hardware peak (it may lie below an NVLS curve)
     chart.series.push_back(
         {"peak", fmt::format("hardware peak {:g} GB/s ({})", *r.peak_busbw_gbps, r.peak_bottleneck),
@@ -308,7 +332,19 @@ std::string speedup_section(const Profile& p, const CollectiveView& v, const Sec
       std::string(plugin ? "<th class=\"num\">+plugin GB/s</th><th class=\"num\">speedup</th>" : "") +
       std::string(v.peak_gbps ? "<th class=\"num\">% of peak</th>" : "") +
       (nccl ? "<th>NCCL chose</th>" : "") + "<th>measured best</th></tr>\n";
-  for (const SizeView& size : v.sizes) {
+  // A row per switch between the measured sizes around it, across the table.
+  const int columns = 5 + (plugin ? 2 : 0) + (v.peak_gbps ? 1 : 0) + (nccl ? 1 : 0);
+  const auto switch_rows = [&](std::size_t sizes_below) {
+    std::string rows;
+    for (const SwitchView& at : v.switches)
+      if (at.sizes_below == sizes_below)
+        rows += fmt::format("<tr class=\"switch\"><td colspan=\"{}\">switch: {}</td></tr>\n", columns,
+                            html_text(describe_switch(at)));
+    return rows;
+  };
+  for (std::size_t i = 0; i < v.sizes.size(); ++i) {
+    const SizeView& size = v.sizes[i];
+    table += switch_rows(i);
     const std::string nccl_cell =
         nccl ? "<td class=\"mono\">" + (size.nccl_chose.empty() ? std::string("-") : html_text(size.nccl_chose)) +
                    "</td>"
@@ -329,7 +365,7 @@ std::string speedup_section(const Profile& p, const CollectiveView& v, const Sec
         ratio_class(size.speedup, noise), format_speedup(size.speedup), plugin_cells, peak_share, nccl_cell,
         size.choice ? html_text(describe_choice(*size.choice)) : "-");
   }
-  table += "</table>\n";
+  table += switch_rows(v.sizes.size()) + "</table>\n";
   const std::string& op = v.name;
   const std::string id = shape ? "-" + std::string(to_string(shape->role)) + "-" + op : id_suffix(p, op);
   const std::string of =
@@ -399,12 +435,12 @@ std::string render_report_html(const ReportInput& in) {
   // Per collective the answer (speedup per size) first, then the busbw curves behind it.
   for (const CollectiveView& c : view.sections.front().collectives) {
     out += speedup_section(p, c);
-    out += curves_section(in, c.name, *c.profile);
+    out += curves_section(in, c);
   }
   for (std::size_t i = 1; i < view.sections.size(); ++i)
     for (const CollectiveView& c : view.sections[i].collectives) out += speedup_section(p, c, &view.sections[i]);
   out += render_node_counts_section(in.node_counts, p.shape.nodes);
-  out += settings_section(p);
+  out += settings_section(view);
   out += why_section(p);
   out += nccl_section(p);
   out += node_section(in);

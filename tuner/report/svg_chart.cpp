@@ -226,6 +226,19 @@ std::string gap_band(const ChartBand& band, const std::vector<ChartSeries>& all,
   return out;
 }
 
+// A dashed vertical line across the plot at a marker's size, its label at the top; nothing for a
+// size outside the axis.
+std::string marker_line(const ChartMarker& marker, const LogAxis& x_axis, double y_top, double y_bottom) {
+  if (marker.bytes == 0) return "";
+  const double x = x_axis.at(marker.bytes);
+  if (!(x >= x_axis.x0 && x <= x_axis.x0 + x_axis.width)) return "";
+  return fmt::format(
+      "<line class=\"marker\" data-bytes=\"{0}\" x1=\"{1:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{3:.1f}\" "
+      "stroke=\"#334155\" stroke-width=\"1.2\" stroke-dasharray=\"3 3\"><title>{4}</title></line>\n"
+      "<text x=\"{5:.1f}\" y=\"{6:.1f}\" fill=\"#334155\" font-size=\"11\">{7}<title>{4}</title></text>\n",
+      marker.bytes, x, y_top, y_bottom, html_text(marker.title), x + 4, y_top + 12, html_text(marker.label));
+}
+
 }  // namespace
 
 std::string render_line_chart(const LineChart& chart) {
@@ -254,6 +267,7 @@ std::string render_line_chart(const LineChart& chart) {
   // Candidates first, so the defaults and the tuned curve are drawn on top.
   for (auto it = chart.series.rbegin(); it != chart.series.rend(); ++it)
     out += series_lines(*it, x_axis, y_axis);
+  for (const ChartMarker& marker : chart.markers) out += marker_line(marker, x_axis, y_top, y_bottom);
 
   double legend_y = y_bottom + kAxisBelow + 10;
   for (const ChartSeries& s : chart.series) {

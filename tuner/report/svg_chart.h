@@ -25,6 +25,13 @@ struct ChartBand {
   std::string upper, lower;
 };
 
+// A size marked across the plot by a dashed vertical line: where a per-size choice switches.
+struct ChartMarker {
+  std::uint64_t bytes = 0;
+  std::string label;  // a few words at the top of the line ("switch ~1.1M"); untrusted (escaped)
+  std::string title;  // the line's tooltip, the whole story; untrusted (escaped)
+};
+
 enum class YScale { linear, log };
 
 struct LineChart {
@@ -33,6 +40,8 @@ struct LineChart {
   std::vector<ChartSeries> series;
   YScale y_scale = YScale::linear;
   std::vector<ChartBand> bands;
+  // Drawn where they fall within the series' sizes; the axis is not widened for them.
+  std::vector<ChartMarker> markers;
   int width = 1180;
   int plot_height = 320;  // the legend adds a row per series below the plot
 };
@@ -44,6 +53,7 @@ struct LineChart {
 // Each series is one polyline per run of drawable points, with a dot in a darker shade of its
 // colour on every such point, and a legend row. Each band is a shaded polygon (class "gap-band",
 // data-series its upper series) per run of sizes where both series are drawable, under the lines.
+// Each marker is a line of class "marker" (data-bytes its size) with its label beside its top.
 std::string render_line_chart(const LineChart& chart);
 
 struct SpeedupBars {

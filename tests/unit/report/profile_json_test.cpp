@@ -56,7 +56,7 @@ void expect_collective_matches(const ShowJson& json, const std::string& name, co
   EXPECT_EQ(json["name"], name);
   EXPECT_EQ(json["guard"], c.guard);
   EXPECT_EQ(keys_of(json), (std::set<std::string>{"name", "guard", "measured", "speedup", "confirmation",
-                                                  "peak", "per_size", "sizes", "nccl_model"}));
+                                                  "peak", "per_size", "switches", "sizes", "nccl_model"}));
   const ProfileResults& r = c.results;
   expect_number(json["speedup"]["tuned"]["geomean"], r.speedup_geomean, name + " geomean");
   expect_number(json["speedup"]["worst_size_ratio"], r.worst_size_ratio, name + " worst");
@@ -75,6 +75,24 @@ void expect_collective_matches(const ShowJson& json, const std::string& name, co
     EXPECT_EQ(json["per_size"][i]["max_bytes"], c.per_size[i].max_bytes);
     EXPECT_EQ(json["per_size"][i]["algo"], c.per_size[i].algo);
     EXPECT_EQ(json["per_size"][i]["proto"], c.per_size[i].proto);
+  }
+  ASSERT_EQ(json["switches"].size(), c.switches.size()) << name;
+  for (std::size_t i = 0; i < c.switches.size(); ++i) {
+    const ShowJson& at = json["switches"][i];
+    const SizeSwitch& s = c.switches[i];
+    EXPECT_EQ(keys_of(at),
+              (std::set<std::string>{"lo", "hi", "bytes", "fit", "below", "above", "below_latency_us",
+                                     "below_gbps", "above_latency_us", "above_gbps"}));
+    EXPECT_EQ(at["lo"], s.lo);
+    EXPECT_EQ(at["hi"], s.hi);
+    EXPECT_EQ(at["bytes"], s.bytes);
+    EXPECT_EQ(at["fit"], s.fit);
+    EXPECT_EQ(at["below"], s.below);
+    EXPECT_EQ(at["above"], s.above);
+    expect_number(at["below_latency_us"], s.below_latency_us, name + " below latency");
+    expect_number(at["below_gbps"], s.below_gbps, name + " below bandwidth");
+    expect_number(at["above_latency_us"], s.above_latency_us, name + " above latency");
+    expect_number(at["above_gbps"], s.above_gbps, name + " above bandwidth");
   }
   if (r.peak_busbw_gbps) {
     expect_number(json["peak"]["busbw_gbps"], *r.peak_busbw_gbps, name + " peak");
@@ -217,4 +235,22 @@ TEST(ProfileJson, NcclsModelAndUnrecordedNumbersAsNull) {
   bool some_null = false;
   for (const ShowJson& row : n["sizes"]) some_null = some_null || row["tuned_gbps"].is_null();
   EXPECT_TRUE(some_null) << "the fixture's .nan values read back as null";
+}
+
+// Where a choice switches between measured sizes, with its bracket and fits, as the profile says.
+TEST(ProfileJson, SwitchesWithTheirBracketAndFits) {
+  const Profile p = json_fixture("profiles/switches-2n.yaml");
+  const ShowJson c = show_json(p)["communicators"][0]["collectives"][0];
+  ASSERT_EQ(c["name"], "all_reduce");
+  expect_collective_matches(c, "all_reduce", p.collectives.at("all_reduce"));
+  ASSERT_EQ(c["switches"].size(), 2u);
+  EXPECT_EQ(c["switches"][0], ShowJson::parse(R"({"lo": 1024, "hi": 65536, "bytes": 20572, "fit": "crossing",
+      "below": "Tree/LL", "above": "Ring/LL128", "below_latency_us": 6.0, "below_gbps": 2.0,
+      "above_latency_us": 14.0, "above_gbps": 9.0})"));
+  EXPECT_EQ(c["switches"][1]["fit"], "outside-bracket");
+  EXPECT_EQ(c["switches"][1]["bytes"], c["switches"][1]["hi"]);
+  // A profile without switches has an empty list, never null.
+  const ShowJson none =
+      show_json(json_fixture("profiles/h100-2n.yaml"))["communicators"][0]["collectives"][0];
+  EXPECT_TRUE(none["switches"].is_array() && none["switches"].empty()) << none["switches"];
 }
