@@ -69,6 +69,7 @@ struct ModelTrials {
       request.env = spec.env;
       request.grid = {spec.config.sweep.min_bytes, spec.config.sweep.max_bytes,
                       spec.config.sweep.step_factor};
+      request.sizes.assign(spec.config.sweep.sizes.begin(), spec.config.sweep.sizes.end());
       request.iterations = spec.config.sweep.iterations;
       request.warmup = spec.config.sweep.warmup;
       request.collectives = spec.config.collectives;
@@ -164,6 +165,7 @@ struct ShapedModelTrials {
         TrialRequest request;
         request.env = spec.env;
         request.grid = {spec.config.sweep.min_bytes, spec.config.sweep.max_bytes, spec.config.sweep.step_factor};
+        request.sizes.assign(spec.config.sweep.sizes.begin(), spec.config.sweep.sizes.end());
         request.iterations = spec.config.sweep.iterations;
         request.warmup = spec.config.sweep.warmup;
         request.collectives = spec.config.collectives;
