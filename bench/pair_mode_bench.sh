@@ -35,7 +35,21 @@ fi
 grep -q '^init_cost_ms:' "$startup" || { echo "pair_mode_bench: $startup has no init_cost_ms" >&2; exit 1; }
 
 # The profile's env and per_size: what must not change with the start-up cost or the pair mode.
-decisions() { sed -n '/^keep_defaults:/,/^    results:/p' "$1" | sed '$d'; }
+# A per_size range starts at a fitted switch between two measured sizes (issue 50), measured again
+# in pair mode, so its first byte moves a little with each run's noise: what must not change is
+# the measured size where its choice first won, the smallest grid size at or above that byte (the
+# final grid is every fourth power of two down from max_bytes, itself a power of 4 here). A
+# collective's `switches` are that measurement's evidence (brackets and fits), not a decision.
+decisions() {
+  sed -n '/^keep_defaults:/,/^    results:/p' "$1" | sed '$d' | awk '
+    /^ *switches:/ || /^ *- \{lo: / { next }
+    /\{min_bytes: [0-9]+, max_bytes: [0-9]+, / {
+      n = $0; sub(/.*\{min_bytes: /, "", n); sub(/,.*/, "", n)
+      for (g = 1; g < n + 0; g *= 4) {}
+      sub(/\{min_bytes: [0-9]+, max_bytes: [0-9]+, /, "{first_won_at: " g ", ")
+    }
+    { print }'
+}
 
 # run NAME MODEL MODE: one tune; prints its row.
 run() {

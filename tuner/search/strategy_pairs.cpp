@@ -14,9 +14,58 @@
 
 #include "base/statistics.h"
 #include "profile/nccl_names.h"
+#include "search/crossover_refinement.h"
 #include "search/shippable_env.h"
 
 namespace nccltune::strategy_search {
+
+namespace {
+
+// `pair`'s finite times of `op`, by size (an env trial's curve holds only the collectives NCCL
+// runs the pair for; pair mode's holds +inf where NCCL did not offer it).
+std::map<std::uint64_t, double> finite_times_of(const std::vector<PairCurve>& curves, const AlgoProto& pair,
+                                                const ShapedOp& op) {
+  std::map<std::uint64_t, double> out;
+  for (const PairCurve& c : curves) {
+    if (c.pair != pair) continue;
+    for (std::size_t i = 0; i < c.sizes.size() && i < c.ops.size() && i < c.time_us.size(); ++i)
+      if (c.ops[i] == op && std::isfinite(c.time_us[i]) && c.time_us[i] > 0)
+        out.emplace(c.sizes[i], c.time_us[i]);
+  }
+  return out;
+}
+
+// Each two adjacent sizes of `per_size` whose winners differ, with both winners' times wherever
+// both have one.
+std::vector<CrossoverGap> crossover_gaps(const std::vector<PairCurve>& curves,
+                                         const std::map<ShapedOp, std::vector<SizeChoice>>& per_size) {
+  std::vector<CrossoverGap> gaps;
+  for (const auto& [op, choices] : per_size)
+    for (std::size_t i = 1; i < choices.size(); ++i) {
+      const SizeChoice& lo = choices[i - 1];
+      const SizeChoice& hi = choices[i];
+      if (lo.algo == hi.algo && lo.proto == hi.proto) continue;
+      CrossoverGap gap;
+      gap.op = op;
+      gap.below = {lo.algo, lo.proto};
+      gap.above = {hi.algo, hi.proto};
+      gap.lo = lo.min_bytes;
+      gap.hi = hi.min_bytes;
+      const auto below = finite_times_of(curves, {lo.algo, lo.proto}, op);
+      const auto above = finite_times_of(curves, {hi.algo, hi.proto}, op);
+      for (const auto& [bytes, t] : below)
+        if (const auto other = above.find(bytes); other != above.end()) {
+          gap.below_times.sizes.push_back(bytes);
+          gap.below_times.time_us.push_back(t);
+          gap.above_times.sizes.push_back(bytes);
+          gap.above_times.time_us.push_back(other->second);
+        }
+      gaps.push_back(std::move(gap));
+    }
+  return gaps;
+}
+
+}  // namespace
 
 bool Search::runs_for_some_collective(const std::string& algo, const std::string& proto) const {
   return std::any_of(options_.collectives.begin(), options_.collectives.end(), [&](const std::string& op) {
@@ -155,9 +204,39 @@ void Search::choose_per_size() {
         curves && curves->size() == pairs.size())
       pair_curves_[base] = std::move(*curves);
   }
-  const auto curves = pair_curves_.find(without_algo_proto(result_.env));
+  const auto curves = pair_curves_.find(base);
   result_.per_size.clear();
-  if (curves != pair_curves_.end()) result_.per_size = fastest_pair_per_size(curves->second, result_.env);
+  result_.switches.clear();
+  if (curves == pair_curves_.end()) return;
+  result_.per_size = fastest_pair_per_size(curves->second, result_.env);
+  locate_switches(base, curves->second);
+}
+
+void Search::locate_switches(const Env& base, const std::vector<PairCurve>& curves) {
+  std::vector<CrossoverGap> gaps = crossover_gaps(curves, result_.per_size);
+  if (gaps.empty()) return;
+  // Refinement runs in pair mode only, and only when these curves are pair mode's (not the env
+  // trials a crashed pair-mode run fell back to): without it each pair costs a communicator, and
+  // the switches are the final grid's fits alone.
+  const auto samples = final_samples_.find(base);
+  const bool from_pair_mode =
+      options_.pair_mode && samples != final_samples_.end() && samples->second.count >= pair_rounds();
+  ProbeRunner run;
+  // One run per iteration, not pair_rounds() medians: a probe only has to order two pairs near
+  // their crossing, where they differ by little, so an order one run's noise flips is one where
+  // they are within about that noise of each other, and the switch it misplaces costs a job about
+  // that much; the fits pool the probes with their neighbours, which averages the noise. Three
+  // runs a probe would triple the cost against issue 50's 15% cap on added pairs.
+  if (from_pair_mode)
+    run = [this](const TrialRequest& r) -> std::optional<TrialMeasurement> {
+      const int cost = trial_count(r);
+      if (!budget_left(cost)) return std::nullopt;
+      planned_ += cost;
+      return run_trial(r);
+    };
+  const TrialRequest probes =
+      request(base, TrialPhase::per_size, options_.final_grid, options_.final_iterations, 0);
+  result_.switches = refine_crossovers(std::move(gaps), probes, std::max(result_.noise, kMinNoise), run);
 }
 
 }  // namespace nccltune::strategy_search

@@ -364,6 +364,11 @@ class Search {
   // in pair mode the per-size pairs are always those of the final grid's runs (cross_pairs_in_process).
   void choose_per_size();
 
+  // result_.switches: where each per-size choice takes over between two final-grid sizes
+  // (search/crossover_refinement.h), from `curves` (those per_size was chosen from), measured
+  // again around each crossing in pair mode.
+  void locate_switches(const Env& base, const std::vector<PairCurve>& curves);
+
   // Each knob's values that beat the defaults beyond noise on their own, best first.
   HelpfulValues helpful_values() const;
 

@@ -42,14 +42,24 @@ CollectiveProfile collective_profile(const StrategyResult& whole, const ShapedOp
     const auto switches = r.switches.find(op);
     if (switches != r.switches.end()) c.switches = switches->second;
     // A range starts where its choice took over: the fitted switch between two measured sizes,
-    // else the size where it first won.
+    // else the size where it first won. A switch's bracket may have been narrowed by sizes
+    // measured between the two (search/crossover_refinement.h), so it is found by its `bytes`
+    // falling between the previous measured size and this one, with this choice above it.
     std::vector<std::uint64_t> sizes;
+    std::uint64_t previous = 0;
     for (const auto& choice : it->second) {
-      const auto moved = std::find_if(c.switches.begin(), c.switches.end(),
-                                      [&](const SizeSwitch& s) { return s.hi == choice.min_bytes; });
+      const auto moved = std::find_if(c.switches.begin(), c.switches.end(), [&](const SizeSwitch& s) {
+        return previous < s.bytes && s.bytes <= choice.min_bytes &&
+               s.above == choice.algo + "/" + choice.proto;
+      });
       sizes.push_back(moved != c.switches.end() ? moved->bytes : choice.min_bytes);
+      previous = choice.min_bytes;
     }
     c.per_size = size_ranges(sizes, it->second);
+    // size_ranges ends the last range at its start when the largest size's choice took over at a
+    // switch; it holds up to the largest measured size.
+    if (!c.per_size.empty() && !it->second.empty())
+      c.per_size.back().max_bytes = std::max(c.per_size.back().max_bytes, it->second.back().max_bytes);
   }
   if (!r.sizes.empty()) c.measured = {r.sizes.front(), r.sizes.back()};
   c.results.sizes = r.sizes;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "model_fixtures.h"
 #include "profile/profile.h"
 #include "profile/size_ranges.h"
+#include "search/crossover_refinement.h"
 #include "search/default_search_space.h"
 #include "search/search_space.h"
 
@@ -722,7 +724,8 @@ TEST(StrategyPairMode, AlgoAndProtoAreSearchedAsPairsOnlyInRoundsJudgedOnTheirMe
       EXPECT_EQ(request.env.count("NCCL_ALGO"), 0u) << describe_env(request.env);
       EXPECT_EQ(request.env.count("NCCL_PROTO"), 0u) << describe_env(request.env);
     }
-    if (request.pairs.empty()) continue;
+    // The refinement's runs (sizes between the grid's, issue 50) are no round of the pairs.
+    if (request.pairs.empty() || !request.sizes.empty()) continue;
     EXPECT_EQ(request.repeat, request.phase == TrialPhase::cross ? cross_runs : per_size_runs);
     (request.phase == TrialPhase::cross ? cross_runs : per_size_runs) += 1;
     EXPECT_EQ(request.iterations,
@@ -756,7 +759,7 @@ TEST(StrategyPairMode, HalvingRunsMeasureTheirEnvThenItsPairsAndThePerSizePhaseO
     if (request.phase == TrialPhase::cross && !request.pairs.empty()) cross_pairs = request.pairs.size();
     if (request.phase == TrialPhase::per_size) {
       EXPECT_EQ(request.env, r.env);
-      ++per_size_runs;
+      if (request.sizes.empty()) ++per_size_runs;  // not the refinement's runs between grid sizes
     }
     if (request.phase != TrialPhase::halving) continue;
     ASSERT_EQ(request.pairs.size(), cross_pairs + 1) << describe_env(request.env);
@@ -1015,6 +1018,143 @@ TEST(StrategyBudget, FailingDefaultsSetTheError) {
   hangs.faults.push_back(fake::Fault{{}, fake::FaultKind::hang, 5, 2});  // one rank is enough
   const ModelRun hung = run_model(hangs);
   EXPECT_NE(hung.result.error.find("timeout"), std::string::npos) << hung.result.error;
+}
+
+// ---- switches between the final grid's sizes (issue 50) ----------------------------------------
+
+// The first size in (lo, hi] at which `above` is no slower than `below` in the model, noiseless,
+// by bisection on the model's own times: where the switch truly belongs.
+std::uint64_t model_switch_bytes(const fake::FakeModel& model, const NcclChoice& below,
+                                 const NcclChoice& above, std::uint64_t lo, std::uint64_t hi) {
+  const auto time_of = [&](const NcclChoice& pair, std::uint64_t bytes) {
+    const auto point =
+        model_point(model, {{"NCCL_ALGO", pair.algo}, {"NCCL_PROTO", pair.proto}}, kRanks, bytes);
+    EXPECT_TRUE(point && point->algo == pair.algo && point->proto == pair.proto);
+    return point ? point->time_us : 0.0;
+  };
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (time_of(above, mid) <= time_of(below, mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+const SizeSwitch* all_reduce_switch(const StrategyResult& result, const std::string& below,
+                                    const std::string& above) {
+  const auto it = result.switches.find({kAllReduce});
+  if (it == result.switches.end()) return nullptr;
+  for (const SizeSwitch& s : it->second)
+    if (s.below == below && s.above == above) return &s;
+  return nullptr;
+}
+
+// The refinement's runs: per-size runs with sizes of their own.
+std::vector<TrialRequest> refinement_runs(const RecordedRun& run) {
+  std::vector<TrialRequest> runs;
+  for (const TrialRequest& r : run.requests)
+    if (r.phase == TrialPhase::per_size && !r.sizes.empty()) runs.push_back(r);
+  return runs;
+}
+
+int pairs_of(const std::vector<TrialRequest>& runs) {
+  int pairs = 0;
+  for (const TrialRequest& r : runs) pairs += trial_count(r);
+  return pairs;
+}
+
+constexpr const char* kOffGrid = "tune-off-grid-crossover.yaml";
+const NcclChoice kTreeLL128Pair{"Tree", "LL128"}, kRingLL128Pair{"Ring", "LL128"},
+    kRingSimplePair{"Ring", "Simple"};
+
+TEST(StrategySwitches, PairModePutsTheSwitchWithin125OfTheModelsCrossingBetweenGridSizes) {
+  // Tree/LL128 beats Ring/LL128 up to ~1.1 MiB (16 ranks), Ring/LL128 beats Ring/Simple up to
+  // ~8.1M; the final grid measures 1M, 4M and 16M. Each switch is fitted, measured around in pair
+  // mode, and recorded where the pairs cross, within a bracket of 1.25; per_size stays on the grid.
+  const fake::FakeModel model = load_model(kOffGrid);
+  const RecordedRun run = run_recorded(model, pair_mode_options());
+  const StrategyResult& r = run.result;
+  EXPECT_EQ(all_reduce_choices(r).size(), final_sizes().size());
+  for (const auto& [below, above, lo, hi] :
+       {std::tuple{kTreeLL128Pair, kRingLL128Pair, 1ull << 20, 4ull << 20},
+        std::tuple{kRingLL128Pair, kRingSimplePair, 4ull << 20, 16ull << 20}}) {
+    SCOPED_TRACE(below.algo + "/" + below.proto + " -> " + above.algo + "/" + above.proto);
+    const SizeSwitch* s =
+        all_reduce_switch(r, below.algo + "/" + below.proto, above.algo + "/" + above.proto);
+    ASSERT_NE(s, nullptr);
+    const auto truth = static_cast<double>(model_switch_bytes(model, below, above, lo, hi));
+    RecordProperty("switch_" + below.algo + below.proto, std::to_string(s->bytes));
+    EXPECT_EQ(s->fit, "crossing");
+    EXPECT_GE(static_cast<double>(s->bytes), truth / kSettledRatio) << s->bytes << " against " << truth;
+    EXPECT_LE(static_cast<double>(s->bytes), truth * kSettledRatio) << s->bytes << " against " << truth;
+    // Inside the grid's gap, so that the profile's range of `above` starts there.
+    EXPECT_GT(s->bytes, lo);
+    EXPECT_LE(s->bytes, hi);
+    EXPECT_GE(s->lo, lo);
+    EXPECT_LE(s->hi, hi);
+    EXPECT_LE(static_cast<double>(s->hi), kSettledRatio * static_cast<double>(s->lo))
+        << s->lo << " " << s->hi;
+    EXPECT_GT(s->below_gbps, 0);
+    EXPECT_GT(s->above_gbps, s->below_gbps);  // the pair above wins on bandwidth
+    EXPECT_LT(s->below_latency_us, s->above_latency_us);
+  }
+  // The refinement measured only the brackets' pairs, one run per iteration, at most three.
+  const std::vector<TrialRequest> runs = refinement_runs(run);
+  ASSERT_FALSE(runs.empty());
+  EXPECT_LE(runs.size(), static_cast<std::size_t>(kRefinementIterations));
+  for (const TrialRequest& request : runs) {
+    EXPECT_EQ(request.env, r.env);
+    EXPECT_EQ(request.iterations, StrategyOptions{}.final_iterations);
+    EXPECT_EQ(std::count(request.pairs.begin(), request.pairs.end(), kNcclOwnChoice), 0);
+  }
+}
+
+TEST(StrategySwitches, WithoutPairModeTheSwitchIsTheFinalGridsFitAndCostsNoTrial) {
+  const fake::FakeModel model = load_model(kOffGrid);
+  const RecordedRun run = run_recorded(model);
+  EXPECT_TRUE(refinement_runs(run).empty());
+  const SizeSwitch* s = all_reduce_switch(run.result, "Tree/LL128", "Ring/LL128");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->lo, 1u << 20);
+  EXPECT_EQ(s->hi, 4u << 20);
+  EXPECT_EQ(s->fit, "crossing");
+  const auto truth =
+      static_cast<double>(model_switch_bytes(model, kTreeLL128Pair, kRingLL128Pair, s->lo, s->hi));
+  EXPECT_GE(static_cast<double>(s->bytes), truth / kSettledRatio) << s->bytes << " against " << truth;
+  EXPECT_LE(static_cast<double>(s->bytes), truth * kSettledRatio) << s->bytes << " against " << truth;
+}
+
+TEST(StrategySwitches, AModelWhoseWinnerNeverChangesCostsNoRefinementRun) {
+  // Ring/LL128 with the least latency and the most bandwidth wins at every size: no gap, no run.
+  fake::FakeModel model = load_model(kOffGrid);
+  model.algos.at("Ring").protos.at("LL128") = fake::ProtoCost{1, 200};
+  const RecordedRun run = run_recorded(model, pair_mode_options());
+  ASSERT_FALSE(all_reduce_choices(run.result).empty());
+  for (const SizeChoice& choice : all_reduce_choices(run.result))
+    EXPECT_EQ(choice.algo + "/" + choice.proto, "Ring/LL128") << choice.min_bytes;
+  EXPECT_TRUE(refinement_runs(run).empty());
+  EXPECT_TRUE(run.result.switches.empty());
+}
+
+TEST(StrategySwitches, TheTrialLimitStopsTheRefinementAndLeavesTheGridsFit) {
+  // A limit one pair short of the first refinement run: everything before it runs as without the
+  // limit, the refinement runs nothing, and each switch is the final grid's fit.
+  const fake::FakeModel model = load_model(kOffGrid);
+  const RecordedRun full = run_recorded(model, pair_mode_options());
+  const std::vector<TrialRequest> runs = refinement_runs(full);
+  ASSERT_FALSE(runs.empty());
+  StrategyOptions options = pair_mode_options();
+  const int reserve = 4 * options.confirm_rounds;  // what budget_left keeps for the confirmation
+  options.max_trials = full.result.trials - pairs_of(runs) + reserve + trial_count(runs.front()) - 1;
+  const RecordedRun capped = run_recorded(model, options);
+  EXPECT_TRUE(capped.result.error.empty()) << capped.result.error;
+  EXPECT_LE(capped.result.trials, options.max_trials);
+  EXPECT_TRUE(refinement_runs(capped).empty());
+  EXPECT_EQ(capped.result.per_size, full.result.per_size);
+  const SizeSwitch* s = all_reduce_switch(capped.result, "Tree/LL128", "Ring/LL128");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->lo, 1u << 20);
+  EXPECT_EQ(s->hi, 4u << 20);
+  EXPECT_EQ(s->fit, "crossing");
 }
 
 }  // namespace

@@ -162,5 +162,35 @@ TEST(ProfileBuilder, AResultOfTheWorldAloneHasNoSections) {
   EXPECT_EQ(profile_to_yaml(p).rfind("schema: nccltune/profile/v2\n", 0), 0u);
 }
 
+TEST(ProfileBuilder, ARangeStartsAtItsSwitchWhoseBracketWasNarrowedBetweenTheMeasuredSizes) {
+  // Tree/LL128 won at 1M, Ring/LL128 at 4M; pair mode narrowed the bracket to 1.05M-1.3M and the
+  // fits cross at 1.15M: Ring/LL128's range starts there, not at 4M, and still ends at 4M, the
+  // largest measured size.
+  StrategyResult r;
+  r.ops = {{"all_reduce"}, {"all_reduce"}, {"all_reduce"}};
+  r.sizes = {256 << 10, 1 << 20, 4 << 20};
+  r.baseline_busbw = r.tuned_busbw = {10.0, 20.0, 40.0};
+  r.per_size[{"all_reduce"}] = {{256 << 10, 256 << 10, "Tree", "LL128", 0},
+                                {1 << 20, 1 << 20, "Tree", "LL128", 0},
+                                {4 << 20, 4 << 20, "Ring", "LL128", 0}};
+  SizeSwitch s;
+  s.lo = 1100000;
+  s.hi = 1360000;
+  s.bytes = 1150000;
+  s.fit = "crossing";
+  s.below = "Tree/LL128";
+  s.above = "Ring/LL128";
+  r.switches[{"all_reduce"}] = {s};
+  const Profile p = build_profile(two_dgx_nodes(), r, {}, {});
+  const CollectiveProfile& ar = p.collectives.at("all_reduce");
+  ASSERT_EQ(ar.per_size.size(), 2u);
+  EXPECT_EQ(ar.per_size[0].algo + "/" + ar.per_size[0].proto, "Tree/LL128");
+  EXPECT_EQ(ar.per_size[0].max_bytes, 1149999u);
+  EXPECT_EQ(ar.per_size[1].algo + "/" + ar.per_size[1].proto, "Ring/LL128");
+  EXPECT_EQ(ar.per_size[1].min_bytes, 1150000u);
+  EXPECT_EQ(ar.per_size[1].max_bytes, 4u << 20);
+  EXPECT_EQ(ar.switches, std::vector<SizeSwitch>{s});
+}
+
 }  // namespace
 }  // namespace nccltune
