@@ -35,7 +35,7 @@ fi
 grep -q '^init_cost_ms:' "$startup" || { echo "pair_mode_bench: $startup has no init_cost_ms" >&2; exit 1; }
 
 # The profile's env and per_size: what must not change with the start-up cost or the pair mode.
-# A per_size range starts at a fitted switch between two measured sizes (issue 50), measured again
+# A per_size range starts at a fitted switch between two measured sizes, measured again
 # in pair mode, so its first byte moves a little with each run's noise: what must not change is
 # the measured size where its choice first won, the smallest grid size at or above that byte (the
 # final grid is every fourth power of two down from max_bytes, itself a power of 4 here). A

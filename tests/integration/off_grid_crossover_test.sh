@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every size a job asks for (issue 50): on a model whose Tree/LL128 beats Ring/LL128 (NCCL's own
+# Every size a job asks for: on a model whose Tree/LL128 beats Ring/LL128 (NCCL's own
 # choice) below about 1.4 MiB at 4 ranks, between the grid's 1M and 4M
 # (fixtures/models/tune-off-grid-crossover.yaml), `mpirun -np 4 nccltune tune` puts the switch
 # where the measured costs cross, records it with its bracket, and `bench` through the tuner

@@ -1,7 +1,7 @@
 // Where two per-size choices trade places between measured sizes. The tune measures a grid
 // (every fourth power of two on the final grid), and a per_size range built from the winner at
 // each point switches at a measured size: between two points whose winners differ, every size
-// runs the lower point's winner, however early the other one overtook it (issue 50: Tree/LL128
+// runs the lower point's winner, however early the other one overtook it (Tree/LL128
 // won at 1M, Ring/LL128 at 4M, and a 3 MiB job ran Tree/LL128 at 0.60x of NCCL's own choice).
 //
 // NCCL itself models each algorithm and protocol as time = latency + bytes / bandwidth
@@ -11,38 +11,12 @@
 //
 // Pure functions: no trial runs here.
 //
-// How this is to be wired in (the next step; nothing calls it yet, and the tune behaves as before):
-//
-// 1. The per-size phase (search/strategy_pairs.cpp, Search::choose_per_size, after
-//    pair_curves_[base] is set). fastest_pair_per_size (strategy_search.h) picks a winner per
-//    measured size; for each ShapedOp and each two adjacent sizes whose winners differ, take the
-//    two pairs' PairCurves (in pair mode the medians of pair_rounds() runs; without pair mode the
-//    env trials' curves), keep that ShapedOp's points where both times are finite (pair mode
-//    leaves +inf where NCCL did not offer a pair) and call locate_crossovers on them; use the
-//    Crossover whose [lo, hi] is that gap. `crossing` moves the switch from hi to `bytes`; any
-//    other verdict keeps hi and says so. Then refine in pair mode (one communicator: the two
-//    pairs and kNcclOwnChoice) at sizes between lo and hi around `bytes` (a TrialRequest needs
-//    an explicit size list beside its SizeGrid for that; TrialPhase::per_size, counted by
-//    trial_count and the budget like the other per-size runs), merge those points into both
-//    curves and locate again, until hi / lo <= 1.25 or the two pairs are within the noise
-//    (base/statistics.h, kMinNoise at least) at every measured size of the bracket.
-//    The result's per_size is then built from the winners and the moved switches: size_ranges
-//    (profile/size_ranges.h) ends each range at the next measured size - 1, so pass it the
-//    switch sizes as the sizes of the upper ranges (or set min_bytes/max_bytes after it).
-// 2. The profile records each switch with its evidence: per ShapedOp, beside per_size, a list of
-//    {lo, hi, bytes, fit (to_string), below pair, above pair, each pair's latency_us and gbps()}
-//    (a struct in profile/profile.h, written in profile_writer.cpp and read back strictly in
-//    profile_reader.cpp), and `show`, the report and the notes print it: "Tree/LL128 ->
-//    Ring/LL128 at 1.1M (fitted between 1M and 4M: 5.0 us, 16.0 GB/s against 50.0 us, 42.7 GB/s)".
-// 3. The confirmation (tune/plugin_rounds.cpp, plugin_rounds) measures, besides the final grid,
-//    confirmation_sizes (tune_profile/confirmation_sizes.h) of every served range of the
-//    profile, with align_bytes from the collective's element size (and rank count for
-//    all_gather / reduce_scatter), in the A and the B requests alike (the explicit size list
-//    again). withheld_ranges (tune_profile/plugin_confirmation.cpp) then sees the off-grid points
-//    as well; instead of dropping a range that loses at one size, a `cut_ranges` beside
-//    drop_ranges should cut it back to where it held (from the losing size to the nearer edge
-//    goes to NCCL's own choice), and record_with_plugin keep only the grid points in
-//    results.with_plugin (it compares them with results.sizes).
+// Where it is used: the per-size phase locates each switch and narrows its bracket in pair mode
+// (search/crossover_refinement.h), the profile records it with this evidence (profile.h's
+// SizeSwitch, profile_builder.h starts the upper range there), and the confirmation under the
+// tuner plugin measures every served range off the grid and cuts back what loses
+// (tune_profile/confirmation_sizes.h, plugin_confirmation.h). The env's confirmation fits the
+// same model between the grid's sizes (fitted_loss.h).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Whether a candidate env loses to NCCL's defaults at sizes between the grid's (issue 50). The
+// Whether a candidate env loses to NCCL's defaults at sizes between the grid's. The
 // final grid is every fourth power of two, and an env knob's effect can depend on size: a list
 // that takes LL128 away changes NCCL's choice from one size on, wherever that falls, and a job at
 // 3 MiB never meets a grid point. So the confirmation also measures the sizes at 1.5x and 3x of

@@ -1,7 +1,7 @@
 // The sizes at which the confirmation of the tuner plugin measures a served per_size range. On the
 // final grid alone, the very sizes the range was built from, the A/B rounds
 // (tune_profile/plugin_confirmation.h) confirmed a range that loses between two grid points
-// (issue 50: Tree/LL128 served from 16K to 4M-1, 0.60x of NCCL's own choice at 3 MiB). Jobs ask
+// (Tree/LL128 served from 16K to 4M-1, 0.60x of NCCL's own choice at 3 MiB). Jobs ask
 // for any size: DDP buckets of 25 MiB, FSDP shards and activations of whatever the model's shapes
 // make.
 //

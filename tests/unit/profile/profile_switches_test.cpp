@@ -1,4 +1,4 @@
-// A collective's `switches` (issue 50): where a per_size choice gives way to the next between two
+// A collective's `switches`: where a per_size choice gives way to the next between two
 // measured sizes, with the bracket and the fits as evidence. Written after per_size only when
 // there are some, read back exactly, and every rule of the strict reader refused in one line that
 // names the file, line and field.

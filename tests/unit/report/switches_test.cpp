@@ -1,4 +1,4 @@
-// Where a per-size choice switches between measured sizes, and why (issue 50): the words every
+// Where a per-size choice switches between measured sizes, and why: the words every
 // renderer uses (profile_text.h), the view's place for each switch among the measured sizes, and
 // `show`, the report's tables and its busbw chart saying it for tests/fixtures/profiles/switches-2n.
 #include <gtest/gtest.h>

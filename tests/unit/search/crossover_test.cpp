@@ -31,7 +31,7 @@ std::vector<std::uint64_t> grid_16k_to_64m() {
   return sizes;
 }
 
-// A low-latency, low-bandwidth pair and a high-latency, high-bandwidth one: issue 50's Tree/LL128
+// A low-latency, low-bandwidth pair and a high-latency, high-bandwidth one: the off-grid crossover model's Tree/LL128
 // and Ring/LL128 on 2 nodes.
 constexpr double kTreeLatency = 5, kTreeGbps = 16, kRingLatency = 50, kRingGbps = 42.5;
 

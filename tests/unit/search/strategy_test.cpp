@@ -724,7 +724,7 @@ TEST(StrategyPairMode, AlgoAndProtoAreSearchedAsPairsOnlyInRoundsJudgedOnTheirMe
       EXPECT_EQ(request.env.count("NCCL_ALGO"), 0u) << describe_env(request.env);
       EXPECT_EQ(request.env.count("NCCL_PROTO"), 0u) << describe_env(request.env);
     }
-    // The refinement's runs (sizes between the grid's, issue 50) are no round of the pairs.
+    // The refinement's runs (sizes between the grid's) are no round of the pairs.
     if (request.pairs.empty() || !request.sizes.empty()) continue;
     EXPECT_EQ(request.repeat, request.phase == TrialPhase::cross ? cross_runs : per_size_runs);
     (request.phase == TrialPhase::cross ? cross_runs : per_size_runs) += 1;
@@ -1020,7 +1020,7 @@ TEST(StrategyBudget, FailingDefaultsSetTheError) {
   EXPECT_NE(hung.result.error.find("timeout"), std::string::npos) << hung.result.error;
 }
 
-// ---- switches between the final grid's sizes (issue 50) ----------------------------------------
+// ---- switches between the final grid's sizes ----------------------------------------
 
 // The first size in (lo, hi] at which `above` is no slower than `below` in the model, noiseless,
 // by bisection on the model's own times: where the switch truly belongs.

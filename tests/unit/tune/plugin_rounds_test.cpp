@@ -1,4 +1,4 @@
-// The confirmation of what the tuner plugin delivers (tune/plugin_rounds.h), on issue 50's model
+// The confirmation of what the tuner plugin delivers (tune/plugin_rounds.h), on the off-grid crossover model
 // (tests/fixtures/models/tune-off-grid-crossover.yaml): the profile the final grid builds serves
 // Tree/LL128 from 16K to 4M - 1, though NCCL's own Ring/LL128 overtakes it near 1.1M. The A/B
 // rounds measure off the grid inside every served range as well, find the loss at 1.5M and 3M,

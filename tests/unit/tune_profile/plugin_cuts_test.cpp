@@ -1,4 +1,4 @@
-// The confirmation's sizes off the grid, judged (issue 50): a served range whose choice loses to
+// The confirmation's sizes off the grid, judged: a served range whose choice loses to
 // NCCL's own between two grid points is cut back to where it held, and what is cut off goes to
 // NCCL's own choice (no range covers it). Measured at the grid alone, the same range is
 // confirmed: the off-grid sizes are what find the loss.
