@@ -9,7 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "dgx_shape.h"
 #include "fake_model.h"
+#include "search/default_search_space.h"
+#include "search/search_space.h"
 #include "search/strategy.h"
 
 namespace nccltune::test_support {
@@ -23,6 +26,16 @@ inline fake::FakeModel load_model(const std::string& name) {
   Result<fake::FakeModel> model = fake::load_fake_model(std::string(NCCLTUNE_FIXTURES) + "/models/" + name);
   EXPECT_TRUE(model.ok()) << model.error();
   return model.ok() ? fake::model_for_nodes(*model, kNodes, kRanks / kNodes) : fake::FakeModel{};
+}
+
+// The shipped search space as tune prunes it for kNodes DGX H100 nodes tuning all_reduce.
+inline const SearchSpace& two_node_space() {
+  static const SearchSpace space = [] {
+    Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
+    EXPECT_TRUE(parsed.ok()) << parsed.error();
+    return parsed.ok() ? prune(*parsed, dgx_h100_facts(kNodes, {"all_reduce"})) : SearchSpace{};
+  }();
+  return space;
 }
 
 inline std::vector<std::uint64_t> final_sizes() {

@@ -22,14 +22,6 @@ using test_support::kRanks;
 using test_support::load_model;
 using test_support::ModelExecutor;
 
-const SearchSpace& space() {
-  static const SearchSpace pruned = [] {
-    Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
-    EXPECT_TRUE(parsed.ok()) << parsed.error();
-    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2, {"all_reduce"})) : SearchSpace{};
-  }();
-  return pruned;
-}
 
 // A trial's answer from the model, with `slow_between` applied to a candidate's confirmation points
 // that are not the grid's (busbw times the factor).
@@ -44,7 +36,7 @@ BetweenRun run_with(const fake::FakeModel& model, double slow_between) {
   const TrialExecutor measure = executor.executor();
   const std::vector<std::uint64_t> grid = final_sizes();
   BetweenRun run;
-  run.result = run_strategy(space(), options, [&](const TrialRequest& request) {
+  run.result = run_strategy(test_support::two_node_space(), options, [&](const TrialRequest& request) {
     TrialMeasurement m = measure(request);
     if (request.phase != TrialPhase::confirm) return m;
     run.confirmations.push_back(request);

@@ -21,14 +21,6 @@ using test_support::kRanks;
 using test_support::model_point;
 using test_support::ModelExecutor;
 
-const SearchSpace& space_at_two_nodes() {
-  static const SearchSpace space = [] {
-    Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
-    EXPECT_TRUE(parsed.ok()) << parsed.error();
-    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(kNodes, {"all_reduce"})) : SearchSpace{};
-  }();
-  return space;
-}
 
 fake::FakeModel model_at_two_nodes(const std::string& text) {
   Result<fake::FakeModel> model = fake::parse_fake_model(text, "model.yaml");
@@ -40,7 +32,7 @@ StrategyResult tuned(const fake::FakeModel& model) {
   ModelExecutor executor(model, kRanks);
   StrategyOptions options;
   options.clock_s = executor.clock();
-  return run_strategy(space_at_two_nodes(), options, executor.executor());
+  return run_strategy(test_support::two_node_space(), options, executor.executor());
 }
 
 // At every size of the final grid the shipped env runs (no wrong data) and is not slower than NCCL's

@@ -46,14 +46,6 @@ const std::vector<SizeChoice>& all_reduce_choices(const StrategyResult& result) 
   return it == result.per_size.end() ? none : it->second;
 }
 
-const SearchSpace& default_space() {
-  static const SearchSpace space = [] {
-    Result<SearchSpace> parsed = parse_search_space(default_search_space_yaml(), "configs/search-space.yaml");
-    EXPECT_TRUE(parsed.ok()) << parsed.error();
-    return parsed.ok() ? prune(*parsed, test_support::dgx_h100_facts(2, {"all_reduce"})) : SearchSpace{};
-  }();
-  return space;
-}
 
 struct ModelRun {
   StrategyResult result;
@@ -65,7 +57,7 @@ ModelRun run_model(const fake::FakeModel& model, StrategyOptions options = {}, i
   ModelExecutor executor(model, nranks);
   if (!options.clock_s) options.clock_s = executor.clock();
   ModelRun run;
-  run.result = run_strategy(default_space(), options, executor.executor());
+  run.result = run_strategy(test_support::two_node_space(), options, executor.executor());
   run.objective =
       model_objective(model, run.result.env, nranks, final_sizes(), options.objective, options.tolerance);
   run.simulated_s = executor.stats().simulated_s;
@@ -77,9 +69,9 @@ void expect_near_grid_best(const fake::FakeModel& model, const ModelRun& run,
                            const StrategyOptions& options = {}) {
   EXPECT_TRUE(run.result.error.empty()) << run.result.error;
   EXPECT_EQ(run.result.keep_defaults, run.result.env.empty());
-  EXPECT_LE(static_cast<double>(run.result.trials), 0.15 * static_cast<double>(grid_size(default_space())));
+  EXPECT_LE(static_cast<double>(run.result.trials), 0.15 * static_cast<double>(grid_size(test_support::two_node_space())));
   const auto best =
-      grid_best(model, default_space(), kRanks, final_sizes(), options.objective, options.tolerance);
+      grid_best(model, test_support::two_node_space(), kRanks, final_sizes(), options.objective, options.tolerance);
   EXPECT_GE(run.objective, 0.99 * best.objective)
       << "strategy chose " << describe_env(run.result.env) << " (" << run.objective << "), grid best "
       << describe_env(best.env) << " (" << best.objective << ")";
@@ -119,10 +111,10 @@ bool has_failure(const StrategyResult& result, const Env& env, TrialOutcome outc
 TEST(StrategyModelExecutor, DefaultSpaceGridIsTheFullCrossProduct) {
   // 15 knobs apply to 2 NVSwitch nodes with NICs tuning all_reduce on NCCL 2.28.9 (NCCL_NVLS_NCHANNELS
   // the 15th); each is unset or one of its values.
-  ASSERT_EQ(default_space().knobs.size(), 15u);
+  ASSERT_EQ(test_support::two_node_space().knobs.size(), 15u);
   std::uint64_t expected = 1;
-  for (const auto& knob : default_space().knobs) expected *= knob.values.size() + 1;
-  EXPECT_EQ(grid_size(default_space()), expected);
+  for (const auto& knob : test_support::two_node_space().knobs) expected *= knob.values.size() + 1;
+  EXPECT_EQ(grid_size(test_support::two_node_space()), expected);
   SearchSpace small;
   Knob algo;
   algo.name = "NCCL_ALGO";
@@ -213,7 +205,7 @@ TEST(StrategyModelExecutor, GridBestMatchesTheUnreducedCrossOfTheKnobsTheModelRe
   // knobs dropped) keeps the best: check against full enumeration of a small space.
   const fake::FakeModel model = load_model("tune-faults.yaml");
   SearchSpace small;
-  for (const auto& knob : default_space().knobs)
+  for (const auto& knob : test_support::two_node_space().knobs)
     if (knob.name == "NCCL_NET_GDR_LEVEL" || knob.name == "NCCL_PXN_DISABLE" ||
         knob.name == "NCCL_NTHREADS" || knob.name == "NCCL_BUFFSIZE" || knob.name == "NCCL_MAX_NCHANNELS" ||
         knob.name == "NCCL_CROSS_NIC")
@@ -244,7 +236,7 @@ TEST(StrategyModelExecutor, ModelsWithAnOptimalDefaultTableStayOptimalUnderTheir
   for (const char* name :
        {"tune-defaults-best.yaml", "tune-one-knob.yaml", "tune-three-knobs.yaml", "tune-faults.yaml"}) {
     const fake::FakeModel model = load_model(name);
-    const auto best = grid_best(model, default_space(), kRanks, final_sizes(), Objective::balanced, 0.02);
+    const auto best = grid_best(model, test_support::two_node_space(), kRanks, final_sizes(), Objective::balanced, 0.02);
     for (const Env& env : {Env{}, best.env}) {
       for (const std::uint64_t bytes : sizes) {
         const auto chosen = model_point(model, env, kRanks, bytes);
@@ -419,7 +411,7 @@ TEST(StrategyModels, OptimaHoldAcrossNoiseSeeds) {
   for (const char* name : {"tune-defaults-best.yaml", "tune-one-knob.yaml", "tune-three-knobs.yaml",
                            "tune-per-size.yaml", "tune-faults.yaml"}) {
     const fake::FakeModel model = load_model(name);
-    const auto best = grid_best(model, default_space(), kRanks, final_sizes(), Objective::balanced, 0.02);
+    const auto best = grid_best(model, test_support::two_node_space(), kRanks, final_sizes(), Objective::balanced, 0.02);
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       fake::FakeModel seeded = model;
       seeded.noise.seed = model.noise.seed + 7919 * seed;
@@ -446,7 +438,7 @@ TEST(StrategyModels, OptimaHoldAtEightRanks) {
               {"NCCL_NET_GDR_LEVEL", "SYS"}}},
         Case{"tune-faults.yaml", {{"NCCL_NET_GDR_LEVEL", "SYS"}}}}) {
     const fake::FakeModel model = load_model(c.model);
-    const auto best = grid_best(model, default_space(), kEight, final_sizes(), Objective::balanced, 0.02);
+    const auto best = grid_best(model, test_support::two_node_space(), kEight, final_sizes(), Objective::balanced, 0.02);
     if (c.optimum.empty()) {
       EXPECT_LT(best.objective, 1.005) << c.model;  // the grid's best is within the noise of the defaults
     } else {
@@ -490,7 +482,7 @@ std::vector<Env> screens_setting(const fake::FakeModel& model, const std::string
   options.clock_s = executor.clock();
   std::vector<Env> screens;
   const TrialExecutor run = executor.executor();
-  *result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+  *result = run_strategy(test_support::two_node_space(), options, [&](const TrialRequest& request) {
     if (request.phase == TrialPhase::screen && request.env.count(name)) screens.push_back(request.env);
     return run(request);
   });
@@ -612,7 +604,7 @@ RecordedRun run_recorded(const fake::FakeModel& model, StrategyOptions options =
   options.clock_s = executor.clock();
   RecordedRun run;
   const TrialExecutor measure = executor.executor();
-  run.result = run_strategy(default_space(), options, [&](const TrialRequest& request) {
+  run.result = run_strategy(test_support::two_node_space(), options, [&](const TrialRequest& request) {
     TrialMeasurement m = answer ? answer(request, measure) : measure(request);
     run.requests.push_back(request);
     run.outcomes.push_back(m.outcome);
