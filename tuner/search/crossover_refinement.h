@@ -1,5 +1,5 @@
-// Issue 50, requirement 1, in the per-size phase (search/crossover.h, "How this is to be wired
-// in", step 1): where two adjacent sizes of the final grid have different winners, the switch
+// The per-size phase's switches (search/crossover.h): where two adjacent sizes of the final grid
+// have different winners, the switch
 // goes where the two pairs' fitted costs cross, and pair mode measures the bracket's
 // neighbourhood until it is within a factor of 1.25 or the two pairs are within the noise across
 // it. Each gap then becomes a SizeSwitch (profile/profile.h) with its evidence.
@@ -44,7 +44,8 @@ std::optional<Crossover> crossover_in_gap(const MeasuredTimes& below, const Meas
 // kProbeSpread, so when the fit is right one run leaves a bracket of kProbeSpread^2 = 1.232,
 // inside kSettledRatio with room for a collective rounding a size down to whole elements.
 inline constexpr double kProbeSpread = 1.11;
-// A bracket this narrow (hi / lo) is settled: the issue's factor of 1.25.
+// A bracket this narrow (hi / lo) is settled: a job between its ends runs within a factor of
+// 1.25 of where the switch is measured to be.
 inline constexpr double kSettledRatio = 1.25;
 // Refinement runs per tune at most: a 4x gap of the final grid bisected three times is 1.19x, so
 // even a fit that never crosses settles in three.

@@ -226,7 +226,8 @@ void Search::locate_switches(const Env& base, const std::vector<PairCurve>& curv
   // their crossing, where they differ by little, so an order one run's noise flips is one where
   // they are within about that noise of each other, and the switch it misplaces costs a job about
   // that much; the fits pool the probes with their neighbours, which averages the noise. Three
-  // runs a probe would triple the cost against the 15% cap on added pairs (README, "Every size a job asks for").
+  // runs a probe would triple the cost against the 15% cap on added pairs (README, "Every size a
+  // job asks for").
   if (from_pair_mode)
     run = [this](const TrialRequest& r) -> std::optional<TrialMeasurement> {
       const int cost = trial_count(r);

@@ -83,7 +83,7 @@ bool nearer_lower_edge(std::uint64_t bytes, const SizeChoice& range) {
 // lose nearly as much, while those near the size that held are close to even. The true switch is
 // somewhere between the two; the midpoint splits the unmeasured stretch between the choice and
 // NCCL's own (by ratio, as the sizes are spaced), and the next rounds measure the new edge.
-// Issue 50's Tree/LL128 held at 1M and lost 0.84x at 1.5M: it ships to 1.22M - 1.
+// The off-grid crossover model's Tree/LL128 held at 1M and lost 0.84x at 1.5M: it ships to 1.22M - 1.
 std::uint64_t switch_between(std::uint64_t lower, std::uint64_t upper) {
   const double middle =
       std::ceil(std::sqrt(static_cast<double>(lower)) * std::sqrt(static_cast<double>(upper)));

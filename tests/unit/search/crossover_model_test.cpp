@@ -1,4 +1,4 @@
-// Issue 50 in numbers, on tests/fixtures/models/tune-off-grid-crossover.yaml: Tree/LL128 (low
+// A crossover between grid points in numbers, on tests/fixtures/models/tune-off-grid-crossover.yaml: Tree/LL128 (low
 // latency, low bandwidth) beats Ring/LL128, NCCL's own choice, up to about 1.1 MiB. The final grid
 // measures 1M and 4M, so the per-size choice built from its points serves Tree/LL128 up to 4M - 1,
 // and at 3 MiB it runs slower than NCCL's own choice. Fed the same pair-mode measurements, the

@@ -1,7 +1,7 @@
 // The sizes the confirmation of the tuner plugin should measure in a served per_size range
 // (tune_profile/confirmation_sizes.h): the grid sizes inside it, its edges rounded inwards to whole
 // elements, and half-octave steps from each grid size (1.5x, 2x, 3x, ...), the ones nearest an
-// edge first when capped. Issue 50's range, 16K..4M-1 Tree/LL128 on a grid of every fourth power
+// edge first when capped. The off-grid crossover model's range, 16K..4M-1 Tree/LL128 on a grid of every fourth power
 // of two, is the running example: its loss was at 1.5M and 3M, which the grid never measures.
 #include "tune_profile/confirmation_sizes.h"
 

@@ -36,7 +36,7 @@ PluginRounds all_reduce_rounds(const std::vector<OffGridPoint>& points) {
 
 constexpr std::uint64_t K = 1024, M = 1024 * 1024;
 
-// Issue 50's profile: Tree/LL128 from 16K to 4M - 1, built from the grid's 16K..1M where it won;
+// The off-grid crossover model's profile as the grid alone built it: Tree/LL128 from 16K to 4M - 1, built from the grid's 16K..1M where it won;
 // NCCL's own Ring/LL128 overtakes it near 1.1M.
 Profile issue_50_profile() {
   Profile p;
