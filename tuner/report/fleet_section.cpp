@@ -137,10 +137,11 @@ class HeatMap {
   }
 
   const std::optional<double>& pair_median() const { return pair_median_; }
+  bool numbered() const { return cell_ >= kNumberedCell; }  // each measured cell holds its percent
 
  private:
   static constexpr std::size_t kLabelPoints = 20;
-  static constexpr int kNumberedCell = 18;  // px: "100" at 9 px fits
+  static constexpr int kNumberedCell = 20;  // px: "100" in bold 9 px fits (800 / 40 nodes)
 
   static std::pair<std::string, std::string> key(const std::array<std::string, 2>& nodes) {
     return std::minmax(nodes[0], nodes[1]);
@@ -156,7 +157,7 @@ class HeatMap {
   }
 
   // The cell's share of the median, written in it ("97"), so that a screenshot shows the numbers
-  // the tooltip gives; cells too small to hold three digits legibly (over 44 nodes) have none.
+  // the tooltip gives; cells too small to hold three digits legibly (over 40 nodes) have none.
   std::string number(int row, int column, int left, int top, double percent) const {
     if (cell_ < kNumberedCell) return "";
     const double size = std::min(12.0, std::max(9.0, cell_ * 0.42));
@@ -375,9 +376,11 @@ std::string render_fleet_section(const FleetSurvey& s, std::string_view source, 
   out += fmt::format(
       "<p class=\"note\">Below the diagonal, each pair's busbw at {} as a share of the pairs' median "
       "(the median over nodes of each node's median pair); on it, each node alone against the median of "
-      "the nodes alone. Hover a cell for its numbers. "
-      "Survey read from <code>{}</code>.</p>\n",
-      format_byte_size(s.bytes), html_text(source));
+      "the nodes alone. {}Survey read from <code>{}</code>.</p>\n",
+      format_byte_size(s.bytes),
+      map.numbered() ? "Each cell holds that share in percent; hover it for the busbw and the round. "
+                     : "Hover a cell for its numbers (too many nodes to write them in the cells). ",
+      html_text(source));
   return out + tables(s) + "</section>\n";
 }
 

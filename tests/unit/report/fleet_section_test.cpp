@@ -157,9 +157,10 @@ TEST(FleetSection, EachCellShowsItsShareOfTheMedian) {
   EXPECT_EQ(m[3].str(), "#ffffff") << "white on the red of the slow link";
   EXPECT_LE(std::stoi(m[4].str()), 50) << "the slow link at half the median or less";
   EXPECT_NE(html.find("(the number in each cell)"), std::string::npos) << "the legend says what it is";
+  EXPECT_NE(html.find("Each cell holds that share in percent"), std::string::npos);
 }
 
-// Past 44 nodes a cell is too small for three legible digits: no numbers, the tooltips stay.
+// Past 40 nodes a cell is too small for three legible digits: no numbers, the tooltips stay.
 TEST(FleetSection, NoNumbersInCellsTooSmallToReadThem) {
   FleetSurvey survey = survey_8n();
   for (int i = 0; i < 50; ++i) {
@@ -171,4 +172,5 @@ TEST(FleetSection, NoNumbersInCellsTooSmallToReadThem) {
   const std::string html = render_fleet_section(survey, "fleet.json");
   EXPECT_EQ(occurrences(html, "class=\"cell-number\""), 0u);
   EXPECT_EQ(html.find("(the number in each cell)"), std::string::npos);
+  EXPECT_NE(html.find("Hover a cell for its numbers"), std::string::npos);
 }
