@@ -7,6 +7,11 @@ namespace nccltune {
 
 namespace {
 
+// "1 warning", "2 warnings", "0 failures".
+std::string counted(std::size_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
 // "PASS", "WARN", "FAIL": check's text and JSON spell verdicts in capitals.
 std::string verdict_label(Verdict verdict) {
   std::string label(to_string(verdict));
@@ -38,8 +43,9 @@ std::string render_every_check(const NodeTopology& topology, const CheckReport& 
                                            fmt::join(report.gdr->blocked_by, ", "));
   out += recommendations_text(report);
   for (const auto& note : topology.notes) out += "Note: " + note + "\n";
-  out += fmt::format("\n{}: {} passed, {} warnings, {} failures\n", verdict_label(report.overall()),
-                     report.count(Verdict::pass), report.count(Verdict::warn), report.count(Verdict::fail));
+  out += fmt::format("\n{}: {} passed, {}, {}\n", verdict_label(report.overall()),
+                     report.count(Verdict::pass), counted(report.count(Verdict::warn), "warning"),
+                     counted(report.count(Verdict::fail), "failure"));
   return out;
 }
 
@@ -52,8 +58,9 @@ std::string render_check_text(const NodeTopology& topology, const CheckReport& r
   for (const auto& f : report.findings)
     if (f.verdict != Verdict::pass) out += finding_line(f);
   for (const auto& note : topology.notes) out += "Note: " + note + "\n";
-  out += fmt::format("{}: {} checks, {} warnings, {} failures\n", verdict_label(report.overall()),
-                     report.findings.size(), report.count(Verdict::warn), report.count(Verdict::fail));
+  out += fmt::format(
+      "{}: {}, {}, {}\n", verdict_label(report.overall()), counted(report.findings.size(), "check"),
+      counted(report.count(Verdict::warn), "warning"), counted(report.count(Verdict::fail), "failure"));
   out += recommendations_text(report);
   return out;
 }

@@ -7,7 +7,8 @@
 # `nccltune env` reads the shape from the environment Slurm gives the task (SLURM_JOB_NUM_NODES,
 # SLURM_GPUS_ON_NODE, SLURM_NTASKS_PER_NODE). A variable the job has set itself is left alone
 # (the user's choice wins over the profile), and NCCLTUNE_DISABLE=1 in the job's environment
-# turns the profile off for that job. Fail-open: whatever goes wrong, the task starts, with no
+# turns the profile off for that job: `nccltune env` does both itself, in every format, and this
+# script checks again before it passes a line on. Fail-open: whatever goes wrong, the task starts, with no
 # variables added, and the reason goes to stderr and syslog.
 
 # common.sh lies next to the real file, also when run through a symlink (a prolog.d/* glob).
@@ -25,7 +26,7 @@ emit_profile_variables() {
   # Only `export NAME=value` reaches slurmstepd: it also obeys `unset` and `print` lines.
   local line name
   while IFS= read -r line; do
-    [ -z "$line" ] && continue
+    [[ -z $line || $line == '#'* ]] && continue  # env's comments: which profile, what it withheld
     name=${line#export }
     name=${name%%=*}
     if [[ $line != "export $name="* || ! $name =~ ^[A-Z][A-Z0-9_]*$ ]]; then

@@ -28,7 +28,7 @@ expect_in "$work/out" "DOWN" "down port state"
 expect_equal "$(sed -n '/^[A-Z]*: /q;p' "$work/out" | cut -c1-6 | tr '\n' ' ')" "FAIL   FAIL   WARN   " \
   "degraded check: its two failures and its warning, nothing else, before the verdict"
 expect_in "$work/out" "the link trained narrower; reseat or replace" "degraded check: the fix on the FAIL line"
-expect_in "$work/out" "FAIL: 35 checks, 1 warnings, 2 failures" "degraded check: the verdict line"
+expect_in "$work/out" "FAIL: 35 checks, 1 warning, 2 failures" "degraded check: the verdict line"
 expect_not_in "$work/out" "PASS  " "degraded check: no PASS line"
 expect_exit 2 "degraded DGX-H100 check --verbose" -- "$nccltune" check --from "$fixtures/nodes/dgx-h100-degraded" --verbose
 expect_equal "$(grep -c '^PASS  ' "$work/out")" 32 "degraded check --verbose lists the passed checks too"

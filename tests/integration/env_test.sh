@@ -10,7 +10,9 @@ source "$(dirname "$0")/lib.sh"
 umask 022
 chmod 755 "$work"
 
-unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG
+unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG NCCLTUNE_DISABLE
+# The job's own NCCL_* settings win over the profile's (below): none from the caller's environment.
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^NCCL_')
 # The job's ranks per node, as Slurm gives a step, unless a case says otherwise: without it env
 # says on stderr on what grounds it serves (below, "GPUs per node unknown").
 export SLURM_NTASKS_PER_NODE=8
@@ -80,7 +82,7 @@ NCCL_MIN_NCHANNELS=16
 NCCL_NVLS_ENABLE=1"
 done
 run --profiles "$store" --shape "$h100" --nodes 2 --format json
-expect_output "json" "{\"env\":{\"NCCL_ALGO\":\"allreduce:NVLS,Tree\",\"NCCL_MIN_NCHANNELS\":\"16\",\"NCCL_NVLS_ENABLE\":\"1\"},\"profiles\":[\"$store/$h100/2n.yaml\"],\"withheld\":[]}"
+expect_output "json" "{\"env\":{\"NCCL_ALGO\":\"allreduce:NVLS,Tree\",\"NCCL_MIN_NCHANNELS\":\"16\",\"NCCL_NVLS_ENABLE\":\"1\"},\"profiles\":[\"$store/$h100/2n.yaml\"],\"withheld\":[],\"kept\":[]}"
 run --profiles "$store" --shape "$h100" --nodes 2 --format tuner-csv
 if [ "$rc" -eq 0 ] && [ "$(grep -v '^#' "$work/out")" = "allreduce,0,65536,tree,ll,-1,-1,-1
 allreduce,65537,17179869184,nvls,simple,24,-1,-1" ]; then pass; else fail "tuner-csv rows"; cat "$work/out"; fi
@@ -104,6 +106,65 @@ for format in $shell_formats; do
     if [ "$got" = "allreduce:NVLS,Tree" ]; then pass; else fail "$format sourced by $shell: NCCL_ALGO='$got'"; fi
   done
 done
+
+# The job's own settings win, in every format: a variable the environment already sets is left
+# out, and one line on stderr names it and both values. `eval "$(nccltune env)"` leaves it.
+for format in $shell_formats json; do
+  NCCL_MIN_NCHANNELS=8 run --profiles "$store" --shape "$h100" --nodes 2 --format "$format"
+  if [ "$rc" -eq 0 ] && grep -q 'NCCL_ALGO' "$work/out" && ! grep -q 'NCCL_MIN_NCHANNELS.\{0,2\}[=:]' "$work/out" &&
+    [ "$(cat "$work/err")" = "nccltune env: NCCL_MIN_NCHANNELS='8' is set by the job: left as it is, not the profile's '16'" ]; then
+    pass
+  else
+    fail "$format with NCCL_MIN_NCHANNELS=8 set: the profile's 16 is left out, one line on stderr says so"
+    sed 's/^/  stdout | /' "$work/out" | head -5
+    sed 's/^/  stderr | /' "$work/err" | head -5
+  fi
+done
+NCCL_MIN_NCHANNELS=8 run --profiles "$store" --shape "$h100" --nodes 2 --format json
+expect_in "$work/out" '"kept":[{"name":"NCCL_MIN_NCHANNELS","own":"8","profile":"16"}]' "json lists the job's own setting under kept"
+NCCL_MIN_NCHANNELS= run --profiles "$store" --shape "$h100" --nodes 2 --format slurm
+if ! grep -q NCCL_MIN_NCHANNELS "$work/out" && grep -q "NCCL_MIN_NCHANNELS='' is set by the job" "$work/err"; then
+  pass
+else
+  fail "a variable the job sets to '' is the job's own too"
+fi
+for shell in bash sh; do
+  got=$(NCCL_MIN_NCHANNELS=8 "$shell" -c 'eval "$("$@" 2>/dev/null)"; printf %s "$NCCL_MIN_NCHANNELS $NCCL_ALGO"' _ \
+    "${command[@]}" --config "$config" --node-state "$node_state" --profiles "$store" --shape "$h100" --nodes 2)
+  expect_equal "$got" "8 allreduce:NVLS,Tree" "$shell: NCCL_MIN_NCHANNELS=8 eval \"\$(nccltune env)\" leaves 8 and sets the rest"
+done
+# A job value with shell syntax in it is only ever shown on stderr, quoted and on one line.
+NCCL_ALGO="\$(touch $canary)"$'\n'"export X=1" run --profiles "$store" --shape "$h100" --nodes 2
+if [ "$rc" -eq 0 ] && ! grep -q 'NCCL_ALGO\|touch' "$work/out" && [ "$(wc -l <"$work/err")" -eq 1 ]; then
+  pass
+else
+  fail "a hostile job value: left out of stdout, one line on stderr"
+fi
+
+# NCCLTUNE_DISABLE=1 turns the profile off, as the TaskProlog and the env plugin do: nothing on
+# stdout in any format, exit 0, and a shell that evals it gets nothing.
+for format in $all_formats; do
+  NCCLTUNE_DISABLE=1 run --profiles "$store" --shape "$h100" --nodes 2 --format "$format"
+  expect_output "NCCLTUNE_DISABLE=1, $format: nothing" ""
+done
+NCCLTUNE_DISABLE=1 run --profiles "$store" --shape "$h100" --nodes 2 --strict
+expect_output "NCCLTUNE_DISABLE=1 with --strict: nothing, exit 0" ""
+got=$(NCCLTUNE_DISABLE=1 bash -c 'eval "$("$@")"; printf %s "${NCCL_ALGO-unset} ${NCCL_MIN_NCHANNELS-unset}"' _ \
+  "${command[@]}" --config "$config" --node-state "$node_state" --profiles "$store" --shape "$h100" --nodes 2)
+expect_equal "$got" "unset unset" "NCCLTUNE_DISABLE=1 eval \"\$(nccltune env)\" exports nothing"
+# Any other value leaves the profile on, and says how to turn it off.
+NCCLTUNE_DISABLE=yes run --profiles "$store" --shape "$h100" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && grep -q 'NCCL_ALGO' "$work/out" &&
+  grep -q "NCCLTUNE_DISABLE='yes' is not 1, so the profile stays on (NCCLTUNE_DISABLE=1 turns it off)" "$work/err"; then
+  pass
+else
+  fail "NCCLTUNE_DISABLE=yes: served, with one line saying only 1 turns it off"
+fi
+NCCLTUNE_DISABLE=0 run --profiles "$store" --shape "$h100" --nodes 2 --format slurm
+expect_output "NCCLTUNE_DISABLE=0: served, nothing said" "# nccltune profile: $store/$h100/2n.yaml
+export NCCL_ALGO=allreduce:NVLS,Tree
+export NCCL_MIN_NCHANNELS=16
+export NCCL_NVLS_ENABLE=1"
 
 # Older NCCL: the global value. Job shape from Slurm's variables.
 SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=8 run --profiles "$store" --shape "$a100" --format slurm
@@ -131,7 +192,7 @@ run --profiles "$store" --shape "$h100" --nodes 6 --format systemd --prefer abov
 expect_output "6 nodes, --prefer above: the 8-node profile's transport settings" "NCCL_NET_GDR_LEVEL=SYS"
 # Above the largest measured count: its transport settings, the rest left to NCCL.
 run --profiles "$store" --shape "$h100" --nodes 16 --format json
-expect_output "16 nodes as JSON: what was used and withheld" "{\"env\":{\"NCCL_NET_GDR_LEVEL\":\"SYS\"},\"profiles\":[\"$store/$h100/8n.yaml\"],\"withheld\":[\"NCCL_PROTO=^LL128: above the largest measured node count (8): left to NCCL\",\"all_reduce per-size choices: above the largest measured node count (8): left to NCCL\"]}"
+expect_output "16 nodes as JSON: what was used and withheld" "{\"env\":{\"NCCL_NET_GDR_LEVEL\":\"SYS\"},\"profiles\":[\"$store/$h100/8n.yaml\"],\"withheld\":[\"NCCL_PROTO=^LL128: above the largest measured node count (8): left to NCCL\",\"all_reduce per-size choices: above the largest measured node count (8): left to NCCL\"],\"kept\":[]}"
 # One node and several never stand in for each other (NCCL's algorithms differ within a node).
 run --profiles "$store" --shape "$h100" --nodes 1 --format systemd
 expect_nothing_served "1 node: only a 1-node profile fits, and there is none" \
@@ -143,7 +204,7 @@ sed 's/nodes: 2, gpus_per_node: 8, ranks: 16/nodes: 1, gpus_per_node: 8, ranks: 
   >"$work/one-node/$h100/1n.yaml"
 chmod -R go-w "$work/one-node"
 run --profiles "$work/one-node" --shape "$h100" --nodes 3 --format systemd
-expect_nothing_served "3 nodes: never the 1-node profile" "for 1 nodes, none of which serves 3 nodes"
+expect_nothing_served "3 nodes: never the 1-node profile" "for 1 node, none of which serves 3 nodes"
 run --profiles "$work/one-node" --shape "$h100" --nodes 1 --format systemd
 expect_output "1 node: the 1-node profile" "NCCL_ALGO=allreduce:NVLS,Tree
 NCCL_MIN_NCHANNELS=16

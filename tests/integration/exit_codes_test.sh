@@ -3,7 +3,8 @@
 # 0 success; each command's documented codes for what it found (its verdicts); and a usage error
 # (an unknown flag, a bad value, a missing or unreadable input file) that is never one of them:
 # 3 where 1 and 2 are verdicts or findings (check, explain, topo, bench, fleet, import, worker),
-# 2 where that is the documented code for bad input (tune, show, report, diff, nccltune itself),
+# 2 where that is the documented code for bad input (tune, show, report, diff, nccltune itself;
+# tune's 1 says it could not finish: NCCL's defaults fail, or a profile cannot be written),
 # and env's fail-open 0 (2 with --strict). A usage error is always one line on stderr naming the
 # subcommand and the flag, whatever CLI11's own code for it, and nothing on stdout.
 # usage: exit_codes_test.sh NCCLTUNE NCCLTUNED NCCLTUNE_ENV FIXTURES
@@ -42,6 +43,9 @@ done
 usage 2 "" "nccltune --help" "no subcommand" -- "$nccltune"
 usage 2 "" "frobnicate" "unknown subcommand" -- "$nccltune" frobnicate
 usage 2 "" "-x" "unknown flag before the subcommand" -- "$nccltune" -x
+usage 2 "" "nccltune: unknown subcommand 'reprot' (did you mean report?)" "a subcommand's typo" -- "$nccltune" reprot
+usage 2 "" "nccltune: unknown subcommand 'frobnicate' (see nccltune --help)" "nothing near: no suggestion" -- "$nccltune" frobnicate
+usage 2 "" "nccltune: unknown subcommand 'worke' (see nccltune --help)" "never suggests the internal worker" -- "$nccltune" worke
 
 # Every subcommand: an unknown flag (and a near one, which the line suggests), a missing file,
 # a bad value.
@@ -121,12 +125,26 @@ if command -v mpirun >/dev/null && [ -e "$fake/libfakecuda.so" ] && [ -e "$fake/
     --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$fake/libfakenccl.so" --baseline-nccl-lib "$work/nonexistent.so"
   usage 3 bench "not an NCCL library (it has no ncclGetVersion)" "an OLD that is not NCCL" -- "$nccltune" bench \
     --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$fake/libfakenccl.so" --baseline-nccl-lib "$fake/libfakecuda.so"
+  # tune's 1: it could not finish, here because NCCL's own defaults fail to start (every init fails).
+  sed '/^faults:/,$d' "$fixtures/models/fault-init-error.yaml" >"$work/init-fails.yaml"
+  printf 'faults:\n  - {fault: init_error}\n' >>"$work/init-fails.yaml"
+  row 1 "tune: NCCL's defaults cannot run" -- env NCCLTUNE_FAKE_MODEL="$work/init-fails.yaml" timeout -k 5 120 \
+    mpirun --oversubscribe -np 2 "$nccltune" tune --cuda-lib "$fake/libfakecuda.so" --nccl-lib "$fake/libfakenccl.so" \
+    --out "$work/tune-out" --init-timeout 5 --size-timeout 3 --progress log
+  cat "$work/out" "$work/err" >"$work/tune-said"
+  expect_in "$work/tune-said" "nccltune tune: NCCL's defaults cannot run here" "tune exit 1: says NCCL's defaults cannot run"
+  expect_equal "$(find "$work/tune-out" -name '*n.yaml' 2>/dev/null)" "" "tune exit 1: no profile written"
 fi
 
 usage 3 fleet "unknown flag --frm (did you mean --from?)" "near flag" -- "$nccltune" fleet --frm x
 usage 3 fleet "--expect" "missing --expect" -- "$nccltune" fleet --expect "$work/no-such.yaml"
 usage 3 fleet "--format" "bad --format" -- "$nccltune" fleet --format bogus
 usage 3 fleet "--bytes" "bad --bytes" -- "$nccltune" fleet --bytes 0
+usage 3 fleet "--collective: unknown collective 'allreduce' (did you mean all_reduce?)" "NCCL's spelling of a collective" -- "$nccltune" fleet --collective allreduce
+usage 3 fleet "--collective: unknown collective 'AllGather' (did you mean all_gather?)" "NCCL's log spelling" -- "$nccltune" fleet --collective AllGather
+usage 3 fleet "--collective: unknown collective 'bogus' (one of all_reduce" "nothing near: the list" -- "$nccltune" fleet --collective bogus
+usage 3 fleet "--outlier: 85 is a percentage; --outlier takes a fraction of the median, 0.01 to 0.99 (85% is 0.85)" "a percentage as --outlier" -- "$nccltune" fleet --outlier 85
+usage 3 fleet "--outlier: 1.5 is outside 0.01 to 0.99" "--outlier above 1" -- "$nccltune" fleet --outlier 1.5
 
 # tune has no verdicts: 2 is its documented usage error.
 usage 2 tune "unknown flag --max-trails (did you mean --max-trials?)" "near flag" -- "$nccltune" tune --max-trails 3

@@ -122,6 +122,15 @@ else
     [ "${stats:+x}" ] && [ "$(value 16a34a "$stats")" -ge 5000 ] && pass ||
       fail "no green pairs on the fleet screenshot: $stats"
     [ "${stats:+x}" ] && [ "$(value dc2626 "$stats")" -ge 500 ] && pass || fail "no slow pair on the fleet screenshot: $stats"
+    # Each cell's share of the median is written in it, white on the green: without those
+    # numbers the same page shows hundreds more green pixels (a screenshot carries the numbers).
+    green_with_numbers=$(value 16a34a "$stats")
+    grep -v 'class="cell-number"' "$work/fleet.html" >"$work/fleet-no-numbers.html"
+    screenshot "$work/fleet-no-numbers.html" "$work/fleet-no-numbers.png"
+    stats=$("$png_stats" "$work/fleet-no-numbers.png" 16a34a) || stats=""
+    echo "fleet screenshot without the cells' numbers: $stats"
+    [ "${stats:+x}" ] && [ -n "$green_with_numbers" ] && [ "$(value 16a34a "$stats")" -ge $((green_with_numbers + 300)) ] &&
+      pass || fail "the fleet screenshot shows no numbers in the cells (green $green_with_numbers with, $stats without)"
   fi
 fi
 

@@ -121,8 +121,10 @@ int run_upgrade_bench(MpiSession& mpi, const UpgradeBenchRequest& request) {
     }
   }
   if (mpi.rank() == 0) {
-    std::cout << fmt::format("# nccltune bench: NCCL upgrade check ({} ranks, {} node{}), {} rounds of fresh workers: ",
-                             mpi.size(), mpi.layout().nodes, mpi.layout().nodes == 1 ? "" : "s", request.rounds);
+    std::cout << fmt::format(
+        "# nccltune bench: NCCL upgrade check ({} ranks, {} node{}), {} round{} of fresh workers: ",
+        mpi.size(), mpi.layout().nodes, mpi.layout().nodes == 1 ? "" : "s", request.rounds,
+        request.rounds == 1 ? "" : "s");
     for (std::size_t i = 0; i < arms.size(); ++i) std::cout << (i ? ", " : "") << arms[i].name;
     std::cout << "\n# OLD: NCCL " << *old_version << " (" << printable_excerpt(request.old_lib, 200) << ")\n"
               << "# NEW: NCCL " << *new_version << " (" << printable_excerpt(request.new_lib, 200) << ")\n";

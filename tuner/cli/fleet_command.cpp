@@ -2,6 +2,8 @@
 // that hold it back. Exit codes as `check`: 0 clean, 1 warnings, 2 a suspect or a failed node,
 // 3 bad input.
 //   mpirun -np 64 --map-by ppr:8:node nccltune fleet --format slurm-drain
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +11,7 @@
 #include "base/duration.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 #include "collectives/collective_spec.h"
 #include "fleet_job/fleet_job.h"
 #include "mpi_runtime/launcher.h"
@@ -32,8 +35,11 @@ struct FleetFlags {
 // expectation file (`check --expect`'s, same names), else the defaults.
 std::string apply_flags(FleetFlags& flags) {
   FleetOptions& o = flags.options;
-  if (find_collective(o.collective) == nullptr)
-    return "--collective: unknown collective '" + o.collective + "'";
+  if (find_collective(o.collective) == nullptr) {
+    const std::string near = closest_collective(o.collective);
+    return "--collective: unknown collective '" + printable_excerpt(o.collective, 60) + "'" +
+           (near.empty() ? " (one of " + collective_names() + ")" : " (did you mean " + near + "?)");
+  }
   auto bytes = parse_byte_size(flags.bytes);
   if (!bytes || *bytes == 0) return "--bytes " + (bytes ? std::string("must be positive") : bytes.error());
   auto small = parse_byte_size(flags.small_bytes);
@@ -56,6 +62,26 @@ std::string apply_flags(FleetFlags& flags) {
              : flags.format == "slurm-drain" ? FleetFormat::slurm_drain
                                              : FleetFormat::text;
   return "";
+}
+
+// --outlier is a fraction of the median, not a percentage: "85" says so and what to write instead.
+CLI::Validator outlier_fraction() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value))
+          return "'" + printable_excerpt(text, 40) +
+                 "' is not a number; give a fraction of the median, 0.01 to 0.99";
+        if (value >= 0.01 && value <= 0.99) return "";
+        if (value >= 10 && value < 100)  // 85 for 85%
+          return fmt::format(
+              "{:g} is a percentage; --outlier takes a fraction of the median, 0.01 to 0.99 "
+              "({:g}% is {:g})",
+              value, value, value / 100);
+        return fmt::format(
+            "{:g} is outside 0.01 to 0.99; --outlier takes a fraction of the median (0.85 is 85%)", value);
+      },
+      "FRACTION");
 }
 
 int run_fleet(FleetFlags flags, int* argc, char*** argv) {
@@ -97,8 +123,10 @@ void add_fleet_command(CLI::App& app, Command& command, int* argc, char*** argv)
                   "Rounds of pairs: a count, or all (every pair); default: 3 partners each");
   sub->add_option("--min-peak-pct", flags->min_peak_pct, "Warn below this % of the peak model (default 80)")
       ->check(CLI::Range(0.0, 100.0));
-  sub->add_option("--outlier", flags->outlier, "Slow: below this x the fleet's median (default 0.85)")
-      ->check(CLI::Range(0.01, 0.99));
+  sub->add_option("--outlier", flags->outlier,
+                  "Slow: below this fraction of the fleet's median, 0.01 to 0.99 (default 0.85, i.e. 85%)")
+      ->type_name("FRACTION")
+      ->check(outlier_fraction());
   sub->add_option("--expect", flags->expect, "check's expectation file: min_peak_pct and outlier");
   sub->add_option("--format", flags->format, "text, json or slurm-drain")
       ->check(CLI::IsMember({"text", "json", "slurm-drain"}))

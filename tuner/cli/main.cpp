@@ -55,9 +55,15 @@ int main(int argc, char** argv) {
   const std::vector<CLI::App*> known = app.get_subcommands([](CLI::App*) { return true; });
   if (!subcommand.empty() &&
       std::none_of(known.begin(), known.end(), [&](CLI::App* sub) { return sub->check_name(subcommand); })) {
+    // The nearest subcommand --help lists (not the internal worker), when the word is a likely typo.
+    std::vector<std::string> listed;
+    for (const CLI::App* sub : known)
+      if (!sub->get_group().empty()) listed.push_back(sub->get_name());
+    const std::string near = nccltune::cli::closest_word(subcommand, listed);
     if (first_rank)
-      std::fprintf(stderr, "nccltune: unknown subcommand '%s' (see nccltune --help)\n",
-                   nccltune::printable_excerpt(subcommand, 100).c_str());
+      std::fprintf(stderr, "nccltune: unknown subcommand '%s' (%s)\n",
+                   nccltune::printable_excerpt(subcommand, 100).c_str(),
+                   near.empty() ? "see nccltune --help" : ("did you mean " + near + "?").c_str());
     return 2;
   }
   try {

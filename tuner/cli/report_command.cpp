@@ -82,7 +82,26 @@ Result<std::vector<JournalEntry>> load_journal(const ReportOptions& options, std
 }
 
 // `quiet`: no "wrote" line (--summary names the file instead).
+// Why -o cannot be written where it names, as the user would look for it: its directory missing
+// or not a directory. "" when the directory is there (the write itself says what else fails).
+std::string output_directory_problem(const std::string& output) {
+  std::filesystem::path directory = std::filesystem::path(output).parent_path();
+  if (directory.empty()) return "";  // the current directory
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(directory, error);
+  const std::string where = "-o " + printable_excerpt(output, 200) + ": the directory " +
+                            printable_excerpt(directory.string(), 200);
+  if (status.type() == std::filesystem::file_type::not_found)
+    return where + " does not exist (create it first)";
+  if (!error && !std::filesystem::is_directory(status)) return where + " is not a directory";
+  return "";
+}
+
 int write_report(const std::string& output, const std::string& html, bool quiet = false) {
+  if (const std::string problem = output_directory_problem(output); !problem.empty()) {
+    print_error_line("nccltune report", problem);
+    return kReportFailed;
+  }
   auto written = write_file_atomically(output, html);
   if (!written) {
     print_error_line("nccltune report", written.error());

@@ -1,4 +1,6 @@
 // `nccltune tune`: MPI-launched sweep that writes the fastest profile for this cluster shape.
+// Exit status (README "Exit codes"): 0 written; 1 could not finish (NCCL's defaults cannot run,
+// a profile cannot be written); 2 bad input or a setup it cannot tune.
 //   mpirun -np 16 --map-by ppr:8:node nccltune tune --out /shared/nccltune/profiles
 #include <unistd.h>
 
@@ -92,8 +94,16 @@ void add_tune_command(CLI::App& app, Command& command, int* argc, char*** argv) 
   auto flags = std::make_shared<TuneFlags>();
   TuneOptions& o = flags->options;
   auto* sub = app.add_subcommand(
-      "tune", "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape");
+      "tune",
+      "MPI-launched sweep that writes the fastest NCCL profile for this cluster shape (exit 0 written, "
+      "1 could not finish, 2 bad input or a setup it cannot tune)");
   command.usage_exit_codes[sub->get_name()] = kUsageError;  // its documented code for bad input
+  sub->footer(
+      "Exit status: 0 every profile written; 1 the tune could not finish: NCCL's own defaults fail "
+      "here (the first probe, or at one of the node counts), or a profile cannot be written; 2 a "
+      "usage error or a setup it cannot tune: fewer than 2 ranks, no MPI, an unreadable --space, "
+      "--node-counts the allocation cannot hold, nodes that differ without --allow-mixed, a journal "
+      "it cannot open.\n");
   sub->add_option("--space", o.space_file,
                   "Search space YAML (default: the built-in configs/search-space.yaml)");
   sub->add_option("--out", o.out_dir, "Profile store: writes <out>/<shape key>/<nodes>n.yaml")

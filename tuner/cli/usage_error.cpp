@@ -1,9 +1,11 @@
 #include "cli/usage_error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
+#include "base/collective_names.h"
 #include "base/printable_text.h"
 #include "cli/commands.h"
 
@@ -31,6 +33,42 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+std::string closest_word(std::string_view word, const std::vector<std::string>& candidates) {
+  // A typo: at most 2 edits, and at most half the word (so --bogus never becomes --budget).
+  std::size_t best_distance = std::min<std::size_t>(2, word.size() / 2) + 1;
+  std::string best;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {  // the first of equally near words
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Lower case, without '_' and '-': "All_Reduce" and "allreduce" alike.
+std::string folded(std::string_view word) {
+  std::string out;
+  for (const char c : word)
+    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string closest_collective(std::string_view typed) {
+  std::vector<std::string> names;
+  for (const CollectiveName& row : kCollectiveTable) {
+    names.emplace_back(row.name);
+    for (const std::string_view spelling : {row.name, row.function, row.log})
+      if (!spelling.empty() && folded(spelling) == folded(typed)) return std::string(row.name);
+  }
+  return closest_word(typed, names);
+}
+
 std::string closest_flag(const CLI::App& sub, std::string_view word) {
   if (word.substr(0, 2) != "--" || word.size() < 4) return "";
   std::vector<std::string> names = {"help"};
@@ -38,18 +76,8 @@ std::string closest_flag(const CLI::App& sub, std::string_view word) {
     if (option->get_group().empty()) continue;  // hidden flags are never suggested
     for (const std::string& name : option->get_lnames()) names.push_back(name);
   }
-  const std::string_view typed = word.substr(2);
-  // A typo: at most 2 edits, and at most half the word (so --bogus never becomes --budget).
-  std::size_t best_distance = std::min<std::size_t>(2, typed.size() / 2) + 1;
-  std::string best;
-  for (const std::string& name : names) {
-    const std::size_t distance = edit_distance(typed, name);
-    if (distance < best_distance) {  // the first of equally near flags, in --help's order
-      best_distance = distance;
-      best = "--" + name;
-    }
-  }
-  return best;
+  const std::string near = closest_word(word.substr(2), names);  // in --help's order
+  return near.empty() ? near : "--" + near;
 }
 
 namespace {

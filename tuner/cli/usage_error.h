@@ -20,6 +20,15 @@ int usage_exit_code(const Command& command, std::string_view subcommand);
 // Levenshtein distance between two words.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+// The word of `candidates` closest to `word` ("reprot" -> "report"), or "" when none is near enough
+// to be a likely typo: at most 2 edits, and at most half the word. Ties: the first in `candidates`.
+std::string closest_word(std::string_view word, const std::vector<std::string>& candidates);
+
+// The collective (its nccl-tests name, as the flags take it) that `typed` most likely means:
+// NCCL's own spelling ("allreduce", "AllReduce"), another case or separator ("All-Reduce"), or a
+// typo ("all_reduse"); "" when none is near.
+std::string closest_collective(std::string_view typed);
+
 // The long flag of `sub` (or `--help`) closest to `word` ("--form" -> "--from"), or "" when none
 // is near enough to be a likely typo.
 std::string closest_flag(const CLI::App& sub, std::string_view word);

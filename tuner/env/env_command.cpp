@@ -82,6 +82,21 @@ class Reporter {
   bool to_syslog_;
 };
 
+// NCCLTUNE_DISABLE as the environment has it; nullopt when unset. Only "1" turns the profile off,
+// as in the TaskProlog and the env plugin.
+std::optional<std::string> disable_switch() {
+  const char* off = std::getenv("NCCLTUNE_DISABLE");
+  return off == nullptr ? std::nullopt : std::optional<std::string>(off);
+}
+
+// The job's own values of the names the profile sets: those are left as the job has them.
+JobOwnEnv job_own_env(const Profile& profile) {
+  JobOwnEnv own;
+  for (const auto& [name, value] : profile.env)
+    if (const char* set = std::getenv(name.c_str())) own.emplace(name, set);
+  return own;
+}
+
 std::map<std::string, std::string> slurm_environment() {
   std::map<std::string, std::string> environment;
   for (const char* name : kJobShapeVariables)
@@ -183,6 +198,15 @@ int run_env(const EnvOptions& options) {
     reporter.line("--prefer: '" + options.prefer + "' is not below or above");
     return failed;
   }
+  if (const std::optional<std::string> off = disable_switch(); off) {
+    if (*off == "1") {
+      note("NCCLTUNE_DISABLE=1: the profile is off for this job; nothing printed");
+      return 0;
+    }
+    if (!off->empty() && *off != "0")
+      reporter.line("NCCLTUNE_DISABLE='" + printable_excerpt(*off, 40) +
+                    "' is not 1, so the profile stays on (NCCLTUNE_DISABLE=1 turns it off)");
+  }
   std::string config_file = options.config;
   if (config_file.empty()) {
     const char* from_environment = std::getenv("NCCLTUNE_CONFIG");
@@ -207,8 +231,12 @@ int run_env(const EnvOptions& options) {
 
   const ServedProfile& served = found->found->served;
   const EnvEmission emission =
-      render_env(served.profile, *format, config->allow_names, EnvOrigin{served.sources, served.withheld});
+      render_env(served.profile, *format, config->allow_names, EnvOrigin{served.sources, served.withheld},
+                 job_own_env(served.profile));
   for (const std::string& warning : emission.warnings) reporter.line(warning);
+  // The job's own settings win: each one the profile would have changed, on stderr only (not a
+  // problem, so not syslog).
+  for (const KeptOwnSetting& kept : emission.kept) print_error_line("nccltune env", describe_kept(kept));
   if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
       std::fflush(stdout) != 0) {
     reporter.line("cannot write to stdout");

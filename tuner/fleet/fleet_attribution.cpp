@@ -536,7 +536,8 @@ FleetSurvey attribute(const FleetInput& input) {
   for (std::string& w : pair_peak_warnings(an)) warnings.push_back(std::move(w));
   for (std::string& w : links.warnings) warnings.push_back(std::move(w));
   if (!input.stopped.empty())
-    warnings.push_back(fmt::format("stopped after {} of {} rounds: {}", input.rounds_run, input.rounds_planned,
+    warnings.push_back(fmt::format("stopped after {} of {} round{}: {}", input.rounds_run,
+                                   input.rounds_planned, input.rounds_planned == 1 ? "" : "s",
                                    cleaned_text(input.stopped)));
   for (std::string& w : warnings) survey.verdicts.push_back(verdict("warn", std::move(w)));
   if (survey.verdicts.empty())

@@ -246,7 +246,8 @@ int run_fleet_job(RankGroup& world, const NodeLayout& layout, const FleetOptions
       plan = plan_for(round, std::move(groups));
       if (left <= longest_stage_s) {
         plan.stop = true;
-        input.stopped = fmt::format("the budget ran out after {} of {} rounds", round - 1, *rounds);
+        input.stopped = fmt::format("the budget ran out after {} of {} round{}", round - 1, *rounds,
+                                    *rounds == 1 ? "" : "s");
       }
     }
     plan = decode_plan(world.broadcast(leader ? encode_plan(plan) : std::string(), 0));

@@ -210,8 +210,14 @@ std::string_view to_string(EnvFormat format) {
   return "?";
 }
 
+std::string describe_kept(const KeptOwnSetting& kept) {
+  return kept.name + "='" + printable_excerpt(kept.own_value, 200) +
+         "' is set by the job: left as it is, not " + "the profile's '" +
+         printable_excerpt(kept.profile_value, 200) + "'";
+}
+
 EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
-                       const EnvOrigin& origin) {
+                       const EnvOrigin& origin, const JobOwnEnv& own) {
   EnvEmission emission;
   if (format == EnvFormat::sh || format == EnvFormat::slurm) {
     for (const std::string& source : origin.sources)
@@ -223,12 +229,23 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
     emission.text = tuner_csv(profile, emission.warnings);
     return emission;
   }
-  const std::vector<EnvSetting> variables = checked_env(profile, allow_names, emission.warnings);
+  std::vector<EnvSetting> variables;
+  for (EnvSetting& variable : checked_env(profile, allow_names, emission.warnings)) {
+    if (const auto set = own.find(variable.name); set != own.end()) {
+      emission.kept.push_back({variable.name, set->second, variable.value});
+      continue;
+    }
+    variables.push_back(std::move(variable));
+  }
   if (format == EnvFormat::json) {
     nlohmann::ordered_json env = nlohmann::ordered_json::object();
     for (const EnvSetting& variable : variables) env[variable.name] = variable.value;
+    nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+    for (const KeptOwnSetting& setting : emission.kept)
+      kept.push_back(
+          {{"name", setting.name}, {"own", setting.own_value}, {"profile", setting.profile_value}});
     const nlohmann::ordered_json object = {
-        {"env", env}, {"profiles", origin.sources}, {"withheld", origin.withheld}};
+        {"env", env}, {"profiles", origin.sources}, {"withheld", origin.withheld}, {"kept", kept}};
     emission.text = object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     return emission;
   }

@@ -19,6 +19,7 @@
 // so whatever reaches a shell or an env file cannot run anything.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,10 +35,25 @@ enum class EnvFormat { sh, slurm, systemd, nccl_conf, json, tuner_csv };
 std::optional<EnvFormat> parse_env_format(std::string_view name);
 std::string_view to_string(EnvFormat format);
 
+// A profile's setting the job's environment already gives a value of its own: left out, since
+// the job's own setting wins (as the TaskProlog and the env plugin leave it).
+struct KeptOwnSetting {
+  std::string name, own_value, profile_value;
+};
+
 struct EnvEmission {
   std::string text;                   // empty when nothing is to be set
   std::vector<std::string> warnings;  // one line per dropped name or value
+  std::vector<KeptOwnSetting> kept;   // one per setting left out for the job's own value
 };
+
+// The values the job's environment gives the names it sets (set counts, even to ""): a name in
+// it is never emitted, whatever the profile says.
+using JobOwnEnv = std::map<std::string, std::string, std::less<>>;
+
+// kept's one line for stderr: "NCCL_MIN_NCHANNELS=8 is the job's own: the profile's 32 is not
+// set", both values quoted and shown printable (never for a shell to read).
+std::string describe_kept(const KeptOwnSetting& kept);
 
 // Where a job's env came from: the profile file(s) (one for a measured node count, the two around
 // it otherwise), and the settings the serving rule withheld (node_count_rule.h), one line each.
@@ -63,8 +79,12 @@ std::vector<EnvSetting> checked_env(const Profile& profile, const std::vector<st
 // NCCL_PROTO are emitted scoped to the collectives it tuned. sh and slurm output name each of
 // `origin`'s sources in a comment line ("# nccltune profile: /shared/...yaml") and each withheld
 // setting ("# nccltune withheld: NCCL_ALGO=Ring: ..."), with any character outside
-// [A-Za-z0-9_./:+=,^() -] as '?'; json is {"env": {...}, "profiles": [...], "withheld": [...]}.
+// [A-Za-z0-9_./:+=,^() -] as '?'; json is {"env": {...}, "profiles": [...], "withheld": [...],
+// "kept": [{"name", "own", "profile"}...]}.
+//
+// A name that `own` holds (the job sets it) is left out of every format and listed in `kept`: the
+// job's own setting wins. tuner-csv sets no variable, so `own` changes nothing there.
 EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vector<std::string>& allow_names,
-                       const EnvOrigin& origin = {});
+                       const EnvOrigin& origin = {}, const JobOwnEnv& own = {});
 
 }  // namespace nccltune

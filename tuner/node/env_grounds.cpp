@@ -65,10 +65,11 @@ std::string why_nothing_served(const NothingServed& n) {
   std::vector<std::string> counts;
   for (const int count : n.stored_counts) counts.push_back(std::to_string(count));
   return line + fmt::format(
-                    "{} holds this node type's profiles for {} nodes, none of which serves {} (one "
+                    "{} holds this node type's profiles for {} node{}, none of which serves {} (one "
                     "node and several never stand in for each other): pass --nodes N for the job's "
                     "node count, or tune this one (nccltune tune --node-counts {})",
-                    n.store, joined(counts), plural(n.job.nodes, "node"), n.job.nodes);
+                    n.store, joined(counts), counts == std::vector<std::string>{"1"} ? "" : "s",
+                    plural(n.job.nodes, "node"), n.job.nodes);
 }
 
 std::string served_with_gpus_per_node_unknown(const std::string& file, int tuned_gpus_per_node) {

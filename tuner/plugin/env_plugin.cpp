@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "node/env_format.h"
 #include "node/launcher_shape.h"
 #include "plugin/job_env_serving.h"
 #include "plugin/nccl_env_v1_v2.h"
@@ -77,6 +78,10 @@ ncclResult_t init_v2(std::uint8_t major, std::uint8_t minor, std::uint8_t patch,
     JobEnv served = job_env(serving_environment(), profile_locations_from_environment(),
                             NcclLibraryVersion{major, minor, patch}, ::geteuid());
     for (const PluginLogLine& line : served.log) log_line(logger, line.warning, line.text);
+    // get_env answers the job's own value first; say which of the profile's it stands in for.
+    for (const auto& [name, value] : served.values)
+      if (const char* own = std::getenv(name.c_str()))
+        log_line(logger, false, describe_kept({name, own, value}));
     if (!served.values.empty()) served_values = new ServedValues(served.values.begin(), served.values.end());
   } catch (const std::exception& error) {
     log_failure(logger, error.what());

@@ -1,5 +1,6 @@
 #include "plugin/job_env_serving.h"
 
+#include "base/printable_text.h"
 #include "node/env_config.h"
 #include "node/env_format.h"
 #include "node/launcher_shape.h"
@@ -34,9 +35,16 @@ JobEnv job_env(const std::map<std::string, std::string>& environment, const Prof
   const auto warn = [&served](std::string text) {
     served.log.push_back({true, std::move(text) + "; NCCL's own settings stand"});
   };
-  if (const auto off = environment.find("NCCLTUNE_DISABLE"); off != environment.end() && off->second == "1") {
-    info("NCCLTUNE_DISABLE=1: serving nothing");
-    return served;
+  if (const auto off = environment.find("NCCLTUNE_DISABLE"); off != environment.end()) {
+    if (off->second == "1") {
+      info("NCCLTUNE_DISABLE=1: serving nothing");
+      return served;
+    }
+    // As `nccltune env` says it: only 1 turns the profile off.
+    if (!off->second.empty() && off->second != "0")
+      served.log.push_back(
+          {true, "NCCLTUNE_DISABLE='" + printable_excerpt(off->second, 40) +
+                     "' is not 1, so the profile stays on (NCCLTUNE_DISABLE=1 turns it off)"});
   }
   const Result<LauncherShape> shape = launcher_shape(environment);
   if (!shape) {

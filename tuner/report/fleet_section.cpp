@@ -39,13 +39,23 @@ Rgb mix(Rgb a, Rgb b, double t) {
 
 // Red at half the median or below, amber at the outlier threshold, green at the median or above:
 // what is slow stands out however close to the threshold it is.
-std::string heat_color(double percent, double outlier) {
+Rgb heat_rgb(double percent, double outlier) {
   const double middle = std::clamp(100 * outlier, 51.0, 99.0);
   const double p = std::clamp(percent, 50.0, 100.0);
-  const Rgb c = p <= middle ? mix(kSlow, kOutlier, (p - 50) / (middle - 50))
-                            : mix(kOutlier, kFine, (p - middle) / (100 - middle));
+  return p <= middle ? mix(kSlow, kOutlier, (p - 50) / (middle - 50))
+                     : mix(kOutlier, kFine, (p - middle) / (100 - middle));
+}
+
+std::string heat_color(double percent, double outlier) {
+  const Rgb c = heat_rgb(percent, outlier);
   return fmt::format("#{:02x}{:02x}{:02x}", static_cast<int>(std::lround(c.r)),
                      static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
+}
+
+// The colour a cell's number is written in: dark on the light amber, white on red and green.
+const char* number_color(double percent, double outlier) {
+  const Rgb c = heat_rgb(percent, outlier);
+  return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b > 140 ? "#111827" : "#ffffff";
 }
 
 bool usable(const std::optional<double>& gbps) {
@@ -89,7 +99,7 @@ class HeatMap {
     for (const SuspectNode& n : s.suspects) suspects_.insert(n.node);
     for (const FailedNode& f : s.failed) failed_.insert(f.node);
     const std::size_t n = std::max<std::size_t>(nodes_.size(), 1);
-    cell_ = std::clamp(static_cast<int>(640 / n), 4, 32);
+    cell_ = std::clamp(static_cast<int>(800 / n), 4, 32);
     labelled_ = nodes_.size() <= kMaxDrawnNodes;
     std::size_t longest = 0;
     if (labelled_)
@@ -127,9 +137,11 @@ class HeatMap {
   }
 
   const std::optional<double>& pair_median() const { return pair_median_; }
+  bool numbered() const { return cell_ >= kNumberedCell; }  // each measured cell holds its percent
 
  private:
   static constexpr std::size_t kLabelPoints = 20;
+  static constexpr int kNumberedCell = 20;  // px: "100" in bold 9 px fits (800 / 40 nodes)
 
   static std::pair<std::string, std::string> key(const std::array<std::string, 2>& nodes) {
     return std::minmax(nodes[0], nodes[1]);
@@ -142,6 +154,18 @@ class HeatMap {
         "stroke-width=\"{}\"><title>{}</title></rect>\n",
         attributes, left + column * cell_, top + row * cell_, cell_, cell_, fill, cell_ >= 10 ? 1 : 0,
         html_text(tooltip));
+  }
+
+  // The cell's share of the median, written in it ("97"), so that a screenshot shows the numbers
+  // the tooltip gives; cells too small to hold three digits legibly (over 40 nodes) have none.
+  std::string number(int row, int column, int left, int top, double percent) const {
+    if (cell_ < kNumberedCell) return "";
+    const double size = std::min(12.0, std::max(9.0, cell_ * 0.42));
+    return fmt::format(
+        "<text class=\"cell-number\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"{:.0f}\" "
+        "font-weight=\"600\" fill=\"{}\" pointer-events=\"none\">{:.0f}</text>\n",
+        left + column * cell_ + cell_ / 2, top + row * cell_ + cell_ / 2.0 + size * 0.36, size,
+        number_color(percent, survey_.thresholds.outlier), percent);
   }
 
   std::string cross(int row, int column, int left, int top) const {
@@ -174,6 +198,7 @@ class HeatMap {
       out = rect(i, i, left, top, heat_color(percent, survey_.thresholds.outlier), attributes,
                  node + " alone: " + format_busbw(*l->busbw_gbps) + " GB/s" +
                      percent_text(*l->busbw_gbps, local_median_) + " of the nodes alone");
+      if (local_median_) out += number(i, i, left, top, percent);
     } else {
       out = rect(i, i, left, top, kUnmeasuredColor, attributes, node + " alone: not measured");
     }
@@ -195,6 +220,7 @@ class HeatMap {
       out = rect(i, j, left, top, heat_color(percent, survey_.thresholds.outlier), attributes,
                  fmt::format("{} (round {}): {} GB/s{}", pair, p->round, format_busbw(*p->busbw_gbps),
                              percent_text(*p->busbw_gbps, pair_median_)));
+      if (pair_median_) out += number(i, j, left, top, percent);
     } else if (p && p->verdict == "failed") {
       out = rect(i, j, left, top, kFailedColor, attributes,
                  fmt::format("{} (round {}): failed", pair, p->round)) +
@@ -240,7 +266,8 @@ class HeatMap {
                          percent);
       x += 40;
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#4b5563\">of the median</text>\n", left, top + 46);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#4b5563\">of the median{}</text>\n", left, top + 46,
+                       cell_ >= kNumberedCell ? " (the number in each cell)" : "");
     x += 16;
     auto swatch = [&](const std::string& shape, const std::string& text) {
       out +=
@@ -349,9 +376,11 @@ std::string render_fleet_section(const FleetSurvey& s, std::string_view source, 
   out += fmt::format(
       "<p class=\"note\">Below the diagonal, each pair's busbw at {} as a share of the pairs' median "
       "(the median over nodes of each node's median pair); on it, each node alone against the median of "
-      "the nodes alone. Hover a cell for its numbers. "
-      "Survey read from <code>{}</code>.</p>\n",
-      format_byte_size(s.bytes), html_text(source));
+      "the nodes alone. {}Survey read from <code>{}</code>.</p>\n",
+      format_byte_size(s.bytes),
+      map.numbered() ? "Each cell holds that share in percent; hover it for the busbw and the round. "
+                     : "Hover a cell for its numbers (too many nodes to write them in the cells). ",
+      html_text(source));
   return out + tables(s) + "</section>\n";
 }
 

@@ -372,8 +372,8 @@ std::string render_speedup_bars(const SpeedupBars& chart) {
       kLeft + plot_w / 2, y_bottom + 34, kAxisColor);
   out += fmt::format(
       "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\" "
-      "fill=\"{}\">speedup over the defaults (linear)</text>\n",
-      (y_top + y_bottom) / 2, (y_top + y_bottom) / 2, kAxisColor);
+      "fill=\"{}\">{}</text>\n",
+      (y_top + y_bottom) / 2, (y_top + y_bottom) / 2, kAxisColor, html_text(chart.y_label));
   return out + "</svg>\n";
 }
 

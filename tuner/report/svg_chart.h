@@ -64,6 +64,7 @@ struct SpeedupBars {
   std::vector<double> plugin_ratios;
   double noise_floor = 0;      // ratios within 1 +- noise_floor are drawn as "no change"
   int width = 1180, height = 260;
+  std::string y_label = "speedup over the defaults (linear)";  // what a ratio is, beside the axis
 };
 
 // One bar per size from the 1.0 line up (faster) or down (slower), labelled with its ratio, on

@@ -44,6 +44,7 @@ std::string op_section(const UpgradeComparison& c, const UpgradeOpSummary& op) {
   new_series.color = "#2563eb";
   SpeedupBars bars;
   bars.title = op.op + ": NEW / OLD busbw per size";
+  bars.y_label = "NEW / OLD busbw (linear)";  // the versions are in the title and the chart above
   bars.noise_floor = c.noise;
   std::string rows;
   for (const UpgradeRow& row : c.rows) {

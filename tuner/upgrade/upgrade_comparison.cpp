@@ -210,8 +210,8 @@ std::string render_upgrade_table(const UpgradeComparison& c) {
   std::string out;
   const bool with_profile = c.profile.has_value();
   for (const UpgradeOpSummary& op : c.ops) {
-    out += fmt::format("#\n# {}: OLD {} against NEW {}, mean busbw of {} rounds each\n", op.op, c.old_nccl.version,
-                       c.new_nccl.version, c.rounds);
+    out += fmt::format("#\n# {}: OLD {} against NEW {}, mean busbw of {} round{} each\n", op.op,
+                       c.old_nccl.version, c.new_nccl.version, c.rounds, c.rounds == 1 ? "" : "s");
     std::string head = fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "size", "OLD busbw", "NEW busbw",
                                    "ratio", "verdict");
     std::string units = fmt::format("# {:>12}  {:>10}  {:>10}  {:>7}  {:<17}", "(B)", "(GB/s)", "(GB/s)", "NEW/OLD", "");

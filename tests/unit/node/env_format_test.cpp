@@ -84,7 +84,7 @@ TEST(EnvFormat, NothingToSet) {
   profile.keep_defaults = true;
   for (EnvFormat format : {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf})
     EXPECT_EQ(rendered(profile, format), "") << to_string(format);
-  EXPECT_EQ(rendered(profile, EnvFormat::json), "{\"env\":{},\"profiles\":[],\"withheld\":[]}\n");
+  EXPECT_EQ(rendered(profile, EnvFormat::json), "{\"env\":{},\"profiles\":[],\"withheld\":[],\"kept\":[]}\n");
 }
 
 TEST(EnvFormat, UnsafeNamesAndValuesAreDroppedWithAWarning) {
@@ -194,4 +194,47 @@ TEST(EnvFormat, TunerCsvSkipsWhatThePluginCannotSay) {
   EXPECT_EQ(emission.text.find("allreduce,0,"), std::string::npos);
   EXPECT_EQ(emission.text.find("65536"), std::string::npos);
   EXPECT_EQ(emission.text.find("1048576"), std::string::npos);
+}
+
+// The job's own settings win: a name the job's environment sets (even to "") is left out of every
+// format and listed in `kept`, with both values, for the one stderr line each.
+TEST(EnvFormat, TheJobsOwnValueWinsInEveryFormat) {
+  const Profile profile = sample("2.28.9");
+  const JobOwnEnv own = {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", ""}, {"NCCL_IB_HCA", "mlx5_0"}};
+  const EnvOrigin origin{{"/store/k/2n.yaml"}, {}};
+  EXPECT_EQ(render_env(profile, EnvFormat::sh, {}, origin, own).text,
+            "# nccltune profile: /store/k/2n.yaml\nexport NCCL_NVLS_ENABLE='1'\n");
+  EXPECT_EQ(render_env(profile, EnvFormat::slurm, {}, origin, own).text,
+            "# nccltune profile: /store/k/2n.yaml\nexport NCCL_NVLS_ENABLE=1\n");
+  EXPECT_EQ(render_env(profile, EnvFormat::systemd, {}, origin, own).text, "NCCL_NVLS_ENABLE=1\n");
+  EXPECT_EQ(render_env(profile, EnvFormat::nccl_conf, {}, origin, own).text, "NCCL_NVLS_ENABLE=1\n");
+  const auto json = nlohmann::json::parse(render_env(profile, EnvFormat::json, {}, origin, own).text);
+  EXPECT_EQ(json.at("env"), nlohmann::json({{"NCCL_NVLS_ENABLE", "1"}}));
+  EXPECT_EQ(json.at("kept"),
+            nlohmann::json::parse(R"([{"name": "NCCL_ALGO", "own": "Ring", "profile": "allreduce:NVLS,Tree"},
+                                                        {"name": "NCCL_PROTO", "own": "", "profile": "allreduce:^LL128"}])"));
+  // tuner-csv sets no variable: the rows are the same with or without the job's own.
+  EXPECT_EQ(render_env(profile, EnvFormat::tuner_csv, {}, origin, own).text,
+            render_env(profile, EnvFormat::tuner_csv, {}, origin).text);
+
+  for (EnvFormat format :
+       {EnvFormat::sh, EnvFormat::slurm, EnvFormat::systemd, EnvFormat::nccl_conf, EnvFormat::json}) {
+    const EnvEmission emission = render_env(profile, format, {}, origin, own);
+    ASSERT_EQ(emission.kept.size(), 2u) << to_string(format);
+    EXPECT_EQ(emission.kept[0].name, "NCCL_ALGO");
+    EXPECT_EQ(emission.kept[0].own_value, "Ring");
+    EXPECT_EQ(emission.kept[0].profile_value, "allreduce:NVLS,Tree");
+    EXPECT_TRUE(emission.warnings.empty()) << to_string(format);
+  }
+  // Without the job's own values nothing is kept back.
+  EXPECT_TRUE(render_env(profile, EnvFormat::sh, {}, origin).kept.empty());
+}
+
+TEST(EnvFormat, KeptLineNamesTheVariableAndBothValuesPrintably) {
+  EXPECT_EQ(describe_kept({"NCCL_MIN_NCHANNELS", "8", "32"}),
+            "NCCL_MIN_NCHANNELS='8' is set by the job: left as it is, not the profile's '32'");
+  // The job's value is whatever its environment holds: shown on one line, never raw.
+  const std::string line = describe_kept({"NCCL_ALGO", "a\nexport X=$(id)\x1b[2J", "Ring"});
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
 }

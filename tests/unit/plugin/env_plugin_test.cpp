@@ -241,5 +241,35 @@ TEST(JobEnv, ServesTheNamedProfilesCheckedValues) {
   EXPECT_EQ(served.values.size(), 2u);
 }
 
+// Only NCCLTUNE_DISABLE=1 turns the profile off, as in `nccltune env` and the TaskProlog; another
+// value serves it and warns that it is not 1; 0 and "" serve it without a word.
+TEST(JobEnv, OnlyDisableOneTurnsTheProfileOff) {
+  TempDir scratch{"nccltune-job-env-disable"};
+  write_file(scratch.path() / "profile.yaml",
+             "schema: nccltune/profile/v1\n"
+             "shape: {key: k, nodes: 2, gpus_per_node: 2, ranks: 4, nccl_version: \"2.28.9\"}\n"
+             "env: {NCCL_NET_GDR_LEVEL: SYS}\n"
+             "per_size: []\n");
+  ProfileLocations locations;
+  locations.profile_file = scratch.path() / "profile.yaml";
+  locations.config = scratch.path() / "no-config.yaml";
+  const auto served_with = [&](const std::string& off) {
+    return job_env({{"NCCLTUNE_NODES", "2"}, {"NCCLTUNE_GPUS_PER_NODE", "2"}, {"NCCLTUNE_DISABLE", off}},
+                   locations, NcclLibraryVersion{2, 28, 3}, ::geteuid());
+  };
+  EXPECT_TRUE(served_with("1").values.empty());
+  const JobEnv yes = served_with("yes");
+  EXPECT_EQ(yes.values.size(), 1u);
+  ASSERT_FALSE(yes.log.empty());
+  EXPECT_TRUE(yes.log.front().warning);
+  EXPECT_EQ(yes.log.front().text,
+            "NCCLTUNE_DISABLE='yes' is not 1, so the profile stays on (NCCLTUNE_DISABLE=1 turns it off)");
+  for (const char* on : {"0", ""}) {
+    const JobEnv served = served_with(on);
+    EXPECT_EQ(served.values.size(), 1u) << on;
+    for (const PluginLogLine& line : served.log) EXPECT_FALSE(line.warning) << line.text;
+  }
+}
+
 }  // namespace
 }  // namespace nccltune

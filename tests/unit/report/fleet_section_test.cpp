@@ -132,3 +132,45 @@ TEST(FleetSection, ASurveyThatCannotBeReadIsOneLineNamingTheFile) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("missing.json"), std::string::npos) << missing.error();
 }
+
+// Each measured cell shows its share of the median as a number, so a screenshot has the numbers
+// the tooltips give; the slow n1-n5 link's, white on its red. Unmeasured and failed cells have none.
+TEST(FleetSection, EachCellShowsItsShareOfTheMedian) {
+  const std::string html = render_fleet_section(survey_8n(), "fleet.json");
+  const std::regex number(
+      R"re(<text class="cell-number" x="(\d+)" y="[0-9.]+" text-anchor="middle" font-size="(\d+)" font-weight="600" fill="(#[0-9a-f]{6})" pointer-events="none">(\d+)</text>)re");
+  std::size_t numbers = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), number); it != std::sregex_iterator(); ++it) {
+    ++numbers;
+    EXPECT_GE(std::stoi((*it)[2].str()), 9) << "readable: 9 px or more";
+  }
+  // 8 nodes: 28 pairs and 8 nodes alone, less what was not measured or failed.
+  EXPECT_GE(numbers, 20u);
+  EXPECT_LT(numbers, 36u);
+  const std::size_t cell = html.find("data-nodes=\"n1 n5\"");
+  ASSERT_NE(cell, std::string::npos);
+  const std::size_t text = html.find("<text class=\"cell-number\"", cell);
+  ASSERT_NE(text, std::string::npos);
+  std::smatch m;
+  const std::string after = html.substr(text, 300);
+  ASSERT_TRUE(std::regex_search(after, m, number)) << after;
+  EXPECT_EQ(m[3].str(), "#ffffff") << "white on the red of the slow link";
+  EXPECT_LE(std::stoi(m[4].str()), 50) << "the slow link at half the median or less";
+  EXPECT_NE(html.find("(the number in each cell)"), std::string::npos) << "the legend says what it is";
+  EXPECT_NE(html.find("Each cell holds that share in percent"), std::string::npos);
+}
+
+// Past 40 nodes a cell is too small for three legible digits: no numbers, the tooltips stay.
+TEST(FleetSection, NoNumbersInCellsTooSmallToReadThem) {
+  FleetSurvey survey = survey_8n();
+  for (int i = 0; i < 50; ++i) {
+    LocalResult local;
+    local.node = "x" + std::to_string(i);
+    local.busbw_gbps = 22.0;
+    survey.local.push_back(local);
+  }
+  const std::string html = render_fleet_section(survey, "fleet.json");
+  EXPECT_EQ(occurrences(html, "class=\"cell-number\""), 0u);
+  EXPECT_EQ(html.find("(the number in each cell)"), std::string::npos);
+  EXPECT_NE(html.find("Hover a cell for its numbers"), std::string::npos);
+}

@@ -57,3 +57,10 @@ TEST(UpgradeReport, MarksTheRegressionsBeyondTheLimitAndSaysWhatToDo) {
   EXPECT_EQ(upgrade_count(passed, "<tr class=\"regression\">"), 0u);
   EXPECT_NE(passed.find("no regression"), std::string::npos);
 }
+
+// The ratio chart is NEW over OLD, not a speedup over NCCL's defaults: its axis says so.
+TEST(UpgradeReport, TheRatioChartIsLabelledNewOverOld) {
+  const std::string html = render_upgrade_report_html(upgrade_page_input(), "u.json", "", "nccltune test");
+  EXPECT_NE(html.find(">NEW / OLD busbw (linear)</text>"), std::string::npos);
+  EXPECT_EQ(html.find("speedup over the defaults"), std::string::npos);
+}

@@ -128,7 +128,7 @@ TEST(CheckText, ProblemsOnlyThenTheVerdict) {
         "GPUDirect "
         "P2P and RDMA traffic up to the root complex (disable ACS redirect on bare metal, e.g. setpci or the "
         "BIOS)",
-        "FAIL: 35 checks, 1 warnings, 2 failures"}},
+        "FAIL: 35 checks, 1 warning, 2 failures"}},
       {"nodes/dgx-h100-no-peermem",
        {"WARN  gdr_peer_memory   node                 neither nvidia_peermem nor nv_peer_mem is loaded, and "
         "dma-buf cannot be used (kernel 5.4.0-216-generic is older than 5.12; the NVIDIA driver is the "
@@ -137,7 +137,7 @@ TEST(CheckText, ProblemsOnlyThenTheVerdict) {
         "NICs, so GPUDirect RDMA is off whatever NCCL_NET_GDR_LEVEL says and network traffic is staged "
         "through host memory; load nvidia_peermem (modprobe nvidia_peermem, and at boot), or run kernel 5.12 "
         "or later with the open kernel module",
-        "WARN: 34 checks, 1 warnings, 0 failures"}},
+        "WARN: 34 checks, 1 warning, 0 failures"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.fixture);
