@@ -226,7 +226,8 @@ Search::Confirmation Search::confirm_against_defaults(const Env& winner, int att
   const double allowed = std::max(options_.tolerance, result_.noise);
   const auto between = shipped.empty() ? std::nullopt : worst_between(every_point, *every_curve_of(shipped), on_grid);
   const bool loses_between = between && between->loss.ratio < 1 - allowed;
-  const std::string summary = "A/B " + std::to_string(a_runs.size()) + " rounds: " + describe_env(shipped) +
+  const std::string summary = "A/B " + std::to_string(a_runs.size()) + (a_runs.size() == 1 ? " round: " : " rounds: ") +
+                              describe_env(shipped) +
                               " " + signed_percent(s.value - 1) + " (worst size " +
                               signed_percent(s.worst_ratio - 1) + ", noise " + percent(result_.noise) +
                               ")" + lists_verdict;

@@ -260,9 +260,9 @@ void record_with_plugin(Profile& profile, const PluginRounds& rounds, Objective 
   std::string text;
   if (!first) {
     text = fmt::format(
-        "A/B {} rounds in fresh workers: defaults against env + tuner plugin with this profile: "
+        "A/B {} round{} in fresh workers: defaults against env + tuner plugin with this profile: "
         "{:+.1f}% (the served collective that gains least)",
-        rounds.rounds, 100 * (worst_speedup - 1));
+        rounds.rounds, rounds.rounds == 1 ? "" : "s", 100 * (worst_speedup - 1));
   } else {
     const auto unserved =
         std::find_if(withheld.begin(), withheld.end(), [](const WithheldRange& r) { return !r.served; });
