@@ -68,4 +68,24 @@ check_that "awk -v a='$own' -v b='$tuned' 'BEGIN { exit !(a > 0 && b >= 1.5 * a)
 bench world_served 8 "${served[@]}"
 check_that "[ \"\$(cat '$work/world_served.choice')\" = 'TREE LL128' ]" \
   "world: with the plugin all_reduce at 1M runs the world's Tree/LL128 (got '$(cat "$work/world_served.choice")')"
+
+# 3. Each communicator's account of what NCCL did stays its own: a default three-shape tune of the
+# demo's model (NVSwitch nodes with NVLS) on its node snapshot records the world's NVLS as the
+# world's NCCL reported it, the rail's (one GPU per node, no NVLS there) apart, and warns of no
+# fabric manager.
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+NCCLTUNE_FAKE_MODEL="$repo/configs/demo/dgx-h100-model.yaml" timeout 300 mpirun -np 4 "$nccltune" tune \
+  --space "$fixtures/spaces/comm-shapes.yaml" --out "$work/demo-store" --from "$repo/configs/demo/vm-h100-2gpu-node" \
+  --ops all_reduce --guard none --min-bytes 64K --max-bytes 1M --init-timeout 10 --size-timeout 5 --progress log \
+  >"$work/demo.log" 2>&1
+status=$?
+check_that "[ $status -eq 0 ]" "demo tune exits 0 (got $status)" || show_log "$work/demo.log"
+check_that "! grep -q 'fabric manager' '$work/demo.log'" "a three-shape tune with NVLS warns of no fabric manager" ||
+  grep -n 'NCCL said\|nvls' "$work/demo.log"
+check_that "grep -q '^NCCL said (defaults): .*NVLS 16 channels' '$work/demo.log'" \
+  "the world's account says NVLS 16 channels, as the world's NCCL did" || grep -n 'NCCL said' "$work/demo.log"
+check_that "grep -q '^NCCL said (rail): .*NVLS unavailable' '$work/demo.log'" "the rail's account is its own"
+demo_profile=$(find "$work/demo-store" -name 2n.yaml | head -1)
+check_that "sed -n '/^  nccl_observed:/,/^    comms:/p' '$demo_profile' | grep -q 'nvls_available: true'" \
+  "the profile records the world's nvls_available: true (first), the rail's under comms"
 finish

@@ -18,7 +18,9 @@ namespace nccltune {
 struct ObservedNetwork {
   std::filesystem::path file;   // the profile it comes from
   std::string date;             // its provenance.date
-  NcclObservation observation;  // under the env that profile ships (the defaults' when it keeps them)
+  // The world's (never a rail's or a node's: provenance.nccl_observed.comms), under the env that
+  // profile ships (the defaults' when it keeps them).
+  NcclObservation observation;
 };
 
 // Profiles that cannot be read or trusted are skipped, each with a line in `warnings`. nullopt

@@ -144,6 +144,10 @@ void check_hcas(const NcclInfoLog& log, const NodeTopology* node, std::vector<Lo
 }
 
 void check_nvls(const NcclInfoLog& log, const NodeTopology* node, std::vector<LogVerdict>& out) {
+  // NVLS multicast joins a communicator's GPUs on one node: NCCL turns it off for a communicator
+  // with fewer than 2 of them there (ncclNvlsInit's gpuCount, src/transport/nvls.cc), so a rail
+  // (one GPU per node) has no NVLS on any fabric, and its "not available" says nothing of one.
+  if (log.local_ranks == 1) return;
   const std::optional<bool> node_nvls = node ? node_supports_nvls(*node) : std::nullopt;
   if (log.nvls_available == false && node_nvls == true) {
     out.push_back(

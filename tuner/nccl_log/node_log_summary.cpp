@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include "base/json_optional.h"
 
 namespace nccltune {
@@ -184,6 +187,104 @@ Result<NcclInfoLog> node_log_summary_from_json(std::string_view text) {
   } catch (const json::exception& e) {
     return Error{std::string("a node's NCCL log summary: ") + e.what()};
   }
+}
+
+std::string node_log_summaries_to_json(const std::vector<NcclInfoLog>& logs) {
+  std::string out = "[";
+  for (const NcclInfoLog& log : logs) out += (out.size() > 1 ? "," : "") + node_log_summary_to_json(log);
+  return out + "]";
+}
+
+Result<std::vector<NcclInfoLog>> node_log_summaries_from_json(std::string_view text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return Error{"a node's NCCL log summaries are not a JSON array"};
+  std::vector<NcclInfoLog> logs;
+  for (const json& one : j) {
+    Result<NcclInfoLog> log = node_log_summary_from_json(one.dump());
+    if (!log) return Error{log.error()};
+    logs.push_back(std::move(*log));
+  }
+  return logs;
+}
+
+namespace {
+
+// The message of an INFO line: what follows "NCCL INFO " (the whole line when it has no prefix).
+std::string_view info_body(std::string_view line) {
+  const std::size_t at = line.find("NCCL INFO ");
+  return at == std::string_view::npos ? line : line.substr(at + 10);
+}
+
+bool starts_init(std::string_view body) {
+  return body.find("Init START") != std::string_view::npos &&
+         (body.starts_with("ncclCommInitRank") || body.starts_with("ncclCommSplit") ||
+          body.find(" comm 0x") != std::string_view::npos);
+}
+
+bool is_comm_line(std::string_view body) {
+  return body.starts_with("comm 0x") && body.find(" nRanks ") != std::string_view::npos;
+}
+
+bool is_call_choice(std::string_view body) {
+  return body.find(" Bytes -> Algo ") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> communicator_parts(std::string_view text) {
+  const bool by_init = text.find("Init START") != std::string_view::npos;
+  std::vector<std::string> parts;
+  std::string preamble, calls;  // the process's lines before its first communicator; its calls' lines
+  std::vector<std::string> open;  // this process's communicators
+  const auto finish_process = [&] {
+    if (open.empty()) {
+      // Text before any file or process (a fixture's comments) makes no part of its own.
+      const std::string part = preamble + calls;
+      if (part.find("NCCL INFO") != std::string::npos || part.find("NCCL WARN") != std::string::npos)
+        parts.push_back(part);
+    } else {
+      open.front() += calls;
+      for (std::string& part : open) parts.push_back(preamble + part);
+    }
+    preamble.clear();
+    calls.clear();
+    open.clear();
+  };
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (line.starts_with("# file ")) finish_process();
+    const std::string_view body = info_body(line);
+    if (by_init ? starts_init(body) : is_comm_line(body)) open.emplace_back();
+    std::string& into = is_call_choice(body) ? calls : open.empty() ? preamble : open.back();
+    into.append(line).push_back('\n');
+  }
+  finish_process();
+  return parts;
+}
+
+std::vector<NcclInfoLog> node_logs_by_communicator(
+    const std::vector<std::pair<std::string, std::string>>& texts) {
+  using Key = std::tuple<int, int, int>;  // ranks, nodes, ranks per node
+  std::map<Key, NcclInfoLogReader> shapes;
+  NcclInfoLogReader unnamed;
+  for (const auto& [source, text] : texts) {
+    for (const std::string& part : communicator_parts(text)) {
+      const NcclInfoLog log = parse_nccl_info_log(part, source);
+      if (log.ranks)
+        shapes[Key{*log.ranks, log.nodes.value_or(0), log.local_ranks.value_or(0)}].add(log);
+      else
+        unnamed.add(log);
+    }
+  }
+  std::vector<NcclInfoLog> out;
+  for (auto it = shapes.rbegin(); it != shapes.rend(); ++it) {
+    if (out.empty()) it->second.add(unnamed.result());  // the largest: the world
+    out.push_back(it->second.result());
+  }
+  if (out.empty()) out.push_back(unnamed.result());
+  return out;
 }
 
 }  // namespace nccltune

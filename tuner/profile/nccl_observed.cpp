@@ -50,16 +50,18 @@ void write_optional(std::ostream& out, const char* key, const std::optional<T>& 
     out << *value;
 }
 
-void write_observation(std::ostream& out, const char* name, const NcclObservation& o) {
-  out << "    " << name << ":\n"
-      << "      nccl_version: " << clean_quoted(o.nccl_version) << "\n"
-      << "      transport: " << clean_quoted(o.transport) << "\n"
-      << "      net_plugin: " << clean_quoted(o.net_plugin) << "\n"
-      << "      hcas: [";
+void write_observation(std::ostream& out, const char* name, const NcclObservation& o,
+                       const std::string& indent = "    ") {
+  const std::string in = indent + "  ";
+  out << indent << name << ":\n"
+      << in << "nccl_version: " << clean_quoted(o.nccl_version) << "\n"
+      << in << "transport: " << clean_quoted(o.transport) << "\n"
+      << in << "net_plugin: " << clean_quoted(o.net_plugin) << "\n"
+      << in << "hcas: [";
   for (std::size_t i = 0; i < o.hcas.size() && i < kMaxObservedEntries; ++i)
     out << (i ? ", " : "") << clean_quoted(o.hcas[i]);
   out << "]\n";
-  out << "      network: {";
+  out << in << "network: {";
   std::ostringstream network;
   write_optional(network, "connections", o.connections);
   write_optional(network, "with_gdr", o.gdr_connections);
@@ -67,15 +69,15 @@ void write_observation(std::ostream& out, const char* name, const NcclObservatio
   write_optional(network, "nvls_channels", o.nvls_channels);
   write_optional(network, "coll_channels", o.coll_channels);
   out << (network.str().empty() ? "" : network.str().substr(2)) << "}\n";
-  out << "      tuner: " << clean_quoted(o.tuner) << "\n";
+  out << in << "tuner: " << clean_quoted(o.tuner) << "\n";
   if (o.choices.empty()) {
-    out << "      choices: []\n";
+    out << in << "choices: []\n";
     return;
   }
-  out << "      choices:\n";
+  out << in << "choices:\n";
   for (std::size_t i = 0; i < o.choices.size() && i < kMaxObservedEntries; ++i) {
     const ObservedChoice& c = o.choices[i];
-    out << "        - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
+    out << in << "  - {op: " << clean_quoted(c.op) << ", bytes: " << c.bytes
         << ", algo: " << clean_quoted(c.algo) << ", proto: " << clean_quoted(c.proto) << "}\n";
   }
 }
@@ -310,20 +312,79 @@ std::string render_nccl_observed_lines(const NcclObserved& observed) {
     if (v.level != "info") out += "  " + v.level + "  " + v.check + ": " + v.message + "\n";
   for (const ChoiceContradiction& c : observed.contradictions)
     out += "  note  " + describe_contradiction(c) + "\n";
+  for (const CommObserved& comm : observed.comms) {
+    const NcclObservation* facts = comm.shipped ? &*comm.shipped : comm.defaults ? &*comm.defaults : nullptr;
+    if (facts) out += "NCCL said (" + comm.comm + "): " + describe_observation(*facts) + "\n";
+    for (const ObservedVerdict& v : comm.verdicts)
+      if (v.level != "info") out += "  " + v.level + "  " + v.check + " (" + comm.comm + "): " + v.message + "\n";
+  }
   return out;
 }
 
+namespace {
+
+void write_verdicts(std::ostream& out, const std::vector<ObservedVerdict>& verdicts, const std::string& indent) {
+  out << indent << "verdicts:" << (verdicts.empty() ? " []" : "") << "\n";
+  for (std::size_t i = 0; i < verdicts.size() && i < kMaxObservedEntries; ++i) {
+    const ObservedVerdict& v = verdicts[i];
+    out << indent << "  - {level: " << clean_quoted(v.level) << ", check: " << clean_quoted(v.check)
+        << ", message: " << clean_quoted(v.message) << "}\n";
+  }
+}
+
+void read_verdicts(const YAML::Node& node, const std::string& field, std::vector<ObservedVerdict>& verdicts) {
+  read_entries(node, "verdicts", field, {"level", "check", "message"},
+               [&verdicts](const YAML::Node& v, const std::string& item) {
+                 ObservedVerdict verdict{text_at(v, "level", item), text_at(v, "check", item),
+                                         text_at(v, "message", item)};
+                 if (verdict.level != "info" && verdict.level != "warn" && verdict.level != "fail")
+                   yaml_fail(yaml_line(v), yaml_child(item, "level"), "expected info, warn or fail");
+                 verdicts.push_back(std::move(verdict));
+               });
+}
+
+// comms: {rail: {defaults: ..., shipped: ..., verdicts: [...]}, node: ...}, in the worker's order.
+void write_comms(std::ostream& out, const std::vector<CommObserved>& comms) {
+  if (comms.empty()) return;
+  out << "    comms:\n";
+  for (const CommObserved& comm : comms) {
+    out << "      " << clean_quoted(comm.comm) << ":\n";
+    if (comm.defaults) write_observation(out, "defaults", *comm.defaults, "        ");
+    if (comm.shipped) write_observation(out, "shipped", *comm.shipped, "        ");
+    write_verdicts(out, comm.verdicts, "        ");
+  }
+}
+
+std::vector<CommObserved> parse_comms(const YAML::Node& node, const std::string& field) {
+  yaml_expect_map(node, field);
+  std::vector<CommObserved> comms;
+  for (const auto& entry : node) {
+    const std::string name = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+    if (name.empty() || name.size() > 64 || comms.size() >= 8)
+      yaml_fail(yaml_line(entry.first), field, "expected up to 8 communicator names (rail, node)");
+    const std::string at = yaml_child(field, name);
+    yaml_expect_map(entry.second, at);
+    yaml_check_keys(entry.second, at, {"defaults", "shipped", "verdicts"});
+    CommObserved comm{name, {}, {}, {}};
+    if (entry.second["defaults"])
+      comm.defaults = parse_observation(entry.second["defaults"], yaml_child(at, "defaults"));
+    if (entry.second["shipped"])
+      comm.shipped = parse_observation(entry.second["shipped"], yaml_child(at, "shipped"));
+    read_verdicts(entry.second, at, comm.verdicts);
+    comms.push_back(std::move(comm));
+  }
+  return comms;
+}
+
+}  // namespace
+
 void write_nccl_observed(std::ostream& out, const NcclObserved& observed) {
-  if (observed.empty() && observed.verdicts.empty() && observed.nccl_model.empty()) return;
+  if (observed.empty() && observed.verdicts.empty() && observed.nccl_model.empty() && observed.comms.empty())
+    return;
   out << "  nccl_observed:\n";
   if (observed.defaults) write_observation(out, "defaults", *observed.defaults);
   if (observed.shipped) write_observation(out, "shipped", *observed.shipped);
-  out << "    verdicts:" << (observed.verdicts.empty() ? " []" : "") << "\n";
-  for (std::size_t i = 0; i < observed.verdicts.size() && i < kMaxObservedEntries; ++i) {
-    const ObservedVerdict& v = observed.verdicts[i];
-    out << "      - {level: " << clean_quoted(v.level) << ", check: " << clean_quoted(v.check)
-        << ", message: " << clean_quoted(v.message) << "}\n";
-  }
+  write_verdicts(out, observed.verdicts, "    ");
   out << "    contradictions:" << (observed.contradictions.empty() ? " []" : "") << "\n";
   for (std::size_t i = 0; i < observed.contradictions.size() && i < kMaxObservedEntries; ++i) {
     const ChoiceContradiction& c = observed.contradictions[i];
@@ -331,29 +392,24 @@ void write_nccl_observed(std::ostream& out, const NcclObserved& observed) {
         << ", nccl: " << clean_quoted(c.nccl) << ", measured: " << clean_quoted(c.measured) << "}\n";
   }
   write_nccl_model(out, observed.nccl_model);
+  write_comms(out, observed.comms);
 }
 
 NcclObserved parse_nccl_observed(const YAML::Node& node, const std::string& field) {
   yaml_expect_map(node, field);
-  yaml_check_keys(node, field, {"defaults", "shipped", "verdicts", "contradictions", "nccl_model"});
+  yaml_check_keys(node, field, {"defaults", "shipped", "verdicts", "contradictions", "nccl_model", "comms"});
   NcclObserved observed;
   if (node["defaults"])
     observed.defaults = parse_observation(node["defaults"], yaml_child(field, "defaults"));
   if (node["shipped"]) observed.shipped = parse_observation(node["shipped"], yaml_child(field, "shipped"));
-  read_entries(node, "verdicts", field, {"level", "check", "message"},
-               [&observed](const YAML::Node& v, const std::string& item) {
-                 ObservedVerdict verdict{text_at(v, "level", item), text_at(v, "check", item),
-                                         text_at(v, "message", item)};
-                 if (verdict.level != "info" && verdict.level != "warn" && verdict.level != "fail")
-                   yaml_fail(yaml_line(v), yaml_child(item, "level"), "expected info, warn or fail");
-                 observed.verdicts.push_back(std::move(verdict));
-               });
+  read_verdicts(node, field, observed.verdicts);
   read_entries(node, "contradictions", field, {"op", "bytes", "nccl", "measured"},
                [&observed](const YAML::Node& c, const std::string& item) {
                  observed.contradictions.push_back({text_at(c, "op", item), required_bytes(c, item),
                                                     text_at(c, "nccl", item), text_at(c, "measured", item)});
                });
   if (node["nccl_model"]) observed.nccl_model = parse_nccl_model(node["nccl_model"], yaml_child(field, "nccl_model"));
+  if (node["comms"]) observed.comms = parse_comms(node["comms"], yaml_child(field, "comms"));
   return observed;
 }
 

@@ -75,7 +75,20 @@ struct ModelPair {
   bool operator==(const ModelPair&) const = default;
 };
 
+// What NCCL said on one split communicator a tune measured beside the world (profile/comm_shape.h:
+// "rail", "node"): each communicator's account stays its own, since NCCL's facts differ by shape
+// (a rail of one GPU per node has no NVLS; a node crosses no network). Its choices are left out:
+// the calls' TUNING lines name no communicator, and the world's account holds them.
+struct CommObserved {
+  std::string comm;                         // "rail", "node"
+  std::optional<NcclObservation> defaults;  // as NcclObserved's
+  std::optional<NcclObservation> shipped;
+  std::vector<ObservedVerdict> verdicts;  // explain's, judged by what NCCL can do on this shape
+  bool operator==(const CommObserved&) const = default;
+};
+
 struct NcclObserved {
+  // The world's account: what jobs get, and the daemon's metrics export.
   std::optional<NcclObservation> defaults;  // the probe, the baseline and the defaults' confirmation
   std::optional<NcclObservation> shipped;   // the winner's confirmation; absent when env is empty
   std::vector<ObservedVerdict> verdicts;    // explain's, on the shipped env's log (else the defaults')
@@ -83,6 +96,9 @@ struct NcclObserved {
   // NCCL's own model of each tuned collective (nccl-tests name): the enabled pairs of the first
   // tuning table its log showed under the defaults, in the printed order.
   std::map<std::string, std::vector<ModelPair>> nccl_model;
+  // The split communicators' accounts, in the worker's order (rail, node); empty for a tune of the
+  // world alone and in profiles written before they were kept apart.
+  std::vector<CommObserved> comms;
   bool empty() const { return !defaults && !shipped; }
   bool operator==(const NcclObserved&) const = default;
 };
@@ -120,7 +136,8 @@ std::string describe_contradiction(const ChoiceContradiction& contradiction);
 std::string describe_observation(const NcclObservation& observation);
 
 // What show and tune print of it: the facts under the defaults and (when it differs) the shipped
-// env, the warn and fail verdicts, and the contradictions; "" when nothing was observed.
+// env, the warn and fail verdicts, and the contradictions; then each split communicator's facts and
+// its warn and fail verdicts, named by its role; "" when nothing was observed.
 std::string render_nccl_observed_lines(const NcclObserved& observed);
 
 // Writes `observed` as the block under "provenance:" ("  nccl_observed:" and what it holds).

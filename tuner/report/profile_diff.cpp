@@ -25,6 +25,10 @@ std::vector<FieldChange> shape_changes(const Profile& pa, const Profile& pb) {
   const ProfileShape &a = pa.shape, &b = pb.shape;
   auto yes_no = [](bool v) { return std::string(v ? "true" : "false"); };
   std::vector<FieldChange> out;
+  const auto schema = [](const Profile& p) {  // as profile_to_yaml writes it
+    return std::string(!p.shapes.empty() || !p.withheld.empty() ? kProfileSchemaV3 : kProfileSchema);
+  };
+  compare(out, "schema", schema(pa), schema(pb));
   compare(out, "key", a.node_type_key, b.node_type_key);
   compare(out, "nccl_version", a.nccl_version, b.nccl_version);
   compare(out, "cuda_driver", a.cuda_driver, b.cuda_driver);
@@ -119,12 +123,40 @@ CollectiveDiff collective_diff(const std::string& name, const CollectiveProfile*
 // Every collective of every communicator shape: the world's by its own name, another section's
 // after the section ("rail: 2 nodes x 1 rank, all_reduce"), so that two profiles compare shape by
 // shape.
-std::map<std::string, const CollectiveProfile*> collectives_by_section(const Profile& p) {
-  std::map<std::string, const CollectiveProfile*> named;
-  for (const auto& [name, c] : p.collectives) named[name] = &c;
+std::vector<std::pair<std::string, const CollectiveProfile*>> collectives_by_section(const Profile& p) {
+  std::vector<std::pair<std::string, const CollectiveProfile*>> named;
+  for (const auto& [name, c] : p.collectives) named.emplace_back(name, &c);
   for (const CommunicatorSection& section : p.shapes)
-    for (const auto& [name, c] : section.collectives) named[describe_section(section) + ", " + name] = &c;
+    for (const auto& [name, c] : section.collectives)
+      named.emplace_back(describe_section(section) + ", " + name, &c);
   return named;
+}
+
+// What NCCL said on the world under the defaults (else the shipped env), fact by fact.
+std::map<std::string, std::string> nccl_facts(const Profile& p) {
+  std::map<std::string, std::string> facts;
+  const NcclObserved& observed = p.provenance.nccl_observed;
+  const NcclObservation* o = observed.defaults ? &*observed.defaults : jobs_observation(observed);
+  if (!o) return facts;
+  if (!o->transport.empty()) facts["transport"] = o->transport;
+  if (o->connections && o->gdr_connections)
+    facts["GPUDirect RDMA"] = fmt::format("{} of {} connections", *o->gdr_connections, *o->connections);
+  if (o->nvls_available)
+    facts["NVLS"] = *o->nvls_available ? fmt::format("available, {} channels", o->nvls_channels.value_or(0))
+                                       : std::string("unavailable");
+  if (o->coll_channels) facts["channels"] = std::to_string(*o->coll_channels);
+  if (!o->tuner.empty()) facts["tuner"] = o->tuner;
+  return facts;
+}
+
+std::vector<FieldChange> nccl_said_changes(const Profile& a, const Profile& b) {
+  const std::map<std::string, std::string> fa = nccl_facts(a), fb = nccl_facts(b);
+  std::vector<FieldChange> out;
+  for (const char* field : {"transport", "GPUDirect RDMA", "NVLS", "channels", "tuner"}) {
+    const auto ia = fa.find(field), ib = fb.find(field);
+    compare(out, field, ia == fa.end() ? "" : ia->second, ib == fb.end() ? "" : ib->second);
+  }
+  return out;
 }
 
 // The settings withheld from env on either side, by what they set: added, removed, or with another why.
@@ -181,21 +213,33 @@ std::string render_collective_diff(const CollectiveDiff& d, bool named) {
   std::string out;
   const std::string of = named ? " of " + d.name : "";
   if (!d.in_a || !d.in_b) return fmt::format("\n{}: measured in {} only\n", d.name, d.in_a ? "A" : "B");
+  if (d.identical())
+    return fmt::format("\n{}: unchanged ({} sizes, speedup {})\n", d.name, d.busbw.size(),
+                       format_speedup(d.speedup_a));
   if (!d.per_size.empty()) {
     out += "\nper-size choices" + of + "\n";
     for (const ChoiceChange& c : d.per_size)
       out += fmt::format("  {:>8}: {} -> {}\n", format_byte_size(c.bytes), c.before, c.after);
   }
-  if (!d.busbw.empty()) {
+  // Only the sizes whose numbers changed, line by line; the others counted.
+  std::vector<const BusbwRow*> changed;
+  for (const BusbwRow& r : d.busbw)
+    if (!same(r.baseline_a, r.baseline_b) || !same(r.tuned_a, r.tuned_b)) changed.push_back(&r);
+  if (!changed.empty()) {
     out += fmt::format(
         "\nbusbw GB/s{} at the sizes both measured\n{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n",
         of, "size", "defaults A", "defaults B", "B/A", "tuned A", "tuned B", "B/A");
-    for (const BusbwRow& r : d.busbw)
+    for (const BusbwRow* row : changed) {
+      const BusbwRow& r = *row;
       out += fmt::format("{:>10}  {:>10}  {:>10}  {:>7}  {:>10}  {:>10}  {:>7}\n", format_byte_size(r.bytes),
                          format_busbw(r.baseline_a), format_busbw(r.baseline_b),
                          ratio(r.baseline_a, r.baseline_b), format_busbw(r.tuned_a), format_busbw(r.tuned_b),
                          ratio(r.tuned_a, r.tuned_b));
+    }
   }
+  if (changed.size() < d.busbw.size())
+    out += fmt::format("{} size{}{} unchanged\n", d.busbw.size() - changed.size(),
+                       d.busbw.size() - changed.size() == 1 ? "" : "s", changed.empty() ? of : "");
   if (!d.sizes_only_a.empty()) out += "sizes only in A: " + size_list(d.sizes_only_a) + "\n";
   if (!d.sizes_only_b.empty()) out += "sizes only in B: " + size_list(d.sizes_only_b) + "\n";
   out += fmt::format("speedup{} over the defaults: {} -> {}\n", of, format_speedup(d.speedup_a),
@@ -217,18 +261,21 @@ ProfileDiff diff_profiles(const Profile& a, const Profile& b) {
   d.shape = shape_changes(a, b);
   d.env = env_changes(a, b);
   d.withheld = withheld_changes(a, b);
-  const std::map<std::string, const CollectiveProfile*> in_a = collectives_by_section(a),
-                                                        in_b = collectives_by_section(b);
-  std::set<std::string> names;
-  for (const auto& [name, c] : in_a) names.insert(name);
-  for (const auto& [name, c] : in_b) names.insert(name);
-  const auto find = [](const std::map<std::string, const CollectiveProfile*>& in, const std::string& name) {
-    const auto it = in.find(name);
-    return it == in.end() ? nullptr : it->second;
+  using Named = std::vector<std::pair<std::string, const CollectiveProfile*>>;
+  const Named in_a = collectives_by_section(a), in_b = collectives_by_section(b);
+  std::vector<std::string> names;  // A's order, then what only B has
+  for (const Named* side : {&in_a, &in_b})
+    for (const auto& [name, c] : *side)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  const auto find = [](const Named& in, const std::string& name) -> const CollectiveProfile* {
+    for (const auto& [n, c] : in)
+      if (n == name) return c;
+    return nullptr;
   };
   for (const std::string& name : names)
     d.collectives.push_back(collective_diff(name, find(in_a, name), find(in_b, name)));
   d.nccl_model = model_changes(a, b);
+  d.nccl_said = nccl_said_changes(a, b);
   return d;
 }
 
@@ -268,6 +315,11 @@ std::string render_profile_diff(const ProfileDiff& d, const Profile& a, std::str
       else
         out += fmt::format("  ~ {}: {} -> {}\n", c.field, c.before, c.after);
     }
+  }
+  if (!d.nccl_said.empty()) {
+    out += "\nNCCL said (the world, under the defaults)\n";
+    for (const FieldChange& c : d.nccl_said)
+      out += fmt::format("  {}: {} -> {}\n", c.field, shown(c.before), shown(c.after));
   }
   const bool named = !(d.collectives.size() == 1 && d.collectives.front().name == kAllReduce);
   for (const CollectiveDiff& c : d.collectives) out += render_collective_diff(c, named);

@@ -55,7 +55,9 @@ struct ModelChange {
 };
 
 struct ProfileDiff {
-  std::vector<FieldChange> shape;     // "nccl_version", "key", ... and "keep_defaults"
+  // "schema" (v2: the world only, v3: communicator shapes), "nccl_version", "key", ... and
+  // "keep_defaults"
+  std::vector<FieldChange> shape;
   std::vector<FieldChange> env;       // added (before empty), removed (after empty), changed
   std::vector<FieldChange> withheld;  // by setting (describe_env); before/after: its why
   // By name: the world's collectives by theirs, another communicator shape's after its section
@@ -64,18 +66,22 @@ struct ProfileDiff {
   // NCCL's model of each tuned collective, pair by pair: what NCCL itself expects changed (a new
   // NCCL version, another topology), whatever was measured.
   std::vector<ModelChange> nccl_model;
+  // What NCCL said it did on the world, under the defaults (provenance.nccl_observed): "transport",
+  // "GPUDirect RDMA", "NVLS", "channels", "tuner", as describe_observation says them.
+  std::vector<FieldChange> nccl_said;
 
   // Provenance (date, tool, trials) is shown, not compared: two runs of one result are the same;
   // NCCL's model is compared (nccl_model).
   bool identical() const {
-    return shape.empty() && env.empty() && withheld.empty() && nccl_model.empty() &&
+    return shape.empty() && env.empty() && withheld.empty() && nccl_model.empty() && nccl_said.empty() &&
            std::all_of(collectives.begin(), collectives.end(),
                        [](const CollectiveDiff& c) { return c.identical(); });
   }
 };
 
 // Per-size choices are compared at every size where either profile has a result or starts a
-// range, so a moved boundary shows too.
+// range, so a moved boundary shows too. Collectives come in profile order: the world's, then each
+// communicator section's as the profile holds them (A's, then what only B has).
 ProfileDiff diff_profiles(const Profile& a, const Profile& b);
 
 std::string render_profile_diff(const ProfileDiff& diff, const Profile& a, std::string_view a_origin,

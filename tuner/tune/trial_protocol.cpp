@@ -219,17 +219,19 @@ TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const Tri
       std::to_string(group.rank()) + "\n" + (capture ? capture->read_all() : std::string());
   const std::vector<std::string> texts = logs.node->gather(mine);
   if (!logs.leaders) return result;
-  NcclInfoLogReader node;
+  std::vector<std::pair<std::string, std::string>> sources;
   for (const std::string& text : texts) {
     const std::size_t newline = text.find('\n');
     if (newline == std::string::npos) continue;  // a rank that sent nothing
-    node.add(std::string_view(text).substr(newline + 1), "rank " + text.substr(0, newline));
+    sources.emplace_back("rank " + text.substr(0, newline), text.substr(newline + 1));
   }
+  // One summary per communicator the node's ranks made: the world's and each split's stay apart.
   node_logs.clear();
-  for (const std::string& summary : logs.leaders->gather(node_log_summary_to_json(node.result()))) {
-    if (summary.empty()) continue;  // a node that sent nothing
-    Result<NcclInfoLog> parsed = node_log_summary_from_json(summary);
-    if (parsed) node_logs.push_back(std::move(*parsed));
+  for (const std::string& summaries :
+       logs.leaders->gather(node_log_summaries_to_json(node_logs_by_communicator(sources)))) {
+    if (summaries.empty()) continue;  // a node that sent nothing
+    Result<std::vector<NcclInfoLog>> parsed = node_log_summaries_from_json(summaries);
+    if (parsed) node_logs.insert(node_logs.end(), parsed->begin(), parsed->end());
   }
   return result;
 }

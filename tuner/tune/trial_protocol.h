@@ -17,9 +17,9 @@
 namespace nccltune {
 
 // How NCCL's logs of a group's trial reach its rank 0: each node's ranks send theirs to the
-// node's first rank (`node`), which reads them and sends one summary (nccl_log/node_log_summary.h)
+// node's first rank (`node`), which reads them and sends one summary per communicator shape (nccl_log/node_log_summary.h)
 // to rank 0 over the nodes' first ranks (`leaders`, nullptr on the other ranks). So rank 0 holds
-// one summary per node, never every rank's text.
+// a few summaries per node, never every rank's text.
 struct LogGroups {
   std::unique_ptr<RankGroup> node;
   std::unique_ptr<RankGroup> leaders;
@@ -37,14 +37,15 @@ struct CountGroup {
 using CountGroups = std::map<int, CountGroup>;  // by node count
 
 // Runs `spec` on every rank of `group` with NCCL's log in a private directory of each rank
-// (mpi_runtime/nccl_log_capture.h); the group's rank 0 gets one summary of NCCL's log per node in
-// `node_logs` (a rank whose directory could not be made says why on its stderr).
+// (mpi_runtime/nccl_log_capture.h); the group's rank 0 gets in `node_logs` one summary of NCCL's
+// log per node and communicator shape (node_logs_by_communicator; the world's first on each node)
+// (a rank whose directory could not be made says why on its stderr).
 TrialResult run_with_nccl_log(RankGroup& group, const LogGroups& logs, const TrialRunner& run, TrialSpec spec,
                               std::vector<NcclInfoLog>& node_logs);
 
 // The leader's side of one trial: sends `request` to every rank, runs it on `count`'s group and
 // returns its measurement; with `nccl_logs`, its ranks run it with NCCL's log and rank 0 gets
-// one summary per node.
+// one summary per node and communicator shape.
 TrialMeasurement lead_trial(const JobRanks& ranks, const CountGroups& groups, int count,
                             const TrialRequest& request, std::vector<NcclInfoLog>* nccl_logs);
 

@@ -54,3 +54,22 @@ TEST(ObservedNetwork, TheNewestProfileThatRecordedNcclsAccount) {
   EXPECT_FALSE(newest_observed_network(store.path(), "../escape", ::geteuid(), warnings).has_value());
   EXPECT_TRUE(warnings.empty());
 }
+
+// A three-shape tune records each communicator's account apart: the node's account is the
+// world's (NVLS available), never the rail's (one GPU per node: no NVLS there).
+TEST(ObservedNetwork, TheWorldsAccountNotARails) {
+  TempDir store("nccltune-store");
+  Profile p = tuned(2, "2026-11-20T00:00:00Z", "IB");
+  p.provenance.nccl_observed.defaults->nvls_available = true;
+  p.provenance.nccl_observed.defaults->nvls_channels = 16;
+  CommObserved rail{"rail", NcclObservation{}, std::nullopt, {}};
+  rail.defaults->transport = "IB";
+  rail.defaults->nvls_available = false;
+  p.provenance.nccl_observed.comms.push_back(rail);
+  ASSERT_TRUE(write_profile(store.path(), p));
+  std::vector<std::string> warnings;
+  const auto found = newest_observed_network(store.path(), kKey, ::geteuid(), warnings);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->observation.nvls_available, true);
+  EXPECT_EQ(found->observation.nvls_channels, 16);
+}

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -564,4 +565,27 @@ TEST(NcclInfoLog, TuningTablesOfTwoProcessesAndWithoutRanks) {
   EXPECT_FALSE(bare.cells[1].max_threads);
   EXPECT_FALSE(model_busbw(bare.cells[1], bare.ranks));
   EXPECT_TRUE(nccl_info_log_to_json(log)["tuning_tables"][0]["cells"][0].contains("busbw"));
+}
+
+// NVLS joins a communicator's GPUs on one node: a rail's log (one GPU per node) saying it is not
+// available is no sign of a broken fabric manager, even on an NVSwitch node.
+TEST(NcclInfoLog, NoNvlsVerdictForOneGpuPerNode) {
+  NcclInfoLog rail;
+  rail.nccl_lines = 4;
+  rail.ranks = 2;
+  rail.nodes = 2;
+  rail.local_ranks = 1;
+  rail.nvls_available = false;
+  rail.nvls_channels = 0;
+  NodeTopology node;
+  node.nvswitch = true;
+  node.gpus.resize(1);
+  node.gpus[0].sm = 90;
+  for (const LogVerdict& v : explain_nccl_log(rail, &node)) EXPECT_NE(v.check, "nvls") << v.message;
+  NcclInfoLog world = rail;
+  world.local_ranks = 2;
+  const auto verdicts = explain_nccl_log(world, &node);
+  EXPECT_TRUE(std::any_of(verdicts.begin(), verdicts.end(), [](const LogVerdict& v) {
+    return v.check == "nvls" && v.message.find("fabric manager") != std::string::npos;
+  }));
 }

@@ -8,6 +8,7 @@
 
 #include "nccl_log/nccl_account.h"
 #include "nccl_log/nccl_observation.h"
+#include "nccl_log/node_log_summary.h"
 #include "profile/profile.h"
 #include "test_files.h"
 
@@ -282,4 +283,71 @@ TEST(NcclObserved, NcclModelIsTheDefaultsFirstTableForTheTunedCollectives) {
   NcclAccount shipped_only;
   shipped_only.add(p.env, {log});
   EXPECT_TRUE(nccl_observed(shipped_only, p).nccl_model.empty());
+}
+
+// A default three-shape tune's account: the world's says what the world's NCCL did (NVLS with 16
+// channels) and warns of nothing on an NVSwitch node; the rail's (one GPU per node, where NCCL
+// cannot run NVLS) is its own, with no NVLS verdict; and all of it reads back from the profile.
+TEST(NcclObserved, EachCommunicatorsAccountStaysItsOwn) {
+  const std::string text = read_file(fixture("nccl-info-logs/fake-2.28-world-rail-node-2node.txt"));
+  const std::vector<NcclInfoLog> summaries = node_logs_by_communicator({{"rank 0", text}});
+  NcclAccount account;
+  NodeTopology node;
+  node.nvswitch = true;
+  node.gpus.resize(2);
+  for (Gpu& gpu : node.gpus) gpu.sm = 90;
+  account.node = node;
+  account.split_comms = true;
+  const NcclInfoLog world_trial = account.add(Env{}, summaries);
+  EXPECT_EQ(world_trial.nvls_available, true);
+  Profile p = profile_with({});
+  p.shape.ranks = 4;
+  p.env = {};
+  p.collectives["all_reduce"];
+  const NcclObserved observed = nccl_observed(account, p);
+  ASSERT_TRUE(observed.defaults);
+  EXPECT_EQ(observed.defaults->nvls_available, true);
+  EXPECT_EQ(observed.defaults->nvls_channels, 16);
+  EXPECT_EQ(jobs_observation(observed), &*observed.defaults);  // the daemon's and the metrics'
+  for (const ObservedVerdict& v : observed.verdicts) EXPECT_NE(v.level + v.check, "warnnvls") << v.message;
+  ASSERT_EQ(observed.comms.size(), 2u);
+  EXPECT_EQ(observed.comms[0].comm, "rail");  // the worker's order
+  EXPECT_EQ(observed.comms[1].comm, "node");
+  ASSERT_TRUE(observed.comms[0].defaults);
+  EXPECT_EQ(observed.comms[0].defaults->nvls_available, false);
+  EXPECT_TRUE(observed.comms[0].defaults->choices.empty());
+  for (const ObservedVerdict& v : observed.comms[0].verdicts) EXPECT_NE(v.check, "nvls") << v.message;
+  ASSERT_TRUE(observed.comms[1].defaults);
+  EXPECT_EQ(observed.comms[1].defaults->nvls_available, true);
+  EXPECT_EQ(observed.comms[1].defaults->coll_channels, 24);
+
+  const std::string lines = render_nccl_observed_lines(observed);
+  EXPECT_EQ(lines.find("fabric manager"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("NCCL said (defaults): IB"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("NVLS 16 channels"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("NCCL said (rail): "), std::string::npos) << lines;
+
+  const std::string yaml = profile_to_yaml(profile_with(observed));
+  const Result<Profile> back = parse_profile(yaml, "written");
+  ASSERT_TRUE(back) << back.error() << "\n" << yaml;
+  EXPECT_EQ(back->provenance.nccl_observed, observed);
+  EXPECT_LT(yaml.find("    defaults:"), yaml.find("    comms:"));  // the world's first
+
+  // Read as one communicator, as before, the rail's "not available" was the world's, and an
+  // NVSwitch node's NVLS looked broken.
+  NcclInfoLogReader merged;
+  for (const NcclInfoLog& s : summaries) merged.add(s);
+  EXPECT_EQ(merged.result().nvls_available, false);
+}
+
+TEST(NcclObserved, CommsReadStrictly) {
+  EXPECT_NE(error_of(profile_yaml("    comms: [rail]\n")).find("provenance.nccl_observed.comms"),
+            std::string::npos);
+  EXPECT_NE(error_of(profile_yaml("    comms:\n      rail: {colour: 1}\n")).find("provenance.nccl_observed.comms.rail"),
+            std::string::npos);
+  const Result<Profile> ok = parse_profile(
+      profile_yaml("    comms:\n      rail:\n        verdicts: [{level: info, check: gdr, message: m}]\n"), "p");
+  ASSERT_TRUE(ok) << ok.error();
+  ASSERT_EQ(ok->provenance.nccl_observed.comms.size(), 1u);
+  EXPECT_EQ(ok->provenance.nccl_observed.comms[0].verdicts.size(), 1u);
 }

@@ -100,3 +100,73 @@ TEST(NodeLogSummary, WhatIsNotASummaryIsOneLine) {
     EXPECT_NE(parsed.error().find("NCCL log summary"), std::string::npos) << parsed.error();
   }
 }
+
+// A tune that measures a rail and a node beside the world makes three communicators in each
+// process: their init lines must not be read as one communicator's (a rail of one GPU per node
+// says NVLS is not available; the world and the node have it).
+TEST(NodeLogSummary, EachCommunicatorOfAProcessIsReadApart) {
+  const std::string text = log_text("fake-2.28-world-rail-node-2node.txt");
+  const std::vector<std::string> parts = communicator_parts(text);
+  // Two processes: rank 0's three communicators, rank 1's two (this excerpt leaves its rail out).
+  ASSERT_EQ(parts.size(), 5u);
+  const std::vector<NcclInfoLog> logs = node_logs_by_communicator({{"rank 0", text}});
+  ASSERT_EQ(logs.size(), 3u);
+  const NcclInfoLog& world = logs[0];
+  EXPECT_EQ(world.ranks, 4);
+  EXPECT_EQ(world.local_ranks, 2);
+  EXPECT_EQ(world.nvls_available, true);
+  EXPECT_EQ(world.nvls_channels, 16);
+  EXPECT_EQ(world.coll_channels, 16);
+  EXPECT_EQ(world.net_connections, 2);
+  EXPECT_EQ(world.transport, "IB");
+  EXPECT_EQ(world.choices.size(), 3u);  // the calls' lines name no communicator: the world's part
+  for (const NcclInfoLog& split : {logs[1], logs[2]}) {
+    EXPECT_EQ(split.ranks, 2);
+    EXPECT_TRUE(split.choices.empty());
+    EXPECT_EQ(split.transport, "IB");  // the process's network lines are every part's
+  }
+  const NcclInfoLog& rail = logs[1].nodes == 2 ? logs[1] : logs[2];
+  const NcclInfoLog& node = logs[1].nodes == 2 ? logs[2] : logs[1];
+  EXPECT_EQ(rail.local_ranks, 1);
+  EXPECT_EQ(rail.nvls_available, false);
+  EXPECT_EQ(rail.nvls_channels, 0);
+  EXPECT_EQ(rail.net_connections, 2);
+  EXPECT_EQ(node.nodes, 1);
+  EXPECT_EQ(node.nvls_available, true);
+  EXPECT_EQ(node.coll_channels, 24);
+  EXPECT_EQ(node.net_connections, 0);
+
+  Result<std::vector<NcclInfoLog>> sent = node_log_summaries_from_json(node_log_summaries_to_json(logs));
+  ASSERT_TRUE(sent) << sent.error();
+  ASSERT_EQ(sent->size(), 3u);
+  EXPECT_EQ(node_log_summary_to_json((*sent)[1]), node_log_summary_to_json(logs[1]));
+  EXPECT_FALSE(node_log_summaries_from_json("{}"));
+}
+
+// Real NCCL names each communicator's init by an "Init START" line (ncclCommInitRank,
+// ncclCommSplit); where the log has them, a part starts there, and a log without any line of a
+// communicator is one part.
+TEST(NodeLogSummary, InitStartLinesStartACommunicatorsPart) {
+  const std::string text =
+      "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+      "h:1:1 [0] NCCL INFO Using network IB\n"
+      "h:1:2 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1a000 "
+      "commId 0x99 - Init START\n"
+      "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+      "h:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)\n"
+      "h:1:1 [0] NCCL INFO Using network IB\n"
+      "h:1:3 [0] NCCL INFO ncclCommSplit comm 0x2 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 parent 0x1 "
+      "splitCount 1 color 0 key 0 - Init START\n"
+      "h:1:3 [0] NCCL INFO comm 0x2 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+      "h:1:3 [0] NCCL INFO NVLS multicast support is not available on dev 0 (NVLS_NCHANNELS 0)\n";
+  const std::vector<NcclInfoLog> logs = node_logs_by_communicator({{"rank 0", text}});
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(logs[0].ranks, 16);
+  EXPECT_EQ(logs[0].nvls_available, true);
+  EXPECT_EQ(logs[1].ranks, 2);
+  EXPECT_EQ(logs[1].nvls_available, false);
+  EXPECT_EQ(logs[1].nccl_version, "2.28.9");  // the process's lines before its first part
+
+  EXPECT_EQ(communicator_parts("h:1:1 [0] NCCL INFO Using network IB\n").size(), 1u);
+  EXPECT_EQ(node_logs_by_communicator({}).size(), 1u);  // a node with nothing still sends one summary
+}
