@@ -19,7 +19,7 @@ show_log() { sed 's/^/  | /' "$1" | tail -n 20; }
 
 # 1. The tune, as the issue measured it: the world, all_reduce, up to 16M.
 timeout 900 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/algo-proto.yaml" --out "$work/store" \
-  --comms world --ops all_reduce --guard none --max-bytes 16M --init-timeout 10 --size-timeout 5 \
+  --comms world --ops all_reduce --guard none --max-bytes 16M --init-timeout 60 --size-timeout 60 \
   --progress log >"$work/log" 2>&1
 status=$?
 check_that "[ $status -eq 0 ]" "tune exits 0 (got $status)" || show_log "$work/log"
@@ -41,8 +41,8 @@ check_that "grep -q 'Tree/LL128 -> Ring/LL128' '$work/show'" "show names the swi
 bench() {
   local name=$1
   shift
-  env "$@" timeout -k 5 300 mpirun -np 4 "$nccltune" bench -b 384K -e 12M -f 2 -n 20 -w 2 --init-timeout 20 \
-    --size-timeout 10 >"$work/$name.out" 2>"$work/$name.err"
+  env "$@" timeout -k 5 300 mpirun -np 4 "$nccltune" bench -b 384K -e 12M -f 2 -n 20 -w 2 --init-timeout 60 \
+    --size-timeout 60 >"$work/$name.out" 2>"$work/$name.err"
   check_that "[ $? -eq 0 ]" "$name: bench exits 0" || tail -5 "$work/$name.err"
   awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $1, $8 }' "$work/$name.out" >"$work/$name.busbw"
 }

@@ -38,22 +38,24 @@ std::optional<WorstBetween> worst_between(const TrialMeasurement& points, const 
   const std::vector<ShapedOp> ops = point_ops(points);
   for (std::size_t i = 0; i < ops.size() && i < points.sizes.size(); ++i) by_op[ops[i]].push_back(i);
   std::optional<WorstBetween> worst;
-  for (const auto& [op, indices] : by_op) {
+  for (const auto& entry : by_op) {
+    const ShapedOp& op = entry.first;  // a name, not a structured binding: lambdas capture it
     std::vector<std::uint64_t> sizes;
     std::vector<double> base, cand;
-    for (const std::size_t i : indices) {
+    std::vector<bool> measured_between;  // per kept point: not the grid's
+    for (const std::size_t i : entry.second) {
       if (i >= points.busbw.size() || i >= candidate.size()) continue;
       sizes.push_back(points.sizes[i]);
       base.push_back(points.busbw[i]);
       cand.push_back(candidate[i]);
+      measured_between.push_back(i < on_grid.size() && !on_grid[i]);
     }
     const auto take = [&](const FittedLoss& loss, bool measured) {
       if (!worst || loss.ratio < worst->loss.ratio) worst = WorstBetween{op, loss, measured};
     };
     if (const auto fitted = worst_fitted_between(sizes, base, cand)) take(*fitted, false);
-    for (std::size_t k = 0; k < indices.size() && k < sizes.size(); ++k)
-      if (indices[k] < on_grid.size() && !on_grid[indices[k]] && base[k] > 0 && k > 0 && k + 1 < sizes.size())
-        take({sizes[k - 1], sizes[k + 1], sizes[k], cand[k] / base[k]}, true);
+    for (std::size_t k = 1; k + 1 < sizes.size(); ++k)
+      if (measured_between[k] && base[k] > 0) take({sizes[k - 1], sizes[k + 1], sizes[k], cand[k] / base[k]}, true);
   }
   return worst;
 }
