@@ -25,17 +25,23 @@ namespace nccltune {
 namespace skim_check {
 namespace {
 
+struct Field;
 struct Node {
   enum Kind { plain, quoted, list, map } kind = plain;
   std::string text;  // plain, quoted (unescaped)
   std::vector<Node> items;
-  std::vector<std::pair<std::string, Node>> fields;
-  const Node* field(std::string_view key) const {
-    for (const auto& [k, v] : fields)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  std::vector<Field> fields;
+  const Node* field(std::string_view key) const;
 };
+struct Field {
+  std::string key;
+  Node value;
+};
+const Node* Node::field(std::string_view key) const {
+  for (const Field& f : fields)
+    if (f.key == key) return &f.value;
+  return nullptr;
+}
 
 bool plain_character(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
@@ -109,7 +115,7 @@ bool flow_value(std::string_view line, std::size_t& at, Node& out, bool in_flow)
         if (!key_text(line, at, key) || line.substr(at, 2) != ": ") return false;
         at += 2;
         if (!flow_value(line, at, item, true)) return false;
-        out.fields.emplace_back(std::move(key), std::move(item));
+        out.fields.push_back(Field{std::move(key), std::move(item)});
       } else {
         if (!flow_value(line, at, item, true)) return false;
         out.items.push_back(std::move(item));
@@ -181,7 +187,7 @@ bool block(Lines& in, std::size_t indent, Node& out) {
       ++at;
       Node value;
       if (!value_after_key(in, line, at, indent, value)) return false;
-      out.fields.emplace_back(std::move(key), std::move(value));
+      out.fields.push_back(Field{std::move(key), std::move(value)});
     }
   }
   return true;
@@ -192,10 +198,10 @@ bool block(Lines& in, std::size_t indent, Node& out) {
 bool keys_in(const Node& map, std::initializer_list<std::string_view> keys) {
   if (map.kind != Node::map) return false;
   std::set<std::string_view> seen;
-  for (const auto& [key, value] : map.fields) {
-    if (!seen.insert(key).second) return false;
+  for (const Field& f : map.fields) {
+    if (!seen.insert(f.key).second) return false;
     bool known = false;
-    for (std::string_view k : keys) known |= k == key;
+    for (std::string_view k : keys) known |= k == f.key;
     if (!known) return false;
   }
   return true;
@@ -341,7 +347,7 @@ bool nccl_observed(const Node& node) {
   if (const Node* model = node.field("nccl_model")) {
     if (!keys_in(*model, {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"}))
       return false;
-    for (const auto& [op, pairs] : model->fields) {
+    for (const auto& [op, pairs] : model->fields) {  // Field{key, value}
       if (!is_collective_name(op) || !short_list(&pairs, kMaxModelPairs)) return false;
       for (const Node& p : pairs.items) {
         if (!keys_in(p, {"algo", "proto", "latency_us", "busbw"}) || !text(p.field("algo")) ||
@@ -386,7 +392,7 @@ bool failed(const Node& node) {
     if (const Node* env = trial.field("env")) {
       if (env->kind != Node::map) return false;
       std::set<std::string_view> names;
-      for (const auto& [name, value] : env->fields)
+      for (const auto& [name, value] : env->fields)  // Field{key, value}
         if (!is_safe_env_name(name) || !names.insert(name).second ||
             (value.kind != Node::quoted && value.kind != Node::plain) || !is_safe_env_setting(name, value.text))
           return false;
@@ -422,8 +428,8 @@ bool section_reads_whole(std::string_view key, const std::vector<std::string_vie
   if (in.lines.empty()) return false;
   Node document;
   if (!block(in, indent_of_line(in.lines.front()), document) || !in.done()) return false;
-  if (document.kind != Node::map || document.fields.size() != 1 || document.fields[0].first != key) return false;
-  const Node& value = document.fields[0].second;
+  if (document.kind != Node::map || document.fields.size() != 1 || document.fields[0].key != key) return false;
+  const Node& value = document.fields[0].value;
   if (key == "results") return results(value);
   if (key == "provenance") return provenance(value);
   if (key == "failed") return failed(value);
