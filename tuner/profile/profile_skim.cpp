@@ -47,6 +47,41 @@ std::string_view bare_key(std::string_view line) {
   return line.ends_with(':') ? line.substr(0, line.size() - 1) : std::string_view();
 }
 
+// Whether YAML may read the line after `line` as more of a value `line` starts: a quoted text or
+// a flow collection left open (as far as a scan that ignores YAML's finer rules can tell; it may
+// say so of a line that does not, which only costs a whole parse). `state` carries what is open.
+struct OpenValue {
+  bool in_double = false, in_single = false;
+  int depth = 0;
+  bool open() const { return in_double || in_single || depth > 0; }
+};
+void scan_line(std::string_view line, OpenValue& state) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (state.in_double) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        state.in_double = false;
+    } else if (state.in_single) {
+      if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'')
+        ++i;
+      else if (c == '\'')
+        state.in_single = false;
+    } else if (c == '#' && (i == 0 || line[i - 1] == ' ')) {
+      return;  // a comment
+    } else if (c == '"') {
+      state.in_double = true;
+    } else if (c == '\'') {
+      state.in_single = true;
+    } else if (c == '[' || c == '{') {
+      ++state.depth;
+    } else if ((c == ']' || c == '}') && state.depth > 0) {
+      --state.depth;
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> profile_text_for_jobs(std::string_view text) {
@@ -59,6 +94,7 @@ std::optional<std::string> profile_text_for_jobs(std::string_view text) {
   std::vector<std::string_view> section;
   bool in_collectives = false, in_communicators = false;
   bool top_level_results = false, v1 = false;
+  OpenValue open_value;  // what the kept lines so far leave open
   // The lines a new line may belong to (indentation, line), innermost last; and each skipped key
   // with the line it belongs to, which YAML allows once.
   std::vector<std::pair<std::size_t, std::string_view>> open;
@@ -117,12 +153,16 @@ std::optional<std::string> profile_text_for_jobs(std::string_view text) {
     }
     if (key.empty() && names_a_skipped_key_otherwise(line.substr(indent))) return std::nullopt;
     if (!key.empty()) {
+      // A key line that may be more of a value the line before left open (a quoted text, a flow
+      // map) is not a section to skip: the whole parse reads such a file.
+      if (open_value.open()) return std::nullopt;
       if (line.find_first_of("&*!") != std::string_view::npos) return std::nullopt;
       if (!skipped_keys.emplace(key, parent.data()).second) return std::nullopt;  // twice: YAML refuses
       skipping = indent;
       skipped_key = key;
       section.push_back(line);
     } else {
+      scan_line(line, open_value);
       out += line;
     }
     if (end != std::string_view::npos) out += '\n';

@@ -165,3 +165,23 @@ TEST(ProfileForJobs, BrokenSkippedSectionsAreRefusedAsByTheWholeParse) {
     EXPECT_EQ(lean.error(), whole.error());
   }
 }
+
+// A key line that may be more of a value left open above it (a quoted text, a flow map over
+// several lines) is not skipped: the whole parse reads the file, and the job gets what it reads.
+TEST(ProfileForJobs, AValueLeftOpenAboveAKeyLineIsReadWhole) {
+  const std::string text =
+      "schema: nccltune/profile/v2\n"
+      "shape: {key: \"k\", nodes: 2, gpus_per_node: 8, gpu: \"H100\n"
+      "notes: [\"x\"]\n"
+      "  SXM\"}\n"
+      "env: {NCCL_ALGO: \"Ring\"}\n";
+  EXPECT_FALSE(profile_text_for_jobs(text));
+  Result<Profile> whole = parse_profile(text, "p.yaml");
+  Result<Profile> lean = parse_profile(text, "p.yaml", ProfileParts::for_jobs);
+  ASSERT_EQ(lean.ok(), whole.ok());
+  if (!whole) {
+    EXPECT_EQ(lean.error(), whole.error());
+  }
+  EXPECT_FALSE(profile_text_for_jobs("schema: nccltune/profile/v2\nenv: [\"a\",\nfailed: []\n]\n"));
+  EXPECT_TRUE(profile_text_for_jobs("schema: nccltune/profile/v2\nenv: {}  # it's {\nfailed: []\n"));
+}
