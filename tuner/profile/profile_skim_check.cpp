@@ -28,13 +28,16 @@ namespace {
 struct Field;
 struct Node {
   enum Kind { plain, quoted, list, map } kind = plain;
-  std::string text;  // plain, quoted (unescaped)
+  // As written, a view of the line: a quoted text between its quotes, escapes and all. Where a
+  // rule compares a text, one with an escape fails it (conservative); is_clean_text reads '\\'
+  // and '"' as printable, and the text unescaped is no longer, so it holds for that too.
+  std::string_view text;
   std::vector<Node> items;
   std::vector<Field> fields;
   const Node* field(std::string_view key) const;
 };
 struct Field {
-  std::string key;
+  std::string_view key;
   Node value;
 };
 const Node* Node::field(std::string_view key) const {
@@ -51,32 +54,31 @@ bool plain_character(char c) {
 // One line's flow value from `at`: advances `at`; false when not in the layout read here.
 bool flow_value(std::string_view line, std::size_t& at, Node& out, bool in_flow);
 
-bool quoted_text(std::string_view line, std::size_t& at, std::string& out) {
+bool quoted_text(std::string_view line, std::size_t& at, std::string_view& out) {
   if (at >= line.size() || line[at] != '"') return false;
-  ++at;
+  const std::size_t start = ++at;
   while (at < line.size()) {
     const char c = line[at];
     if (c == '"') {
+      out = line.substr(start, at - start);
       ++at;
       return true;
     }
     if (c == '\\') {
       if (at + 1 >= line.size() || (line[at + 1] != '"' && line[at + 1] != '\\')) return false;
-      out += line[at + 1];
       at += 2;
       continue;
     }
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
-    out += c;
     ++at;
   }
   return false;
 }
 
-bool plain_word(std::string_view line, std::size_t& at, std::string& out) {
+bool plain_word(std::string_view line, std::size_t& at, std::string_view& out) {
   const std::size_t start = at;
   while (at < line.size() && plain_character(line[at])) ++at;
-  out.assign(line.substr(start, at - start));
+  out = line.substr(start, at - start);
   // "-" alone, or "-" before a letter, is YAML's block sequence or reads otherwise: not proven.
   if (out.empty() || (out[0] == '-' && (out.size() == 1 || !(std::isdigit(static_cast<unsigned char>(out[1])) ||
                                                               out[1] == '.'))))
@@ -84,11 +86,11 @@ bool plain_word(std::string_view line, std::size_t& at, std::string& out) {
   return true;
 }
 
-bool key_text(std::string_view line, std::size_t& at, std::string& key) {
+bool key_text(std::string_view line, std::size_t& at, std::string_view& key) {
   if (at < line.size() && line[at] == '"') return quoted_text(line, at, key);
   const std::size_t start = at;
   while (at < line.size() && (std::isalnum(static_cast<unsigned char>(line[at])) || line[at] == '_')) ++at;
-  key.assign(line.substr(start, at - start));
+  key = line.substr(start, at - start);
   return !key.empty();
 }
 
@@ -111,11 +113,11 @@ bool flow_value(std::string_view line, std::size_t& at, Node& out, bool in_flow)
     while (true) {
       Node item;
       if (is_map) {
-        std::string key;
+        std::string_view key;
         if (!key_text(line, at, key) || line.substr(at, 2) != ": ") return false;
         at += 2;
         if (!flow_value(line, at, item, true)) return false;
-        out.fields.push_back(Field{std::move(key), std::move(item)});
+        out.fields.push_back(Field{key, std::move(item)});
       } else {
         if (!flow_value(line, at, item, true)) return false;
         out.items.push_back(std::move(item));
@@ -182,12 +184,12 @@ bool block(Lines& in, std::size_t indent, Node& out) {
       out.items.push_back(std::move(item));
     } else {
       std::size_t at = indent;
-      std::string key;
+      std::string_view key;
       if (!key_text(line, at, key) || at >= line.size() || line[at] != ':') return false;
       ++at;
       Node value;
       if (!value_after_key(in, line, at, indent, value)) return false;
-      out.fields.push_back(Field{std::move(key), std::move(value)});
+      out.fields.push_back(Field{key, std::move(value)});
     }
   }
   return true;
@@ -215,7 +217,7 @@ bool optional_text(const Node* node) { return !node || text(node); }
 // yaml_integer's whole number: plain, std::from_chars into long long, within min..max.
 bool integer(const Node* node, long long min, long long max) {
   if (!node || node->kind != Node::plain) return false;
-  const std::string& v = node->text;
+  const std::string_view v = node->text;
   long long number = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), number);
   return ec == std::errc() && end == v.data() + v.size() && number >= min && number <= max;
@@ -237,7 +239,7 @@ std::optional<std::uint64_t> byte_count(const Node& node) {
 // letter n or i.
 std::optional<double> number(const Node* node) {
   if (!node || node->kind != Node::plain) return std::nullopt;
-  const std::string& value = node->text;
+  const std::string_view value = node->text;
   for (std::string_view nan : {".nan", ".NaN", ".NAN"})
     if (value == nan) return std::numeric_limits<double>::quiet_NaN();
   for (std::string_view inf : {".inf", ".Inf", ".INF", "+.inf"})
@@ -310,7 +312,7 @@ bool observation(const Node& node) {
       if (nvls->kind != Node::plain || (nvls->text != "true" && nvls->text != "false")) return false;
     const Node* connections = network->field("connections");
     const Node* gdr = network->field("with_gdr");
-    if (connections && gdr && std::stoll(gdr->text) > std::stoll(connections->text)) return false;
+    if (connections && gdr && std::stoll(std::string(gdr->text)) > std::stoll(std::string(connections->text))) return false;
   }
   if (const Node* choices = node.field("choices")) {
     if (!short_list(choices, kMaxObservedEntries)) return false;
@@ -332,7 +334,7 @@ bool nccl_observed(const Node& node) {
       if (!keys_in(v, {"level", "check", "message"}) || !text(v.field("level")) || !optional_text(v.field("check")) ||
           !optional_text(v.field("message")))
         return false;
-      const std::string& level = v.field("level")->text;
+      const std::string_view level = v.field("level")->text;
       if (level != "info" && level != "warn" && level != "fail") return false;
     }
   }
@@ -379,7 +381,7 @@ bool provenance(const Node& node) {
     if (node.field(key) && !non_negative(node.field(key))) return false;
   if (const Node* objective = node.field("objective")) {
     if (!text(objective)) return false;
-    const std::string& name = objective->text;
+    const std::string_view name = objective->text;
     if (!name.empty() && name != "balanced" && name != "bandwidth" && name != "latency") return false;
   }
   return !node.field("nccl_observed") || nccl_observed(*node.field("nccl_observed"));
@@ -399,7 +401,7 @@ bool failed(const Node& node) {
     }
     if (const Node* outcome = trial.field("outcome")) {
       if (!text(outcome)) return false;
-      const std::string& name = outcome->text;
+      const std::string_view name = outcome->text;
       if (name != "wrong_data" && name != "timeout" && name != "init_error" && name != "crash") return false;
     }
     if (!optional_text(trial.field("reason"))) return false;
