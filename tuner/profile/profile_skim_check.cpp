@@ -199,9 +199,10 @@ bool block(Lines& in, std::size_t indent, Node& out) {
 
 bool keys_in(const Node& map, std::initializer_list<std::string_view> keys) {
   if (map.kind != Node::map) return false;
-  std::set<std::string_view> seen;
-  for (const Field& f : map.fields) {
-    if (!seen.insert(f.key).second) return false;
+  for (std::size_t i = 0; i < map.fields.size(); ++i) {
+    const Field& f = map.fields[i];
+    for (std::size_t j = 0; j < i; ++j)  // a few keys a map: no set to allocate
+      if (map.fields[j].key == f.key) return false;
     bool known = false;
     for (std::string_view k : keys) known |= k == f.key;
     if (!known) return false;
