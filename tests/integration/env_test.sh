@@ -342,11 +342,11 @@ cat >"$special/$special_key/2n.yaml" <<EOF
 schema: nccltune/profile/v1
 shape: {key: "$special_key", nodes: 2, gpus_per_node: 8, nccl_version: "2.28.9"}
 env: {NCCL_ALGO: "^Ring,Tree", NCCL_PROTO: "allreduce:LL128,Simple", NCCL_IB_HCA: "=mlx5_0:1,mlx5_1:1",
-      NCCL_SOCKET_IFNAME: "^lo,docker", NCCL_X_ODD: "a+b-c.d_e=f"}
+      NCCL_SOCKET_IFNAME: "^lo,docker", NCCL_DEBUG_SUBSYS: "a+b-c.d_e=f"}
 EOF
 chmod -R go-w "$special"
 declare -A special_values=([NCCL_ALGO]="allreduce:^Ring,Tree" [NCCL_PROTO]="allreduce:LL128,Simple"
-  [NCCL_IB_HCA]="=mlx5_0:1,mlx5_1:1" [NCCL_SOCKET_IFNAME]="^lo,docker" [NCCL_X_ODD]="a+b-c.d_e=f")
+  [NCCL_IB_HCA]="=mlx5_0:1,mlx5_1:1" [NCCL_SOCKET_IFNAME]="^lo,docker" [NCCL_DEBUG_SUBSYS]="a+b-c.d_e=f")
 for format in sh slurm systemd; do
   run --profiles "$special" --shape "$special_key" --nodes 2 --format "$format"
   if [ "$rc" -eq 0 ] && [ "$(grep -vc '^# nccltune profile: ' "$work/out")" -eq 5 ] && [ ! -s "$work/err" ]; then

@@ -179,6 +179,43 @@ env_plugin_case "a store writable by all" "$store" NCCLTUNE_CONFIG="$work/env-co
   NCCLTUNE_NODE_STATE="$fixtures/plugin/node.yaml"
 chmod 755 "$store"
 
+# Profiles `show` refuses are served by no reader: one cut short (the first 3,000 bytes of a
+# profile tune wrote, torn inside a section the lean reader skips), one with a misspelled
+# algorithm (NCCL_ALGO: "Rign"), one with a variable NCCL does not read (NCCL_MIN_NCHANELS). show
+# exits 2 naming the file; env and nccltune-env export nothing and say one line why (env --strict:
+# exit 2); the env plugin serves nothing, from the store or named.
+: >"$work/empty-config.yaml"
+for bad in torn misspelled-algo unknown-variable; do
+  refused=$work/refused-$bad
+  mkdir -p "$refused/$stored_shape"
+  cp "$fixtures/profiles/refused/$bad-2n.yaml" "$refused/$stored_shape/2n.yaml"
+  chmod 755 "$refused" "$refused/$stored_shape" && chmod 644 "$refused/$stored_shape/2n.yaml"
+  timeout 20 "$nccltune" show "$refused/$stored_shape/2n.yaml" >"$work/stdout" 2>"$work/stderr" </dev/null
+  got=$?
+  if [ "$got" -eq 2 ] && grep -q "2n.yaml:[0-9]*: " "$work/stderr"; then pass; else fail "show, $bad profile: exit $got, $(head -1 "$work/stderr")"; fi
+  expect_one_line "$work/stderr" "show, $bad profile"
+  for strict in "" --strict; do
+    for reader in "$nccltune env" "$nccltune_env"; do
+      [ -n "$strict" ] && [ "$reader" = "$nccltune_env" ] && continue
+      # shellcheck disable=SC2086 # $reader is the command and its subcommand
+      timeout 20 $reader --config "$work/empty-config.yaml" --profiles "$refused" --shape "$stored_shape" \
+        --nodes 2 --gpus-per-node 8 $strict >"$work/stdout" 2>"$work/stderr" </dev/null
+      got=$?
+      want=0
+      [ -n "$strict" ] && want=2
+      what="${reader##*/} $strict, $bad profile"
+      if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want"; fi
+      if grep -q 'NCCL_' "$work/stdout"; then fail "$what: served $(grep NCCL_ "$work/stdout" | head -1)"; else pass; fi
+      expect_one_line "$work/stderr" "$what"
+      if grep -q "2n.yaml:[0-9]*: " "$work/stderr"; then pass; else fail "$what: the line names no file and line: $(head -1 "$work/stderr")"; fi
+    done
+  done
+  printf 'env:\n  store: %s\n' "$refused" >"$work/refused-config.yaml"
+  env_plugin_case "$bad store profile" "$refused" NCCLTUNE_CONFIG="$work/refused-config.yaml" \
+    NCCLTUNE_NODE_STATE="$fixtures/plugin/node.yaml"
+  env_plugin_case "$bad named profile" "$refused" NCCLTUNE_PROFILE="$refused/$stored_shape/2n.yaml"
+done
+
 # Node facts read from a snapshot's sysfs and proc copies (a RoCE port's GID entry, a netdev's MTU,
 # the kernel release), each replaced by every hostile kind: the attribute reads as absent or as
 # unknown with a note, and check still answers with the warnings these nodes have anyway (exit 1),

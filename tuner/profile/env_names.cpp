@@ -59,6 +59,27 @@ bool is_safe_env_setting(std::string_view name, std::string_view value) {
   return true;
 }
 
+std::optional<std::string> served_env_problem(std::string_view name, std::string_view value,
+                                              int nccl_version) {
+  const std::string shown_name(name.substr(0, 40));
+  if (!is_safe_env_name(name)) return "name '" + shown_name + "' does not match ^NCCL_[A-Z0-9_]+$";
+  if (!is_known_nccl_variable(name, nccl_version)) {
+    const int minor = nccl_version / 100 % 100;
+    return "'" + shown_name + "' is no variable NCCL " +
+           (nccl_version / 10000 == 2 && is_known_nccl_variable(name) ? "2." + std::to_string(minor) + " "
+                                                                       : std::string()) +
+           "reads (a misspelled name?)";
+  }
+  if (value.empty()) return "empty value";
+  if (value.size() > 1024) return "longer than 1024 characters";
+  if (!is_safe_env_value(value) && value.find(';') == std::string_view::npos)
+    return "'" + std::string(value.substr(0, 40)) + "' has characters outside " + std::string(kSafeValueCharacters);
+  if (name == "NCCL_ALGO" || name == "NCCL_PROTO") return nccl_list_problem(name, value, nccl_version);
+  if (!is_safe_env_setting(name, value))
+    return "'" + std::string(value.substr(0, 40)) + "' has characters outside " + std::string(kSafeValueCharacters);
+  return knob_value_problem(name, value);
+}
+
 bool is_denied_env_name(std::string_view name) {
   static constexpr std::string_view kNames[] = {
       // the shell and the loader

@@ -3,6 +3,8 @@
 // renderers, the node config's allow_names).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace nccltune {
@@ -22,6 +24,15 @@ inline constexpr std::string_view kSafeValueCharacters = "[A-Za-z0-9_,.:^=+-]";
 // renderer of such a value quotes it where ';' means something (sh: single quotes); the TaskProlog,
 // EnvironmentFile and nccl.conf readers take it literally.
 bool is_safe_env_setting(std::string_view name, std::string_view value);
+
+// The one check of a setting a profile serves to jobs (its env and withheld), which every reader
+// applies alike (show, env, nccltune-env, the env and tuner plugins, nccltuned), as NCCL
+// `nccl_version` reads it (0: the profile does not say; nccl_names.h, profile_nccl_version):
+// is_safe_env_name, a variable that NCCL reads (is_known_nccl_variable), is_safe_env_setting,
+// NCCL_ALGO / NCCL_PROTO lists as that NCCL parses them (nccl_list_problem) and any other value as
+// NCCL reads it (knob_value_problem). What is wrong, in words; nullopt when nothing is.
+std::optional<std::string> served_env_problem(std::string_view name, std::string_view value,
+                                              int nccl_version);
 
 // Names never emitted, whatever a profile or allow_names says: those that load code, change the
 // dynamic loader or a shell, or make NCCL read or write files. BASH_ENV, ENV, PATH, IFS, PS4,

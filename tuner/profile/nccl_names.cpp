@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/collective_names.h"
+#include "profile/nccl_env_names.h"
 
 
 namespace nccltune {
@@ -266,6 +267,61 @@ std::optional<std::string> knob_value_problem(std::string_view name, std::string
   if (name.ends_with("_DISABLE") ||
       std::find(kBooleanKnobs.begin(), kBooleanKnobs.end(), name) != kBooleanKnobs.end())
     return integer_range_problem(name, value, 0, 1);
+  return std::nullopt;
+}
+
+bool is_known_nccl_variable(std::string_view name, int nccl_version) {
+  const auto found = std::lower_bound(kNcclEnvNames.begin(), kNcclEnvNames.end(), name,
+                                      [](const NcclEnvName& row, std::string_view n) { return row.name < n; });
+  if (found == kNcclEnvNames.end() || found->name != name) return false;
+  const int minor = nccl_version / 100 % 100;
+  if (nccl_version / 10000 != 2 || minor < kNcclEnvNamesOldestMinor || minor > kNcclEnvNamesNewestMinor)
+    return true;  // a release the table does not cover: any name it knows
+  return (found->minors >> (minor - kNcclEnvNamesOldestMinor) & 1) != 0;
+}
+
+int profile_nccl_version(std::string_view nccl_version, std::string_view node_type_key) {
+  if (!nccl_version.empty()) {
+    const Result<int> parsed = parse_nccl_version(nccl_version);
+    return parsed ? *parsed : 0;
+  }
+  const std::size_t at = node_type_key.rfind(".nccl");
+  if (at == std::string_view::npos) return 0;
+  const Result<int> parsed = parse_nccl_version(node_type_key.substr(at + 5));
+  return parsed ? *parsed : 0;
+}
+
+std::optional<std::string> nccl_list_problem(std::string_view name, std::string_view value, int nccl_version) {
+  if (name != "NCCL_ALGO" && name != "NCCL_PROTO") return std::nullopt;
+  const std::string quoted = "'" + std::string(value) + "'";
+  if (value.find_first_of(";:") == std::string_view::npos) return knob_value_problem(name, value);
+  if (nccl_version != 0 && nccl_version < kScopedListsNcclVersion)
+    return quoted + " is a per-function list, which NCCL reads from 2.24 on (this profile's NCCL is older)";
+  std::set<std::string> functions;
+  bool first = true;
+  for (const NcclListEntry& entry : nccl_list_entries(value)) {
+    if (entry.list.empty() || (entry.function && entry.function->empty()))
+      return quoted + " has an empty entry (entries are '<function>:<list>' joined by ';')";
+    if (entry.list.find(':') != std::string_view::npos)
+      return quoted + " has an entry with two ':'";
+    if (!entry.function && !first)
+      return quoted + " has an entry without a function after the first: NCCL refuses it";
+    if (entry.function) {
+      if (!is_nccl_function_name(*entry.function))
+        return quoted + " names no NCCL function '" + std::string(*entry.function) +
+               "' (broadcast, reduce, allgather, reducescatter, allreduce)";
+      std::string lower(*entry.function);
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!functions.insert(lower).second)
+        return quoted + " gives '" + std::string(*entry.function) + "' two lists";
+    }
+    first = false;
+    if (std::optional<std::string> problem =
+            name == "NCCL_ALGO" ? name_list_problem(name, entry.list, kNcclAlgorithms)
+                                : name_list_problem(name, entry.list, kNcclProtocols))
+      return quoted + ": " + *problem;
+  }
   return std::nullopt;
 }
 

@@ -96,6 +96,25 @@ bool is_searched_per_node_count(std::string_view name);
 // Whether NCCL reads the knob's value without case (NCCL_ALGO, NCCL_PROTO; not NCCL_NET_GDR_LEVEL).
 bool is_case_insensitive_knob(std::string_view name);
 
+// Whether NCCL reads the environment variable `name` (NCCL_ALGO, NCCL_IB_HCA; compared with
+// case, as getenv does): one of the names NCCL's own source reads (nccl_env_names.cpp), in the
+// minor release of `nccl_version` (parse_nccl_version's code) when that is 2.18-2.30, else in any
+// release of that table (0: the profile does not say which NCCL).
+bool is_known_nccl_variable(std::string_view name, int nccl_version = 0);
+
+// The NCCL version a profile was tuned with, as parse_nccl_version codes it: shape.nccl_version
+// ("2.28.9"), else the last ".ncclX.Y" part of its node type key ("...pix.nccl2.28"); 0 when
+// neither says.
+int profile_nccl_version(std::string_view nccl_version, std::string_view node_type_key);
+
+// What is wrong with an NCCL_ALGO / NCCL_PROTO value as NCCL `nccl_version` (0: unknown) parses
+// it (parseList, src/graph/tuning.cc): a list of names ("Ring,Tree", "^LL128"), or from 2.24 on
+// entries joined by ';', each "<function>:<list>" (broadcast, reduce, allgather, reducescatter,
+// allreduce, without case) but the first, which may be a plain list. Every name NCCL's own, none
+// twice in a list, no function twice, no empty entry. nullopt when NCCL reads it.
+std::optional<std::string> nccl_list_problem(std::string_view name, std::string_view value,
+                                             int nccl_version = 0);
+
 // "2.24" -> 22400, "2.28.9" -> 22809, "22809" -> 22809 (NCCL's code since 2.9).
 Result<int> parse_nccl_version(std::string_view text);
 

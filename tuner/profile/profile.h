@@ -242,18 +242,20 @@ std::string profile_to_yaml(const Profile& profile);
 // `communicators`, 8 spaces; in another layout they are read) are blanked before parsing, so they
 // cost no YAML parse (they are most of a profile tune writes: its curves and NCCL's account).
 // Line numbers stay those of the file, the whole file is still checked for size, NUL and UTF-8,
-// and a second document still fails. Only block-style sections are skipped, and a text the
-// skimmed parse refuses is parsed whole: for_jobs never refuses a profile the whole parse reads
-// (it may read one whose skipped parts are broken).
+// and a second document still fails. A section is skipped only when profile_skim_check.h proves
+// the whole parse would read it (the layout profile_to_yaml writes, and the same rules); anything
+// else (a torn file, a broken or hand-laid-out section) is parsed whole, and a text the skimmed
+// parse refuses is parsed whole too: for_jobs refuses exactly the profiles the whole parse refuses.
 enum class ProfileParts { whole, for_jobs };
 Result<Profile> parse_profile(std::string_view text, std::string_view origin,
                               ProfileParts parts = ProfileParts::whole);
 Result<Profile> read_profile(const std::filesystem::path& file);
 
 // The text parse_profile reads for ProfileParts::for_jobs: the same lines, those of the sections
-// jobs do not need made empty; nullopt when one of those lines holds '&', '*' or '!' (a YAML
-// anchor, alias or tag the strict reader refuses, or text that looks like one): such a profile
-// is parsed whole.
+// jobs do not need made empty; nullopt when a skipped section is not proven whole and valid
+// (profile_skim_check.h), appears twice, names a skipped key in another spelling, or holds '&',
+// '*' or '!' (a YAML anchor, alias or tag the strict reader refuses, or text that looks like one):
+// such a profile is parsed whole.
 std::optional<std::string> profile_text_for_jobs(std::string_view text);
 
 // The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.

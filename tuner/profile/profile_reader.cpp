@@ -65,11 +65,13 @@ double non_negative(const YAML::Node& node, const std::string& field) {
   return value;
 }
 
-// `shipped`: the env a job gets, whose values must also be ones NCCL reads as written
-// (knob_value_problem: `sys` for NCCL_NET_GDR_LEVEL, `0x10` for an integer, ...). NCCL_ALGO and
-// NCCL_PROTO may be per-collective lists there, checked where the search writes them.
+// `served`: the env a job gets (env, withheld), given the NCCL version the profile was tuned with
+// (profile_nccl_version; 0 when it does not say): each setting must pass served_env_problem, the
+// one check every reader that serves a profile applies (a variable NCCL reads, NCCL_ALGO /
+// NCCL_PROTO lists as that NCCL parses them, values as NCCL reads them). A failed trial's env is
+// only held to the safe names and characters: it may hold what NCCL refused.
 std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, const std::string& field,
-                                             bool shipped = false) {
+                                             std::optional<int> served = std::nullopt) {
   if (node.IsMap() && node.size() == 0) return {};
   yaml_expect_map(node, field, line);
   std::map<std::string, std::string> env;
@@ -83,14 +85,18 @@ std::map<std::string, std::string> parse_env(const YAML::Node& node, int line, c
     const int value_line = entry.second.IsNull() ? yaml_line(entry.first) : yaml_line(entry.second);
     if (!entry.second.IsScalar()) yaml_fail(value_line, name_field, "must be a string");
     const std::string& value = entry.second.Scalar();
+    // A list NCCL_ALGO / NCCL_PROTO holds is refused for what is wrong in it, not for its ';'.
+    std::string listed = value;
+    std::replace(listed.begin(), listed.end(), ';', ',');
+    if (served && is_safe_env_value(listed))
+      if (std::optional<std::string> problem = served_env_problem(name, value, *served))
+        yaml_fail(problem->find(" is no variable NCCL") != std::string::npos ? yaml_line(entry.first) : value_line,
+                  name_field, *problem);
     if (!is_safe_env_setting(name, value))
       yaml_fail(value_line, name_field,
                 value.empty() ? std::string("empty value")
                               : "'" + shown(value) + "' has characters outside " +
                                     std::string(kSafeValueCharacters) + " or is longer than 1024");
-    if (shipped && name != "NCCL_ALGO" && name != "NCCL_PROTO")
-      if (std::optional<std::string> problem = knob_value_problem(name, value))
-        yaml_fail(value_line, name_field, *problem);
     if (!env.emplace(name, value).second) yaml_fail(yaml_line(entry.first), name_field, "appears twice");
   }
   return env;
@@ -459,7 +465,7 @@ std::vector<CommunicatorSection> parse_communicators(const YAML::Node& node, int
   return sections;
 }
 
-std::vector<WithheldSetting> parse_withheld(const YAML::Node& node, int line) {
+std::vector<WithheldSetting> parse_withheld(const YAML::Node& node, int line, int nccl_version) {
   const std::string field = "withheld";
   yaml_expect_list(node, field, line);
   std::vector<WithheldSetting> withheld;
@@ -471,7 +477,7 @@ std::vector<WithheldSetting> parse_withheld(const YAML::Node& node, int line) {
     for (const char* key : {"env", "why"})
       if (!entry[key]) yaml_fail(yaml_line(entry), yaml_child(at, key), "missing");
     WithheldSetting setting;
-    setting.env = parse_env(entry["env"], yaml_line(entry), yaml_child(at, "env"), true);
+    setting.env = parse_env(entry["env"], yaml_line(entry), yaml_child(at, "env"), nccl_version);
     if (setting.env.empty()) yaml_fail(yaml_line(entry["env"]), yaml_child(at, "env"), "names no setting");
     setting.why = yaml_text(entry["why"], yaml_child(at, "why"));
     withheld.push_back(std::move(setting));
@@ -567,7 +573,8 @@ Profile parse_document(const YAML::Node& root) {
   profile.shape = parse_shape(root["shape"], yaml_line(root["shape"]));
   const YAML::Node env = root["env"];
   if (!env) yaml_fail(1, "env", "missing ({} when NCCL's defaults are kept)");
-  profile.env = parse_env(env, yaml_line(env), "env", true);
+  const int nccl_version = profile_nccl_version(profile.shape.nccl_version, profile.shape.node_type_key);
+  profile.env = parse_env(env, yaml_line(env), "env", nccl_version);
   if (const YAML::Node keep = root["keep_defaults"]) {
     profile.keep_defaults = yaml_boolean(keep, "keep_defaults");
     if (profile.keep_defaults && !profile.env.empty())
@@ -575,7 +582,7 @@ Profile parse_document(const YAML::Node& root) {
   }
   // A v1 profile tuned all_reduce alone, with its parts at the top level.
   if (v3) {
-    if (const YAML::Node node = root["withheld"]) profile.withheld = parse_withheld(node, yaml_line(node));
+    if (const YAML::Node node = root["withheld"]) profile.withheld = parse_withheld(node, yaml_line(node), nccl_version);
     const YAML::Node node = root["communicators"];
     if (!node) yaml_fail(1, "communicators", "missing (v3 holds the world's collectives there)");
     profile.shapes = parse_communicators(node, yaml_line(node), profile.shape, profile.collectives);

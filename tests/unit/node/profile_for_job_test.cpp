@@ -67,5 +67,29 @@ TEST_F(NodeCountStore, BetweenAndAboveTheRuleApplies) {
   EXPECT_FALSE(one->profile());
 }
 
+
+// What serves jobs (env, nccltune-env, the plugins, nccltuned's node env) refuses a profile show
+// refuses, read for jobs or whole: cut short, a misspelled algorithm, a variable NCCL does not
+// read. One line, naming the file and its line.
+TEST(ProfileForJob, AProfileShowRefusesIsRefused) {
+  const std::string key = "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28";
+  for (const char* bad : {"torn", "misspelled-algo", "unknown-variable"}) {
+    SCOPED_TRACE(bad);
+    test_support::TempDir dir;
+    ::chmod(dir.path().c_str(), 0755);
+    const std::filesystem::path store = dir.path() / "store";
+    ASSERT_TRUE(make_store_directories(store / key));
+    std::filesystem::copy_file(test_support::fixture(std::string("profiles/refused/") + bad + "-2n.yaml"),
+                               store / key / "2n.yaml");
+    ::chmod((store / key / "2n.yaml").c_str(), 0644);
+    for (const ProfileParts parts : {ProfileParts::for_jobs, ProfileParts::whole}) {
+      const Result<ProfileForJob> found = find_profile_for_job(store, key, JobShape{2, 8}, true, ::geteuid(), parts);
+      ASSERT_FALSE(found);
+      EXPECT_NE(found.error().find("2n.yaml:"), std::string::npos) << found.error();
+      EXPECT_EQ(found.error().find('\n'), std::string::npos) << found.error();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nccltune

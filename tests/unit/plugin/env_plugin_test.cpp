@@ -221,6 +221,32 @@ TEST_F(EnvPlugin, FailsOpen) {
   }
 }
 
+// A profile `show` refuses (cut short, a misspelled algorithm, a variable NCCL does not read) is
+// served by the plugin neither from the store nor named: nothing set, one warning naming the file
+// and its line.
+TEST_F(EnvPlugin, AProfileShowRefusesServesNothing) {
+  for (const char* bad : {"torn", "misspelled-algo", "unknown-variable"}) {
+    SCOPED_TRACE(bad);
+    const fs::path file = fixture(std::string("profiles/refused/") + bad + "-2n.yaml");
+    for (const bool named : {false, true}) {
+      g_logged.clear();
+      make_store();
+      fs::copy_file(file, scratch() / "store" / kPluginNodeTypeKey / "2n.yaml",
+                    fs::copy_options::overwrite_existing);
+      if (named) setenv("NCCLTUNE_PROFILE", file.c_str(), 1);
+      setenv("WORLD_SIZE", "16", 1);
+      setenv("LOCAL_WORLD_SIZE", "8", 1);
+      init();
+      for (const char* name : {"NCCL_MIN_NCHANNELS", "NCCL_MIN_NCHANELS", "NCCL_ALGO", "NCCL_NVLS_ENABLE"})
+        EXPECT_EQ(get(name), "(null)") << name << "\n" << all_log();
+      EXPECT_TRUE(logged(NCCL_LOG_WARN, "2n.yaml:")) << all_log();
+      EXPECT_EQ(test_support::count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
+      EXPECT_EQ(v2_->finalize(), ncclSuccess);
+      for (const char* name : {"WORLD_SIZE", "LOCAL_WORLD_SIZE", "NCCLTUNE_PROFILE"}) unsetenv(name);
+    }
+  }
+}
+
 // ---- job_env, directly ------------------------------------------------------------------------
 
 TEST(JobEnv, ServesTheNamedProfilesCheckedValues) {

@@ -563,6 +563,37 @@ TEST_F(TunerPlugin, ABrokenProfileIsOneWarningAndNcclsChoice) {
   }
 }
 
+// A profile `show` refuses (cut short, a misspelled algorithm, a variable NCCL does not read) is
+// not served, named or from the store: one warning naming its file and line, NCCL's own choices.
+TEST_F(TunerPlugin, AProfileShowRefusesIsOneWarningAndNcclsChoice) {
+  make_store();  // the config and node state; NCCLTUNE_PROFILES names each case's store
+  for (const char* bad : {"torn", "misspelled-algo", "unknown-variable"}) {
+    const fs::path file = fixture(std::string("profiles/refused/") + bad + "-2n.yaml");
+    for (const bool named : {false, true}) {
+      SCOPED_TRACE(std::string(bad) + (named ? ", named" : ", in the store"));
+      g_logged.clear();
+      // A store of its own: the plugin keeps what it found per place for the life of the process.
+      const fs::path store = scratch() / (std::string("store-") + bad);
+      fs::create_directories(store / kPluginNodeTypeKey);
+      fs::copy_file(file, store / kPluginNodeTypeKey / "2n.yaml", fs::copy_options::overwrite_existing);
+      chmod((store / kPluginNodeTypeKey / "2n.yaml").c_str(), 0644);
+      for (const fs::path& directory : {store, store / kPluginNodeTypeKey}) chmod(directory.c_str(), 0755);
+      setenv("NCCLTUNE_PROFILES", store.c_str(), 1);
+      if (named)
+        setenv("NCCLTUNE_PROFILE", file.c_str(), 1);
+      else
+        unsetenv("NCCLTUNE_PROFILE");
+      init_v5(16, 2);
+      EXPECT_TRUE(logged(NCCL_LOG_WARN, "2n.yaml:")) << all_log();
+      EXPECT_EQ(count_logged(NCCL_LOG_WARN, ""), 1) << all_log();
+      expect_nccls_choices();
+      finalize();
+      unsetenv("NCCLTUNE_PROFILE");
+      unsetenv("NCCLTUNE_PROFILES");
+    }
+  }
+}
+
 TEST_F(TunerPlugin, ANullLoggerIsAllowed) {
   setenv("NCCLTUNE_PROFILE", (fixture("plugin/broken.yaml")).c_str(), 1);
   ASSERT_EQ(v5_->init(&context_, 1, 16, 2, nullptr, nullptr, nullptr), ncclSuccess);

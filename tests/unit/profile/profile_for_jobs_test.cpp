@@ -71,8 +71,8 @@ TEST(ProfileForJobs, SkipsBlockSectionsAndTheirSequenceItems) {
       "    per_size: []\n"
       "notes:\n"
       "- \"a note\"\n"
-      "-\n"
-      "failed: [{env: {}, reason: x}]\n"
+      "- \"another\"\n"
+      "failed: [{env: {}, reason: \"x\"}]\n"
       "provenance:\n"
       "  tool: \"nccltune\"\n";
   EXPECT_EQ(profile_text_for_jobs(text).value_or("(parsed whole)"),
@@ -108,4 +108,80 @@ TEST(ProfileForJobs, WhatTheStrictReaderRefusesAnywhereIsStillRefused) {
     ASSERT_FALSE(skimmed) << bad;
     EXPECT_EQ(skimmed.error(), parse_profile(broken, "2n.yaml").error());
   }
+}
+
+// A profile cut short (a copy that stopped, a disk that filled) is refused by the read for jobs
+// as by the whole parse, wherever the cut falls: what the skim skips must be proven whole.
+TEST(ProfileForJobs, TornProfileIsRefusedWhereverItIsCut) {
+  const std::string text = tuned_profile();
+  int refused = 0;
+  for (std::size_t cut = 1; cut < text.size(); cut += 31) {
+    const std::string torn = text.substr(0, cut);
+    Result<Profile> whole = parse_profile(torn, "2n.yaml");
+    Result<Profile> lean = parse_profile(torn, "2n.yaml", ProfileParts::for_jobs);
+    if (!whole) {
+      ++refused;
+      ASSERT_FALSE(lean) << "served a profile cut at byte " << cut << " that show refuses: " << whole.error();
+      EXPECT_EQ(lean.error(), whole.error()) << cut;
+      EXPECT_EQ(lean.error().find('\n'), std::string::npos);
+      EXPECT_EQ(lean.error().rfind("2n.yaml:", 0), 0u) << lean.error();
+    } else {
+      ASSERT_TRUE(lean) << lean.error();
+      EXPECT_EQ(job_parts(*lean), job_parts(*whole)) << cut;  // the whole parse may have read it
+    }
+  }
+  EXPECT_GT(refused, 250);
+  // The issue's case: the first 3,000 bytes.
+  Result<Profile> lean = parse_profile(text.substr(0, 3000), "2n.yaml", ProfileParts::for_jobs);
+  ASSERT_FALSE(lean);
+  EXPECT_EQ(lean.error(), parse_profile(text.substr(0, 3000), "2n.yaml").error());
+}
+
+// Whatever the whole parse refuses in a part the skim skips, the read for jobs refuses too.
+TEST(ProfileForJobs, BrokenSkippedSectionsAreRefusedAsByTheWholeParse) {
+  const std::string text = tuned_profile();
+  const std::pair<std::string, std::string> edits[] = {
+      {"  trials: 66\n", "  trials: 66\n  with_: 1\n"},                 // an unknown key
+      {"  trials: 66\n", "  trials: -1\n"},                              // out of range
+      {"  objective: \"balanced\"", "  objective: \"fastest\""},         // not an objective
+      {"      worst_size_ratio: 1\n", "      worst_size_ratio: one\n"},  // not a number
+      {"sizes: [0, 32, 128,", "sizes: [0, 128, 32,"},                    // not ascending
+      {"speedup_geomean: 1.0105615807797819\n", "speedup_geomean: 1.0105615807797819\n      sizes: [1]\n"},
+      {"failed_trials: 4\n", "failed_trials: 4\n  trials: 1\n"},         // a key twice
+      {"provenance:\n", "results:\n  sizes: [1]\nprovenance:\n"},        // results at the top of v2
+      {"    results:\n", "    results:\n      tuned: [1, 2]\n"},         // values for sizes not there
+      {"{op: \"AllGather\", bytes: 32,", "{op: \"AllGather\", bytes: x32,"},
+      {"nvls_available: true", "nvls_available: yes"},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string broken = text;
+    const std::size_t at = broken.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    broken.replace(at, from.size(), to);
+    Result<Profile> whole = parse_profile(broken, "2n.yaml");
+    Result<Profile> lean = parse_profile(broken, "2n.yaml", ProfileParts::for_jobs);
+    ASSERT_FALSE(whole) << to;
+    ASSERT_FALSE(lean) << to;
+    EXPECT_EQ(lean.error(), whole.error());
+  }
+}
+
+// A key line that may be more of a value left open above it (a quoted text, a flow map over
+// several lines) is not skipped: the whole parse reads the file, and the job gets what it reads.
+TEST(ProfileForJobs, AValueLeftOpenAboveAKeyLineIsReadWhole) {
+  const std::string text =
+      "schema: nccltune/profile/v2\n"
+      "shape: {key: \"k\", nodes: 2, gpus_per_node: 8, gpu: \"H100\n"
+      "notes: [\"x\"]\n"
+      "  SXM\"}\n"
+      "env: {NCCL_ALGO: \"Ring\"}\n";
+  EXPECT_FALSE(profile_text_for_jobs(text));
+  Result<Profile> whole = parse_profile(text, "p.yaml");
+  Result<Profile> lean = parse_profile(text, "p.yaml", ProfileParts::for_jobs);
+  ASSERT_EQ(lean.ok(), whole.ok());
+  if (!whole) {
+    EXPECT_EQ(lean.error(), whole.error());
+  }
+  EXPECT_FALSE(profile_text_for_jobs("schema: nccltune/profile/v2\nenv: [\"a\",\nfailed: []\n]\n"));
+  EXPECT_TRUE(profile_text_for_jobs("schema: nccltune/profile/v2\nenv: {}  # it's {\nfailed: []\n"));
 }
