@@ -17,52 +17,15 @@
 #include "base/utf8.h"
 #include "profile/env_names.h"
 #include "profile/nccl_names.h"
+#include "profile/profile_fields.h"
 
 namespace nccltune {
 namespace {
 
-std::string shown(std::string_view text) {
-  return printable_excerpt(text, 40);
-}
+using namespace profile_fields;
 
 int small_integer(const YAML::Node& node, const std::string& field, int min) {
   return static_cast<int>(yaml_integer(node, field, min, std::numeric_limits<int>::max()));
-}
-
-std::uint64_t byte_count(const YAML::Node& node, const std::string& field) {
-  if (yaml_is_plain(node)) {
-    const std::string& value = node.Scalar();
-    std::uint64_t number = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec == std::errc() && end == value.data() + value.size() && !value.empty()) return number;
-  }
-  yaml_fail(yaml_line(node), field, "must be a byte count (a whole number from 0)");
-}
-
-double number(const YAML::Node& node, const std::string& field) {
-  if (yaml_is_plain(node)) {
-    const std::string& value = node.Scalar();
-    if (value == ".nan" || value == ".NaN" || value == ".NAN")
-      return std::numeric_limits<double>::quiet_NaN();
-    if (value == ".inf" || value == ".Inf" || value == ".INF" || value == "+.inf")
-      return std::numeric_limits<double>::infinity();
-    if (value == "-.inf" || value == "-.Inf" || value == "-.INF")
-      return -std::numeric_limits<double>::infinity();
-    std::string_view digits = value;
-    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-    double number = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() &&
-        digits.find_first_of("nNiI") == std::string_view::npos)
-      return number;
-  }
-  yaml_fail(yaml_line(node), field, "must be a number");
-}
-
-double non_negative(const YAML::Node& node, const std::string& field) {
-  const double value = number(node, field);
-  if (!(value >= 0) || std::isinf(value)) yaml_fail(yaml_line(node), field, "must be a finite number from 0");
-  return value;
 }
 
 // `served`: the env a job gets (env, withheld), given the NCCL version the profile was tuned with
@@ -193,91 +156,6 @@ std::vector<SizeChoice> parse_per_size(const YAML::Node& node, int line, const s
     ranges.push_back(std::move(choice));
   }
   return ranges;
-}
-
-// "Tree/LL128": an algorithm and a protocol as NCCL names them (without case, as NCCL reads them).
-std::string pair_name(const YAML::Node& node, const std::string& field) {
-  const std::string value = yaml_text(node, field);
-  const std::size_t slash = value.find('/');
-  if (slash == std::string::npos || value.find('/', slash + 1) != std::string::npos)
-    yaml_fail(yaml_line(node), field, "'" + shown(value) + "' is not algorithm/protocol (Ring/LL128)");
-  if (!nccl_algorithm_index(std::string_view(value).substr(0, slash)))
-    yaml_fail(yaml_line(node), field,
-              "'" + shown(value) +
-                  "' names no NCCL algorithm (Tree, Ring, CollNetDirect, CollNetChain, NVLS, "
-                  "NVLSTree, PAT)");
-  if (!nccl_protocol_index(std::string_view(value).substr(slash + 1)))
-    yaml_fail(yaml_line(node), field, "'" + shown(value) + "' names no NCCL protocol (LL, LL128, Simple)");
-  return value;
-}
-
-// A fitted latency: a least-squares intercept, which noise may put below 0, so any finite number.
-double finite_number(const YAML::Node& node, const std::string& field) {
-  const double value = number(node, field);
-  if (!std::isfinite(value)) yaml_fail(yaml_line(node), field, "must be a finite number");
-  return value;
-}
-
-// What search/crossover.h's to_string(CrossoverFit) writes (profile/ does not depend on search/).
-constexpr std::string_view kCrossing = "crossing";
-constexpr std::string_view kSwitchFits[] = {kCrossing, "parallel", "outside-bracket", "no-bandwidth"};
-
-// `switches`: each where a per_size choice gives way to the next between two measured sizes, with
-// the fits that put it there (profile.h, SizeSwitch). Every field is required: a switch without
-// its evidence says nothing the per_size ranges do not.
-std::vector<SizeSwitch> parse_switches(const YAML::Node& node, int line, const std::string& field) {
-  yaml_expect_list(node, field, line);
-  std::vector<SizeSwitch> switches;
-  for (std::size_t i = 0; i < node.size(); ++i) {
-    const YAML::Node entry = node[i];
-    const std::string at = yaml_item(field, i);
-    const auto child = [&](const char* key) { return yaml_child(at, key); };
-    yaml_expect_map(entry, at, yaml_line(node));
-    yaml_check_keys(entry, at,
-                    {"lo", "hi", "bytes", "fit", "below", "above", "below_latency_us", "below_gbps",
-                     "above_latency_us", "above_gbps"});
-    for (const char* key : {"lo", "hi", "bytes", "fit", "below", "above", "below_latency_us", "below_gbps",
-                            "above_latency_us", "above_gbps"})
-      if (!entry[key]) yaml_fail(yaml_line(entry), child(key), "missing");
-    SizeSwitch s;
-    s.lo = byte_count(entry["lo"], child("lo"));
-    s.hi = byte_count(entry["hi"], child("hi"));
-    s.bytes = byte_count(entry["bytes"], child("bytes"));
-    if (s.hi <= s.lo)
-      yaml_fail(yaml_line(entry["hi"]), child("hi"), "must be above lo (" + std::to_string(s.lo) + ")");
-    if (!switches.empty() && s.lo < switches.back().hi)
-      yaml_fail(yaml_line(entry["lo"]), child("lo"),
-                "overlaps or precedes the switch before it (whose hi is " +
-                    std::to_string(switches.back().hi) + ")");
-    s.fit = yaml_text(entry["fit"], child("fit"));
-    if (std::find(std::begin(kSwitchFits), std::end(kSwitchFits), s.fit) == std::end(kSwitchFits))
-      yaml_fail(yaml_line(entry["fit"]), child("fit"),
-                "unknown fit '" + shown(s.fit) + "' (crossing, parallel, outside-bracket, no-bandwidth)");
-    // A crossing puts the switch where the fitted costs meet, inside the bracket; any other fit
-    // leaves it at hi, the smallest size where `above` measured faster.
-    if (s.fit == kCrossing && !(s.lo < s.bytes && s.bytes <= s.hi))
-      yaml_fail(yaml_line(entry["bytes"]), child("bytes"),
-                std::to_string(s.bytes) + " is outside the bracket: a crossing is above lo and at most hi");
-    if (s.fit != kCrossing && s.bytes != s.hi)
-      yaml_fail(yaml_line(entry["bytes"]), child("bytes"),
-                std::to_string(s.bytes) + " is not hi (" + std::to_string(s.hi) +
-                    "): without a crossing (fit " + s.fit + ") the switch stays at the size measured");
-    s.below = pair_name(entry["below"], child("below"));
-    s.above = pair_name(entry["above"], child("above"));
-    if (same_text_ignoring_case(s.below, s.above))
-      yaml_fail(yaml_line(entry["above"]), child("above"), "the same as below: a switch changes the choice");
-    s.below_latency_us = finite_number(entry["below_latency_us"], child("below_latency_us"));
-    s.above_latency_us = finite_number(entry["above_latency_us"], child("above_latency_us"));
-    s.below_gbps = non_negative(entry["below_gbps"], child("below_gbps"));
-    s.above_gbps = non_negative(entry["above_gbps"], child("above_gbps"));
-    // A fit whose time does not grow with size has no bandwidth (0); the other verdicts need both.
-    for (const auto& [key, gbps] :
-         {std::pair{"below_gbps", s.below_gbps}, std::pair{"above_gbps", s.above_gbps}})
-      if (gbps == 0 && s.fit != "no-bandwidth")
-        yaml_fail(yaml_line(entry[key]), child(key), "0 is only a no-bandwidth fit's (fit is " + s.fit + ")");
-    switches.push_back(std::move(s));
-  }
-  return switches;
 }
 
 MeasuredRange parse_measured(const YAML::Node& node, int line, const std::string& field) {
