@@ -54,10 +54,19 @@ enum class Objective { balanced, bandwidth, latency };
 Result<Objective> parse_objective(std::string_view name);  // "balanced", "bandwidth", "latency"
 std::string_view to_string(Objective objective);
 
+// The shape in NCCL's terms: `nodes` is NCCL's node count and gpus_per_node its ranks per node.
+// On a multi-node NVLink (MNNVL) system (GB200/GB300 NVL72) NCCL counts a whole NVLink domain as
+// one node, so a 16-GPU job on 4 trays of one rack is 1 node of 16 ranks on 4 hosts: mnnvl is true
+// and hosts (the machines the tune ran on) says 4. Elsewhere a node is a host: mnnvl false,
+// hosts 0 (host_count() is then nodes). Both are written only for an MNNVL profile, so every
+// other profile reads and writes as before.
 struct ProfileShape {
   std::string node_type_key;  // the file's shape.node_type_key; a directory name in the store
                               // (is_valid_node_type_key)
   int nodes = 1, gpus_per_node = 1, ranks = 1;
+  int hosts = 0;       // MNNVL: the hosts, a multiple of nodes; 0 otherwise
+  bool mnnvl = false;  // NCCL's nodes are NVLink domains spanning hosts
+  int host_count() const { return hosts > 0 ? hosts : nodes; }
   std::string gpu;
   bool nvswitch = false;
   int nics_per_node = 0;
@@ -228,7 +237,8 @@ std::string profile_to_yaml(const Profile& profile);
 
 // Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
 // in the structs above, except that shape.ranks is always nodes x gpus_per_node: the one of the two
-// left out follows from the other. keep_defaults: true with a non-empty env is an error.
+// left out follows from the other. shape.hosts (default nodes) is a multiple of nodes that divides
+// ranks, and differs from nodes only with shape.mnnvl: true. keep_defaults: true with a non-empty env is an error.
 // v3 requires `communicators` (and has no top-level `collectives`): each entry's nodes,
 // ranks_per_node and role are required; exactly one is `role: world`, of shape.nodes nodes of
 // shape.gpus_per_node ranks; (nodes, ranks_per_node) appear once; nodes is 1..shape.nodes and
@@ -258,7 +268,10 @@ Result<Profile> read_profile(const std::filesystem::path& file);
 // such a profile is parsed whole.
 std::optional<std::string> profile_text_for_jobs(std::string_view text);
 
-// The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.
+// The store's path of a profile: <out_dir>/<shape.node_type_key>/<profile_file_name(shape)>:
+// <nodes>n.yaml, or <nodes>n<hosts>h.yaml for an MNNVL profile (1n4h.yaml: one NVLink domain on 4
+// hosts), so that profiles of one and of two domains on the same hosts are stored apart.
+std::string profile_file_name(const ProfileShape& shape);
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
 // Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), mode 0644, creating
 // the directories (make_store_directories). Refuses a profile that would not parse back.

@@ -19,26 +19,57 @@ std::string file_name_for(int nodes) {
 
 }  // namespace
 
-std::optional<int> profile_file_nodes(std::string_view file_name) {
-  constexpr std::string_view kSuffix = "n.yaml";
-  if (file_name.size() <= kSuffix.size() || !file_name.ends_with(kSuffix)) return std::nullopt;
-  const std::string_view digits = file_name.substr(0, file_name.size() - kSuffix.size());
-  if (digits.front() < '1' || digits.front() > '9')
-    return std::nullopt;  // no sign; "02n.yaml" is not "2n.yaml"
-  int nodes = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), nodes);
+namespace {
+
+// A count of a store file name: digits, no sign, no leading zero ("02n.yaml" is not "2n.yaml").
+std::optional<int> name_count(std::string_view digits) {
+  if (digits.empty() || digits.front() < '1' || digits.front() > '9') return std::nullopt;
+  int count = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
   if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return nodes;
+  return count;
+}
+
+}  // namespace
+
+std::optional<StoreFileName> parse_profile_file_name(std::string_view file_name) {
+  constexpr std::string_view kYaml = ".yaml";
+  if (!file_name.ends_with(kYaml)) return std::nullopt;
+  std::string_view counts = file_name.substr(0, file_name.size() - kYaml.size());
+  const std::size_t n = counts.find('n');
+  if (n == std::string_view::npos) return std::nullopt;
+  const std::optional<int> nodes = name_count(counts.substr(0, n));
+  if (!nodes) return std::nullopt;
+  const std::string_view rest = counts.substr(n + 1);
+  if (rest.empty()) return StoreFileName{*nodes, 0};
+  if (!rest.ends_with('h')) return std::nullopt;
+  const std::optional<int> hosts = name_count(rest.substr(0, rest.size() - 1));
+  // tune never writes a name whose hosts do not make whole NVLink domains (profile_reader).
+  if (!hosts || *hosts < *nodes || *hosts % *nodes != 0) return std::nullopt;
+  return StoreFileName{*nodes, *hosts};
+}
+
+std::optional<int> profile_file_nodes(std::string_view file_name) {
+  const std::optional<StoreFileName> name = parse_profile_file_name(file_name);
+  if (!name || name->mnnvl()) return std::nullopt;
+  return name->nodes;
+}
+
+std::vector<StoreFileName> stored_profile_names(const std::filesystem::path& directory) {
+  std::vector<StoreFileName> names;
+  std::error_code error;
+  for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
+       entry.increment(error))
+    if (const std::optional<StoreFileName> name = parse_profile_file_name(entry->path().filename().native()))
+      names.push_back(*name);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::vector<int> stored_node_counts(const std::filesystem::path& directory) {
   std::vector<int> counts;
-  std::error_code error;
-  for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
-       entry.increment(error))
-    if (const std::optional<int> nodes = profile_file_nodes(entry->path().filename().native()))
-      counts.push_back(*nodes);
-  std::sort(counts.begin(), counts.end());
+  for (const StoreFileName& name : stored_profile_names(directory))
+    if (!name.mnnvl()) counts.push_back(name.nodes);
   return counts;
 }
 
@@ -112,6 +143,14 @@ Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, st
                  "' does not match its directory '" + std::string(key) + "'"};
   if (profile->shape.nodes != match.tuned_nodes)
     return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) +
+                 " does not match its file name"};
+  if (profile->shape.mnnvl != (match.tuned_hosts > 0))
+    return Error{where + ": shape.mnnvl " + (profile->shape.mnnvl ? "true" : "false") +
+                 " does not match its file name (" +
+                 (profile->shape.mnnvl ? "<nodes>n<hosts>h.yaml holds" : "only <nodes>n<hosts>h.yaml holds") +
+                 " MNNVL profiles)"};
+  if (profile->shape.mnnvl && profile->shape.host_count() != match.tuned_hosts)
+    return Error{where + ": shape.hosts " + std::to_string(profile->shape.host_count()) +
                  " does not match its file name"};
   return StoreProfile{std::move(*profile), match};
 }

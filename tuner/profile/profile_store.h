@@ -1,5 +1,6 @@
-// The profile store (docs/ARCHITECTURE.md, "File formats"): <store>/<node type key>/<nodes>n.yaml, so a
-// prolog finds a job's profile by name instead of parsing every file. find_profile only picks the
+// The profile store (docs/ARCHITECTURE.md, "File formats"): <store>/<node type key>/<nodes>n.yaml
+// (<nodes>n<hosts>h.yaml for an MNNVL profile, profile_file_name), so a prolog finds a job's
+// profile by name instead of parsing every file. find_profile only picks the
 // file; load_store_profile also checks that it may be trusted, reads it and checks it belongs there.
 #pragma once
 
@@ -17,9 +18,24 @@ namespace nccltune {
 
 struct ProfileMatch {
   std::filesystem::path file;
-  int tuned_nodes = 0;  // the node count the profile was tuned for
+  int tuned_nodes = 0;  // the node count the profile was tuned for (NCCL's: NVLink domains on MNNVL)
   bool exact = false;   // tuned_nodes == the job's node count
+  int tuned_hosts = 0;  // an MNNVL profile's hosts (<nodes>n<hosts>h.yaml); 0 for <nodes>n.yaml
 };
+
+// What a store file's name says: <nodes>n.yaml (hosts 0: a node is a host) or, for an MNNVL
+// profile, <nodes>n<hosts>h.yaml (NCCL's nodes are NVLink domains of hosts / nodes hosts each).
+struct StoreFileName {
+  int nodes = 0, hosts = 0;
+  bool mnnvl() const { return hosts > 0; }
+  auto operator<=>(const StoreFileName&) const = default;
+};
+// "1n4h.yaml" -> {1, 4}; "16n.yaml" -> {16, 0}; nullopt for any other name (no leading zeros, no
+// sign, counts at most INT_MAX, hosts a multiple of nodes).
+std::optional<StoreFileName> parse_profile_file_name(std::string_view file_name);
+// The profile names of one node type's directory, ascending by (nodes, hosts); none when it
+// cannot be listed.
+std::vector<StoreFileName> stored_profile_names(const std::filesystem::path& directory);
 
 // <store>/<node_type_key>/<nodes>n.yaml when it exists; else, for a job of several nodes, the
 // nearest multi-node <k>n.yaml (k >= 2) in the same key directory, the closest below `nodes`
@@ -49,7 +65,7 @@ struct StoreProfile {
 // The one lookup every reader of the store uses (`nccltune env`, the tuner plugin, nccltuned):
 // find_profile, then the trust checks of store_permissions.h for `uid` (the file read through the
 // checked descriptor), then parse_profile, then that the profile's shape.node_type_key is the directory's
-// name and its shape.nodes the file name's count (a file copied to the wrong place would otherwise
+// name and its shape.nodes, shape.mnnvl and shape.hosts the file name's counts (a file copied to the wrong place would otherwise
 // tune jobs it was not measured for). nullopt when the key has no profile; any other problem is an
 // error of one line naming the file. Whether the profile fits a job's GPUs per node is left to the
 // caller (profile_fits_job, job_shape.h).
@@ -62,12 +78,12 @@ Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, st
                                           const ProfileMatch& match, uid_t uid,
                                           ProfileParts parts = ProfileParts::whole);
 
-// The node counts of the profiles in one node type's directory (<N>n.yaml), ascending; none when
-// it cannot be listed.
+// The node counts of the host-counted profiles in one node type's directory (<N>n.yaml), ascending;
+// none when it cannot be listed. MNNVL profiles (<N>n<H>h.yaml) are stored_profile_names'.
 std::vector<int> stored_node_counts(const std::filesystem::path& directory);
 
-// The node count a store file name stands for: "16n.yaml" -> 16; nullopt for any other name
-// (^[0-9]+n\.yaml$ only, no leading zeros, at most INT_MAX).
+// The node count a host-counted store file name stands for: "16n.yaml" -> 16; nullopt for any
+// other name (^[0-9]+n\.yaml$ only, no leading zeros, at most INT_MAX; an MNNVL name included).
 std::optional<int> profile_file_nodes(std::string_view file_name);
 
 }  // namespace nccltune
