@@ -98,7 +98,7 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.shape.nodes = shape.nccl.nodes;
   p.shape.gpus_per_node = shape.nccl.ranks_per_node();
   p.shape.ranks = shape.nccl.ranks();
-  p.shape.hosts = shape.nccl.hosts;
+  p.shape.hosts = shape.nccl.mnnvl ? shape.nccl.hosts : 0;
   p.shape.mnnvl = shape.nccl.mnnvl;
   p.shape.gpu = shape.node.gpu;
   p.shape.nvswitch = shape.node.nvswitch.value_or(false);
