@@ -26,7 +26,8 @@ struct AlgoProto {
 
 // Where a communicator's ranks sit, for the faults that name nodes: this rank's emulated node
 // index (nccl_debug.h, emulated_node_indexes), the distinct indexes of all its ranks, and NCCL's
-// node count (distinct hosts). The default is a communicator on one host, node 0.
+// node count and local ranks (by host, or by NVLink domain under MNNVL: mnnvl_domains.h). The
+// default is a communicator on one host, node 0.
 struct CommNodes {
   int node = 0;
   std::vector<int> present{0};  // ascending

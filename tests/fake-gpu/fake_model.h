@@ -115,9 +115,9 @@ struct CollectiveModel {
   std::optional<std::vector<Fault>> faults;
 };
 
-// `nodes[i]`: for communicators of at least `min_nodes` nodes (counted from their ranks' hosts, as
-// NCCL counts them), any of the top-level keys default, algos, channels, effects and faults, and
-// `collectives` per op. The entry with the largest min_nodes at or below the count applies.
+// `nodes[i]`: for communicators of at least `min_nodes` nodes (as NCCL counts them: hosts, or
+// NVLink domains under MNNVL, mnnvl_domains.h), any of the top-level keys default, algos,
+// channels, effects and faults, and `collectives` per op. The entry with the largest min_nodes at or below the count applies.
 struct NodeCountModel {
   int min_nodes = 1;
   std::optional<int> ranks_per_node;  // set: only communicators with exactly that many on each node

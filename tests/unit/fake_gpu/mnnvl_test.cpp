@@ -227,6 +227,41 @@ TEST(FakeMnnvl, ADomainIsOneNodeOfItsRanks) {
   EXPECT_NE(fabric_uuid(0), fabric_uuid(1));
 }
 
+// mnnvl.cc:87-88 (v2.28.9) / :96-97 (v2.30.7): " nvlDomainSize %d" from 2.30.3 on; fillInfo's
+// fabric line carries the model's health mask and the device's busId (init.cc:669-672 / :775-776).
+TEST(FakeMnnvl, TheMnnvlLinesFollowNcclsVersionAndTheModel) {
+  Result<FakeModel> model = load_fake_model(test_support::fixture(mnnvl_test::kTrayModel).string());
+  ASSERT_TRUE(model.ok()) << model.error();
+  model->mnnvl->health_mask = 0x1a9;
+  CommModel comm;
+  comm.rank = 6;
+  comm.nranks = 16;
+  RankPlace place;
+  place.host = "gb-node1";
+  place.local_ranks = 16;
+  place.local_rank = 6;
+  place.device = 2;
+  const MnnvlPlace mnnvl{true, true, 0, 16, 6};
+  const auto lines = [&](int version) {
+    model->nccl_version = version;
+    std::string text;
+    for (const LogLine& line : init_lines(*model, {}, comm, place, mnnvl)) text += line.message + "\n";
+    return text;
+  };
+  const std::string old = lines(22809);
+  EXPECT_NE(old.find("\nMNNVL busId 0x1801000 fabric UUID 4e564c3732000001.6661627269630000 cliqueId 0x7fff state 3 "
+                     "healthMask 0x1a9\n"),
+            std::string::npos)
+      << old;
+  EXPECT_NE(old.find("\nMNNVL 1 cliqueId 7fff cliqueSize 16 cliqueRank 6\n"), std::string::npos) << old;
+  EXPECT_NE(old.find("comm 0x7f0000000000 rank 6 nRanks 16 nNodes 1 localRanks 16 localRank 6 MNNVL 1\n"),
+            std::string::npos)
+      << old;
+  EXPECT_NE(lines(23003).find("\nMNNVL 1 cliqueId 7fff cliqueSize 16 cliqueRank 6 nvlDomainSize 16\n"),
+            std::string::npos);
+  EXPECT_EQ(lines(22907).find("nvlDomainSize"), std::string::npos);
+}
+
 // What NCCL keys by its node count sees the domain: NVLS on one domain, NVLSTree across domains
 // (F1), 24 NVLS channels on one SM 10.x node and 32 on several (F3), slow_node's path, `nodes`
 // entries by min_nodes and ranks_per_node.
