@@ -204,7 +204,7 @@ void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& res
   const bool shapes = std::any_of(strategy.comms.begin(), strategy.comms.end(),
                                   [](CommRole role) { return role != CommRole::world; });
   if (!shapes) return;
-  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, at.shape.nccl, result.noise,
+  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, at.shape.nccl(), result.noise,
                                        strategy.tolerance);
 }
 
@@ -265,7 +265,7 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
     run.peaks = at.peaks;
     run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.date = rfc3339_utc();
-    at.shape.nccl = refined_layout(at.shape.nccl, at.account);
+    at.shape.set_nccl(refined_layout(at.shape.nccl(), at.account));
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
     StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
@@ -274,7 +274,7 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
     const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
     lines.push_back(
-        fmt::format("{}: {} ({}, {})", count_words(at.shape.nccl), written,
+        fmt::format("{}: {} ({}, {})", count_words(at.shape.nccl()), written,
                     counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env),
                     describe_trial_counts(summary.counts, profile.failed.size())));
   }
@@ -380,7 +380,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     auto shape = cluster_shape(first(nodes.types), first(layout.hosts), o.allow_mixed);
     if (!shape) return fail_all(shape.error(), 2);
     if (const Result<NcclNodeLayout> nccl = subset_layout(count, *whole_nccl); nccl)
-      shape->nccl = *nccl;
+      shape->set_nccl(*nccl);
     else if (layout_error.empty())
       layout_error = nccl.error();
     ShapeFacts facts = shape_facts(*shape, probe.nccl_version);

@@ -41,16 +41,16 @@ Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std
   shape.nodes = static_cast<int>(types.size());
   shape.node_type_key = node_type_key(shape.node);
   shape.hosts = hosts;
-  shape.nccl = {shape.nodes, shape.node.gpus, shape.nodes, false};
   return shape;
 }
 
 ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code) {
   ShapeFacts facts;
-  facts.nodes = shape.nccl.nodes;
-  facts.gpus_per_node = shape.nccl.ranks_per_node();
+  const NcclNodeLayout nccl = shape.nccl();
+  facts.nodes = nccl.nodes;
+  facts.gpus_per_node = nccl.ranks_per_node();
   facts.nvswitch = shape.node.nvswitch.value_or(true);
-  facts.nics = shape.node.nics.value_or(1) * shape.nccl.hosts_per_node();
+  facts.nics = shape.node.nics.value_or(1) * nccl.hosts_per_node();
   facts.nccl_version = nccl_version_code;
   facts.gpu_sm = shape.node.gpu_sm;
   return facts;

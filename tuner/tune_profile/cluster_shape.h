@@ -24,9 +24,15 @@ struct ClusterShape {
   int nodes = 1;
   std::string node_type_key;  // node_type_key(node)
   std::vector<std::string> hosts;
-  // How NCCL counts these hosts' nodes: one per host until the world's log says MNNVL (tune_job
-  // sets it from the probe); what the profile is written and served in.
-  NcclNodeLayout nccl;
+  // How NCCL counts these hosts' nodes: one per host (0) until the world's log says MNNVL, then
+  // its NVLink domains (tune_job sets them from its logs). What the profile is written and served in.
+  int nccl_nodes = 0;
+  bool mnnvl = false;
+  NcclNodeLayout nccl() const { return {nodes, node.gpus, nccl_nodes > 0 ? nccl_nodes : nodes, mnnvl}; }
+  void set_nccl(const NcclNodeLayout& layout) {
+    nccl_nodes = layout.nodes;
+    mnnvl = layout.mnnvl;
+  }
 };
 
 // One shape from every node's type; unlike nodes are an error listing the odd ones, unless

@@ -95,11 +95,12 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
   // In NCCL's terms: on a multi-node NVLink system its node is the NVLink domain.
-  p.shape.nodes = shape.nccl.nodes;
-  p.shape.gpus_per_node = shape.nccl.ranks_per_node();
-  p.shape.ranks = shape.nccl.ranks();
-  p.shape.hosts = shape.nccl.mnnvl ? shape.nccl.hosts : 0;
-  p.shape.mnnvl = shape.nccl.mnnvl;
+  const NcclNodeLayout nccl = shape.nccl();
+  p.shape.nodes = nccl.nodes;
+  p.shape.gpus_per_node = nccl.ranks_per_node();
+  p.shape.ranks = nccl.ranks();
+  p.shape.hosts = nccl.mnnvl ? nccl.hosts : 0;
+  p.shape.mnnvl = nccl.mnnvl;
   p.shape.gpu = shape.node.gpu;
   p.shape.nvswitch = shape.node.nvswitch.value_or(false);
   p.shape.nics_per_node = shape.node.nics.value_or(0);
@@ -111,7 +112,7 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.keep_defaults = r.keep_defaults;
   for (const ShapedOp& op : result_collectives(r)) {
     const auto peak = run.peaks.find(op.collective);
-    CollectiveProfile& c = collectives_for(p, op.role, shape.nccl)[op.collective];
+    CollectiveProfile& c = collectives_for(p, op.role, nccl)[op.collective];
     c = collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
     // The peak model knows the world's ranks on its nodes, not a split's: no number beats a wrong one.
     if (op.role != CommRole::world) {

@@ -68,7 +68,7 @@ TEST(NcclNodeLayout, SearchFactsArePerNcclNode) {
   auto shape = cluster_shape({tray, tray, tray, tray}, {"t0", "t1", "t2", "t3"}, false);
   ASSERT_TRUE(shape) << shape.error();
   EXPECT_EQ(shape_facts(*shape, 22809).nodes, 4);  // hosts until NCCL says otherwise
-  shape->nccl = {4, 4, 1, true};
+  shape->set_nccl({4, 4, 1, true});
   const ShapeFacts facts = shape_facts(*shape, 22809);
   EXPECT_EQ(facts.nodes, 1);
   EXPECT_EQ(facts.gpus_per_node, 16);
