@@ -32,6 +32,7 @@ struct CommNodes {
   std::vector<int> present{0};  // ascending
   int count = 1;
   int fewest_local_ranks = 0;  // the fewest of its ranks on any of its nodes; 0: nranks / count
+  int local_ranks = 0;         // the ranks on this rank's node; 0: nranks / count
 
   bool holds(int index) const;
 };
@@ -43,6 +44,7 @@ struct CommModel {
   double channel_scale = 1;  // the model's busbw_scale at `channels`
   int nvls_channels = 0;  // NVLS's own channels (nvls.cc); 0: no NVLS support on this communicator
   int nodes = 1;          // NCCL's node count
+  int local_ranks = 1;    // NCCL's local ranks of this rank's node (comm->localRanks)
   double busbw_scale = 1;  // product of the effects that hold for every algorithm
   double lat_scale = 1;
   std::vector<Effect> algo_effects;  // effects that hold for the ops of one algorithm (Effect::algo)

@@ -136,6 +136,17 @@ struct InitCost {
   int split_ms() const { return nccl_split_ms.value_or(nccl_comm_ms); }
 };
 
+// `mnnvl`: the hosts sit in multi-node NVLink domains (GB200/GB300 NVL72 racks), each a fabric
+// clique NCCL may count as one node (mnnvl_domains.h). Emulated hosts 0..N-1 are domain 0,
+// N..2N-1 domain 1, and so on, N = hosts_per_domain. What NVML reports on every GPU: fabric state
+// COMPLETED, a cluster UUID per domain, `health_mask` (NVML's healthy mask 0x1aa unless given),
+// and whether IMEX shares fabric memory (`imex: false`: NCCL's MNNVL check fails its init).
+struct MnnvlModel {
+  int hosts_per_domain = 1;
+  std::uint32_t health_mask = 0x1aa;
+  bool imex = true;
+};
+
 struct FakeModel {
   std::string file;                               // where it was read from, for messages
   std::vector<FakeDevice> devices{FakeDevice{}};  // per local rank (device ordinal), cycled
@@ -159,6 +170,7 @@ struct FakeModel {
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
   std::vector<NodeCountModel> nodes;                   // by min_nodes, ascending
   InitCost init_cost;                                  // `init_cost_ms`
+  std::optional<MnnvlModel> mnnvl;                     // unset: no NVLink fabric (HGX)
   // The node count model_for_nodes resolved this model for (1 for the file as read): what the
   // model executor (tests/support) takes as its communicators' node count.
   int for_nodes = 1;
