@@ -175,10 +175,15 @@ std::string render_fleet_text(const FleetSurvey& survey) {
       survey.nodes, survey.gpus_per_node, cell(survey.collective), format_byte_size(survey.bytes),
       format_byte_size(survey.small_bytes), survey.rounds, survey.noise_pct);
   out += fmt::format("peak model: {} in a node, {} between two nodes; slow: below {}x the median; warn: below {}% "
-                     "of the peak\n\n",
+                     "of the peak\n",
                      peak_text(survey.peak_intra_gbps), peak_text(survey.peak_inter_gbps), survey.thresholds.outlier,
                      survey.thresholds.min_peak_pct);
-  out += nodes_table(survey);
+  if (survey.nvlink_median_gbps)  // a rack: each path against its own median
+    out += fmt::format("NVLink domains: pairs inside one ran over NVLink (median {:.1f} GB/s), pairs across "
+                       "domains over the network (median {})\n",
+                       *survey.nvlink_median_gbps,
+                       survey.pair_median_gbps ? fmt::format("{:.1f} GB/s", *survey.pair_median_gbps) : "-");
+  out += "\n" + nodes_table(survey);
   if (!survey.links.empty()) {
     std::vector<std::vector<std::string>> table{{"link", "busbw", "evidence"}};
     for (const SuspectLink& link : survey.links)

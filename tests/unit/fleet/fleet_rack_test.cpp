@@ -287,6 +287,10 @@ TEST(FleetRack, TextShowsDomainsAndEachPathsPairs) {
   const FleetTable table =
       two_racks([](int a, int b, bool nvlink) { return nvlink && (a == 1 || b == 1) ? 0.5 : 1.0; });
   const std::string text = render_fleet_text(attribute(table.input()));
+  EXPECT_NE(text.find("\nNVLink domains: pairs inside one ran over NVLink (median 400.0 GB/s), pairs across domains "
+                      "over the network (median 42.0 GB/s)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(
       text.find(
           "node     domain    local busbw  % of peak  nvlink busbw  network busbw  verdict  evidence\n"
