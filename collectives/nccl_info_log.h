@@ -135,7 +135,9 @@ struct NcclInfoLog {
 
   std::optional<std::string> tuner_loaded;     // "TUNER/Plugin: Using X"
   std::optional<std::string> tuner_fallback;   // "internal" when NCCL says it uses its own
-  std::optional<std::string> tuner_requested;  // NCCL_TUNER_PLUGIN as NCCL reports it
+  // NCCL_TUNER_PLUGIN as NCCL reports it ("TUNER/Plugin: NCCL_TUNER_PLUGIN set to X", 2.21 to 2.25),
+  // or the name NCCL made of it and could not find ("Could not find: libnccl-tuner-X.so").
+  std::optional<std::string> tuner_requested;
   bool tuner_symbol_missing = false;           // a library was opened without a tuner symbol
   // "TUNER/Plugin: Plugin name set by env to X" (2.21 to 2.27): the library NCCL opened for a tuner,
   // named by NCCL_TUNER_PLUGIN or, for a tuner packed in the net plugin, by NCCL_NET_PLUGIN.

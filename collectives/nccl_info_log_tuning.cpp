@@ -122,7 +122,21 @@ void LineReader::read_tuner(std::string_view body) {
     log_.tuner_library_from_env = std::string(trimmed(body.substr(kFromEnv.size())));
   // "Could not find: libnccl-tuner.so. Using internal tuner plugin." (2.23 to 2.27); 2.28+ ends
   // at the names and may then find a tuner in the net plugin ("Using X (vN)" follows).
-  if (body.starts_with("Could not find:")) log_.tuner_not_found = true;
+  if (body.starts_with("Could not find:")) {
+    log_.tuner_not_found = true;
+    // The names NCCL tried; one other than the default libnccl-tuner.so (and the net plugin's
+    // libraries, probed for a packed tuner) came from NCCL_TUNER_PLUGIN: 2.26 and 2.27 print no
+    // other sign of the request.
+    for (std::string_view name : split_words(body.substr(15))) {
+      const bool last = name.ends_with('.');
+      if (last) name.remove_suffix(1);
+      const size_t slash = name.rfind('/');
+      const std::string_view file = slash == std::string_view::npos ? name : name.substr(slash + 1);
+      if (!name.empty() && file != "libnccl-tuner.so" && !file.starts_with("libnccl-net") && !log_.tuner_requested)
+        log_.tuner_requested = std::string(name);
+      if (last) break;
+    }
+  }
   if (body.starts_with("Using tuner plugin ")) {  // 2.21 to 2.26
     log_.tuner_loaded = std::string(trimmed(body.substr(19)));
   } else if (body.starts_with("Using ") && !body.starts_with("Using internal")) {  // 2.27+: "Using X (vN)"
