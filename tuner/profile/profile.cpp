@@ -73,6 +73,16 @@ NodeWord node_word(const ProfileShape& shape) {
   return shape.mnnvl ? NodeWord::nvlink_domain : NodeWord::node;
 }
 
+Shape nccl_shape_in(CommRole role, const ProfileShape& shape) {
+  const int hosts = shape.host_count();
+  switch (role) {
+    case CommRole::world: return {role, shape.nodes, shape.gpus_per_node};
+    case CommRole::node: return {role, 1, hosts > 0 ? shape.ranks / hosts : shape.gpus_per_node};
+    case CommRole::rail: return {role, shape.nodes, shape.nodes > 0 ? hosts / shape.nodes : 1};
+  }
+  return {role, shape.nodes, shape.gpus_per_node};
+}
+
 std::string describe_profile_shape(const ProfileShape& shape) {
   const std::string gpus = std::to_string(shape.gpus_per_node) + (shape.gpus_per_node == 1 ? " GPU" : " GPUs");
   if (!shape.mnnvl) return count_nodes(shape.nodes, NodeWord::node) + " x " + gpus;

@@ -86,6 +86,12 @@ struct ProfileShape {
 std::string describe_profile_shape(const ProfileShape& shape);
 // comm_shape.h's word for the profile's nodes: NVLink domains for an MNNVL profile.
 NodeWord node_word(const ProfileShape& shape);
+// `role`'s communicator in a job of `shape`, in NCCL's terms, as a section of the profile records
+// it: the world is nodes x gpus_per_node; a node (one host's ranks) 1 x ranks / hosts; a rail (one
+// rank per host) nodes x hosts / nodes. For a host-counted profile that is shape_in(role, nodes,
+// gpus_per_node); on one NVLink domain a rail and a node are the same NCCL shape (1 x 4 on a rack
+// of 4 trays of 4 GPUs), which a profile records once.
+Shape nccl_shape_in(CommRole role, const ProfileShape& shape);
 
 // One size range. algo / proto: a valid NCCL_ALGO / NCCL_PROTO value, usually one name (Ring,
 // Tree, NVLS, ...; LL, LL128, Simple), or empty for NCCL's own choice; channels 0 = NCCL's own
