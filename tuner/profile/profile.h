@@ -48,6 +48,10 @@ bool is_collective_name(std::string_view name);
 // A node type key is a directory name in the store: [A-Za-z0-9._-]+, not "." or "..", at most
 // 255 bytes. The one check, for profiles, the store, node.yaml and `env --shape`.
 bool is_valid_node_type_key(std::string_view key);
+// A node type of a multi-node NVLink system (GB200/GB300 NVL72): its key has a `mnnvl` segment
+// between dots ("gb200.4gpu.nvswitch.mnnvl.4xib400.nccl2.28"). Its jobs' NCCL node count is the
+// NVLink domains they span, not their hosts.
+bool is_mnnvl_node_type_key(std::string_view key);
 
 // What "faster" means to the search (search/objective.h scores it); the profile records which.
 enum class Objective { balanced, bandwidth, latency };
@@ -76,6 +80,18 @@ struct ProfileShape {
   std::string cuda_driver;       // "580.159.03"
   bool operator==(const ProfileShape&) const = default;
 };
+
+// The shape for people: "2 nodes x 8 GPUs"; an MNNVL profile's "1 NVLink domain of 16 GPUs on 4
+// hosts", "2 NVLink domains of 8 GPUs on 4 hosts" (shown by show, report, env and the plugins).
+std::string describe_profile_shape(const ProfileShape& shape);
+// comm_shape.h's word for the profile's nodes: NVLink domains for an MNNVL profile.
+NodeWord node_word(const ProfileShape& shape);
+// `role`'s communicator in a job of `shape`, in NCCL's terms, as a section of the profile records
+// it: the world is nodes x gpus_per_node; a node (one host's ranks) 1 x ranks / hosts; a rail (one
+// rank per host) nodes x hosts / nodes. For a host-counted profile that is shape_in(role, nodes,
+// gpus_per_node); on one NVLink domain a rail and a node are the same NCCL shape (1 x 4 on a rack
+// of 4 trays of 4 GPUs), which a profile records once.
+Shape nccl_shape_in(CommRole role, const ProfileShape& shape);
 
 // One size range. algo / proto: a valid NCCL_ALGO / NCCL_PROTO value, usually one name (Ring,
 // Tree, NVLS, ...; LL, LL128, Simple), or empty for NCCL's own choice; channels 0 = NCCL's own
@@ -192,8 +208,9 @@ struct CommunicatorSection {
   bool operator==(const CommunicatorSection&) const = default;
 };
 
-// "rail: 2 nodes x 1 rank" (comm_shape.h's describe_shape of the section's shape)
-std::string describe_section(const CommunicatorSection& section);
+// "rail: 2 nodes x 1 rank" (comm_shape.h's describe_shape of the section's shape); in an MNNVL
+// profile (`mnnvl`) "world: 1 NVLink domain x 16 ranks".
+std::string describe_section(const CommunicatorSection& section, bool mnnvl = false);
 
 // A setting that won on one communicator shape and lost on another, so it is not in env; `why`
 // says where it lost ("rail (2 nodes x 1): all_reduce -20% at 1M"). env is never empty.

@@ -37,6 +37,26 @@ std::optional<StoreFileName> parse_profile_file_name(std::string_view file_name)
 // cannot be listed.
 std::vector<StoreFileName> stored_profile_names(const std::filesystem::path& directory);
 
+// Which of a node type's profiles a lookup weighs against each other: the host-counted ones
+// (<nodes>n.yaml: hosts_per_node 0), or the MNNVL ones whose NCCL nodes are NVLink domains of
+// hosts_per_node hosts each (<nodes>n<nodes x hosts_per_node>h.yaml: 1n4h, 2n8h, 4n16h are one
+// layout, 2n4h another). Node counts stand in for each other only within a layout: a domain of 4
+// hosts and one of 2 make other NCCL nodes (ranks per node), and a host-counted node another still.
+struct StoreLayout {
+  int hosts_per_node = 0;
+  bool mnnvl() const { return hosts_per_node > 0; }
+  auto operator<=>(const StoreLayout&) const = default;
+};
+// The file name of `nodes` NCCL nodes in `layout`: "4n.yaml", "1n4h.yaml".
+std::string profile_file_name(int nodes, StoreLayout layout);
+// The layout a profile is stored in: its hosts per NCCL node when MNNVL, else host-counted.
+StoreLayout layout_of(const ProfileShape& shape);
+// The node counts of one layout's profiles in a directory, ascending (stored_node_counts for the
+// host-counted one): the counts a profile's show and report name beside it.
+std::vector<int> stored_node_counts(const std::filesystem::path& directory, StoreLayout layout);
+// The MNNVL layouts among a directory's profile names, ascending by hosts per node.
+std::vector<StoreLayout> stored_mnnvl_layouts(const std::filesystem::path& directory);
+
 // <store>/<node_type_key>/<nodes>n.yaml when it exists; else, for a job of several nodes, the
 // nearest multi-node <k>n.yaml (k >= 2) in the same key directory, the closest below `nodes`
 // preferred (closest above when !prefer_below), the other side when the preferred one has none;
@@ -44,9 +64,10 @@ std::vector<StoreFileName> stored_profile_names(const std::filesystem::path& dir
 // network are different regimes). nullopt when nothing fits. Other files in the directory are ignored: only
 // ^[0-9]+n\.yaml$ names are profiles. Errors: a key that is not a valid node type key
 // (is_valid_node_type_key), nodes < 1, a key directory that exists but cannot be read.
+// In an MNNVL `layout` the same with its names (<nodes>n<hosts>h.yaml of that layout only).
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
                                                  std::string_view node_type_key, int nodes,
-                                                 bool prefer_below);
+                                                 bool prefer_below, StoreLayout layout = {});
 
 // The measured counts around a job: the exact one, else the nearest below and above (multi-node
 // counts only for a job of several nodes; a one-node job has only its exact count), each with
@@ -55,7 +76,8 @@ struct ProfileNeighbours {
   std::optional<ProfileMatch> exact, below, above;
 };
 Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& store,
-                                               std::string_view node_type_key, int nodes);
+                                               std::string_view node_type_key, int nodes,
+                                               StoreLayout layout = {});
 
 struct StoreProfile {
   Profile profile;

@@ -221,3 +221,19 @@ TEST(MnnvlStoreNames, FixtureStoreIsAsWritten) {
   EXPECT_EQ(test_support::read_file(test_support::fixture("profiles/gb200-mnnvl-1n4h.yaml")),
             test_support::read_file(directory / "1n4h.yaml"));
 }
+
+// The sections tune writes, in NCCL's terms: on one rack a rail and a node are one shape.
+TEST(MnnvlProfile, SectionShapesInNcclsTerms) {
+  const ProfileShape rack = mnnvl_rack_profile().shape;  // 1 domain of 4 hosts x 4 GPUs
+  EXPECT_EQ(nccl_shape_in(CommRole::world, rack), (Shape{CommRole::world, 1, 16}));
+  EXPECT_EQ(nccl_shape_in(CommRole::node, rack), (Shape{CommRole::node, 1, 4}));
+  EXPECT_EQ(nccl_shape_in(CommRole::rail, rack), (Shape{CommRole::rail, 1, 4}));
+  const ProfileShape two = mnnvl_rack_profile(2, 4).shape;  // 2 domains of 2 hosts x 4 GPUs
+  EXPECT_EQ(nccl_shape_in(CommRole::rail, two), (Shape{CommRole::rail, 2, 2}));
+  EXPECT_EQ(nccl_shape_in(CommRole::node, two), (Shape{CommRole::node, 1, 4}));
+  ProfileShape hgx;
+  hgx.nodes = 2;
+  hgx.gpus_per_node = 8;
+  hgx.ranks = 16;
+  for (const CommRole role : kCommRoles) EXPECT_EQ(nccl_shape_in(role, hgx), shape_in(role, 2, 8));
+}
