@@ -68,7 +68,7 @@ NcclNodeLayout refined_layout(const NcclNodeLayout& expected, const NcclAccount&
   const Result<NcclNodeLayout> logged =
       logged_layout(expected.hosts, expected.ranks_per_host, {world->second.result()});
   if (!logged) {
-    spdlog::warn("{}: the profile keeps {}", logged.error(), describe_nccl_layout(expected));
+    spdlog::warn("{}: the profile keeps {}", logged.error(), describe_profile_shape(nccl_counts(expected)));
     return expected;
   }
   return *logged;
@@ -303,7 +303,8 @@ std::vector<std::string> measured_comms(const TuneOptions& o, const NodeLayout& 
   else if (layout.local_size < 2) why = "one rank per node: its rails are the world";
   else if (!whole) why = "the nodes hold different numbers of ranks, so there are no rails";
   if (!why.empty()) return world;
-  const Shape rail = nccl_shape_in(CommRole::rail, nccl), node = nccl_shape_in(CommRole::node, nccl);
+  const Shape rail = nccl_shape_in(CommRole::rail, nccl_counts(nccl)),
+              node = nccl_shape_in(CommRole::node, nccl_counts(nccl));
   const auto has = [&](std::string_view name) { return std::find(asked.begin(), asked.end(), name) != asked.end(); };
   if (has("rail") && has("node") && rail.nodes == node.nodes && rail.ranks_per_node == node.ranks_per_node) {
     same_shape = fmt::format(
@@ -406,7 +407,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
                               whole_shape.node.gpus, whole_shape.node_type_key,
                               layout.emulated ? " (emulated nodes)" : ""));
   if (whole_nccl->mnnvl)
-    console.message("nccltune tune: MNNVL: NCCL counts " + describe_nccl_layout(*whole_nccl) +
+    console.message("nccltune tune: MNNVL: NCCL counts " + describe_profile_shape(nccl_counts(*whole_nccl)) +
                     " (an NVLink domain is one node to NCCL): profiles are written and served so");
   std::string knobs;
   for (const auto& k : plans.at(counts->front()).space.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
@@ -438,7 +439,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     std::string named;
     for (const CommRole role : comm_roles(comms))
       named += (named.empty() ? "" : ", ") +
-               describe_shape(nccl_shape_in(role, *whole_nccl), ShapeWords::brief);
+               describe_shape(nccl_shape_in(role, nccl_counts(*whole_nccl)), ShapeWords::brief);
     console.message("nccltune tune: communicators: " + named +
                     ", each measured in every trial's workers (split from the world); env ships only "
                     "what slows none of them");

@@ -38,20 +38,14 @@ Result<NcclNodeLayout> subset_layout(int hosts, const NcclNodeLayout& whole) {
                std::to_string(per_domain) + " hosts (MNNVL: NCCL counts a domain as one node)"};
 }
 
-Shape nccl_shape_in(CommRole role, const NcclNodeLayout& layout) {
-  switch (role) {
-    case CommRole::world: return {role, layout.nodes, layout.ranks_per_node()};
-    case CommRole::rail: return {role, layout.nodes, layout.hosts_per_node()};
-    case CommRole::node: return {role, 1, layout.ranks_per_host};
-  }
-  return {role, layout.nodes, layout.ranks_per_node()};
-}
-
-std::string describe_nccl_layout(const NcclNodeLayout& layout) {
-  if (!layout.mnnvl)
-    return counted(layout.nodes, " node", " nodes") + " x " + counted(layout.ranks_per_host, " GPU", " GPUs");
-  return counted(layout.nodes, " NVLink domain", " NVLink domains") + " of " +
-         counted(layout.ranks_per_node(), " GPU", " GPUs") + " on " + counted(layout.hosts, " host", " hosts");
+ProfileShape nccl_counts(const NcclNodeLayout& layout) {
+  ProfileShape shape;
+  shape.nodes = layout.nodes;
+  shape.gpus_per_node = layout.ranks_per_node();
+  shape.ranks = layout.ranks();
+  shape.hosts = layout.mnnvl ? layout.hosts : 0;
+  shape.mnnvl = layout.mnnvl;
+  return shape;
 }
 
 }  // namespace nccltune

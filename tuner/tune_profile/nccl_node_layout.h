@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "profile/comm_shape.h"
+#include "profile/profile.h"
 
 namespace nccltune {
 
@@ -41,13 +41,10 @@ Result<NcclNodeLayout> nccl_node_layout(int hosts, int ranks_per_host, std::opti
 // whole domains one node each, and anything else is an error naming --node-counts.
 Result<NcclNodeLayout> subset_layout(int hosts, const NcclNodeLayout& whole);
 
-// `role`'s communicators in NCCL's terms: the world is nodes x ranks_per_node; a rail (one rank
-// per host) spans every NCCL node with hosts_per_node ranks on each; a node (one host's ranks)
-// is 1 x ranks_per_host (NCCL checks MNNVL only for a communicator of several hosts). On HGX this
-// is shape_in(role, hosts, ranks_per_host).
-Shape nccl_shape_in(CommRole role, const NcclNodeLayout& layout);
+// The layout as a profile's shape counts it (nodes, gpus_per_node, ranks; hosts and mnnvl for an
+// MNNVL one), the rest of the shape empty: what the profile is written in, and what
+// nccl_shape_in (profile.h) says each communicator shape is.
+ProfileShape nccl_counts(const NcclNodeLayout& layout);
 
-// "4 nodes x 8 GPUs" on HGX; "1 NVLink domain of 16 GPUs on 4 hosts" with MNNVL.
-std::string describe_nccl_layout(const NcclNodeLayout& layout);
 
 }  // namespace nccltune

@@ -82,7 +82,7 @@ std::map<std::string, CollectiveProfile>& collectives_for(Profile& p, CommRole r
   const auto section = std::find_if(p.shapes.begin(), p.shapes.end(),
                                     [&](const CommunicatorSection& s) { return s.role == role; });
   if (section != p.shapes.end()) return section->collectives;
-  const Shape shape = nccl_shape_in(role, layout);
+  const Shape shape = nccl_shape_in(role, nccl_counts(layout));
   // Rails first, then nodes, whatever the order of the result's points.
   const auto at = role == CommRole::rail ? p.shapes.begin() : p.shapes.end();
   return p.shapes.insert(at, {shape.nodes, shape.ranks_per_node, role, {}})->collectives;
@@ -96,11 +96,12 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.shape.node_type_key = shape.node_type_key;
   // In NCCL's terms: on a multi-node NVLink system its node is the NVLink domain.
   const NcclNodeLayout nccl = shape.nccl();
-  p.shape.nodes = nccl.nodes;
-  p.shape.gpus_per_node = nccl.ranks_per_node();
-  p.shape.ranks = nccl.ranks();
-  p.shape.hosts = nccl.mnnvl ? nccl.hosts : 0;
-  p.shape.mnnvl = nccl.mnnvl;
+  const ProfileShape counts = nccl_counts(nccl);
+  p.shape.nodes = counts.nodes;
+  p.shape.gpus_per_node = counts.gpus_per_node;
+  p.shape.ranks = counts.ranks;
+  p.shape.hosts = counts.hosts;
+  p.shape.mnnvl = counts.mnnvl;
   p.shape.gpu = shape.node.gpu;
   p.shape.nvswitch = shape.node.nvswitch.value_or(false);
   p.shape.nics_per_node = shape.node.nics.value_or(0);

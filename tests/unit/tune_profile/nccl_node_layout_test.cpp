@@ -11,7 +11,7 @@ TEST(NcclNodeLayout, WithoutMnnvlNcclsNodeIsTheHost) {
   const auto hgx = nccl_node_layout(2, 8, 2, false);
   ASSERT_TRUE(hgx) << hgx.error();
   EXPECT_EQ(*hgx, (NcclNodeLayout{2, 8, 2, false}));
-  EXPECT_EQ(describe_nccl_layout(*hgx), "2 nodes x 8 GPUs");
+  EXPECT_EQ(describe_profile_shape(nccl_counts(*hgx)), "2 nodes x 8 GPUs");
   // A log that did not say: the host.
   EXPECT_EQ(*nccl_node_layout(4, 4, std::nullopt, std::nullopt), (NcclNodeLayout{4, 4, 4, false}));
   // NCCL counts hosts without MNNVL: another count is a misread log, not a layout.
@@ -24,10 +24,10 @@ TEST(NcclNodeLayout, WithMnnvlAnNvlinkDomainIsOneNode) {
   const auto rack = nccl_node_layout(4, 4, 1, true);
   ASSERT_TRUE(rack) << rack.error();
   EXPECT_EQ(rack->ranks_per_node(), 16);
-  EXPECT_EQ(describe_nccl_layout(*rack), "1 NVLink domain of 16 GPUs on 4 hosts");
+  EXPECT_EQ(describe_profile_shape(nccl_counts(*rack)), "1 NVLink domain of 16 GPUs on 4 hosts");
   const auto two = nccl_node_layout(4, 4, 2, true);
   ASSERT_TRUE(two) << two.error();
-  EXPECT_EQ(describe_nccl_layout(*two), "2 NVLink domains of 8 GPUs on 4 hosts");
+  EXPECT_EQ(describe_profile_shape(nccl_counts(*two)), "2 NVLink domains of 8 GPUs on 4 hosts");
   const auto uneven = nccl_node_layout(4, 4, 3, true);
   ASSERT_FALSE(uneven);
   EXPECT_EQ(uneven.error(),
@@ -35,16 +35,20 @@ TEST(NcclNodeLayout, WithMnnvlAnNvlinkDomainIsOneNode) {
             "numbers of hosts");
 }
 
-TEST(NcclNodeLayout, CommunicatorShapesAreSaidInNcclsTerms) {
-  const NcclNodeLayout hgx{2, 8, 2, false};
-  for (const CommRole role : kCommRoles) EXPECT_EQ(nccl_shape_in(role, hgx), shape_in(role, 2, 8));
-  const NcclNodeLayout rack{4, 4, 1, true};  // one domain of 4 trays
-  EXPECT_EQ(nccl_shape_in(CommRole::world, rack), (Shape{CommRole::world, 1, 16}));
+TEST(NcclNodeLayout, AProfileCountsInNcclsTerms) {
+  const ProfileShape hgx = nccl_counts({2, 8, 2, false});
+  EXPECT_EQ(hgx.nodes, 2);
+  EXPECT_EQ(hgx.gpus_per_node, 8);
+  EXPECT_EQ(hgx.ranks, 16);
+  EXPECT_EQ(hgx.hosts, 0);  // written only for MNNVL
+  EXPECT_FALSE(hgx.mnnvl);
+  const ProfileShape rack = nccl_counts({4, 4, 1, true});  // one domain of 4 trays
+  EXPECT_EQ(rack.nodes, 1);
+  EXPECT_EQ(rack.gpus_per_node, 16);
+  EXPECT_EQ(rack.hosts, 4);
+  EXPECT_TRUE(rack.mnnvl);
   EXPECT_EQ(nccl_shape_in(CommRole::rail, rack), (Shape{CommRole::rail, 1, 4}));  // MNNVL 1, 4 local ranks
-  EXPECT_EQ(nccl_shape_in(CommRole::node, rack), (Shape{CommRole::node, 1, 4}));  // one host: MNNVL 0
-  const NcclNodeLayout two{4, 4, 2, true};
-  EXPECT_EQ(nccl_shape_in(CommRole::world, two), (Shape{CommRole::world, 2, 8}));
-  EXPECT_EQ(nccl_shape_in(CommRole::rail, two), (Shape{CommRole::rail, 2, 2}));
+  EXPECT_EQ(nccl_shape_in(CommRole::rail, nccl_counts({4, 4, 2, true})), (Shape{CommRole::rail, 2, 2}));
 }
 
 TEST(NcclNodeLayout, NodeCountsOfARackAreWholeDomainsOrInsideOne) {
