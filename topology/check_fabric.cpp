@@ -19,17 +19,19 @@ void check_registration(const Gpu& gpu, const GpuFabric& fabric, std::vector<Fin
         {"nvlink_fabric", subject, Verdict::fail,
          "fabric registration " + std::string(to_string(fabric.state)) +
              ", not completed: NCCL leaves the GPU out of the NVLink domain (MNNVL) and CUDA cannot "
-             "use its NVLinks until the fabric manager (nvidia-imex on NVL72) registers it"});
+             "use its NVLinks until the NVLink fabric manager registers it (nvidia-fabricmanager on "
+             "an HGX node, the switch trays' on NVL72)"});
     return;
   }
-  if (!fabric.status_success()) {
+  if (fabric.status_failed()) {
     out.push_back({"nvlink_fabric", subject, Verdict::fail,
-                   "fabric registration completed with status '" + fabric.status.value_or("unknown") +
+                   "fabric registration completed with status '" + *fabric.status +
                        "', not Success: the GPU is not usable over the NVLink fabric"});
     return;
   }
   out.push_back({"nvlink_fabric", subject, Verdict::pass,
-                 "registered (completed, Success), " + domain_text(fabric) +
+                 "registered (completed, " + fabric.status.value_or("status unknown") + "), " +
+                     domain_text(fabric) +
                      (fabric.in_multi_node_domain() ? ": multi-node NVLink (MNNVL)" : "")});
 }
 

@@ -9,10 +9,10 @@
 
 namespace nccltune {
 
-// `nvlink_fabric` per GPU: fails unless the registration is COMPLETED with a successful probe,
-// which NCCL needs to take the GPU into a multi-node NVLink domain (src/mnnvl.cc) and CUDA to
-// use NVLink at all on an NVSwitch node. `fabric_health` per GPU: warns on each health field that
-// reports a problem. `nvlink_domain` for the node: fails when its registered GPUs disagree on the
+// `nvlink_fabric` per GPU: fails unless the registration is COMPLETED, which NCCL needs to take
+// the GPU into a multi-node NVLink domain (src/mnnvl.cc) and CUDA to use NVLink at all on an
+// NVSwitch node, and when the probe's status says it failed ("Insufficient Resources").
+// `fabric_health` per GPU: warns on each health field that reports a problem. `nvlink_domain` for the node: fails when its registered GPUs disagree on the
 // cluster UUID or the clique id, since NCCL puts GPUs in one clique only when both match.
 void check_fabric(const NodeTopology& topology, std::vector<Finding>& out);
 

@@ -102,7 +102,7 @@ std::optional<FabricSummary> fabric_summary_from_string(std::string_view text) {
 }
 
 bool GpuFabric::in_multi_node_domain() const {
-  return state == FabricState::completed && status_success() && cluster_uuid && !uuid_is_zero(*cluster_uuid);
+  return state == FabricState::completed && !status_failed() && cluster_uuid && !uuid_is_zero(*cluster_uuid);
 }
 
 std::vector<FabricHealthProblem> fabric_health_problems(const GpuFabric& fabric) {

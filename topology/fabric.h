@@ -62,8 +62,10 @@ struct GpuFabric {
   std::optional<FabricSummary> summary;
 
   bool status_success() const { return status == "Success"; }
-  // Registered, and what NCCL needs to take the GPU into a multi-node NVLink domain: COMPLETED
-  // with a successful probe and a cluster UUID that is not zero.
+  bool status_failed() const { return status && !status_success(); }
+  // Registered in a multi-node NVLink domain: COMPLETED with a cluster UUID that is not zero, what
+  // NCCL takes a GPU into MNNVL with (src/mnnvl.cc, which reads neither status nor health), and
+  // no probe status known to have failed (a failed probe comes with a zero UUID on real racks).
   bool in_multi_node_domain() const;
   friend bool operator==(const GpuFabric&, const GpuFabric&) = default;
 };

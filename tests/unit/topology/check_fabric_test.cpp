@@ -146,3 +146,12 @@ TEST(CheckFabric, AnNvswitchNodeIsJudgedOnRegistrationButHasNoMultiNodeDomain) {
   EXPECT_EQ(findings[0].message,
             "registered (completed, Success), cluster 00000000-0000-0000-0000-000000000000 clique 0");
 }
+
+TEST(CheckFabric, AStatusNoSourceGaveIsNotAFailure) {
+  GpuFabric unknown_status = registered();
+  unknown_status.status.reset();
+  const auto findings = fabric_findings(tray({unknown_status}));
+  EXPECT_TRUE(with_verdict(findings, Verdict::fail).empty());
+  EXPECT_EQ(findings[0].message.rfind("registered (completed, status unknown)", 0), 0u) << findings[0].message;
+  EXPECT_TRUE(unknown_status.in_multi_node_domain()) << "NCCL reads only the state and the UUID";
+}
