@@ -81,27 +81,28 @@ bench served "-b 256K -e 8M -f 2" NCCL_TUNER_PLUGIN="$plugin" NCCLTUNE_CONFIG="$
   NCCLTUNE_NODE_STATE="$work/node.yaml"
 check_that "grep -q 'using .*1n4h.yaml' '$work/served.log'" "the plugin uses 1n4h.yaml for NCCL's 1 node of 16 ranks" ||
   grep -m3 -i 'nccltune' "$work/served.log"
-# Each per_size range's algorithm and protocol, at the sizes bench ran inside it.
-mismatch=$(awk -v choices="$work/served.choices" '
-  BEGIN { while ((getline line < choices) > 0) { split(line, f, " "); ran[f[1]] = f[2] "/" f[3] } }
-  /^    per_size:/ { in_sizes = 1; next }
-  in_sizes && /^    [a-z]/ { in_sizes = 0 }
-  in_sizes && /min_bytes/ {
-    lo = hi = algo = proto = ""
-    if (match($0, /min_bytes: [0-9]+/)) lo = substr($0, RSTART + 11, RLENGTH - 11)
-    if (match($0, /max_bytes: [0-9]+/)) hi = substr($0, RSTART + 11, RLENGTH - 11)
-    if (match($0, /algo: [A-Za-z]+/)) algo = toupper(substr($0, RSTART + 6, RLENGTH - 6))
-    if (match($0, /proto: [A-Za-z0-9]+/)) proto = toupper(substr($0, RSTART + 7, RLENGTH - 7))
-    if (algo == "" || proto == "") next
-    for (b in ran) if (b + 0 >= lo + 0 && b + 0 <= hi + 0) { checked++; if (ran[b] != algo "/" proto) print b, ran[b], "not", algo "/" proto }
-  }
-  END { if (!checked) print "no size checked" }' "$profile")
+# Each of the world's per_size ranges, at the sizes bench ran inside it.
+mismatch=$(python3 - "$profile" "$work/served.choices" <<'PY'
+import sys, yaml
+profile = yaml.safe_load(open(sys.argv[1]))
+world = next(c for c in profile["communicators"] if c["role"] == "world")
+ran = dict((int(b), a + "/" + p) for b, a, p in (line.split() for line in open(sys.argv[2])))
+checked = 0
+for r in world["collectives"]["all_reduce"]["per_size"]:
+    want = (r["algo"] + "/" + r["proto"]).upper()
+    for size, pair in ran.items():
+        if r["min_bytes"] <= size <= r["max_bytes"] and r["algo"]:
+            checked += 1
+            if pair != want: print(size, pair, "not", want)
+if not checked: print("no size checked")
+PY
+)
 check_that "[ -z '$mismatch' ]" "with the plugin every size runs the profile's per-size choice ($mismatch)" ||
-  { sed -n '/^    per_size:/,/^    [a-z]/p' "$profile" | head -8; cat "$work/served.choices"; }
+  { grep -m4 -A4 'per_size:' "$profile"; cat "$work/served.choices"; }
 
 # 4. env for the Slurm job of 4 trays serves the profile (its only layout for 4 hosts).
-SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=4 NCCLTUNE_CONFIG="$work/nccltune.yaml" NCCLTUNE_NODE_STATE="$work/node.yaml" \
-  "$nccltune" env --strict >"$work/env.out" 2>"$work/env.err"
+SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=4 NCCLTUNE_CONFIG="$work/nccltune.yaml" \
+  "$nccltune" env --node-state "$work/node.yaml" --strict >"$work/env.out" 2>"$work/env.err"
 check_that "[ $? -eq 0 ] && grep -q '1n4h.yaml' '$work/env.out'" "env for 4 hosts serves 1n4h.yaml" ||
   { cat "$work/env.out" "$work/env.err"; }
 
