@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/strict_yaml.h"
+#include "topology/check_fabric.h"
 #include "topology/check_gpudirect.h"
 #include "topology/check_roce.h"
 
@@ -345,6 +346,7 @@ CheckReport check_node(const NodeTopology& topology, const Expectation& expectat
   check_crowding(topology, report, out);
   check_acs(topology, out);
   check_bar1(topology, out);
+  check_fabric(topology, out);
   std::string skipped;
   const std::vector<int> nics = nccl_nics(topology, report, skipped);
   recommend_hcas(topology, nics, skipped, report);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topology/fabric.h"
 #include "topology/link_type.h"
 
 namespace nccltune {
@@ -54,6 +55,9 @@ struct Gpu {
   // them at once: 256 MiB on GPUs without resizable BAR. Null where the driver says N/A (Grace
   // superchips, whose memory is reached coherently) as well as where no source said.
   std::optional<std::uint64_t> memory_bytes, bar1_bytes;
+  // Its registration with the NVLink fabric (NVML, else nvidia-smi -q); null where the GPU has
+  // none (state not supported) or no source said.
+  std::optional<GpuFabric> fabric;
   PcieLink pcie;
   IommuDomain iommu;
   Provenance sources;

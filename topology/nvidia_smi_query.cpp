@@ -7,6 +7,7 @@
 
 #include "base/clean_text.h"
 #include "base/printable_text.h"
+#include "base/status.h"
 #include "base/text_words.h"
 #include "base/utf8.h"
 
@@ -103,6 +104,111 @@ struct Block {
   std::string name;
 };
 
+// What a GPU's Fabric block said, before it is known whether the GPU has a fabric.
+struct FabricDraft {
+  std::optional<FabricState> state;
+  GpuFabric fabric;
+  FabricHealth health;
+  bool health_known = false;
+};
+
+// Letters and digits only, lower case: "Incorrect Chassis SN" and "INCORRECT_CHASSIS_SN" alike.
+std::string squeezed(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    if (is_digit(c) || (c >= 'a' && c <= 'z'))
+      out += c;
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::optional<FabricState> fabric_state_word(std::string_view value) {
+  const std::string word = squeezed(value);
+  if (word == "completed") return FabricState::completed;
+  if (word == "inprogress") return FabricState::in_progress;
+  if (word == "notstarted") return FabricState::not_started;
+  return std::nullopt;  // "N/A", "Not Supported", words of later drivers: no fabric known
+}
+
+// A Health row: Bandwidth prints Full or Degraded, the others True or False.
+std::optional<FabricCondition> condition_word(std::string_view value) {
+  const std::string word = squeezed(value);
+  if (word == "true" || word == "degraded") return FabricCondition::present;
+  if (word == "false" || word == "full") return FabricCondition::absent;
+  return std::nullopt;
+}
+
+// Incorrect Configuration: None, or the misconfiguration nvml.h names; 0 for a word it does not.
+int incorrect_configuration_word(std::string_view value) {
+  const std::string word = squeezed(value);
+  if (word == "none") return 1;
+  static const std::map<std::string, int> kSpellings = {{"incorrectsysguid", 2},
+                                                        {"incorrectchassissn", 3},
+                                                        {"incorrectchassisserialnumber", 3},
+                                                        {"nopartition", 4},
+                                                        {"insufficientnvlinks", 5},
+                                                        {"incompatiblegpufw", 6},
+                                                        {"incompatiblegpufirmware", 6},
+                                                        {"invalidlocation", 7}};
+  const auto found = kSpellings.find(word);
+  return found == kSpellings.end() ? 0 : found->second;
+}
+
+std::optional<FabricSummary> summary_word(std::string_view value) {
+  const std::string word = squeezed(value);
+  if (word == "healthy") return FabricSummary::healthy;
+  if (word == "unhealthy") return FabricSummary::unhealthy;
+  if (word == "limitedcapacity") return FabricSummary::limited_capacity;
+  return std::nullopt;
+}
+
+// One field of a Fabric block (`block` "Fabric") or of its Health block (`block` "Health").
+Status read_fabric_field(std::string_view block, std::string_view key, std::string_view value,
+                         FabricDraft& draft, std::string_view origin, int line) {
+  if (is_unknown_word(value)) return Ok{};
+  if (block == "Fabric") {
+    if (key == "State") draft.state = fabric_state_word(value);
+    if (key == "Status") draft.fabric.status = std::string(trimmed(cleaned_text(value)));
+    if (key == "CliqueId") {
+      const std::optional<std::uint64_t> id = decimal(value);
+      if (!id || *id > 0xffffffffu)
+        return error_at(origin, line, quoted(value) + " is not a clique id (a whole number below 2^32)");
+      draft.fabric.clique_id = static_cast<std::uint32_t>(*id);
+    }
+    if (key == "ClusterUUID") {
+      draft.fabric.cluster_uuid = normalize_uuid(value);
+      if (!draft.fabric.cluster_uuid) return error_at(origin, line, quoted(value) + " is not a UUID");
+    }
+    return Ok{};
+  }
+  FabricCondition* condition = key == "Bandwidth"                    ? &draft.health.degraded_bandwidth
+                               : key == "Route Recovery in progress" ? &draft.health.route_recovery
+                               : key == "Route Unhealthy"            ? &draft.health.route_unhealthy
+                               : key == "Access Timeout Recovery"    ? &draft.health.access_timeout_recovery
+                                                                     : nullptr;
+  if (condition) {
+    if (const auto word = condition_word(value)) {
+      *condition = *word;
+      draft.health_known = true;
+    }
+  } else if (key == "Incorrect Configuration") {
+    draft.health.incorrect_configuration = incorrect_configuration_word(value);
+    draft.health_known = draft.health_known || draft.health.incorrect_configuration != 0;
+  } else if (key == "Summary") {
+    draft.fabric.summary = summary_word(value);
+  }
+  return Ok{};
+}
+
+std::optional<GpuFabric> finished_fabric(const FabricDraft& draft) {
+  if (!draft.state) return std::nullopt;
+  GpuFabric fabric = draft.fabric;
+  fabric.state = *draft.state;
+  if (draft.health_known) fabric.health_mask = encode_fabric_health(draft.health);
+  return fabric;
+}
+
 constexpr std::string_view kBanner = "NVSMI LOG";
 
 // The line of the banner ("==============NVSMI LOG=============="), if the text has one.
@@ -141,6 +247,7 @@ Result<NvidiaSmiQuery> parse_nvidia_smi_query(std::string_view text, std::string
   std::vector<Block> blocks;
   std::optional<std::uint64_t> attached;  // "Attached GPUs : 8"
   NvidiaSmiQueryGpu* gpu = nullptr;
+  std::vector<FabricDraft> fabrics;  // one per GPU section
   for (std::size_t i = banner ? *banner + 1 : 0; i < lines.size(); ++i) {
     const TextLine& line = lines[i];
     if (line.text.empty() || line.text.front() == '#') continue;
@@ -164,6 +271,7 @@ Result<NvidiaSmiQuery> parse_nvidia_smi_query(std::string_view text, std::string
       next.index = static_cast<int>(query.gpus.size());
       next.pci = *pci;
       query.gpus.push_back(std::move(next));
+      fabrics.emplace_back();
       gpu = &query.gpus.back();
       blocks.clear();
       continue;
@@ -200,6 +308,12 @@ Result<NvidiaSmiQuery> parse_nvidia_smi_query(std::string_view text, std::string
       auto& field = block == "FB Memory Usage" ? gpu->memory_bytes : gpu->bar1_bytes;
       if (!field) field = *size;
     }
+    const bool in_fabric = block == "Fabric" || (block == "Health" && blocks.size() >= 2 &&
+                                                 blocks[blocks.size() - 2].name == "Fabric");
+    if (in_fabric) {
+      const Status read = read_fabric_field(block, key, value, fabrics.back(), origin, line.number);
+      if (!read) return Error{read.error()};
+    }
     if ((key == "Max" || key == "Current") && (block == "PCIe Generation" || block == "Link Width")) {
       const bool width = block == "Link Width";
       auto number = link_number(value, width, origin, line.number);
@@ -209,6 +323,7 @@ Result<NvidiaSmiQuery> parse_nvidia_smi_query(std::string_view text, std::string
       if (!field) field = *number;
     }
   }
+  for (std::size_t i = 0; i < query.gpus.size(); ++i) query.gpus[i].fabric = finished_fabric(fabrics[i]);
   if (query.gpus.empty() && !(banner && attached == 0u)) {
     return error_at(
         origin, banner ? lines[*banner].number : 1,

@@ -59,10 +59,48 @@ NvlinkPeer read_peer(const YAML::Node& node, const std::string& field) {
   return peer;
 }
 
+GpuFabric read_fabric(const YAML::Node& node, const std::string& field) {
+  yaml_check_keys(node, field, {"state", "status", "cluster_uuid", "clique_id", "health_mask", "summary"});
+  GpuFabric fabric;
+  if (!node["state"]) yaml_fail(yaml_line(node), yaml_child(field, "state"), "missing");
+  const std::string state = yaml_text(node["state"], yaml_child(field, "state"));
+  const auto parsed_state = fabric_state_from_string(state);
+  if (!parsed_state)
+    yaml_fail(yaml_line(node["state"]), yaml_child(field, "state"),
+              "'" + state + "' is not not_supported, not_started, in_progress or completed");
+  fabric.state = *parsed_state;
+  if (const YAML::Node status = node["status"])
+    fabric.status = yaml_text(status, yaml_child(field, "status"));
+  if (const YAML::Node uuid = node["cluster_uuid"]) {
+    const std::string text = yaml_text(uuid, yaml_child(field, "cluster_uuid"));
+    fabric.cluster_uuid = normalize_uuid(text);
+    if (!fabric.cluster_uuid)
+      yaml_fail(yaml_line(uuid), yaml_child(field, "cluster_uuid"), "'" + text + "' is not a UUID");
+  }
+  if (const YAML::Node clique = node["clique_id"])
+    fabric.clique_id =
+        static_cast<std::uint32_t>(yaml_integer(clique, yaml_child(field, "clique_id"), 0, 0xffffffffLL));
+  if (const YAML::Node mask = node["health_mask"]) {
+    const std::string text = yaml_text(mask, yaml_child(field, "health_mask"));
+    fabric.health_mask = parse_health_mask(text);
+    if (!fabric.health_mask)
+      yaml_fail(yaml_line(mask), yaml_child(field, "health_mask"),
+                "'" + text + "' is not a 32-bit mask such as \"0x1aa\"");
+  }
+  if (const YAML::Node summary = node["summary"]) {
+    const std::string text = yaml_text(summary, yaml_child(field, "summary"));
+    fabric.summary = fabric_summary_from_string(text);
+    if (!fabric.summary)
+      yaml_fail(yaml_line(summary), yaml_child(field, "summary"),
+                "'" + text + "' is not not_supported, healthy, unhealthy or limited_capacity");
+  }
+  return fabric;
+}
+
 NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t position) {
-  yaml_check_keys(
-      node, field,
-      {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c", "memory_bytes", "bar1_bytes"});
+  yaml_check_keys(node, field,
+                  {"index", "name", "pci", "sm", "cpu_affinity", "nvlink_peers", "c2c", "memory_bytes",
+                   "bar1_bytes", "fabric"});
   NvmlGpu gpu;
   gpu.index =
       node["index"] ? whole_number(node["index"], yaml_child(field, "index")) : static_cast<int>(position);
@@ -85,12 +123,28 @@ NvmlGpu read_gpu(const YAML::Node& node, const std::string& field, std::size_t p
     if (const YAML::Node bw = c2c["bw_mbps"])
       gpu.c2c_bw_mbps = whole_number(bw, yaml_child(c2c_field, "bw_mbps"));
   }
+  if (const YAML::Node fabric = node["fabric"]; fabric && !fabric.IsNull())
+    gpu.fabric = read_fabric(fabric, yaml_child(field, "fabric"));
   if (const YAML::Node peers = node["nvlink_peers"]; peers && !peers.IsNull()) {
     yaml_expect_list(peers, yaml_child(field, "nvlink_peers"));
     for (std::size_t p = 0; p < peers.size(); ++p)
       gpu.nvlink_peers.push_back(read_peer(peers[p], yaml_item(yaml_child(field, "nvlink_peers"), p)));
   }
   return gpu;
+}
+
+void write_fabric(YAML::Emitter& out, const GpuFabric& fabric) {
+  out << YAML::Key << "fabric" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "state" << YAML::Value << std::string(to_string(fabric.state));
+  if (fabric.status) out << YAML::Key << "status" << YAML::Value << YAML::DoubleQuoted << *fabric.status;
+  if (fabric.cluster_uuid)
+    out << YAML::Key << "cluster_uuid" << YAML::Value << YAML::DoubleQuoted << *fabric.cluster_uuid;
+  if (fabric.clique_id) out << YAML::Key << "clique_id" << YAML::Value << *fabric.clique_id;
+  if (fabric.health_mask)
+    out << YAML::Key << "health_mask" << YAML::Value << YAML::DoubleQuoted
+        << health_mask_text(*fabric.health_mask);
+  if (fabric.summary) out << YAML::Key << "summary" << YAML::Value << std::string(to_string(*fabric.summary));
+  out << YAML::EndMap;
 }
 
 }  // namespace
@@ -140,6 +194,7 @@ std::string nvml_yaml(const NvmlFacts& facts) {
       if (gpu.c2c_bw_mbps) out << YAML::Key << "bw_mbps" << YAML::Value << *gpu.c2c_bw_mbps;
       out << YAML::EndMap;
     }
+    if (gpu.fabric) write_fabric(out, *gpu.fabric);
     out << YAML::Key << "nvlink_peers" << YAML::Value << YAML::BeginSeq;
     for (const auto& peer : gpu.nvlink_peers) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "pci" << YAML::Value << YAML::DoubleQuoted

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "topology/fabric.h"
 
 namespace nccltune {
 
@@ -34,6 +35,11 @@ struct NvmlGpu {
   // where NVML does not say (BAR1 on Grace superchips, an older nvml.yaml).
   // nvml.yaml: `memory_bytes: 85520809984`, `bar1_bytes: 137438953472`.
   std::optional<std::uint64_t> memory_bytes, bar1_bytes;
+  // nvmlDeviceGetGpuFabricInfoV: state not_supported where the GPU has no fabric (or the driver no
+  // such call); null in files written before the fabric was read. nvml.yaml: `fabric: {state:
+  // completed, status: "Success", cluster_uuid: "...", clique_id: 4026, health_mask: "0x1aa",
+  // summary: healthy}`, every key but state optional.
+  std::optional<GpuFabric> fabric;
 
   int nvlinks_total() const;
   int nvlinks_to_switches() const;

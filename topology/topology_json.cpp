@@ -26,6 +26,38 @@ ordered_json sources_json(const Provenance& sources) {
   return out;
 }
 
+ordered_json condition_json(FabricCondition condition) {
+  if (condition == FabricCondition::present) return true;
+  if (condition == FabricCondition::absent) return false;
+  return nullptr;  // not supported, or a value nvml.h does not define
+}
+
+ordered_json fabric_json(const std::optional<GpuFabric>& fabric) {
+  if (!fabric) return nullptr;
+  ordered_json health = nullptr;
+  if (fabric->health_mask || fabric->summary) {
+    const FabricHealth decoded = decode_fabric_health(fabric->health_mask.value_or(0));
+    health = {{"degraded_bandwidth", condition_json(decoded.degraded_bandwidth)},
+              {"route_recovery", condition_json(decoded.route_recovery)},
+              {"route_unhealthy", condition_json(decoded.route_unhealthy)},
+              {"access_timeout_recovery", condition_json(decoded.access_timeout_recovery)},
+              {"incorrect_configuration",
+               decoded.incorrect_configuration == 0
+                   ? ordered_json(nullptr)
+                   : ordered_json(incorrect_configuration_name(decoded.incorrect_configuration))},
+              {"summary", fabric->summary ? ordered_json(std::string(to_string(*fabric->summary)))
+                                          : ordered_json(nullptr)}};
+  }
+  return {{"cluster_uuid", optional_to_json(fabric->cluster_uuid)},
+          {"clique_id", optional_to_json(fabric->clique_id)},
+          {"state", std::string(to_string(fabric->state))},
+          {"status", optional_to_json(fabric->status)},
+          {"health_mask", fabric->health_mask ? ordered_json(health_mask_text(*fabric->health_mask))
+                                              : ordered_json(nullptr)},
+          {"health", health},
+          {"mnnvl", fabric->in_multi_node_domain()}};
+}
+
 }  // namespace
 
 ordered_json topology_to_json(const NodeTopology& topology) {
@@ -45,6 +77,7 @@ ordered_json topology_to_json(const NodeTopology& topology) {
                     {"memory_bytes", optional_to_json(gpu.memory_bytes)},
                     {"bar1_bytes", optional_to_json(gpu.bar1_bytes)},
                     {"pcie", pcie_json(gpu.pcie)},
+                    {"fabric", fabric_json(gpu.fabric)},
                     {"sources", sources_json(gpu.sources)}});
   }
   doc["gpus"] = gpus;

@@ -30,6 +30,36 @@ std::string join_sources(const NodeTopology& topology) {
   return out.empty() ? "none" : out;
 }
 
+// "GPU0    cluster 9c6f5af3-...  clique 4026  completed, Success  health 0x1aa ok": each GPU's
+// NVLink domain and registration, for nodes where a GPU has a fabric.
+std::string fabric_lines(const NodeTopology& topology) {
+  const bool any = std::any_of(topology.gpus.begin(), topology.gpus.end(),
+                               [](const Gpu& g) { return g.fabric.has_value(); });
+  if (!any) return "";
+  std::string out = "\nNVLink fabric (cluster UUID, clique, registration, health):\n";
+  for (const auto& gpu : topology.gpus) {
+    if (!gpu.fabric) {
+      out += fmt::format("{:<8}none\n", gpu_id(gpu.index));
+      continue;
+    }
+    const GpuFabric& fabric = *gpu.fabric;
+    std::string health = "unknown";
+    if (fabric.health_mask || fabric.summary) {
+      health.clear();
+      for (const auto& problem : fabric_health_problems(fabric))
+        health += (health.empty() ? "" : ", ") + problem.meaning;
+      if (health.empty()) health = "ok";
+      if (fabric.health_mask) health = health_mask_text(*fabric.health_mask) + " " + health;
+    }
+    out += fmt::format("{:<8}cluster {}  clique {}  {}, {}  health {}{}\n", gpu_id(gpu.index),
+                       fabric.cluster_uuid.value_or("?"),
+                       fabric.clique_id ? std::to_string(*fabric.clique_id) : "?", to_string(fabric.state),
+                       fabric.status.value_or("status ?"), health,
+                       fabric.in_multi_node_domain() ? "  MNNVL" : "");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string pcie_link_text(const PcieLink& link) {
@@ -115,6 +145,7 @@ std::string render_topology_table(const NodeTopology& topology) {
       std::any_of(topology.nics.begin(), topology.nics.end(),
                   [](const Nic& n) { return n.pcie.width_degraded() || n.pcie.speed_degraded(); });
   if (any_degraded) out += "  * current PCIe link below its maximum\n";
+  out += fabric_lines(topology);
 
   const NodePeak peak = node_peak(topology);
   auto rate_text = [](const LineRate& rate) {

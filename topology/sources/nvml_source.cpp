@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -70,6 +71,25 @@ struct nvmlFieldValue_t {
   nvmlValue_t value;
 };
 
+// nvmlDeviceGetGpuFabricInfoV's struct, v3 (R580): v2 (R550) is the same without healthSummary, so
+// a v2 call fills all but the last field. The version word is nvml.h's NVML_STRUCT_VERSION: the
+// struct's size with the version number in the top byte. A driver that knows only v2 refuses v3
+// with NVML_ERROR_ARGUMENT_VERSION_MISMATCH and is asked again with v2.
+struct nvmlGpuFabricInfoV_t {
+  unsigned int version;
+  unsigned char clusterUuid[16];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+  unsigned char healthSummary;
+};
+static_assert(sizeof(nvmlGpuFabricInfoV_t) == 40 && offsetof(nvmlGpuFabricInfoV_t, healthSummary) == 36);
+constexpr unsigned kFabricInfoV3 = sizeof(nvmlGpuFabricInfoV_t) | (3u << 24);
+constexpr unsigned kFabricInfoV2 = offsetof(nvmlGpuFabricInfoV_t, healthSummary) | (2u << 24);
+constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+constexpr nvmlReturn_t NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;
+
 struct NvmlApi {
   nvmlReturn_t (*init)();
   nvmlReturn_t (*shutdown)();
@@ -88,6 +108,7 @@ struct NvmlApi {
   nvmlReturn_t (*field_values)(nvmlDevice_t, int, nvmlFieldValue_t*);         // optional
   nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*);                   // optional
   nvmlReturn_t (*bar1_memory_info)(nvmlDevice_t, nvmlBAR1Memory_t*);          // optional
+  nvmlReturn_t (*fabric_info)(nvmlDevice_t, nvmlGpuFabricInfoV_t*);           // optional
 };
 
 struct LibraryCloser {
@@ -173,6 +194,39 @@ void read_memory(const NvmlApi& api, nvmlDevice_t device, NvmlGpu& gpu) {
   }
 }
 
+// The GPU's fabric registration, asked as NCCL asks it (src/init.cc, fillInfo: a GPU whose call
+// fails counts as NOT_SUPPORTED). A driver without the call (before R550) and a GPU without a
+// fabric (NOT_SUPPORTED) read as not supported; any other failure leaves the fabric unknown.
+void read_fabric(const NvmlApi& api, nvmlDevice_t device, NvmlGpu& gpu) {
+  GpuFabric fabric;
+  if (!api.fabric_info) {
+    gpu.fabric = fabric;
+    return;
+  }
+  nvmlGpuFabricInfoV_t info{};
+  info.version = kFabricInfoV3;
+  nvmlReturn_t rc = api.fabric_info(device, &info);
+  const bool v3 = rc != NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  if (!v3) {
+    info = {};
+    info.version = kFabricInfoV2;
+    rc = api.fabric_info(device, &info);
+  }
+  if (rc == NVML_ERROR_NOT_SUPPORTED || (rc == NVML_SUCCESS && info.state == 0)) {
+    gpu.fabric = fabric;
+    return;
+  }
+  if (rc != NVML_SUCCESS || info.state > 3) return;
+  fabric.state = static_cast<FabricState>(info.state);
+  const char* status = api.error_string(info.status);
+  fabric.status = status ? cleaned_text(status) : "NVML error " + std::to_string(info.status);
+  fabric.cluster_uuid = uuid_text(info.clusterUuid);
+  fabric.clique_id = info.cliqueId;
+  fabric.health_mask = info.healthMask;
+  if (v3 && info.healthSummary <= 3) fabric.summary = static_cast<FabricSummary>(info.healthSummary);
+  gpu.fabric = fabric;
+}
+
 NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
   NvmlGpu gpu;
   gpu.index = index;
@@ -190,6 +244,7 @@ NvmlGpu read_gpu(const NvmlApi& api, nvmlDevice_t device, int index) {
     gpu.cpu_affinity = cpulist(mask);
   read_c2c(api, device, gpu);
   read_memory(api, device, gpu);
+  read_fabric(api, device, gpu);
   if (!api.nvlink_state || !api.nvlink_remote_pci) return gpu;
   for (unsigned link = 0; link < kNvlinkMaxLinks; ++link) {
     int active = 0;
@@ -237,6 +292,7 @@ Result<NvmlFacts> read_nvml_live(const std::string& library) {
   bind(h, "nvmlDeviceGetFieldValues", api.field_values);
   bind(h, "nvmlDeviceGetMemoryInfo", api.memory_info);
   bind(h, "nvmlDeviceGetBAR1MemoryInfo", api.bar1_memory_info);
+  bind(h, "nvmlDeviceGetGpuFabricInfoV", api.fabric_info);
 
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS)
     return Error{library + ": nvmlInit failed: " + api.error_string(rc)};

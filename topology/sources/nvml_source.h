@@ -1,6 +1,6 @@
 // NVML adapter: GPU names, PCI addresses, NVLink peers, NVLink-C2C links to the CPU, CPU
-// affinity, framebuffer and BAR1 totals, read through dlopen("libnvidia-ml.so.1") with the few
-// prototypes declared here, so one binary runs on nodes with and without the NVIDIA driver.
+// affinity, framebuffer and BAR1 totals, NVLink fabric registration, read through
+// dlopen("libnvidia-ml.so.1") with the few prototypes declared here, so one binary runs on nodes with and without the NVIDIA driver.
 #pragma once
 
 #include <string>

@@ -79,6 +79,8 @@ void add_gpus(NodeTopology& topology, const TopologyInputs& in) {
       if (dev->c2c_links) set_fact(gpu, gpu.c2c, std::optional(*dev->c2c_links > 0), "c2c", FactSource::nvml);
       set_fact(gpu, gpu.memory_bytes, dev->memory_bytes, "memory_bytes", FactSource::nvml);
       set_fact(gpu, gpu.bar1_bytes, dev->bar1_bytes, "bar1_bytes", FactSource::nvml);
+      if (dev->fabric && dev->fabric->state != FabricState::not_supported)
+        set_fact(gpu, gpu.fabric, dev->fabric, "fabric", FactSource::nvml);
     }
   } else if (in.nvidia_smi && in.nvidia_smi->gpus.size() == topology.gpus.size() && in.hwloc) {
     for (size_t i = 0; i < topology.gpus.size(); ++i) {
@@ -183,8 +185,8 @@ void add_pcie_state(NodeTopology& topology, const TopologyInputs& in) {
 }
 
 // What `nvidia-smi -q` says fills in, GPU by GPU matched by PCI address, what the other sources
-// left unknown: NVML, the same driver asked directly, wins for names and memory, and sysfs, the
-// link registers themselves, for the PCIe link. A GPU only it names is left out, with a note.
+// left unknown: NVML, the same driver asked directly, wins for names, memory and the fabric, and
+// sysfs, the link registers themselves, for the PCIe link. A GPU only it names is left out, with a note.
 void add_query_facts(NodeTopology& topology, const TopologyInputs& in) {
   if (!in.nvidia_smi_query) return;
   std::string unmatched;
@@ -200,6 +202,7 @@ void add_query_facts(NodeTopology& topology, const TopologyInputs& in) {
       set_fact(*gpu, gpu->memory_bytes, dev.memory_bytes, "memory_bytes", FactSource::nvidia_smi);
     if (!gpu->bar1_bytes)
       set_fact(*gpu, gpu->bar1_bytes, dev.bar1_bytes, "bar1_bytes", FactSource::nvidia_smi);
+    if (!gpu->fabric) set_fact(*gpu, gpu->fabric, dev.fabric, "fabric", FactSource::nvidia_smi);
     if (!gpu->pcie.known() && dev.pcie.known()) {
       gpu->pcie = dev.pcie;
       gpu->sources["pcie"] = FactSource::nvidia_smi;

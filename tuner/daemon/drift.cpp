@@ -52,6 +52,7 @@ std::vector<std::string> changed_hardware(const NodeType& was, const NodeType& n
   if (was.nvswitch && now.nvswitch && *was.nvswitch != *now.nvswitch)
     changes.push_back(fmt::format("nvswitch {}, was {}", *now.nvswitch, *was.nvswitch));
   number("nvlinks", was.nvlinks, now.nvlinks);
+  if (was.mnnvl != now.mnnvl) changes.push_back(fmt::format("mnnvl {}, was {}", now.mnnvl, was.mnnvl));
   if (was.nics && now.nics && *was.nics != *now.nics)
     changes.push_back(fmt::format("nics {}, was {}", *now.nics, *was.nics));
   text("nic", was.nic, now.nic);  // names the link layer, so nic_ethernet is compared with it

@@ -36,6 +36,16 @@ std::string major_minor(const std::string& version) {
   return version.substr(0, second);
 }
 
+// All the GPUs in one multi-node NVLink domain and clique, as NCCL's MNNVL needs them.
+bool all_gpus_in_one_mnnvl_clique(const NodeTopology& topology) {
+  if (topology.gpus.empty()) return false;
+  const auto& first = topology.gpus.front().fabric;
+  return std::all_of(topology.gpus.begin(), topology.gpus.end(), [&](const Gpu& gpu) {
+    return gpu.fabric && gpu.fabric->in_multi_node_domain() &&
+           gpu.fabric->cluster_uuid == first->cluster_uuid && gpu.fabric->clique_id == first->clique_id;
+  });
+}
+
 }  // namespace
 
 NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int ranks_on_node,
@@ -55,6 +65,7 @@ NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int 
   if (!type.gpu_sm && topology.gpus.front().sm) type.gpu_sm = *topology.gpus.front().sm;
   type.nvswitch = topology.nvswitch;
   type.nvlinks = topology.gpus.front().nvlinks.value_or(0);
+  type.mnnvl = all_gpus_in_one_mnnvl_clique(topology);
   type.nics = static_cast<int>(topology.nics.size());
   if (!topology.nics.empty()) {
     const Nic& nic = topology.nics.front();
@@ -73,7 +84,9 @@ NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int 
 
 std::string node_type_key(const NodeType& type) {
   std::string key = slug(type.gpu) + "." + std::to_string(type.gpus) + "gpu";
-  if (type.nvswitch.value_or(false))
+  if (type.mnnvl)
+    key += ".mnnvl";
+  else if (type.nvswitch.value_or(false))
     key += ".nvswitch";
   else if (type.nvlinks > 0)
     key += ".nvlink" + std::to_string(type.nvlinks);
@@ -102,6 +115,7 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
           {"gpu_sm", t.gpu_sm},
           {"nvswitch", optional_to_json(t.nvswitch)},
           {"nvlinks", t.nvlinks},
+          {"mnnvl", t.mnnvl},
           {"nics", optional_to_json(t.nics)},
           {"nic", printable_field(t.nic)},
           {"nic_ethernet", t.nic_ethernet},
@@ -114,8 +128,8 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
 NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field) {
   yaml_expect_map(node, field);
   yaml_check_keys(node, field,
-                  {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "nics", "nic", "nic_ethernet",
-                   "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+                  {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "mnnvl", "nics", "nic",
+                   "nic_ethernet", "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
   const auto text = [&](std::string_view key) {
     return yaml_optional_text(node[std::string(key)], yaml_child(field, key)).value_or("");
   };
@@ -129,6 +143,7 @@ NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field) {
   type.gpu_sm = number("gpu_sm");
   type.nvswitch = yaml_optional_bool(node["nvswitch"], yaml_child(field, "nvswitch"));
   type.nvlinks = number("nvlinks");
+  type.mnnvl = yaml_optional_bool(node["mnnvl"], yaml_child(field, "mnnvl")).value_or(false);
   type.nics = yaml_optional_int(node["nics"], yaml_child(field, "nics"));
   type.nic = text("nic");
   type.nic_ethernet =

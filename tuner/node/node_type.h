@@ -1,4 +1,4 @@
-// NodeType: what a profile is for, per node: GPU model and count, NVLink/NVSwitch, NICs,
+// NodeType: what a profile is for, per node: GPU model and count, NVLink/NVSwitch/MNNVL, NICs,
 // GPU-NIC affinity, NCCL major.minor; and its stable key, the name of the store's directory.
 // `tune` derives it from what its workers saw, nccltuned and `env` from the node alone
 // (local_node_type); both give the same key for the same node.
@@ -23,6 +23,10 @@ struct NodeType {
   int gpu_sm = 0;   // 90
   std::optional<bool> nvswitch;
   int nvlinks = 0;            // per GPU, 0 when none or unknown
+  // Every GPU registered with one multi-node NVLink fabric (GB200/GB300 NVL72): COMPLETED with a
+  // successful probe, one non-zero cluster UUID and one clique id, what NCCL needs for MNNVL.
+  // False when a GPU is not, or the topology does not say.
+  bool mnnvl = false;
   std::optional<int> nics;    // RDMA NICs; nullopt when the topology does not describe these GPUs
   std::string nic;            // "mlx5 InfiniBand 400 Gb/s", or "" without NICs
   bool nic_ethernet = false;  // RoCE rather than InfiniBand
@@ -45,7 +49,8 @@ struct DeviceFacts {
 NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int ranks_on_node,
                    const std::string& nccl_version, const std::string& cuda_driver);
 
-// "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28"
+// "h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28"; an MNNVL node says "mnnvl" where others say
+// "nvswitch" or "nvlink<N>": "gb200.4gpu.mnnvl.4xib400.node.nccl2.28".
 std::string node_type_key(const NodeType& type);
 
 // The type of this node when no worker ran (nccltuned, `env`): only the topology names the GPUs,
@@ -55,12 +60,12 @@ NodeType local_node_type(const NodeTopology& topology, const std::string& nccl_v
                          const std::string& cuda_driver);
 
 // NodeType's one wire format, written by node.yaml's `node_type` (which adds `key`) and by each
-// node to tune's rank 0: {gpu, gpus, gpu_sm, nvswitch, nvlinks, nics, nic, nic_ethernet,
+// node to tune's rank 0: {gpu, gpus, gpu_sm, nvswitch, nvlinks, mnnvl, nics, nic, nic_ethernet,
 // nic_rate_gbps, gpu_nic_affinity, nccl_version, cuda_driver}, unknown optionals as null, text
 // made printable.
 nlohmann::ordered_json node_type_to_json(const NodeType& type);
 // Its reader, strict as every reader of outside text (base/strict_yaml.h): those keys and `key`,
-// each optional; a bad value fails through yaml_fail naming `field`.`key`. JSON is YAML, so this
+// each optional (mnnvl false when absent: written before it was); a bad value fails through yaml_fail naming `field`.`key`. JSON is YAML, so this
 // reads what node_type_to_json wrote either way.
 NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field);
 // The same from text (tune's wire: node_type_to_json dumped); errors name `origin`.

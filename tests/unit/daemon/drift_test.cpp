@@ -119,6 +119,16 @@ TEST(Drift, ChangedNodeTypeHardware) {
       "(gpus 3, was 4)");
 }
 
+TEST(Drift, LeavingTheMultiNodeNvlinkDomainIsDrift) {
+  // A GPU of an NVL72 tray whose fabric registration is lost: NCCL no longer uses MNNVL.
+  NodeState was = typed(4, "2.28.9");
+  was.node_type.mnnvl = true;
+  was.node_type_key = node_type_key(was.node_type);
+  const auto drift = compare_with_last_good(was, typed(4, "2.28.9"));
+  ASSERT_EQ(kinds(drift), std::vector<std::string>{"node_type_changed node"});
+  EXPECT_NE(drift[0].message.find("(mnnvl false, was true)"), std::string::npos) << drift[0].message;
+}
+
 TEST(Drift, ANewNcclOrCudaDriverIsNotDrift) {
   NodeState now = typed(4, "2.29.1");
   now.node_type.cuda_driver = "13.1";

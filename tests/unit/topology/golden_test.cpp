@@ -53,6 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("nodes/dgx-h100", "nodes/dgx-h100-degraded", "nodes/dgx-a100",
                                            "nodes/gb200-tray", "nodes/roce-2nic-mtu1500",
                                            "nodes/dgx-h100-no-peermem", "nodes/vm-h100-2gpu",
+                                           "nodes/gb200-nvl72-tray", "nodes/gb200-nvl72-tray-fabric-degraded",
                                            "nvidia-smi/dgx-a100-8gpu-8nic-tabs.txt",
                                            "nvidia-smi/old-driver-4gpu-pcie-soc.txt"),
                          [](const auto& param_info) {
