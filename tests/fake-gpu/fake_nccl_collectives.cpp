@@ -224,12 +224,15 @@ ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, cons
     nccltune::fake::corrupt_elements(call.recvbuff, call.out_count, nccltune::fake::type_size(call.type));
   // The plugin's nChannels replaces NCCL's count for the call (getAlgoInfo, src/enqueue.cc), and
   // the planner keeps it within the pair's channels (nMaxChannels per kind): time and line follow.
-  const int own_channels = behaviour.channels_for(pair);
-  const int channels = plugin_channels > 0 ? std::min(plugin_channels, own_channels) : own_channels;
+  // Without a plugin's count NCCL reduces the channels per size (topoGetAlgoInfo and the planner,
+  // channel_rules.h): the line names the channels the call runs on.
+  const int channels = nccltune::fake::op_channels(behaviour, pair, op_name(call.kind),
+                                                   static_cast<double>(call.nbytes), plugin_channels);
   if (comm.behaviour.rank == 0 && comm.log.wants(nccltune::fake::kSubsysTuning))
     comm.log.info(nccltune::fake::kSubsysTuning,
                   nccltune::fake::tuning_message(nccl_func_name(call.kind), call.nbytes, pair, channels));
-  advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair, channels);
+  advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair,
+                plugin_channels);
   return ncclSuccess;
 }
 

@@ -62,6 +62,16 @@ CommModel resolve(const FakeModel& model, const NcclEnv& env, int rank = 0, int 
   return comm.ok() ? *comm : CommModel{};
 }
 
+// 8 ranks on 2 nodes: the network's knobs (NCCL_IB_*) act only past one node (FIDELITY.md F30).
+CommModel resolve_on_two_nodes(const FakeModel& model, const NcclEnv& env) {
+  CommNodes nodes;
+  nodes.present = {0, 1};
+  nodes.count = 2;
+  Result<CommModel> comm = resolve_comm_model(model, env, 0, 8, "all_reduce", nodes);
+  EXPECT_TRUE(comm.ok()) << comm.error();
+  return comm.ok() ? *comm : CommModel{};
+}
+
 AlgoProto choice(const FakeModel& model, const NcclEnv& env, double bytes,
                  std::string_view op = "all_reduce") {
   return choose_algo_proto(model, resolve(model, env), op, bytes);
@@ -385,7 +395,7 @@ TEST(FakeGpuTiming, WithoutNoiseTheTimeIsTheFormula) {
 
 TEST(FakeGpuTiming, ChannelsAndEffectsScaleTheFormula) {
   const FakeModel model = load_fixture("exact.yaml");
-  const CommModel comm = resolve(
+  const CommModel comm = resolve_on_two_nodes(
       model, {{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_NET_GDR_LEVEL", "4"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_EQ(comm.channels, 4);
   EXPECT_DOUBLE_EQ(comm.channel_scale, 0.3);
@@ -433,10 +443,11 @@ TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
   EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1) << "NCCL ignores `sys`";
-  const CommModel both = resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  const CommModel both =
+      resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_DOUBLE_EQ(both.busbw_scale, 1.15 * 1.08);
   EXPECT_DOUBLE_EQ(both.lat_scale, 1.1);
-  const CommModel qps_only = resolve(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  const CommModel qps_only = resolve_on_two_nodes(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_EQ(qps_only.busbw_scale, 1);
   EXPECT_EQ(qps_only.lat_scale, 1);
 }
