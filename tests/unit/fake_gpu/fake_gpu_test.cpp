@@ -1696,3 +1696,51 @@ TEST(FakeGpuProcesses, AMissingTunerPluginLeavesTheModelsChoices) {
       << logs;
   for (const NcclLoggedChoice& choice : logged_choices(dir.path())) EXPECT_EQ(choice.algo, "TREE");
 }
+
+// With NCCL_TUNER_PLUGIN unset NCCL looks for libnccl-tuner.so on the library path, and says so
+// when it is not there (ncclTunerPluginLoad, openPluginLib; FIDELITY.md F35).
+TEST(FakeGpuProcesses, AnUnsetTunerPluginLooksForTheDefaultLibrary) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  ASSERT_EQ(std::getenv("NCCL_TUNER_PLUGIN"), nullptr);
+  SweepOptions options = small_sweep();
+  options.max_bytes = 1000;
+  RankProcesses ranks(2, env, sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so\n"), std::string::npos) << logs;
+  for (const NcclLoggedChoice& choice : logged_choices(dir.path())) EXPECT_EQ(choice.algo, "TREE");
+}
+
+// NCCL_NVLS_ENABLE=1 on GPUs without multicast: NCCL's multicast setup fails, and init with it,
+// with CUCHECK's WARN and ncclUnhandledCudaError (FIDELITY.md F33). 2, NCCL's default, inits.
+TEST(FakeGpuProcesses, NvlsEnableOneWithoutMulticastFailsInit) {
+  for (const char* value : {"1", "2"}) {
+    TempDir dir;
+    const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("nccl-rules-socket.yaml")},
+                     {"NCCLTUNE_FAKE_TIMEOUT_S", "10"},
+                     {"NCCL_NVLS_ENABLE", value},
+                     {"NCCL_DEBUG", "WARN"},
+                     {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+    SweepOptions options = small_sweep();
+    options.max_bytes = 1000;
+    RankProcesses ranks(2, env, sweep_body({"all_reduce"}, options));
+    ranks.finish(60);
+    const std::string logs = all_logs(dir.path());
+    if (std::string(value) == "2") {
+      EXPECT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+      EXPECT_EQ(logs.find("NCCL WARN"), std::string::npos) << logs;
+      continue;
+    }
+    for (int r = 0; r < 2; ++r)
+      EXPECT_NE(ranks.output(r).find("init-error ncclCommInitRank(rank " + std::to_string(r) +
+                                     " of 2): unhandled cuda error"),
+                std::string::npos)
+          << ranks.output(r);
+    EXPECT_NE(logs.find("NCCL WARN Cuda failure 801 'operation not supported'"), std::string::npos) << logs;
+  }
+}
