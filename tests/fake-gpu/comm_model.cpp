@@ -323,8 +323,10 @@ double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoPro
   // model's bandwidth is what its defaults reach at each size.
   const int may_use = channels > 0 ? std::min(channels, comm.channels_for(pair)) : comm.channels_for(pair);
   const int by_default = comm.default_channels_for(pair) > 0 ? comm.default_channels_for(pair) : may_use;
-  const int used = op_channels(comm, pair, op, bytes, channels);
+  // Timed at the default thread count: fewer threads per channel (NCCL_NTHREADS) let a small size
+  // spread over more channels, but not move more bytes (channels x threads is what the size fills).
   const SizedOp sized{pair.algo, pair.proto, op, bytes, comm.nranks, comm.nccl_version};
+  const int used = channels_at_size(sized, may_use, ThreadCounts{}, channels > 0);
   const int used_by_default = channels_at_size(sized, by_default, ThreadCounts{});
   if (used != may_use || used_by_default != by_default)
     cost.algbw_gbps *= channel_scale(model, used) * channel_scale(model, by_default) /
