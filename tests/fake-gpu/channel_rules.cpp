@@ -52,7 +52,8 @@ int channels_at_size(const SizedOp& sized, int channels, const ThreadCounts& thr
     nc = std::clamp(static_cast<long>(std::floor(sized.bytes / per_channel)), 1L, nc);
   }
   const double min_traffic = sized.nccl_version >= kFirst32KTrafficVersion ? 32 << 10 : 16 << 10;
-  const double traffic = sized.op == "all_reduce" ? 2 * sized.bytes : sized.bytes;
+  // ncclFuncTrafficPerByte: AllReduce 2, the rest 1 per byte of nBytes; LL moves 4 times as much.
+  const double traffic = (sized.op == "all_reduce" ? 2 : 1) * (sized.proto == "LL" ? 4 : 1) * sized.bytes;
   const long by_traffic = std::max(1L, static_cast<long>(std::ceil(traffic / min_traffic)));
   return static_cast<int>(std::min(nc, by_traffic));
 }

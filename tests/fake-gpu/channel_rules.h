@@ -6,7 +6,8 @@
 //     PAT (whose thread count NCCL never sets), NVLS and NVLSTree keep theirs; a tuner plugin's
 //     nChannels replaces the count (F14).
 //   - the planner (scheduleCollTasksToPlan): each channel carries at least 16 KiB of traffic
-//     (32 KiB from NCCL 2.29.2), traffic being 2 x bytes for AllReduce, bytes otherwise.
+//     (32 KiB from NCCL 2.29.2; one cell of that much traffic per channel), traffic being 2 x bytes
+//     for AllReduce, bytes otherwise, and 4 times that with LL.
 #pragma once
 
 #include <string_view>
