@@ -1744,3 +1744,27 @@ TEST(FakeGpuProcesses, NvlsEnableOneWithoutMulticastFailsInit) {
     EXPECT_NE(logs.find("NCCL WARN Cuda failure 801 'operation not supported'"), std::string::npos) << logs;
   }
 }
+
+// One rank: ncclLaunchOneRank before any planning (FIDELITY.md F36): the data is right, NCCL never
+// asks a tuner plugin, prints no TUNING line, and no NCCL_ALGO leaves it without an algorithm.
+TEST(FakeGpuProcesses, OneRankRunsWithoutAnAlgorithmOrAPlugin) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", test_tuner("libfake_test_tuner.so")},
+                   {"NCCL_ALGO", "CollNetDirect"},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();
+  options.max_bytes = 4096;
+  RankProcesses ranks(1, env, sweep_body({"all_reduce", "all_gather"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::vector<Row> rows = rows_of(ranks.output(0));
+  EXPECT_EQ(rows.size(), 2 * sweep_sizes(options).size()) << ranks.output(0);
+  for (const Row& row : rows) EXPECT_EQ(row.out_of_place_wrong, 0) << row.op << " " << row.bytes;
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("TUNER/fake_test: init for 1 ranks on 1 nodes"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("getCollInfo"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("Bytes -> Algo"), std::string::npos) << logs;
+}
