@@ -436,13 +436,15 @@ TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
   // The network's knobs act on 2 nodes (the fixture's `nodes` entry), never on one.
   EXPECT_DOUBLE_EQ(resolve(load_fixture("dgx-h100.yaml"), {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1);
   const FakeModel model = model_for_nodes(load_fixture("dgx-h100.yaml"), 2);
-  const CommModel none = resolve(model, {});
+  const CommModel none = resolve_on_two_nodes(model, {});
   EXPECT_EQ(none.busbw_scale, 1);
   EXPECT_EQ(none.lat_scale, 1);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1) << "NCCL ignores `sys`";
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1)
+      << "NCCL ignores `sys`";
+  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1) << "one node: no network";
   const CommModel both =
       resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_DOUBLE_EQ(both.busbw_scale, 1.15 * 1.08);
