@@ -11,6 +11,7 @@
 
 #include "base/text_words.h"
 #include "base/utf8.h"
+#include "collectives/library_versions.h"
 #include "collectives/nccl_info_log_lines.h"
 
 namespace nccltune::nccl_info_detail {
@@ -106,104 +107,137 @@ void LineReader::read(std::string_view raw, int number) {
     if (prefix) add_host(prefix->host);
     process_ = prefix ? prefix->process : std::string();
     ++log_.nccl_lines;
+    if (!warn) ++log_.info_lines;
     read_body(trimmed(raw.substr(at + marker.size())), warn, number);
     return;
   }
   // A line without NCCL's prefix: a collector stripped it, or NCCL printed it bare ("NCCL
-  // version ..."), or another program wrote it.
+  // version ...", the rows of its enabled matrix), or another program wrote it.
   process_.clear();
-  read_body(line, false, number);
+  if (read_body(line, false, number)) ++log_.info_lines;
 }
 
-void LineReader::read_body(std::string_view body, bool warn, int number) {
+bool LineReader::read_body(std::string_view body, bool warn, int number) {
   read_problems(body, warn, number);
-  if (body.empty()) return;
-  const auto words = split_words(body);
-
+  if (body.empty()) return false;
   if (body.find("NCCL version ") != std::string_view::npos && !body.starts_with("#")) {
     read_version(body);
-    return;
+    return false;  // NCCL prints it at every debug level: not a line of its INFO account
   }
+  return read_account(body, split_words(body), number);
+}
+
+bool LineReader::read_account(std::string_view body, const std::vector<std::string_view>& words, int number) {
   if (body.starts_with("NET/IB : Using") || body.starts_with("NET/IB: Using")) {
     read_ib_devices(body.substr(body.find("Using") + 5, body.find(';') - (body.find("Using") + 5)));
-    return;
+    return true;
   }
   if (body.starts_with("NET/Socket : Using") || body.starts_with("NET/Socket: Using")) {
     read_socket_devices(body.substr(body.find("Using") + 5));
-    return;
+    return true;
   }
   if (body.starts_with("NET/OFI ")) {
-    log_.ofi_lines = true;
-    read_env(words);
-    return;
+    read_ofi(body, words, number);
+    return true;
   }
   if (body.starts_with("Using network ")) {
     log_.net_plugin = std::string(trimmed(body.substr(14)));
     log_.net_plugin_in_use = true;
-    return;
+    return true;
   }
   if (body.starts_with("NET/Plugin: Loaded net plugin ") ||
       body.starts_with("NET/Plugin : Loaded net plugin ")) {
     read_loaded_net_plugin(body);
-    return;
+    return true;
+  }
+  // 2.21 to 2.27, when NCCL_NET_PLUGIN named the library NCCL opened.
+  if (constexpr std::string_view kNetFromEnv = "NET/Plugin: Plugin name set by env to ";
+      body.starts_with(kNetFromEnv)) {
+    if (!log_.net_plugin_requested) log_.net_plugin_requested = std::string(trimmed(body.substr(kNetFromEnv.size())));
+    return true;
   }
   if (body.starts_with("Plugin Path : ")) {
     log_.plugin_library = std::string(trimmed(body.substr(14)));
-    return;
+    return true;
   }
   if (body.starts_with("TUNER/Plugin:")) {
     read_tuner(body);
-    return;
+    return true;
+  }
+  // 2.28+: NCCL opened the library NCCL_TUNER_PLUGIN named but found no tuner it supports in it.
+  if (body.starts_with("External tuner plugin ") && body.ends_with(" is unsupported")) {
+    log_.tuner_not_found = true;
+    log_.tuner_fallback = "internal";
+    return true;
+  }
+  if (body.find("GPU Direct RDMA Disabled for ") != std::string_view::npos) {
+    add_gdr_cause(line_at(body, number));
+    return true;
   }
   if (const size_t via = body.find(" via NET/");
       via != std::string_view::npos && body.starts_with("Channel ")) {
     read_connection(body, via);
-    return;
+    return true;
   }
   if (body.starts_with("NVLS multicast support is ")) {
     read_nvls_support(body);
-    return;
+    return true;
   }
   if (const size_t arrow = body.find(" Bytes -> Algo "); arrow != std::string_view::npos) {
     read_choice(body, arrow);
-    return;
+    return true;
   }
   if (body.find(" [Symmetric]: ") != std::string_view::npos ||
       body.find(" [Copy Engine]: ") != std::string_view::npos) {
     read_kernel_choice(body);
-    return;
+    return true;
+  }
+  if (body.starts_with("Enabled NCCL Func/Proto/Algo Matrix:")) {
+    matrix_algos_.clear();
+    return true;
   }
   if (body.find('|') != std::string_view::npos) {
-    if (ProcessState* state = process(); state && state->table.read(body, state->ranks)) return;
+    if (read_enabled_matrix(body)) return true;
+    if (ProcessState* state = process(); state && state->table.read(body, state->ranks)) return true;
   }
   // "comm 0x... rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0" (2.20+);
   // "ncclCommInitRank comm 0x... rank 0 nranks 16 cudaDev 0 ..." and "Init timings - ...:
   // rank 7 nranks 16 total ..." in every version.
   if (!words.empty() && (words[0] == "comm" || words[0].starts_with("ncclCommInit") || words[0] == "Init")) {
     read_comm(words);
-    return;
+    return true;
   }
   if (words.size() >= 2 && words[0] == "MNNVL") {
     read_mnnvl(body, number);
-    return;
+    return true;
   }
   // "16 coll channels, 16 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p
   // channels per peer" (2.18: without collnet).
   if (words.size() >= 6 && words[1] == "coll" && words[2] == "channels,") {
     read_channels(words);
-    return;
+    return true;
   }
   // "NVLS comm 0x... headRank 0 nHeads 8 ... nvlsChannels 16" and "NVLS tuning: nChannels 16".
   if (!words.empty() && words[0] == "NVLS") {
     read_nvls(words);
-    return;
+    return true;
   }
-  read_env(words);
+  // "cudaDriverVersion 12080" (src/misc/cudawrap.cc): the driver's CUDA version.
+  if (words.size() == 2 && words[0] == "cudaDriverVersion") {
+    if (const auto code = to_count(words[1]); code && !log_.cuda_driver) {
+      const std::string version = cuda_driver_version_string(*code);
+      if (!version.empty()) log_.cuda_driver = version;
+    }
+    return true;
+  }
+  if (read_tuner_init(words)) return true;
+  return read_env(words);
 }
 
 void LineReader::merge(const NcclInfoLog& other) {
   if (!log_.nccl_version) log_.nccl_version = other.nccl_version;
   if (!log_.cuda_version) log_.cuda_version = other.cuda_version;
+  if (!log_.cuda_driver) log_.cuda_driver = other.cuda_driver;
   keep_max(log_.ranks, other.ranks);
   keep_max(log_.nodes, other.nodes);
   keep_max(log_.local_ranks, other.local_ranks);
@@ -217,10 +251,17 @@ void LineReader::merge(const NcclInfoLog& other) {
   for (const NcclNetDevice& device : other.devices) add_device(device);
   log_.ib_devices_listed = log_.ib_devices_listed || other.ib_devices_listed;
   log_.ofi_lines = log_.ofi_lines || other.ofi_lines;
+  if (!log_.net_plugin_requested) log_.net_plugin_requested = other.net_plugin_requested;
+  for (const auto& [name, value] : other.plugin_env)
+    if (log_.plugin_env.size() < kMaxEnv || log_.plugin_env.contains(name)) log_.plugin_env[name] = value;
+  if (!log_.plugin_proto_reason) log_.plugin_proto_reason = other.plugin_proto_reason;
+  for (const NcclLogLine& cause : other.gdr_causes) add_gdr_cause(cause);
   log_.net_connections += other.net_connections;
   log_.gdr_connections += other.gdr_connections;
   if (other.nvls_available) log_.nvls_available = log_.nvls_available.value_or(true) && *other.nvls_available;
   keep_max(log_.nvls_channels, other.nvls_channels);
+  if (other.nvls_in_enabled_matrix)
+    log_.nvls_in_enabled_matrix = log_.nvls_in_enabled_matrix.value_or(false) || *other.nvls_in_enabled_matrix;
   if (other.mnnvl) log_.mnnvl = log_.mnnvl.value_or(false) || *other.mnnvl;
   for (const NcclMnnvlFabric& fabric : other.mnnvl_fabrics) add_fabric(fabric);
   keep_max(log_.mnnvl_clique_size, other.mnnvl_clique_size);
@@ -235,6 +276,10 @@ void LineReader::merge(const NcclInfoLog& other) {
   if (!log_.tuner_fallback) log_.tuner_fallback = other.tuner_fallback;
   if (!log_.tuner_requested) log_.tuner_requested = other.tuner_requested;
   log_.tuner_symbol_missing = log_.tuner_symbol_missing || other.tuner_symbol_missing;
+  if (!log_.tuner_library_from_env) log_.tuner_library_from_env = other.tuner_library_from_env;
+  log_.tuner_not_found = log_.tuner_not_found || other.tuner_not_found;
+  if (!log_.tuner_declined) log_.tuner_declined = other.tuner_declined;
+  log_.tuner_initialized = log_.tuner_initialized || other.tuner_initialized;
   for (const NcclLoggedChoice& choice : other.choices)
     if (index_.choices.size() < kMaxChoices) index_.choices.insert(choice);
   for (const NcclKernelChoice& choice : other.kernel_choices)
@@ -250,6 +295,7 @@ void LineReader::merge(const NcclInfoLog& other) {
   for (const NcclFailure& failure : other.failures)
     if (log_.failures.size() < kMaxFailures) log_.failures.push_back(failure);
   log_.nccl_lines += other.nccl_lines;
+  log_.info_lines += other.info_lines;
 }
 
 }  // namespace nccltune::nccl_info_detail

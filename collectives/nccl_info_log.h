@@ -94,6 +94,7 @@ struct NcclMnnvlFabric {
 struct NcclInfoLog {
   std::optional<std::string> nccl_version;  // "2.21.5"
   std::optional<std::string> cuda_version;  // "12.4": the CUDA NCCL was built with
+  std::optional<std::string> cuda_driver;   // "12.8", from "cudaDriverVersion 12080"
   std::optional<int> ranks, nodes, local_ranks;
   std::vector<std::string> hosts;  // sorted, from the line prefixes and nccl-tests' rank list
 
@@ -105,11 +106,23 @@ struct NcclInfoLog {
   std::vector<NcclNetDevice> devices;             // first seen first, each name once
   bool ib_devices_listed = false;                 // a "NET/IB : Using [...]" line: verbs devices exist
   bool ofi_lines = false;                         // "NET/OFI ..." lines (aws-ofi-nccl)
+  std::optional<std::string> net_plugin_requested;  // "NET/Plugin: Plugin name set by env to X"
+  // Variables a net plugin put into the environment before NCCL read them (aws-ofi-nccl's "NET/OFI
+  // Adding NCCL_PROTO=simple to environment"), and the reason it gave for forcing the protocol.
+  std::map<std::string, std::string> plugin_env;
+  std::optional<std::string> plugin_proto_reason;  // "byte delivery ordering not supported"
 
   int net_connections = 0;  // "... via NET/..." lines
   int gdr_connections = 0;  // those ending in /GDRDMA
+  // Where NCCL or its net plugin says why GPUDirect RDMA is off: "NET/IB : GPU Direct RDMA
+  // Disabled for HCA 0 'mlx5_0'", "GPU Direct RDMA Disabled for GPU 0 / HCA ... (distance 5 > 4)",
+  // "NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR". Each text once, first seen first.
+  std::vector<NcclLogLine> gdr_causes;
 
   std::optional<bool> nvls_available;          // false when any device says it is not
+  // NVLS in the matrix NCCL prints when NCCL_ALGO or NCCL_PROTO is set ("Enabled NCCL Func/Proto/
+  // Algo Matrix:"): whether any function has NVLS or NVLSTree enabled. See nvls_enabled().
+  std::optional<bool> nvls_in_enabled_matrix;
   std::optional<int> nvls_channels;            // the most any rank reported
   std::optional<bool> mnnvl;                   // what NCCL decided ("MNNVL %d" of the comm and clique lines)
   std::vector<NcclMnnvlFabric> mnnvl_fabrics;  // sorted by their values
@@ -122,8 +135,18 @@ struct NcclInfoLog {
 
   std::optional<std::string> tuner_loaded;     // "TUNER/Plugin: Using X"
   std::optional<std::string> tuner_fallback;   // "internal" when NCCL says it uses its own
-  std::optional<std::string> tuner_requested;  // NCCL_TUNER_PLUGIN as NCCL reports it
+  // NCCL_TUNER_PLUGIN as NCCL reports it ("TUNER/Plugin: NCCL_TUNER_PLUGIN set to X", 2.21 to 2.25),
+  // or the name NCCL made of it and could not find ("Could not find: libnccl-tuner-X.so").
+  std::optional<std::string> tuner_requested;
   bool tuner_symbol_missing = false;           // a library was opened without a tuner symbol
+  // "TUNER/Plugin: Plugin name set by env to X" (2.21 to 2.27): the library NCCL opened for a tuner,
+  // named by NCCL_TUNER_PLUGIN or, for a tuner packed in the net plugin, by NCCL_NET_PLUGIN.
+  std::optional<std::string> tuner_library_from_env;
+  bool tuner_not_found = false;  // "TUNER/Plugin: Could not find: ..." or "External tuner plugin X is unsupported"
+  // The plugin loaded but hands every choice back to NCCL: aws-ofi-nccl's "NCCL_OFI_TUNER is not
+  // available for platform : X, Fall back to NCCL's tuner" (the text, first seen).
+  std::optional<std::string> tuner_declined;
+  bool tuner_initialized = false;  // a plugin's "Initializing tuner for N nodes, M ranks"
 
   std::vector<NcclLoggedChoice> choices;         // sorted, each once
   std::vector<NcclKernelChoice> kernel_choices;  // sorted, each once
@@ -132,7 +155,19 @@ struct NcclInfoLog {
   int warnings_dropped = 0;  // beyond kMaxLogWarnings
   std::vector<NcclFailure> failures;
   int nccl_lines = 0;  // lines recognised as NCCL's own
+  // Lines of NCCL's INFO account: "NCCL INFO" lines, and lines a collector stripped of that prefix
+  // that read as one. 0 for a log of NCCL_DEBUG=WARN or VERSION, whatever version line it has.
+  int info_lines = 0;
 };
+
+// Whether NCCL enabled NVLS for this job, as NCCL says it: its tuning table (an NVLS cell with a
+// bandwidth), else the enabled matrix, else an NCCL_ALGO list that names algorithms (as NCCL's
+// parseList reads it: without NVLS or NVLSTree, neither runs). nullopt when nothing says.
+std::optional<bool> nvls_enabled(const NcclInfoLog& log);
+
+// The tuner whose choices count: the plugin NCCL loaded, unless it handed them back (tuner_declined);
+// "internal" when NCCL uses its own; nullopt when no line says.
+std::optional<std::string> tuner_in_effect(const NcclInfoLog& log);
 
 inline constexpr std::size_t kMaxLogWarnings = 1000;
 inline constexpr std::size_t kMaxLogLineChars = 1000;

@@ -91,3 +91,31 @@ void LineReader::add_fabric(const NcclMnnvlFabric& fabric) {
 }
 
 }  // namespace nccltune::nccl_info_detail
+
+namespace nccltune {
+
+std::optional<bool> nvls_enabled(const NcclInfoLog& log) {
+  // The tuning table holds the bandwidths NCCL chooses by: a pair it disabled (NCCL_ALGO, the
+  // hardware, a multi-node communicator without CollNet) has bandwidth 0.
+  std::optional<bool> in_table;
+  for (const NcclModelTable& table : log.model_tables)
+    for (const NcclModelCell& cell : table.cells)
+      if (cell.algo == "NVLS" || cell.algo == "NVLS_TREE") in_table = in_table.value_or(false) || cell.algbw > 0;
+  if (in_table) return in_table;
+  if (log.nvls_in_enabled_matrix) return log.nvls_in_enabled_matrix;
+  // NCCL_ALGO as a plain list ("Ring", "ring,tree"): NCCL enables what it names, nothing else. A
+  // list with '^' (exclusions) or per-function entries ("allreduce:tree") is left to the lines above.
+  const auto algo = log.env.find("NCCL_ALGO");
+  if (algo == log.env.end() || algo->second.empty() ||
+      algo->second.find_first_of("^:") != std::string::npos)
+    return std::nullopt;
+  std::string value;
+  for (const char c : algo->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : value)
+    if (c == ',') c = ' ';
+  for (const std::string_view entry : split_words(value))
+    if (entry == "nvls" || entry == "nvlstree") return true;
+  return false;
+}
+
+}  // namespace nccltune

@@ -16,7 +16,7 @@ bool is_env_name(std::string_view word) {
 
 }  // namespace
 
-void LineReader::read_env(const std::vector<std::string_view>& words) {
+bool LineReader::read_env(const std::vector<std::string_view>& words) {
   // "NCCL_IB_HCA set by environment to mlx5_0", "NCCL_IB_HCA set to mlx5_4" (2.18 net_ib),
   // "NCCL_IB_PCI_RELAXED_ORDERING set by environment to 1." (integer parameters end in '.'),
   // aws-ofi-nccl's "NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB".
@@ -33,14 +33,15 @@ void LineReader::read_env(const std::vector<std::string_view>& words) {
     name = words[2];
     value_at =
         words[3] == "to" ? 4 : (words.size() >= 6 && words[4] == "variable" && words[5] == "to" ? 6 : 0);
-    if (value_at == 0 || value_at >= words.size()) return;
+    if (value_at == 0 || value_at >= words.size()) return false;
   } else {
-    return;
+    return false;
   }
   std::string value = join_words(words, value_at);
   if (value.size() > 1 && value.back() == '.' && to_int(std::string_view(value).substr(0, value.size() - 1)))
     value.pop_back();
   if (log_.env.size() < kMaxEnv || log_.env.contains(std::string(name))) log_.env[std::string(name)] = value;
+  return true;
 }
 
 }  // namespace nccltune::nccl_info_detail

@@ -35,16 +35,42 @@ bool contains_ci(std::string_view text, std::string_view needle) {
          }) != text.end();
 }
 
-std::optional<NcclFailureKind> failure_kind(std::string_view body) {
+// "timeout" as a word of its own: not a part of a variable's name (NCCL_IB_TIMEOUT) nor a setting
+// ("timeout=600", "timeout 22").
+bool has_timeout_word(std::string_view text) {
+  for (size_t at = 0; at + 7 <= text.size(); ++at) {
+    if (!contains_ci(text.substr(at, 7), "timeout")) continue;
+    const char before = at > 0 ? text[at - 1] : ' ';
+    const char after = at + 7 < text.size() ? text[at + 7] : ' ';
+    const bool in_name = std::isalnum(static_cast<unsigned char>(before)) || before == '_' ||
+                         std::isalnum(static_cast<unsigned char>(after)) || after == '_' || after == '=';
+    if (!in_name) return true;
+  }
+  return false;
+}
+
+// A timeout as NCCL and the programs around it report one, never a variable or a configured value
+// ("NCCL_IB_TIMEOUT set by environment to 21.", "using timeout=600"):
+//  - PyTorch's watchdog: "Watchdog caught collective operation timeout: WorkNCCL(...) ran for ... before timing out";
+//  - a socket's ETIMEDOUT as strerror prints it, "Connection timed out", and alike "timed out";
+//  - nccl-tests' -T: "Test timeout (%ds) %s:%d" (src/common.cu);
+//  - NCCL's RAS ("RAS collective ... timeout error", "RAS send stuck timeout error") and 2.30's IB
+//    resiliency ("NET/IB: ...: Alive message sequence timeout", "ACK message timeout");
+//  - a WARN line with "timeout" as a word (ncclGetErrorString(ncclTimeout) is "timeout").
+bool is_timeout(std::string_view body, bool warn) {
+  if (contains_ci(body, "collective operation timeout") || contains_ci(body, "timed out") ||
+      contains_ci(body, "Test timeout (") || contains_ci(body, "timeout error") ||
+      contains_ci(body, "message sequence timeout") || contains_ci(body, "ACK message timeout"))
+    return true;
+  return warn && has_timeout_word(body);
+}
+
+std::optional<NcclFailureKind> failure_kind(std::string_view body, bool warn) {
   if (body.find("Got completion from peer") != std::string_view::npos) return NcclFailureKind::ib_completion;
   if (contains_ci(body, "unhandled system error")) return NcclFailureKind::system_error;
   if (contains_ci(body, "remote process exited or there was a network error"))
     return NcclFailureKind::remote_error;
-  // PyTorch's watchdog ("Watchdog caught collective operation timeout"), NCCL's own
-  // ("... timeout", "Timed out") and the launcher's.
-  if (contains_ci(body, "collective operation timeout") || contains_ci(body, "timed out") ||
-      (body.find("NCCL") != std::string_view::npos && contains_ci(body, "timeout")))
-    return NcclFailureKind::timeout;
+  if (is_timeout(body, warn)) return NcclFailureKind::timeout;
   return std::nullopt;
 }
 
@@ -57,7 +83,7 @@ void LineReader::read_problems(std::string_view body, bool warn, int number) {
     else
       ++log_.warnings_dropped;
   }
-  if (const auto kind = failure_kind(body); kind && log_.failures.size() < kMaxFailures) {
+  if (const auto kind = failure_kind(body, warn); kind && log_.failures.size() < kMaxFailures) {
     NcclFailure failure{*kind, std::nullopt, line_at(body, number)};
     if (*kind == NcclFailureKind::ib_completion) failure.status = completion_status(body);
     log_.failures.push_back(std::move(failure));

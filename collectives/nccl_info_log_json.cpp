@@ -64,6 +64,11 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
     warnings.push_back({{"source", w.source}, {"line", w.line}, {"text", w.text}});
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
   for (const auto& [name, value] : log.env) env[name] = value;
+  nlohmann::ordered_json plugin_env = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : log.plugin_env) plugin_env[name] = value;
+  nlohmann::ordered_json gdr_causes = nlohmann::ordered_json::array();
+  for (const NcclLogLine& c : log.gdr_causes)
+    gdr_causes.push_back({{"source", c.source}, {"line", c.line}, {"text", c.text}});
   return {{"schema", "nccltune/nccl-log/v1"},
           {"nccl_version", or_null(log.nccl_version)},
           {"cuda_version", or_null(log.cuda_version)},
@@ -75,9 +80,18 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
            {{"plugin", or_null(log.net_plugin)},
             {"transport", or_null(log.transport)},
             {"plugin_library", or_null(log.plugin_library)},
-            {"devices", std::move(devices)}}},
-          {"gdr", {{"connections", log.net_connections}, {"with_gdr", log.gdr_connections}}},
-          {"nvls", {{"available", or_null(log.nvls_available)}, {"channels", or_null(log.nvls_channels)}}},
+            {"devices", std::move(devices)},
+            {"plugin_requested", or_null(log.net_plugin_requested)},
+            {"plugin_env", std::move(plugin_env)},
+            {"plugin_proto_reason", or_null(log.plugin_proto_reason)}}},
+          {"gdr",
+           {{"connections", log.net_connections},
+            {"with_gdr", log.gdr_connections},
+            {"causes", std::move(gdr_causes)}}},
+          {"nvls",
+           {{"available", or_null(log.nvls_available)},
+            {"channels", or_null(log.nvls_channels)},
+            {"enabled", or_null(nvls_enabled(log))}}},
           {"mnnvl", or_null(log.mnnvl)},
           {"mnnvl_fabric",
            {{"clique_size", or_null(log.mnnvl_clique_size)},
@@ -92,12 +106,19 @@ nlohmann::ordered_json nccl_info_log_to_json(const NcclInfoLog& log) {
           {"tuner",
            {{"loaded", or_null(log.tuner_loaded)},
             {"fallback", or_null(log.tuner_fallback)},
-            {"requested", or_null(log.tuner_requested)}}},
+            {"requested", or_null(log.tuner_requested)},
+            {"library_from_env", or_null(log.tuner_library_from_env)},
+            {"not_found", log.tuner_not_found},
+            {"declined", or_null(log.tuner_declined)},
+            {"initialized", log.tuner_initialized},
+            {"in_effect", or_null(tuner_in_effect(log))}}},
           {"choices", std::move(choices)},
           {"kernel_choices", std::move(kernel_choices)},
           {"tuning_tables", std::move(tables)},
           {"warnings", std::move(warnings)},
-          {"warnings_dropped", log.warnings_dropped}};
+          {"warnings_dropped", log.warnings_dropped},
+          {"cuda_driver", or_null(log.cuda_driver)},
+          {"info_lines", log.info_lines}};
 }
 
 }  // namespace nccltune

@@ -24,6 +24,7 @@ inline constexpr std::size_t kMaxEnv = 1024;
 inline constexpr std::size_t kMaxFabrics = 4096;
 inline constexpr std::size_t kMaxCliqueRanks = 65536;
 inline constexpr std::size_t kMaxProcesses = 4096;
+inline constexpr std::size_t kMaxGdrCauses = 16;
 
 // The words of a line (nccl_info_log.cpp).
 std::optional<int> to_count(std::string_view word);
@@ -49,8 +50,11 @@ class LineReader {
   void merge(const NcclInfoLog& other);
 
  private:
-  // Which line is which, and the hosts (nccl_info_log.cpp).
-  void read_body(std::string_view body, bool warn, int number);
+  // Which line is which, and the hosts (nccl_info_log.cpp); true for a line of NCCL's INFO account
+  // (what info_lines counts).
+  bool read_body(std::string_view body, bool warn, int number);
+  // The kinds of line of NCCL's account; false for a line that is none of them.
+  bool read_account(std::string_view body, const std::vector<std::string_view>& words, int number);
   void add_host(std::string_view host);
   NcclLogLine line_at(std::string_view body, int number) const;
   // WARN lines and failure texts (nccl_info_log_failures.cpp).
@@ -66,13 +70,18 @@ class LineReader {
   // The network: its plugin, devices and connections (nccl_info_log_network.cpp).
   void read_ib_devices(std::string_view list);
   void read_socket_devices(std::string_view list);
+  void read_ofi(std::string_view body, const std::vector<std::string_view>& words, int number);
+  void add_gdr_cause(NcclLogLine cause);
   void read_loaded_net_plugin(std::string_view body);
   void read_connection(std::string_view body, size_t via);
   void add_device(NcclNetDevice device);
   // The variables the environment set (nccl_info_log_env.cpp).
-  void read_env(const std::vector<std::string_view>& words);
+  bool read_env(const std::vector<std::string_view>& words);
   // The tuner, its choices and NCCL's tuning tables (nccl_info_log_tuning.cpp).
   void read_tuner(std::string_view body);
+  bool read_tuner_init(const std::vector<std::string_view>& words);
+  // The matrix NCCL prints under "Enabled NCCL Func/Proto/Algo Matrix:", one bare line per row.
+  bool read_enabled_matrix(std::string_view body);
   void read_choice(std::string_view body, size_t arrow);
   void read_kernel_choice(std::string_view body);
   ProcessState* process();
@@ -83,6 +92,7 @@ class LineReader {
   std::string source_;
   std::map<std::string, ProcessState> processes_;  // by "host:pid"; "" for lines without a prefix
   std::string process_;                            // the current line's
+  std::vector<std::string> matrix_algos_;          // the enabled matrix's columns, once its header is read
 };
 
 }  // namespace nccltune::nccl_info_detail

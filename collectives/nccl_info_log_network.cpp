@@ -2,6 +2,7 @@
 // connections through it, with GPUDirect RDMA or without.
 #include "collectives/nccl_info_log_lines.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -64,6 +65,77 @@ void LineReader::read_loaded_net_plugin(std::string_view body) {
   if (const size_t open = name.rfind(" ("); open != std::string_view::npos && name.ends_with(')'))
     name = name.substr(0, open);
   if (!log_.net_plugin) log_.net_plugin = std::string(name);
+}
+
+void LineReader::add_gdr_cause(NcclLogLine cause) {
+  // The same words on every rank (host and device aside) are one cause.
+  const auto same = [&](const NcclLogLine& known) { return known.text == cause.text; };
+  if (log_.gdr_causes.size() >= kMaxGdrCauses ||
+      std::any_of(log_.gdr_causes.begin(), log_.gdr_causes.end(), same))
+    return;
+  log_.gdr_causes.push_back(std::move(cause));
+}
+
+namespace {
+
+// 'simple', "simple" -> simple: aws-ofi-nccl quotes some values it sets.
+std::string_view unquoted(std::string_view value) {
+  while (!value.empty() && (value.front() == '\'' || value.front() == '"')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\'' || value.back() == '"')) value.remove_suffix(1);
+  return value;
+}
+
+bool is_nccl_name(std::string_view word) {
+  return word.size() > 5 && word.starts_with("NCCL_") && std::all_of(word.begin(), word.end(), [](char c) {
+           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
+}  // namespace
+
+void LineReader::read_ofi(std::string_view body, const std::vector<std::string_view>& words, int number) {
+  // aws-ofi-nccl (src/nccl_ofi_net.cpp, platform-aws.cpp, tuner/): what it sets in the environment
+  // before NCCL reads it, why, whether it turned GPUDirect RDMA off, and its tuner's decisions.
+  log_.ofi_lines = true;
+  std::string_view name, value;
+  if (words.size() >= 5 && words[1] == "Adding" && words[3] == "to" && words[4] == "environment") {
+    // "NET/OFI Adding NCCL_PROTO=simple to environment" (1.14+)
+    const size_t equals = words[2].find('=');
+    if (equals != std::string_view::npos) {
+      name = words[2].substr(0, equals);
+      value = words[2].substr(equals + 1);
+    }
+  } else if (words.size() >= 4 && words[1] == "Setting" && is_nccl_name(words[2])) {
+    // "NET/OFI Setting NCCL_PROTO to \"simple\"" (1.11), "NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB",
+    // "NET/OFI Setting NCCL_PROTO='simple' to prevent data corruption (reason: ...)".
+    if (const size_t equals = words[2].find('='); equals != std::string_view::npos) {
+      name = words[2].substr(0, equals);
+      value = words[2].substr(equals + 1);
+    } else if (words[3] == "to" && words.size() >= 5) {
+      name = words[2];
+      value = words[4];
+    }
+    if (const size_t reason = body.find("(reason: "); reason != std::string_view::npos && !log_.plugin_proto_reason)
+      log_.plugin_proto_reason = std::string(trimmed(body.substr(reason + 9, body.rfind(')') - reason - 9)));
+  }
+  value = unquoted(value);
+  if (is_nccl_name(name) && !value.empty() &&
+      (log_.plugin_env.size() < kMaxEnv || log_.plugin_env.contains(std::string(name))))
+    log_.plugin_env[std::string(name)] = std::string(value);
+
+  // "NET/OFI Need to force simple protocol: GDR not supported"
+  if (constexpr std::string_view kForce = "Need to force simple protocol: ";
+      body.find(kForce) != std::string_view::npos && !log_.plugin_proto_reason)
+    log_.plugin_proto_reason = std::string(trimmed(body.substr(body.find(kForce) + kForce.size())));
+  // "NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR"
+  if (body.find("disabling GDR") != std::string_view::npos) add_gdr_cause(line_at(body, number));
+  // "NET/OFI NCCL_OFI_TUNER is not available for platform : g4dn.8xlarge, Fall back to NCCL's tuner",
+  // "NET/OFI Region Context is not ready. Fall back to NCCL's tuner."
+  if (body.find("Fall back to NCCL's tuner") != std::string_view::npos && !log_.tuner_declined)
+    log_.tuner_declined = line_at(body, number).text;
+  // "NET/OFI Tuner init: comm with 8 ranks and 1 nodes."
+  if (body.find(" Tuner init: ") != std::string_view::npos) log_.tuner_initialized = true;
+  read_env(words);
 }
 
 void LineReader::read_connection(std::string_view body, size_t via) {

@@ -116,6 +116,27 @@ void LineReader::read_tuner(std::string_view body) {
   if (body.starts_with("Failed to find ncclTunerPlugin")) log_.tuner_symbol_missing = true;
   if (body.starts_with("NCCL_TUNER_PLUGIN set to "))
     log_.tuner_requested = std::string(trimmed(body.substr(25)));
+  // 2.21 to 2.27: the library NCCL opened, named by NCCL_TUNER_PLUGIN or NCCL_NET_PLUGIN.
+  if (constexpr std::string_view kFromEnv = "Plugin name set by env to ";
+      body.starts_with(kFromEnv) && !log_.tuner_library_from_env)
+    log_.tuner_library_from_env = std::string(trimmed(body.substr(kFromEnv.size())));
+  // "Could not find: libnccl-tuner.so. Using internal tuner plugin." (2.23 to 2.27); 2.28+ ends
+  // at the names and may then find a tuner in the net plugin ("Using X (vN)" follows).
+  if (body.starts_with("Could not find:")) {
+    log_.tuner_not_found = true;
+    // The names NCCL tried; one other than the default libnccl-tuner.so (and the net plugin's
+    // libraries, probed for a packed tuner) came from NCCL_TUNER_PLUGIN: 2.26 and 2.27 print no
+    // other sign of the request.
+    for (std::string_view name : split_words(body.substr(15))) {
+      const bool last = name.ends_with('.');
+      if (last) name.remove_suffix(1);
+      const size_t slash = name.rfind('/');
+      const std::string_view file = slash == std::string_view::npos ? name : name.substr(slash + 1);
+      if (!name.empty() && file != "libnccl-tuner.so" && !file.starts_with("libnccl-net") && !log_.tuner_requested)
+        log_.tuner_requested = std::string(name);
+      if (last) break;
+    }
+  }
   if (body.starts_with("Using tuner plugin ")) {  // 2.21 to 2.26
     log_.tuner_loaded = std::string(trimmed(body.substr(19)));
   } else if (body.starts_with("Using ") && !body.starts_with("Using internal")) {  // 2.27+: "Using X (vN)"
@@ -127,4 +148,61 @@ void LineReader::read_tuner(std::string_view body) {
   }
 }
 
+bool LineReader::read_tuner_init(const std::vector<std::string_view>& words) {
+  // NCCL's example tuner (plugins/tuner/example/plugin.c) and the plugins built on it: "TUNER/
+  // ExamplePlugin: Initializing tuner for 4 nodes, 32 ranks, 1 NVL domains" (2.28+), "Initializing
+  // tuner for 4 nodes, 32 ranks" before: the plugin's init ran for a communicator of that shape.
+  for (size_t i = 0; i + 6 < words.size(); ++i) {
+    if (words[i] != "Initializing" || words[i + 1] != "tuner" || words[i + 2] != "for" ||
+        !words[i + 4].starts_with("nodes") || !words[i + 6].starts_with("ranks"))
+      continue;
+    std::string_view ranks = words[i + 5];
+    const auto nodes = to_count(words[i + 3]);
+    const auto count = to_count(ranks);
+    if (!nodes || !count) return false;
+    log_.tuner_initialized = true;
+    keep_max(log_.nodes, nodes);
+    keep_max(log_.ranks, count);
+    return true;
+  }
+  return false;
+}
+
+bool LineReader::read_enabled_matrix(std::string_view body) {
+  // Under "Enabled NCCL Func/Proto/Algo Matrix:" (src/graph/tuning.cc, rank 0, when NCCL_ALGO or
+  // NCCL_PROTO is set), bare lines: "     Function |       LL     LL128    Simple   |          Tree
+  // Ring ... NVLS NVLSTree PAT" then "%13s | " per function with 0 or 1 per protocol and algorithm.
+  std::vector<std::string_view> pieces;
+  for (std::string_view rest = body;;) {
+    const size_t bar = rest.find('|');
+    pieces.push_back(trimmed(rest.substr(0, bar)));
+    if (bar == std::string_view::npos) break;
+    rest.remove_prefix(bar + 1);
+  }
+  if (pieces.size() != 3) return false;
+  const auto algos = split_words(pieces[2]);
+  if (pieces[0] == "Function") {
+    matrix_algos_.assign(algos.begin(), algos.end());
+    return true;
+  }
+  if (matrix_algos_.empty() || algos.size() != matrix_algos_.size() ||
+      !std::all_of(algos.begin(), algos.end(), [](std::string_view w) { return w == "0" || w == "1"; }))
+    return false;
+  for (size_t i = 0; i < algos.size(); ++i) {
+    if (matrix_algos_[i] != "NVLS" && matrix_algos_[i] != "NVLSTree") continue;
+    log_.nvls_in_enabled_matrix = log_.nvls_in_enabled_matrix.value_or(false) || algos[i] == "1";
+  }
+  return true;
+}
+
 }  // namespace nccltune::nccl_info_detail
+
+namespace nccltune {
+
+std::optional<std::string> tuner_in_effect(const NcclInfoLog& log) {
+  if (log.tuner_loaded && !log.tuner_declined) return log.tuner_loaded;
+  if (log.tuner_loaded || log.tuner_fallback || log.tuner_not_found) return std::string("internal");
+  return std::nullopt;
+}
+
+}  // namespace nccltune

@@ -14,6 +14,7 @@
 #include "base/text_words.h"
 #include "base/utf8.h"
 #include "collectives/bus_bandwidth.h"
+#include "collectives/library_versions.h"
 #include "collectives/nccl_tests_log_lines.h"
 
 namespace nccltune::nccl_tests_detail {
@@ -76,13 +77,25 @@ int highest_rank(const std::vector<NcclTestsRank>& ranks) {
 }
 
 RankCount count_ranks(const std::vector<NcclTestsRank>& rank_lines, const std::optional<CommandLine>& command,
-                      std::optional<std::pair<int64_t, int64_t>> threads_and_gpus) {
+                      std::optional<std::pair<int64_t, int64_t>> threads_and_gpus,
+                      std::optional<std::pair<int, int>> tuner_init) {
   RankCount count = count_nccl_tests_ranks(rank_lines);
   if (count.complete) return count;
   if (!rank_lines.empty()) {
     count.notes.push_back(
         fmt::format("the rank lines list {} of at least {} ranks (highest: Rank {}): the list is incomplete",
                     rank_lines.size(), highest_rank(rank_lines) + 1, highest_rank(rank_lines)));
+  }
+
+  // NCCL's own count, through the tuner plugin it handed the communicator to.
+  if (tuner_init) {
+    count.nodes = tuner_init->first;
+    count.ranks = tuner_init->second;
+    count.notes.push_back(fmt::format("ranks {} and nodes {} from the tuner plugin's 'Initializing tuner for "
+                                      "{} nodes, {} ranks' line, not from rank lines",
+                                      tuner_init->second, tuner_init->first, tuner_init->first,
+                                      tuner_init->second));
+    return count;
   }
 
   // A launcher line: `mpirun -np P ... X_perf [-t T] [-g G]`, or X_perf run directly (one process).
@@ -148,6 +161,9 @@ struct ScannedLog {
   int tables = 0;
   std::vector<std::string> dropped_rows;  // inside the table, starting like a row, but not one: why
   std::optional<std::string> program_from_banner;
+  std::optional<std::string> program_from_footer;  // "# Collective test concluded: X"
+  std::optional<int> cuda_driver;                   // NCCL's "cudaDriverVersion 12080"
+  std::optional<std::pair<int, int>> tuner_init;    // {nodes, ranks}: the largest communicator's
   std::optional<std::pair<int64_t, int64_t>> threads_and_gpus;
   std::vector<NcclTestsRank> rank_lines;
   std::optional<std::string> nccl_version;
@@ -172,6 +188,11 @@ ScannedLog scan_lines(const std::vector<NumberedLine>& lines) {
     if (words.size() >= 4 && words[0] == "Collective" && words[1] == "test" && words[2] == "starting:" &&
         !scan.program_from_banner) {
       scan.program_from_banner = collective_of_program(words[3]);
+      continue;
+    }
+    if (words.size() >= 4 && words[0] == "Collective" && words[1] == "test" && words[2] == "concluded:" &&
+        !scan.program_from_footer) {
+      scan.program_from_footer = collective_of_program(words[3]);
       continue;
     }
     if (plain.size() >= 4 && plain[0] == "nThread" && plain[2] == "nGpus") {
@@ -204,6 +225,14 @@ ScannedLog scan_lines(const std::vector<NumberedLine>& lines) {
     }
     if (auto env = read_nccl_env_line(line)) {
       scan.env.insert(std::move(*env));
+      continue;
+    }
+    if (const auto driver = read_cuda_driver_line(line)) {
+      if (!scan.cuda_driver) scan.cuda_driver = driver;
+      continue;
+    }
+    if (const auto init = read_tuner_init_line(line)) {
+      if (!scan.tuner_init || init->second > scan.tuner_init->second) scan.tuner_init = init;
       continue;
     }
     if (scan.layout && !table_done && !is_comment(line)) {
@@ -252,6 +281,7 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
   bench.avg_busbw = scan.avg_busbw;
   bench.context.nccl_version = std::move(scan.nccl_version);
   bench.context.env = std::move(scan.env);
+  if (scan.cuda_driver) bench.context.cuda_driver = cuda_driver_version_string(*scan.cuda_driver);
   // The command line: argv, NCCL_* variables set on it, the -a flag.
   std::optional<CommandLine> command;
   for (const std::string& line : join_continued_lines(lines)) {
@@ -271,13 +301,15 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
   bench.dtype = first.type;
   if (scan.program_from_banner && !scan.program_from_banner->empty()) {
     bench.op = *scan.program_from_banner;
+  } else if (scan.program_from_footer && !scan.program_from_footer->empty()) {
+    bench.op = *scan.program_from_footer;  // the head of the output was cut off
   } else if (command) {
     bench.op = command->collective;
   } else if (is_reduction(first.redop)) {
     bench.op = "all_reduce";
     log.op_assumed = true;
     log.notes.push_back(
-        fmt::format("no program name in the file (no '# Collective test starting' line, no command line "
+        fmt::format("no program name in the file (no '# Collective test starting' or 'concluded' line, no command line "
                     "running *_perf): op all_reduce assumed from redop '{}' (reduce_scatter and reduce print "
                     "the same columns)",
                     first.redop));
@@ -289,7 +321,7 @@ Result<NcclTestsLog> read_nccl_tests_log(std::string_view input, std::string_vie
   }
 
   // How many ranks.
-  RankCount rank_count = count_ranks(scan.rank_lines, command, scan.threads_and_gpus);
+  RankCount rank_count = count_ranks(scan.rank_lines, command, scan.threads_and_gpus, scan.tuner_init);
   bench.ranks = rank_count.ranks;
   bench.nodes = rank_count.nodes;
   bench.context.hosts = std::move(rank_count.hosts);

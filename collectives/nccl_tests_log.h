@@ -2,10 +2,12 @@
 // BenchResult, old and new table layouts alike, and checks the numbers it printed.
 //
 // Only what the file says is kept: the collective comes from the program name in the log
-// ("# Collective test starting: X_perf" or a command line that runs X_perf); the rank count from
-// a complete list of "#  Rank N ..." lines, a launcher line `mpirun -np N ... X_perf`, or the
+// ("# Collective test starting: X_perf", "# Collective test concluded: X_perf", or a command line
+// that runs X_perf: a shell's prompt or trace mark before it dropped, a script's echo of it not
+// taken); the rank count from a complete list of "#  Rank N ..." lines, a tuner plugin's
+// "Initializing tuner for N nodes, M ranks", a launcher line `mpirun -np N ... X_perf`, or the
 // count column of all_gather, reduce_scatter and alltoall tables; otherwise it stays unknown and
-// a note says so. Whatever had to be assumed or was inferred is written in `notes`, one line each.
+// a note says so. NCCL's "cudaDriverVersion 12080" (NCCL_DEBUG=INFO) gives the driver's CUDA version. Whatever had to be assumed or was inferred is written in `notes`, one line each.
 #pragma once
 
 #include <cstddef>

@@ -175,14 +175,47 @@ std::optional<NcclTestsRank> read_rank_line(std::string_view line) {
   return std::nullopt;
 }
 
+namespace {
+
+// A shell's prompt or trace mark before a command: "$", "#", ">", "%", "+" / "++" (set -x),
+// "root@host:~#", "user@host:/dir$", "[user@host dir]$" (two words), "(venv) user@host:~$".
+bool is_prompt_word(std::string_view word) {
+  if (word == "$" || word == "#" || word == ">" || word == "%" ||
+      std::all_of(word.begin(), word.end(), [](char c) { return c == '+'; }))
+    return true;
+  const char last = word.empty() ? '\0' : word.back();
+  return (last == '$' || last == '#' || last == '>' || last == '%') &&
+         word.find_first_of("@:]~") != std::string_view::npos;
+}
+
+// How a command's first word looks: a program name or path ("mpirun", "./build/all_reduce_perf",
+// "$(which mpirun)"), or an assignment ("NCCL_DEBUG=INFO"). Words of a sentence ("Running:",
+// "Starting") and quoted text are not.
+bool starts_command(std::string_view word) {
+  if (word.front() == '"' || word.front() == '\'') return false;
+  if (word.find('=') != std::string_view::npos || word.find('/') != std::string_view::npos) return true;
+  return std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' ||
+           c == '$' || c == '(' || c == ')' || c == '{' || c == '}';
+  });
+}
+
+}  // namespace
+
 std::optional<CommandLine> read_command_line(std::string_view line) {
   if (is_comment(line)) return std::nullopt;
   const std::vector<std::string_view> words = split_words(line);
   for (size_t i = 0; i < words.size(); ++i) {
     std::string collective = collective_of_program(words[i]);
     if (collective.empty()) continue;
-    size_t first = 0;  // drop shell prompts and quote marks ("$ ", "+ ", "> ")
-    while (first < i && (words[first] == "$" || words[first] == "+" || words[first] == ">")) ++first;
+    // The shell's prompt and trace marks are not the command: drop them, up to the last one
+    // before the program.
+    size_t first = 0;
+    for (size_t k = 0; k < i; ++k)
+      if (is_prompt_word(words[k])) first = k + 1;
+    // A script's echo of what it is about to run ("echo mpirun ...", "Running: mpirun ...") names the
+    // program but is not the command that ran.
+    if (words[first] == "echo" || words[first] == "printf" || !starts_command(words[first])) return std::nullopt;
     CommandLine command;
     for (size_t j = first; j < words.size(); ++j) {
       const std::string_view word = words[j];
@@ -246,6 +279,33 @@ std::optional<std::pair<std::string, std::string>> read_nccl_env_line(std::strin
       if (value.ends_with('.')) value.remove_suffix(1);
       return std::pair{std::string(words[i]), std::string(value)};
     }
+  }
+  return std::nullopt;
+}
+
+// "... NCCL INFO cudaDriverVersion 12080" (NCCL's init, src/misc/cudawrap.cc) -> 12080.
+std::optional<int> read_cuda_driver_line(std::string_view line) {
+  const std::vector<std::string_view> words = split_words(line);
+  for (size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "cudaDriverVersion" && i > 0 && words[i - 1] == "INFO")
+      if (const auto code = to_int(words[i + 1]); code && *code > 0 && *code < 1000000)
+        return static_cast<int>(*code);
+  return std::nullopt;
+}
+
+// A tuner plugin's init line, "... NCCL INFO TUNER/ExamplePlugin: Initializing tuner for 4 nodes,
+// 32 ranks, 1 NVL domains" (NCCL's example tuner, plugins/tuner/example/plugin.c; before 2.28
+// without the NVL domains, and plugins built on it with other tags) -> {nodes, ranks}.
+std::optional<std::pair<int, int>> read_tuner_init_line(std::string_view line) {
+  const std::vector<std::string_view> words = split_words(line);
+  for (size_t i = 0; i + 6 < words.size(); ++i) {
+    if (words[i] != "Initializing" || words[i + 1] != "tuner" || words[i + 2] != "for" ||
+        !words[i + 4].starts_with("nodes") || !words[i + 6].starts_with("ranks"))
+      continue;
+    const auto nodes = to_int(words[i + 3]);
+    const auto ranks = to_int(words[i + 5]);
+    if (nodes && ranks && *nodes > 0 && *ranks >= *nodes && *ranks <= (1 << 24))
+      return std::pair{static_cast<int>(*nodes), static_cast<int>(*ranks)};
   }
   return std::nullopt;
 }

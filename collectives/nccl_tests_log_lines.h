@@ -69,6 +69,8 @@ std::optional<int64_t> flag_value(const std::vector<std::string>& words, size_t 
                                   std::initializer_list<std::string_view> flags);
 std::optional<std::string> read_nccl_version(std::string_view line);
 std::optional<std::pair<std::string, std::string>> read_nccl_env_line(std::string_view line);
+std::optional<int> read_cuda_driver_line(std::string_view line);
+std::optional<std::pair<int, int>> read_tuner_init_line(std::string_view line);  // {nodes, ranks}
 std::vector<std::string> join_continued_lines(const std::vector<std::string_view>& lines);
 
 // ---- rows broken by alltoallv's per-rank summary (nccl_tests_log_alltoallv.cpp) ----------------

@@ -129,12 +129,19 @@ std::string setting(const NcclEnv& env, const std::string& variable) {
   return variable + (set == env.end() ? " unset" : "='" + set->second + "'");
 }
 
-// Whether NCCL enables `algo` on this communicator, whatever a model says (ncclTopoTuneModel,
-// src/graph/tuning.cc: NVLS off on more than one node without CollNet, NVLSTree off on one node;
-// both need NVLS support, ncclNvlsInit in src/transport/nvls.cc). CollNetDirect and CollNetChain
+// NCCL_MAX_NVLS_ARITY (src/include/device.h): past this many local ranks NVLS and NVLSTree run
+// AllReduce only (updateCollCostTable, src/enqueue.cc).
+constexpr int kMaxNvlsArity = 32;
+
+// Whether NCCL enables `algo` for `op` on this communicator, whatever a model says
+// (ncclTopoTuneModel, src/graph/tuning.cc: NVLS off on more than one node without CollNet,
+// NVLSTree off on one node; both need NVLS support, ncclNvlsInit in src/transport/nvls.cc, and
+// run only AllReduce on a node of more than 32 local ranks). CollNetDirect and CollNetChain
 // need a CollNet network (a SHARP plugin) and NCCL_COLLNET_ENABLE=1; the fake has no CollNet
 // network, so they never run, and neither does NVLS past one node.
-bool nccl_enables(const std::string& algo, const CommModel& comm) {
+bool nccl_enables(const std::string& algo, const CommModel& comm, std::string_view op) {
+  const bool nvls = algo == "NVLS" || algo == "NVLSTree";
+  if (nvls && op != "all_reduce" && comm.local_ranks > kMaxNvlsArity) return false;
   if (algo == "NVLS") return comm.nvls_channels > 0 && comm.nodes == 1;
   if (algo == "NVLSTree") return comm.nvls_channels > 0 && comm.nodes > 1;
   if (algo == "CollNetDirect" || algo == "CollNetChain") return false;
@@ -151,7 +158,7 @@ std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env,
   std::vector<AlgoProto> pairs;
   for (const auto& [algo, algo_model] : model.algos) {
     if (algo_filter && !algo_filter->allows(algo)) continue;
-    if (!holds(algo_model.requires_env, env) || !nccl_enables(algo, comm)) continue;
+    if (!holds(algo_model.requires_env, env) || !nccl_enables(algo, comm, op)) continue;
     for (const auto& [proto, cost] : algo_model.protos) {
       if (!nccl_has_cost_for(op, algo, proto)) continue;
       if (algo == "PAT" && !pat_runs(op, proto, pat_is_enabled)) continue;
@@ -163,11 +170,14 @@ std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env,
 }
 
 // Why NCCL left `op` no pair, for its error line.
-std::string why_no_pair(const FakeModel& model, const NcclEnv& env, const CommModel& comm) {
+std::string why_no_pair(const FakeModel& model, const NcclEnv& env, const CommModel& comm, std::string_view op) {
   std::string why = setting(env, "NCCL_ALGO") + ", " + setting(env, "NCCL_PROTO") + ", and each algorithm's `requires`";
-  if (model.algos.contains("NVLS") && !nccl_enables("NVLS", comm))
+  const bool wide = op != "all_reduce" && comm.local_ranks > kMaxNvlsArity;
+  if (wide && (model.algos.contains("NVLS") || model.algos.contains("NVLSTree")))
+    why += "; NVLS and NVLSTree run AllReduce only past " + std::to_string(kMaxNvlsArity) + " local ranks";
+  else if (model.algos.contains("NVLS") && !nccl_enables("NVLS", comm, op))
     why += comm.nodes > 1 ? "; NVLS runs on one node only" : "; no NVLS support (NCCL_NVLS_ENABLE=0 or 1 GPU)";
-  if (model.algos.contains("NVLSTree") && !nccl_enables("NVLSTree", comm))
+  if (!wide && model.algos.contains("NVLSTree") && !nccl_enables("NVLSTree", comm, op))
     why += comm.nodes == 1 ? "; NVLSTree runs on 2+ nodes only" : "; no NVLS support for NVLSTree";
   if (model.algos.contains("CollNetDirect") || model.algos.contains("CollNetChain"))
     why += "; no CollNet network (CollNet algorithms off)";
@@ -241,6 +251,7 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   comm.default_nvls_channels = nvls_channels_used(model, {}, nodes, nranks);
   comm.threads = thread_counts(env);
   comm.nccl_version = model.nccl_version;
+  comm.local_ranks = nodes.local_ranks > 0 ? nodes.local_ranks : nranks / std::max(1, nodes.count);
   for (const Effect& effect : model.effects) {
     if (!holds(effect.when, env)) continue;
     // Only where NCCL lets the effect's variables act (IB-only, GDR, per-protocol variables).
@@ -255,7 +266,7 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   }
   comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks), comm);
   if (comm.allowed.empty()) {
-    comm.no_pair = why_no_pair(model, env, comm);
+    comm.no_pair = why_no_pair(model, env, comm, op);
     comm.no_pair_by_list = env.count(kAlgo) > 0 || env.count(kProto) > 0;
   }
   for (const Fault& fault : model.faults) {

@@ -27,12 +27,14 @@ struct AlgoProto {
 
 // Where a communicator's ranks sit, for the faults that name nodes: this rank's emulated node
 // index (nccl_debug.h, emulated_node_indexes), the distinct indexes of all its ranks, and NCCL's
-// node count (distinct hosts). The default is a communicator on one host, node 0.
+// node count and local ranks (by host, or by NVLink domain under MNNVL: mnnvl_domains.h). The
+// default is a communicator on one host, node 0.
 struct CommNodes {
   int node = 0;
   std::vector<int> present{0};  // ascending
   int count = 1;
   int fewest_local_ranks = 0;  // the fewest of its ranks on any of its nodes; 0: nranks / count
+  int local_ranks = 0;         // the ranks on this rank's node; 0: nranks / count
 
   bool holds(int index) const;
 };
@@ -50,6 +52,7 @@ struct CommModel {
   int default_nvls_channels = 0;
   ThreadCounts threads;  // NCCL_NTHREADS, NCCL_LL128_NTHREADS as NCCL reads them (channel_rules.h)
   int nccl_version = kDefaultNcclVersion;
+  int local_ranks = 1;    // NCCL's local ranks of this rank's node (comm->localRanks)
   double busbw_scale = 1;  // product of the effects that hold for every algorithm
   double lat_scale = 1;
   // Effects that hold for some pairs only (Effect::scoped): the model's scope, narrowed to where

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cstdint>
 
@@ -480,11 +481,35 @@ InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
   return cost;
 }
 
+// `mnnvl: {hosts_per_domain: 18, health_mask: "0x1aa", imex: true}`. The mask is NVML's, printed
+// as NCCL prints it: hexadecimal text ("0x1a9"), 0 to 0xffffffff.
+MnnvlModel parse_mnnvl(const YAML::Node& node, const std::string& path) {
+  yaml_expect_map(node, path);
+  yaml_check_keys(node, path, {"hosts_per_domain", "health_mask", "imex"});
+  MnnvlModel mnnvl;
+  mnnvl.hosts_per_domain =
+      small_integer(required(node, path, "hosts_per_domain"), yaml_child(path, "hosts_per_domain"), 1);
+  if (const YAML::Node mask = node["health_mask"]) {
+    const std::string at = yaml_child(path, "health_mask");
+    const std::string text = yaml_text(mask, at);
+    std::uint32_t value = 0;
+    const char* first = text.data() + 2;
+    const char* last = text.data() + text.size();
+    const bool hex = text.size() > 2 && text.size() <= 10 && (text.starts_with("0x") || text.starts_with("0X"));
+    const auto [end, error] = hex ? std::from_chars(first, last, value, 16) : std::from_chars_result{first, std::errc::invalid_argument};
+    if (!hex || error != std::errc() || end != last)
+      fail(mask, at, "'" + text + "' is not a hexadecimal mask (0x0 to 0xffffffff)");
+    mnnvl.health_mask = value;
+  }
+  if (node["imex"]) mnnvl.imex = yaml_boolean(node["imex"], yaml_child(path, "imex"));
+  return mnnvl;
+}
+
 FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "nccl_model", "channels",
                    "algos", "effects", "faults", "noise", "nccl_log", "collectives", "nodes", "init_cost_ms",
-                   "ll128_default"});
+                   "ll128_default", "mnnvl"});
   check_one_choice(root, "");
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
@@ -510,6 +535,7 @@ FakeModel parse_root(const YAML::Node& root) {
     model.collectives = parse_collectives(root["collectives"], "collectives", model.algos);
   if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos, model.ll128_default);
   if (root["init_cost_ms"]) model.init_cost = parse_init_cost(root["init_cost_ms"], "init_cost_ms");
+  if (root["mnnvl"]) model.mnnvl = parse_mnnvl(root["mnnvl"], "mnnvl");
   check_resolved_models(root, model);
   return model;
 }

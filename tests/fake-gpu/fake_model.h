@@ -121,9 +121,9 @@ struct CollectiveModel {
   std::optional<std::vector<Fault>> faults;
 };
 
-// `nodes[i]`: for communicators of at least `min_nodes` nodes (counted from their ranks' hosts, as
-// NCCL counts them), any of the top-level keys default, algos, channels, effects and faults, and
-// `collectives` per op. The entry with the largest min_nodes at or below the count applies.
+// `nodes[i]`: for communicators of at least `min_nodes` nodes (as NCCL counts them: hosts, or
+// NVLink domains under MNNVL, mnnvl_domains.h), any of the top-level keys default, algos,
+// channels, effects and faults, and `collectives` per op. The entry with the largest min_nodes at or below the count applies.
 struct NodeCountModel {
   int min_nodes = 1;
   std::optional<int> ranks_per_node;  // set: only communicators with exactly that many on each node
@@ -140,6 +140,17 @@ struct InitCost {
   int nccl_comm_ms = 0;
   std::optional<int> nccl_split_ms;
   int split_ms() const { return nccl_split_ms.value_or(nccl_comm_ms); }
+};
+
+// `mnnvl`: the hosts sit in multi-node NVLink domains (GB200/GB300 NVL72 racks), each a fabric
+// clique NCCL may count as one node (mnnvl_domains.h). Emulated hosts 0..N-1 are domain 0,
+// N..2N-1 domain 1, and so on, N = hosts_per_domain. What NVML reports on every GPU: fabric state
+// COMPLETED, a cluster UUID per domain, `health_mask` (NVML's healthy mask 0x1aa unless given),
+// and whether IMEX shares fabric memory (`imex: false`: NCCL's MNNVL check fails its init).
+struct MnnvlModel {
+  int hosts_per_domain = 1;
+  std::uint32_t health_mask = 0x1aa;
+  bool imex = true;
 };
 
 struct FakeModel {
@@ -165,6 +176,7 @@ struct FakeModel {
   std::map<std::string, CollectiveModel> collectives;  // by nccl-tests op name
   std::vector<NodeCountModel> nodes;                   // by min_nodes, ascending
   InitCost init_cost;                                  // `init_cost_ms`
+  std::optional<MnnvlModel> mnnvl;                     // unset: no NVLink fabric (HGX)
   // The node count model_for_nodes resolved this model for (1 for the file as read): what the
   // model executor (tests/support) takes as its communicators' node count.
   int for_nodes = 1;

@@ -264,7 +264,13 @@ ncclResult_t run_one_rank(ncclComm& comm, const CollectiveCall& call) {
                       static_cast<std::byte*>(call.recvbuff), call.count, call.type, call.op, call.root);
   if (!moved) return fail(comm, function_name(call.kind), moved.error());
   const OpView view = op_view(comm, op_name(call.kind));
-  if (view.behaviour.has(FaultKind::corrupt))
+  // No pair runs: a `corrupt` fault that names NCCL_ALGO / NCCL_PROTO is read against the
+  // environment, as for send/recv, which has no cost table either.
+  const auto holds_in_env = [&](const nccltune::fake::Condition& names) {
+    return nccltune::fake::holds(names, comm.process.env);
+  };
+  if (view.behaviour.has(FaultKind::corrupt) ||
+      std::any_of(view.behaviour.corrupting_pairs.begin(), view.behaviour.corrupting_pairs.end(), holds_in_env))
     nccltune::fake::corrupt_elements(call.recvbuff, call.out_count, nccltune::fake::type_size(call.type));
   const double bytes = static_cast<double>(call.nbytes);
   if (!view.behaviour.allowed.empty())

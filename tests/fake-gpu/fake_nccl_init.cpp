@@ -138,8 +138,8 @@ std::uint64_t id_hash(const ncclUniqueId& id) {
 }
 
 // The rest of a communicator's init once its ranks have met in `shared`, for ncclCommInitRank and
-// ncclCommSplit alike: its nodes from its ranks' hosts (F18), the model for its own shape, its
-// faults, its INFO lines and its tuner plugin. `who` starts its stderr lines, `function` names the
+// ncclCommSplit alike: its nodes from its ranks' hosts, or NVLink domains under MNNVL (F18, F25),
+// the model for its own shape, its faults, its INFO lines and its tuner plugin. `who` starts its stderr lines, `function` names the
 // call in the plugin's WARN line. `plugin_env`: the env plugin's outcome, from ncclCommInitRank
 // only. `version_line`: NCCL prints its version from ncclCommInitRankDev only (showVersion,
 // init.cc:1979 at v2.28.9), never from a split.
@@ -156,10 +156,14 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
     say(who + hosts.error());
     return ncclSystemError;
   }
-  const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, rank);
-  // The emulated nodes the model's node faults name; "-node<k>" suffixes count only when this
+  // On a multi-node NVLink fabric NCCL's node may be the NVLink domain (mnnvl_domains.h). The
+  // emulated host indexes the model's node faults name; "-node<k>" suffixes count only when this
   // process's emulation made them.
-  const nccltune::fake::CommNodes nodes = nccltune::fake::comm_nodes(*hosts, rank, process.emulated);
+  const nccltune::fake::NcclNodeKeys keys = nccltune::fake::nccl_node_keys(
+      *hosts, nccltune::fake::emulated_node_indexes(*hosts, process.emulated), rank, process.model.mnnvl, env);
+  const nccltune::fake::RankPlace place = nccltune::fake::place_in_comm(*hosts, keys.node_of_rank, rank);
+  const nccltune::fake::CommNodes nodes =
+      nccltune::fake::comm_nodes(*hosts, keys.node_of_rank, rank, process.emulated);
   // The model of this node count (its `nodes` entry), and each collective's own entry within it.
   const auto failed_init = [&](const std::string& why, ncclResult_t result) {
     say(who + why);
@@ -170,6 +174,14 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
     for (const auto& line : plugin_env->lines)
       if (line.warning) say(who + line.text);
     return failed_init("the env plugin's init failed", ncclSystemError);
+  }
+  // ncclMnnvlCheck (src/mnnvl.cc): a clique whose fabric memory IMEX cannot share fails the init.
+  if (keys.mnnvl.enabled && !process.model.mnnvl->imex) {
+    const std::string why = "MNNVL (cliqueSize " + std::to_string(keys.mnnvl.clique_size) +
+                            ") is available but not working on this system. Check the IMEX channel configuration "
+                            "(/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.";
+    DebugLog(nccltune::fake::debug_settings(env), place.host, process.device).warn(why);
+    return failed_init(why, ncclSystemError);
   }
   // A `nodes` entry may name the ranks on each node; uneven communicators match none that do.
   const int ranks_per_node = nranks % place.nodes == 0 && nodes.fewest_local_ranks == nranks / place.nodes
@@ -197,7 +209,8 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
         log.info(nccltune::fake::kSubsysInit | nccltune::fake::kSubsysEnv, line.text);
     }
   }
-  for (const nccltune::fake::LogLine& line : nccltune::fake::init_lines(node_model, env, *behaviour, place)) {
+  for (const nccltune::fake::LogLine& line :
+       nccltune::fake::init_lines(node_model, env, *behaviour, place, keys.mnnvl)) {
     if (!version_line && line.message.starts_with("NCCL version ")) continue;
     log.info(line.subsystems, line.message);
   }
@@ -311,6 +324,18 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
   process.host =
       nccltune::fake::process_host(hostname, std::getenv("NCCLTUNE_EMULATE_NODES"), world_rank, world_size);
   process.emulated = process.host != nccltune::fake::process_host(hostname, nullptr, world_rank, world_size);
+  // NVLink domains are whole blocks of emulated hosts: a model whose domains do not fill the
+  // emulated hosts is a mistake in it, said once at init.
+  if (model->mnnvl && process.emulated) {
+    const std::string problem = nccltune::fake::domain_layout_problem(
+        *model->mnnvl, model->file,
+        nccltune::fake::emulated_host_count(std::getenv("NCCLTUNE_EMULATE_NODES"), world_size));
+    if (!problem.empty()) {
+      say(problem);
+      shared->mark_failed();
+      return ncclInvalidUsage;
+    }
+  }
   process.device = hooks->current_device();
   process.hooks = *hooks;
   process.env = plugin_env.env;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 namespace nccltune::fake {
 
@@ -125,7 +126,7 @@ std::optional<Effect> effect_as_nccl_acts(const Effect& effect, const NcclLogMod
   for (const auto& [variable, values] : effect.when) {
     if (!sets(effect.when, variable)) continue;
     if (is_ib_transport_variable(variable) && (!ib_network || nodes <= 1)) return std::nullopt;
-    if (is_gdr_variable(variable) && (!log.gdr || nodes <= 1)) return std::nullopt;
+    if (is_gdr_variable(variable) && !log.gdr) return std::nullopt;
     const std::optional<PairScope> scope = nccl_pair_scope(variable);
     if (!scope) continue;
     if (!narrow(acts.algos, scope->algos) || !narrow(acts.protos, scope->protos)) return std::nullopt;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fake_model.h"
 
@@ -15,8 +17,9 @@ namespace nccltune::fake {
 // communicator of more than one node (one node uses no network).
 bool is_ib_transport_variable(std::string_view name);
 // GPUDirect RDMA's variables (NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C,
-// NCCL_GDRCOPY_*): they act only where NIC and GPU both support GDR (`nccl_log.gdr`), and only
-// between nodes (NCCL checks GDR for network connections only).
+// NCCL_GDRCOPY_*): they act only where NIC and GPU both support GDR (`nccl_log.gdr`). NCCL
+// checks GDR for network connections only, so they act on nothing on one node either; the fake
+// leaves that to the model's `nodes` entries (FIDELITY.md F31).
 bool is_gdr_variable(std::string_view name);
 
 // The pairs NCCL lets a variable act on (src/graph/tuning.cc ncclTopoTuneModel, src/enqueue.cc

@@ -83,6 +83,24 @@ std::string two_digits(int n) {
   return (n < 10 ? "0" : "") + std::to_string(n);
 }
 
+// The first NCCL whose MNNVL line ends in " nvlDomainSize %d" (src/mnnvl.cc, 2.30.3).
+constexpr int kNvlDomainSizeVersion = 23003;
+
+// busIdToInt64 (src/misc/utils.cc): the PCI address's hex digits, ':' and '.' skipped.
+std::uint64_t bus_id(std::string_view pci) {
+  std::uint64_t id = 0;
+  for (const char c : pci) {
+    if (c == ':' || c == '.') continue;
+    const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                      : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
+                      : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
+                                                                 : -1;
+    if (digit < 0) break;
+    id = id * 16 + static_cast<std::uint64_t>(digit);
+  }
+  return id;
+}
+
 bool is_debug_variable(const std::string& name) {
   return name == "NCCL_DEBUG" || name == "NCCL_DEBUG_SUBSYS" || name == "NCCL_DEBUG_FILE";
 }
@@ -142,12 +160,18 @@ std::string process_host(std::string_view hostname, const char* emulate_nodes, i
                          int world_size) {
   std::string host(hostname.substr(0, hostname.find('.')));  // NCCL prints the name to the first '.'
   if (host.empty()) host = "localhost";
-  if (emulate_nodes == nullptr || world_size < 1 || world_rank < 0 || world_rank >= world_size) return host;
+  if (world_rank < 0 || world_rank >= world_size) return host;
+  const int nodes = emulated_host_count(emulate_nodes, world_size);
+  if (nodes == 1) return host;
+  return host + "-node" + std::to_string(world_rank / (world_size / nodes));
+}
+
+int emulated_host_count(const char* emulate_nodes, int world_size) {
+  if (emulate_nodes == nullptr || world_size < 1) return 1;
   char* end = nullptr;
   const long nodes = std::strtol(emulate_nodes, &end, 10);
-  if (end == emulate_nodes || *end != '\0' || nodes < 2 || nodes > world_size || world_size % nodes != 0)
-    return host;
-  return host + "-node" + std::to_string(world_rank / (world_size / static_cast<int>(nodes)));
+  if (end == emulate_nodes || *end != '\0' || nodes < 2 || nodes > world_size || world_size % nodes != 0) return 1;
+  return static_cast<int>(nodes);
 }
 
 RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank) {
@@ -165,6 +189,16 @@ RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank) 
     if (static_cast<int>(r) < rank) ++place.local_rank;
     ++place.local_ranks;
   }
+  place.device = place.local_rank;
+  return place;
+}
+
+RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, const std::vector<std::string>& node_of_rank,
+                        int rank) {
+  RankPlace place = place_in_comm(node_of_rank, rank);
+  const RankPlace on_host = place_in_comm(host_of_rank, rank);
+  place.host = on_host.host;
+  place.device = on_host.device;
   return place;
 }
 
@@ -188,22 +222,29 @@ std::vector<int> emulated_node_indexes(const std::vector<std::string>& host_of_r
 }
 
 CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, int rank, bool emulated) {
+  return comm_nodes(host_of_rank, host_of_rank, rank, emulated);
+}
+
+CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, const std::vector<std::string>& node_of_rank,
+                     int rank, bool emulated) {
   const std::vector<int> indexes = emulated_node_indexes(host_of_rank, emulated);
   CommNodes nodes;
   nodes.node = indexes.at(static_cast<std::size_t>(rank));
   nodes.present = indexes;
   std::sort(nodes.present.begin(), nodes.present.end());
   nodes.present.erase(std::unique(nodes.present.begin(), nodes.present.end()), nodes.present.end());
-  nodes.count = place_in_comm(host_of_rank, rank).nodes;
-  nodes.fewest_local_ranks = static_cast<int>(host_of_rank.size());
-  for (const std::string& host : host_of_rank)
+  const RankPlace place = place_in_comm(node_of_rank, rank);
+  nodes.count = place.nodes;
+  nodes.local_ranks = place.local_ranks;
+  nodes.fewest_local_ranks = static_cast<int>(node_of_rank.size());
+  for (const std::string& node : node_of_rank)
     nodes.fewest_local_ranks = std::min(
-        nodes.fewest_local_ranks, static_cast<int>(std::count(host_of_rank.begin(), host_of_rank.end(), host)));
+        nodes.fewest_local_ranks, static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), node)));
   return nodes;
 }
 
 std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,
-                                const RankPlace& place) {
+                                const RankPlace& place, const MnnvlPlace& mnnvl) {
   const NcclLogModel& log = model.nccl_log;
   std::vector<LogLine> lines;
   auto add = [&](std::uint32_t subsystems, std::string message) {
@@ -218,11 +259,30 @@ std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, cons
   else
     add(kSubsysInit | kSubsysNet, "NET/IB : Using " + device_list(log) + "; OOB eth0:10.0.0.1<0>");
   add(kSubsysInit | kSubsysNet, "Using network " + network);
+  const int device = place.device;
+  if (mnnvl.fabric && model.mnnvl) {
+    // fillInfo (src/init.cc), on every rank whose fabric state is not NOT_SUPPORTED; the fake's is
+    // COMPLETED (3).
+    char line[160];
+    const std::string pci = model.devices[static_cast<std::size_t>(device) % model.devices.size()].pci;
+    std::snprintf(line, sizeof line, "MNNVL busId 0x%llx fabric UUID %s cliqueId 0x%x state 3 healthMask 0x%x",
+                  static_cast<unsigned long long>(bus_id(pci)), fabric_uuid(mnnvl.domain).c_str(), kFabricCliqueId,
+                  model.mnnvl->health_mask);
+    add(kSubsysInit, line);
+  }
+  if (mnnvl.enabled) {
+    // ncclMnnvlCheck (src/mnnvl.cc) once MNNVL is on; nvlDomainSize from 2.30.3.
+    char line[160];
+    std::snprintf(line, sizeof line, "MNNVL 1 cliqueId %x cliqueSize %d cliqueRank %d", kFabricCliqueId,
+                  mnnvl.clique_size, mnnvl.clique_rank);
+    add(kSubsysInit, std::string(line) + (model.nccl_version >= kNvlDomainSizeVersion
+                                              ? " nvlDomainSize " + std::to_string(mnnvl.clique_size)
+                                              : ""));
+  }
   add(kSubsysInit, "comm 0x7f0000000000 rank " + std::to_string(comm.rank) + " nRanks " +
                        std::to_string(comm.nranks) + " nNodes " + std::to_string(place.nodes) +
                        " localRanks " + std::to_string(place.local_ranks) + " localRank " +
-                       std::to_string(place.local_rank) + " MNNVL 0");
-  const int device = place.local_rank;
+                       std::to_string(place.local_rank) + " MNNVL " + (mnnvl.enabled ? "1" : "0"));
   // ncclNvlsInit (src/transport/nvls.cc), on every node count: NVLS's channels or 0.
   add(kSubsysInit | kSubsysNvls, std::string("NVLS multicast support is ") + (comm.nvls_channels > 0 ? "" : "not ") +
                                      "available on dev " + std::to_string(device) + " (NVLS_NCHANNELS " +

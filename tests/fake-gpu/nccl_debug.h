@@ -20,6 +20,7 @@
 
 #include "comm_model.h"
 #include "fake_model.h"
+#include "mnnvl_domains.h"
 #include "nccl_env.h"
 
 namespace nccltune::fake {
@@ -65,18 +66,27 @@ std::string debug_file_name(std::string_view pattern, std::string_view host, lon
 // does not divide world_size, is the host itself.
 std::string process_host(std::string_view hostname, const char* emulate_nodes, int world_rank,
                          int world_size);
+// The number of hosts NCCLTUNE_EMULATE_NODES makes of a job of `world_size` ranks; 1 where it
+// makes none (process_host keeps the host).
+int emulated_host_count(const char* emulate_nodes, int world_size);
 
 // Where one rank of a communicator sits, from every rank's host as NCCL counts nodes (by host,
 // never by rank number): the number of nodes, this rank's node (in order of first appearance),
-// and its place among the ranks of its host.
+// and its place among the ranks of its host. `device`: the CUDA device NCCL names in its lines,
+// the rank's place among the ranks of its host.
 struct RankPlace {
   std::string host;
   int nodes = 1;
   int node = 0;
   int local_ranks = 1;
   int local_rank = 0;
+  int device = 0;
 };
 RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank);
+// The same with NCCL's nodes given by `node_of_rank` (mnnvl_domains.h: hosts, or NVLink domains
+// under MNNVL): nodes, node and local ranks from those, host and device from the host.
+RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, const std::vector<std::string>& node_of_rank,
+                        int rank);
 
 // Each rank's emulated node index, the number the model's faults name in `node` and `nodes`:
 // k of the "-node<k>" suffix NCCLTUNE_EMULATE_NODES gave its host (process_host; `emulated`:
@@ -86,6 +96,10 @@ RankPlace place_in_comm(const std::vector<std::string>& host_of_rank, int rank);
 std::vector<int> emulated_node_indexes(const std::vector<std::string>& host_of_rank, bool emulated);
 // `rank`'s emulated node, the distinct ones of the communicator, and its node count (distinct hosts).
 CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, int rank, bool emulated);
+// The same with NCCL's nodes given by `node_of_rank`: the emulated nodes stay the hosts' indexes
+// (the faults name hosts), the count and the local ranks are NCCL's.
+CommNodes comm_nodes(const std::vector<std::string>& host_of_rank, const std::vector<std::string>& node_of_rank,
+                     int rank, bool emulated);
 
 // One INFO line's message and the subsystems it belongs to (kSubsysAll: printed whatever the
 // mask, as NCCL prints its version).
@@ -95,10 +109,11 @@ struct LogLine {
 };
 
 // The lines a rank prints from ncclCommInitRank: version (rank 0), "set by environment" for each
-// NCCL_* variable, the network and its devices, the communicator, NVLS, the connections to the
-// next node (network ones with /GDRDMA when the model's gdr holds) and the channel counts.
+// NCCL_* variable, the network and its devices, on a fabric its state and, with MNNVL, its
+// clique, the communicator, NVLS, the connections to the next node (network ones with /GDRDMA
+// when the model's gdr holds) and the channel counts.
 std::vector<LogLine> init_lines(const FakeModel& model, const NcclEnv& env, const CommModel& comm,
-                                const RankPlace& place);
+                                const RankPlace& place, const MnnvlPlace& mnnvl = {});
 
 // One collective as NCCL's init tuning table shows it: NCCL's name of it, the op's model and the
 // communicator's behaviour for it.

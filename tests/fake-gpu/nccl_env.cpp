@@ -42,7 +42,7 @@ NcclEnv read_nccl_env(const char* const* environment) {
 
 std::string normalized_value(std::string_view variable, std::string_view value) {
   if (variable == "NCCL_ALGO" || variable == "NCCL_PROTO") return lower(trim(value));
-  if (variable == "NCCL_NET_GDR_LEVEL") {
+  if (variable == "NCCL_NET_GDR_LEVEL" || variable == "NCCL_P2P_LEVEL") {
     // ncclGetLevel (src/graph/paths.cc, 2.28.9): a path name as topoPathTypeStr spells it (strcmp:
     // case counts), else a value starting with a digit read by strtol in the old numbering, more
     // than 5 being SYS; anything else is ignored (NCCL's default stands).

@@ -1,7 +1,7 @@
 // The NCCL_* environment as the fake NCCL reads it: a snapshot taken once at communicator init,
 // values compared the way NCCL reads them (algorithm and protocol names case-insensitive,
-// NCCL_NET_GDR_LEVEL path names case-sensitive, 0-5 as LOC, PIX, PXB, PHB, SYS, SYS), NCCL_ALGO / NCCL_PROTO lists with
-// "^" exclusions.
+// NCCL_NET_GDR_LEVEL and NCCL_P2P_LEVEL path names case-sensitive, 0-5 as LOC, PIX, PXB, PHB,
+// SYS, SYS), NCCL_ALGO / NCCL_PROTO lists with "^" exclusions.
 #pragma once
 
 #include <map>

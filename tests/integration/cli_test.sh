@@ -249,5 +249,34 @@ expect_in "$work/out" '"path": "copy_engine"' "explain JSON: copy-engine choice"
 expect_exit 0 "explain, tuning table" -- "$nccltune" explain "$logs/synthetic-2.28-tuning-table-8node-pat.txt" --format json
 expect_in "$work/out" '"tuning_tables"' "explain JSON: tuning tables"
 expect_in "$work/out" '"algo": "PAT"' "explain JSON: the table's PAT block"
+# explain of 2025-26 logs as a careful reader reads them: a configured timeout is no failure, a
+# setting a net plugin forced is info, a tuner that hands its choices back is NCCL's own, a log
+# without INFO lines warns, NVLS follows what NCCL enabled, GDR advice names the cause the log gives.
+expect_exit 0 "explain, NCCL_IB_TIMEOUT set (no timeout)" -- "$nccltune" explain "$logs/nccl-1814-ib-timeout-set-by-environment.txt"
+expect_not_in "$work/out" "timeout " "explain: no timeout verdict from a variable's name"
+expect_exit 1 "explain, aws-ofi-nccl 1.18 on g7e" -- "$nccltune" explain "$logs/aws-ofi-nccl-1.18-g7e-efa-2.29.2-plugin-forced-simple.txt"
+expect_in "$work/out" "info  env            NCCL_PROTO=simple was set by the net plugin (aws-ofi-nccl)" "explain: plugin-forced protocol is info"
+expect_in "$work/out" "tuner     internal (nccl_ofi_tuner fell back)" "explain: the fallen-back tuner is NCCL's own"
+expect_in "$work/out" 'the log says why at' "explain: GDR advice names the cause"
+expect_exit 1 "explain --format json, aws-ofi-nccl 1.18 on g7e" -- "$nccltune" explain "$logs/aws-ofi-nccl-1.18-g7e-efa-2.29.2-plugin-forced-simple.txt" --format json
+expect_in "$work/out" '"in_effect": "internal"' "explain JSON: tuner in effect"
+expect_in "$work/out" '"cuda_driver": "12.8"' "explain JSON: cudaDriverVersion"
+expect_exit 1 "explain, nccl-tests without INFO lines" -- "$nccltune" explain "$logs/nccl-info-free-oci-b4-2.29.3-version-only.txt"
+expect_in "$work/out" "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING" "explain: how to get NCCL's account"
+expect_exit 1 "explain, NCCL_ALGO=RING" -- "$nccltune" explain "$logs/synthetic-2.28-nccl-algo-ring-nvls-available.txt"
+expect_in "$work/out" "NVLS is off: NCCL_ALGO=RING leaves it out" "explain: NVLS off under NCCL_ALGO=RING"
+expect_not_in "$work/out" "NVLS on with" "explain: NVLS not reported on"
+expect_exit 1 "explain, asked-for tuner not found (2.28)" -- "$nccltune" explain "$logs/synthetic-2.28-tuner-plugin-not-found.txt"
+expect_in "$work/out" "tuner plugin nccltune was asked for but NCCL fell back" "explain: asked for a tuner but fell back"
+# import of a shell session, a head cut off, NCCL's INFO lines in between.
+nccl_tests=$fixtures/nccl-tests
+expect_exit 0 "import, prompt and echo around the command" -- "$nccltune" import "$nccl_tests/all-reduce-prompt-echo-session.txt" --json "$work/session.json"
+expect_in "$work/session.json" '"mpirun"' "import: argv from the command, not the prompt or the echo"
+expect_not_in "$work/session.json" 'root@gpu-st-ml-1' "import: the prompt is not argv"
+expect_in "$work/session.json" '"ranks": 2' "import: -np read once the prompt is gone"
+expect_exit 0 "import, head cut off" -- "$nccltune" import "$nccl_tests/all-reduce-2.29.2-g7e-head-cut.txt" --json "$work/headcut.json"
+expect_in "$work/headcut.json" '"op_assumed": false' "import: the concluded line names the op"
+expect_exit 0 "import, NCCL INFO lines" -- "$nccltune" import "$nccl_tests/all-reduce-2.29.2-g7e-efa-info-lines.txt" --json "$work/info.json"
+expect_in "$work/info.json" '"cuda_driver": "12.8"' "import: NCCL's cudaDriverVersion"
 
 finish

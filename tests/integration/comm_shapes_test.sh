@@ -28,7 +28,7 @@ profile=$(find "$work/store" -name 2n.yaml | head -1)
 check_that "[ -n '$profile' ]" "tune writes <store>/<key>/2n.yaml" || show_log "$work/log"
 check_that "grep -q '^schema: nccltune/profile/v3' '$profile'" "the profile is v3, a section per shape"
 env_block=$(sed -n '/^env:/,/^[a-z]/p' "$profile")
-check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"\\?SYS' <<<'$env_block'" "env keeps GDR=SYS, which helps every shape that uses the network" ||
+check_that "grep -q 'NCCL_NET_GDR_LEVEL: \"\\?SYS' <<<'$env_block'" "env keeps GDR=SYS, which helps every shape" ||
   echo "$env_block"
 check_that "! grep -q NCCL_IB_QPS_PER_CONNECTION <<<'$env_block'" "env does not ship QPS=4, which slows the rails" ||
   echo "$env_block"

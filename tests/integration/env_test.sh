@@ -18,6 +18,7 @@ while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^NCCL_')
 export SLURM_NTASKS_PER_NODE=8
 h100=h100-80gb-hbm3.8gpu.nvswitch.8xib400.pix.nccl2.28
 a100=a100-sxm4-80gb.8gpu.nvswitch.4xib200.pix.nccl2.21
+gb200=gb200.4gpu.nvswitch.mnnvl.4xib400.nccl2.28  # an MNNVL rack's: NCCL's node is an NVLink domain
 canary=$work/canary
 # A checkout's owner and modes are not the store's: copy it, as an admin would install it.
 store=$work/store
@@ -175,6 +176,39 @@ SLURM_JOB_NUM_NODES=4 SLURM_NTASKS_PER_NODE=8 run --profiles "$store" --shape "$
 expect_output "ranks per node from SLURM_NTASKS_PER_NODE" "NCCL_ALGO=Ring
 NCCL_PROTO=Simple"
 
+# An MNNVL rack (GB200 NVL72): Slurm counts hosts, NCCL and the store NVLink domains. 8 hosts: the
+# one layout tuned for 8 hosts (2 domains of 4), said in a comment and in JSON; 4 hosts: one domain
+# and two are both tuned, so env asks which (nothing served, one line, exit 0); --domains says.
+SLURM_JOB_NUM_NODES=8 SLURM_GPUS_ON_NODE=4 run --profiles "$store" --shape "$gb200" --format slurm
+expect_output "MNNVL: 8 hosts taken as the one layout tuned for them" "# nccltune profile: $store/$gb200/2n8h.yaml
+# nccltune domains: 8 hosts taken as 2 NVLink domains (the only layout tuned for 8 hosts), --domains N says otherwise
+export NCCL_MIN_NCHANNELS=32"
+SLURM_JOB_NUM_NODES=8 SLURM_GPUS_ON_NODE=4 run --profiles "$store" --shape "$gb200" --format json
+expect_output "MNNVL: the domains in JSON" "{\"env\":{\"NCCL_MIN_NCHANNELS\":\"32\"},\"profiles\":[\"$store/$gb200/2n8h.yaml\"],\"withheld\":[],\"kept\":[],\"domains\":{\"hosts\":8,\"nvlink_domains\":2,\"why\":\"8 hosts taken as 2 NVLink domains (the only layout tuned for 8 hosts), --domains N says otherwise\"}}"
+SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=4 run --profiles "$store" --shape "$gb200" --format slurm
+if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+  grep -q "the store holds profiles of 1 and 2 NVLink domains for 4 hosts; say which with --domains N" "$work/err"; then
+  pass
+else
+  fail "MNNVL: 4 hosts, two layouts tuned: ask for --domains (exit $rc)"
+  sed 's/^/  stderr | /' "$work/err" | head -3
+fi
+for domains in 1 2; do
+  SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=4 run --profiles "$store" --shape "$gb200" --domains "$domains" --format slurm
+  channels=$([ "$domains" = 1 ] && echo 16 || echo 24)
+  expect_output "MNNVL: --domains $domains" "# nccltune profile: $store/$gb200/${domains}n4h.yaml
+# nccltune domains: 4 hosts in $domains NVLink domain$([ "$domains" = 1 ] || echo s) (--domains)
+export NCCL_MIN_NCHANNELS=$channels"
+done
+for bad in 3 8 x; do
+  SLURM_JOB_NUM_NODES=4 SLURM_GPUS_ON_NODE=4 run --profiles "$store" --shape "$gb200" --domains "$bad" --strict
+  if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--domains: " "$work/err"; then
+    pass
+  else
+    fail "MNNVL: --domains $bad refused in one line (exit $rc)"
+  fi
+done
+
 # A node count between two measured ones (2n.yaml and 8n.yaml, which agree on nothing): the
 # transport settings of the nearest count (below by default, above on request or from the
 # config), and nothing the two sides disagree on; sh and slurm say which profiles and what was
@@ -227,7 +261,7 @@ export NCCL_PROTO=Simple"
 local_read=(--profiles "$store" --nodes 2 --from "$fixtures/nodes/dgx-h100" --nccl-lib /nonexistent --cuda-lib /nonexistent)
 run "${local_read[@]}"
 expect_nothing_served "local read: a node type the store does not hold" \
-  "\\(no --shape, no node state at $node_state, then a read of --from $fixtures/nodes/dgx-h100\\).* holds no profile for this node type \\(it holds $a100, $h100\\): pass --shape KEY"
+  "\\(no --shape, no node state at $node_state, then a read of --from $fixtures/nodes/dgx-h100\\).* holds no profile for this node type \\(it holds $a100, $gb200, $h100\\): pass --shape KEY"
 local_key=$(sed -n 's/^nccltune env: served nothing: node type \([A-Za-z0-9._-]*\) .*/\1/p' "$work/err")
 case "$local_key" in
   h100-80gb-hbm3.8gpu.nvswitch.8xib400.*) pass ;;

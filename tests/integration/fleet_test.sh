@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nccltune fleet on the fake GPU stack, 8 emulated nodes of 2 GPUs (16 ranks):
 # 1. one node slow on the network and one slow link between two others: `--rounds all --format
-#    json` names exactly that node in suspects and exactly that pair in links, exits 2;
+#    json` names exactly that node in suspects and exactly that pair in links, exits 2; with no
+#    NVLink domain every pair's path is "network" and no node has a domain;
 # 2. 8 healthy nodes with 4% noise: no suspects, no links, exit 0;
 # 3. one node that hangs in every communicator it joins: the survey ends within its budget,
 #    names that node in `failed` and no partner, and still finds the slow node and link;
@@ -47,6 +48,8 @@ check_that "[ \"\$(json_field '$work/slow.json' 'len(s[\"pairs\"]), s[\"schema\"
   "--rounds all: 28 pairs of 8 nodes, nothing failed"
 check_that "[ \"\$(json_field '$work/slow.json' '[x[\"path\"] for x in s[\"suspects\"]]')\" = \"['network']\" ]" \
   "node 3 is slow on the network, not alone"
+check_that "[ \"\$(json_field '$work/slow.json' 'sorted(set(p[\"path\"] for p in s[\"pairs\"])), [\"domain\" in l for l in s[\"local\"]].count(True)')\" = \"(['network'], 0)\" ]" \
+  "no NVLink domain: every pair crossed the network, no node has a domain"
 
 # 4. The same survey as drain lines and as text (one round is enough to show the shape).
 fleet fleet-slow-node-link.yaml drain --format slurm-drain

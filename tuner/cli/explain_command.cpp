@@ -1,7 +1,8 @@
 // `nccltune explain LOG... [--from SRC] [--format text|json]`: what NCCL actually did in a job,
 // read from its NCCL_DEBUG=INFO output (one file per rank, one mixed file, or `-` for stdin),
 // and what that means. Exit 0 all pass, 1 warnings only, 2 failures, 3 when an input or the
-// topology cannot be read. A log that holds nothing NCCL printed is a warning, not an error.
+// topology cannot be read. A log without NCCL's INFO lines (NCCL_DEBUG=WARN, or a version line only)
+// is a warning, not an error: nothing of what NCCL chose can be checked.
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -169,12 +169,14 @@ int run_report(const ReportOptions& options) {
   // The other node counts of this node type beside it in the store: their curves and what a job
   // of each size gets. One that cannot be read is left out with a warning.
   const std::filesystem::path directory = std::filesystem::path(options.profile).parent_path();
-  for (const int nodes : stored_node_counts(directory.empty() ? "." : directory)) {
+  // Only its own layout's: an MNNVL profile's counts are NVLink domains of as many hosts each.
+  const StoreLayout layout = layout_of(input.profile.shape);
+  for (const int nodes : stored_node_counts(directory.empty() ? "." : directory, layout)) {
     if (nodes == input.profile.shape.nodes) {
       input.node_counts[nodes] = input.profile;
       continue;
     }
-    auto sibling = read_profile(directory / (std::to_string(nodes) + "n.yaml"));
+    auto sibling = read_profile(directory / profile_file_name(nodes, layout));
     if (sibling && sibling->shape.node_type_key == input.profile.shape.node_type_key)
       input.node_counts[nodes] = std::move(*sibling);
     else if (!sibling)

@@ -34,7 +34,8 @@ int run_show(const ShowOptions& options) {
     return kBadProfile;
   }
   const std::filesystem::path directory = std::filesystem::path(path).parent_path();
-  const std::vector<int> counts = stored_node_counts(directory.empty() ? "." : directory);
+  // The counts beside it of its own layout (an MNNVL profile's: the same hosts per NVLink domain).
+  const std::vector<int> counts = stored_node_counts(directory.empty() ? "." : directory, layout_of(profile->shape));
   if (options.format == "json")
     std::cout << render_profile_json(view_profile(*profile),
                                      {path, std::string("nccltune ") + NCCLTUNE_VERSION, counts});

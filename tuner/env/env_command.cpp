@@ -27,6 +27,7 @@
 #include "node/env_config.h"
 #include "node/env_format.h"
 #include "node/env_grounds.h"
+#include "node/job_domains.h"
 #include "node/job_shape.h"
 #include "node/node_paths.h"
 #include "node/node_state.h"
@@ -41,7 +42,7 @@ constexpr int kStrictFailure = 2;
 
 struct EnvOptions {
   std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeStateFile, prefer;
-  std::optional<std::string> nodes, gpus_per_node;
+  std::optional<std::string> nodes, gpus_per_node, domains;
   bool strict = false, syslog = false;
   LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
 };
@@ -131,7 +132,7 @@ std::vector<std::string> store_keys(const std::filesystem::path& store) {
   std::error_code error;
   for (std::filesystem::directory_iterator it(store, error), end; !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (is_valid_node_type_key(name) && it->is_directory(error) && !stored_node_counts(it->path()).empty())
+    if (is_valid_node_type_key(name) && it->is_directory(error) && !stored_profile_names(it->path()).empty())
       keys.push_back(name);
   }
   std::sort(keys.begin(), keys.end());
@@ -148,16 +149,21 @@ std::vector<std::string> store_keys(const std::filesystem::path& store) {
 struct JobProfile {
   std::optional<ProfileForJob> found;
   std::string nothing_why;
+  JobDomains domains;  // an MNNVL job's NVLink domains and how they were known
 };
 
 Result<JobProfile> job_profile(const EnvOptions& options, const EnvConfig& config, const Reporter& reporter) {
-  const Result<JobShape> job = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
-  if (!job) return Error{job.error()};
+  const Result<JobShape> by_host = job_shape({options.nodes, options.gpus_per_node}, slurm_environment());
+  if (!by_host) return Error{by_host.error()};
   const NodeTypeAttempt attempt = node_type_attempt(options);
   const Result<std::string> key = node_type_key_for(options, attempt);
   if (!key) return Error{key.error()};
   const std::filesystem::path store =
       options.profiles.empty() ? config.store : std::filesystem::path(options.profiles);
+  // On an MNNVL node type NCCL counts NVLink domains, not hosts: the profile is stored by them.
+  const Result<JobDomains> domains = job_domains(*by_host, *key, options.domains, "--domains", store / *key);
+  if (!domains) return Error{domains.error()};
+  const JobShape* job = &domains->job;
   const bool prefer_below = options.prefer.empty() ? config.prefer_below : options.prefer == "below";
 
   Result<ProfileForJob> found =
@@ -167,21 +173,21 @@ Result<JobProfile> job_profile(const EnvOptions& options, const EnvConfig& confi
   if (!found->stored) {
     nothing.stored_counts = stored_node_counts(store / *key);
     if (nothing.stored_counts.empty()) nothing.store_keys = store_keys(store);
-    return JobProfile{std::nullopt, why_nothing_served(nothing)};
+    return JobProfile{std::nullopt, why_nothing_served(nothing), *domains};
   }
   const StoreProfile& stored = *found->stored;
   const std::string where = stored.match.file.string();
   if (!found->fits) {
     nothing.unfit_file = where;
     nothing.unfit_gpus_per_node = stored.profile.shape.gpus_per_node;
-    return JobProfile{std::nullopt, why_nothing_served(nothing)};
+    return JobProfile{std::nullopt, why_nothing_served(nothing), *domains};
   }
   note(where + ": " + (stored.match.exact ? "exact" : "nearest") + " match for " +
        std::to_string(job->nodes) + " nodes, node type from " + describe_node_type_source(attempt));
   // The rule for a job whose GPUs per node nothing gives: the profile as tuned, said on stderr.
   if (!job->gpus_per_node)
     reporter.line(served_with_gpus_per_node_unknown(where, stored.profile.shape.gpus_per_node));
-  return JobProfile{std::move(*found), ""};
+  return JobProfile{std::move(*found), "", *domains};
 }
 
 int run_env(const EnvOptions& options) {
@@ -230,9 +236,11 @@ int run_env(const EnvOptions& options) {
   }
 
   const ServedProfile& served = found->found->served;
+  const JobDomains& domains = found->domains;
+  const EnvOrigin origin{served.sources, served.withheld, describe_job_domains(domains, "--domains"), domains.hosts,
+                         domains.domains};
   const EnvEmission emission =
-      render_env(served.profile, *format, config->allow_names, EnvOrigin{served.sources, served.withheld},
-                 job_own_env(served.profile));
+      render_env(served.profile, *format, config->allow_names, origin, job_own_env(served.profile));
   for (const std::string& warning : emission.warnings) reporter.line(warning);
   // The job's own settings win: each one the profile would have changed, on stderr only (not a
   // problem, so not syslog).
@@ -276,6 +284,10 @@ void add_env_options(CLI::App& sub, std::function<int()>& run) {
   sub.add_option("--gpus-per-node", options->gpus_per_node,
                  "The job's GPUs (ranks) per node (default: SLURM_GPUS_ON_NODE, else SLURM_NTASKS_PER_NODE)")
       ->type_name("G");
+  sub.add_option("--domains", options->domains,
+                 "MNNVL node types: the NVLink domains the job's hosts make, NCCL's node count (default: "
+                 "the store's one layout for this many hosts)")
+      ->type_name("N");
   sub.add_option("--shape", options->shape, "Node type key, instead of node.yaml or reading this node")
       ->type_name("KEY");
   sub.add_option("--format", options->format, "sh, slurm, systemd, nccl-conf, json or tuner-csv")

@@ -21,26 +21,38 @@
 // threshold, unless the fleet's own spread between repeats is so wide that a shortfall that size
 // could be chance; then only a shortfall of three times the noise counts.
 //
-// Local stage: a node slow against the median of the nodes alone is a suspect, path "local".
-// Pairs stage: the median is the median over nodes of each node's median pair (a slow node, in
-// every one of its pairs, cannot drag it down in a small fleet). A node with two or more pairs
-// that ran, every one slow against it, is a suspect, path "network" (a node slow both alone and in pairs is named once, "local",
-// its pairs noted in the evidence). A slow pair that a suspect explains is nobody else's; one
-// whose two nodes each ran another pair is a link; one where a node ran no other pair is a
-// warning (one pair cannot tell the node from the link: more rounds are needed). A failed pair
-// that no failed node explains is a link ("failed only together") when both nodes ran other
-// pairs, else likewise a warning.
+// Paths. A pair NCCL counted as one node over multi-node NVLink is an NVLink pair (its nodes
+// share an NVLink domain: nvlink_domains.h); every other pair is a network pair. Each path is
+// held against its own median and no pair against the other path's: NVLink inside a rack is many
+// times the network between racks. With no NVLink pair (HGX) every pair is a network pair and
+// nothing below names a domain.
 //
-// Peaks. pct_of_peak = busbw / the peak model's busbw (intra-node alone, inter-node in pairs).
-// Below min_peak_pct is a warning, per node; when every node (two or more) is below, one
-// warning for the fleet instead (the fleet, or the peak model, is off, not a node). Pairs below
-// give one warning listing them, or one for the fleet when every pair is.
+// Local stage: a node slow against the median of the nodes alone is a suspect, path "local".
+// Pairs stage: a path's median is the median over nodes of each node's median pair on that path
+// (a slow node, in every one of its pairs, cannot drag it down in a small fleet). A node with two
+// or more network pairs that ran, every one slow, is a suspect, path "network" (its NIC); one
+// with two or more NVLink pairs, every one slow, path "nvlink" (its NVLink), so a tray slow only
+// inside its domain is told from one slow only across the network. Slow on both: named by the
+// worse, the other in the evidence; slow alone as well: named once, "local", its pairs in the
+// evidence. A domain of two or more nodes whose every node is slow on the network is named as a
+// whole as well (a verdict). A slow pair that a suspect explains is nobody else's; one whose two
+// nodes each ran another pair on its path is a link; one where a node ran no other pair there is
+// a warning (one pair cannot tell the node from the link: more rounds are needed, or on NVLink a
+// domain of 3 or more nodes). A failed pair that no failed node explains is a link ("failed only
+// together") when both nodes ran other pairs on its path, else likewise a warning.
+//
+// Peaks. pct_of_peak = busbw / the peak model's busbw (intra-node alone, inter-node in network
+// pairs; NVLink pairs are held against no peak). Below min_peak_pct is a warning, per node; when
+// every node (two or more) is below, one warning for the fleet instead (the fleet, or the peak
+// model, is off, not a node). Network pairs below give one warning listing them, or one for the
+// fleet when every one is.
 //
 // Numbers in the survey are rounded as the JSON writes them (0.1 GB/s, 0.1 %, 0.01 us), so that
 // the JSON read back is the same survey; the rules above use the unrounded values.
 #include "fleet/fleet_attribution.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -50,6 +62,7 @@
 #include "base/clean_text.h"
 #include "base/statistics.h"
 #include "fleet/fleet_numbers.h"
+#include "fleet/nvlink_domains.h"
 
 namespace nccltune {
 namespace {
@@ -61,6 +74,7 @@ struct Group {
   int a = kNoNode;  // the node (local), or the lower index of the pair
   int b = kNoNode;  // the pair's other node; kNoNode for a local group
   int round = 0;
+  bool nvlink = false;  // a pair NCCL ran over multi-node NVLink (nvlink_domains.h)
   bool ran = false;
   double busbw = 0;  // median of the repeats, when it ran
   std::optional<double> small_us;
@@ -84,6 +98,7 @@ std::optional<Group> usable_group(const GroupSample& sample, std::size_t width, 
   group.a = width == 2 ? std::min(sample.nodes[0], sample.nodes[1]) : sample.nodes[0];
   group.b = width == 2 ? std::max(sample.nodes[0], sample.nodes[1]) : kNoNode;
   group.round = sample.round;
+  group.nvlink = is_nvlink_pair(sample);
   group.failure = cleaned_text(sample.failure);
   group.reason = cleaned_text(sample.reason);
   if (!sample.failure.empty()) return group;
@@ -195,8 +210,11 @@ struct Analysis {
   double noise = 0;                         // a fraction
   double factor = 0;                        // slow below median x factor
   std::optional<double> local_median;
-  std::optional<double> pair_median;
-  std::vector<bool> suspect;  // by node index
+  std::optional<double> pair_median;    // the network pairs'
+  std::optional<double> nvlink_median;  // the NVLink pairs'
+  NvlinkDomains domains;
+  std::vector<bool> suspect;          // by node index
+  std::vector<bool> slow_on_network;  // by node index: slow in every network pair (2 or more)
 
   explicit Analysis(const FleetInput& in)
       : input(in),
@@ -206,7 +224,9 @@ struct Analysis {
         failures(find_failures(hosts, local, pairs)),
         node_local(in.hosts.size(), nullptr),
         node_pairs(in.hosts.size()),
-        suspect(in.hosts.size(), false) {
+        domains(nvlink_domains(in.hosts.size(), in.local, in.pairs)),
+        suspect(in.hosts.size(), false),
+        slow_on_network(in.hosts.size(), false) {
     for (const Group& group : local) {
       if (!group.ran || failures.failed[group.a]) continue;
       counted_local.push_back(&group);
@@ -223,7 +243,8 @@ struct Analysis {
     noise = fleet_noise(counted);
     factor = std::max(0.0, std::min(in.thresholds.outlier, 1 - 3 * noise));
     local_median = median_of_groups(counted_local);
-    pair_median = median_of_node_medians();
+    pair_median = median_of_node_medians(false);
+    nvlink_median = median_of_node_medians(true);
   }
   Analysis(const Analysis&) = delete;
   Analysis& operator=(const Analysis&) = delete;
@@ -235,16 +256,28 @@ struct Analysis {
     return median(std::move(values));
   }
 
-  // The pairs' reference: the median over nodes of each node's median pair. A slow node is in
+  // The counted pairs of `node` on one path.
+  std::vector<const Group*> pairs_on(int node, bool nvlink) const {
+    std::vector<const Group*> found;
+    for (const Group* pair : node_pairs[static_cast<std::size_t>(node)])
+      if (pair->nvlink == nvlink) found.push_back(pair);
+    return found;
+  }
+
+  // A path's reference: the median over nodes of each node's median pair on that path (an NVLink
+  // pair is held against NVLink pairs, a network pair against network pairs). A slow node is in
   // every one of its pairs, so in a small fleet it holds a large share of them (half of them with
   // 4 nodes) and would pull a plain median of the pairs down to where it hides; it holds only its
   // own entry here, and a slow link only a minority of its two nodes' pairs.
-  std::optional<double> median_of_node_medians() const {
+  std::optional<double> median_of_node_medians(bool nvlink) const {
     std::vector<double> node_medians;
-    for (const std::vector<const Group*>& pairs_of_node : node_pairs)
-      if (std::optional<double> median = median_of_groups(pairs_of_node)) node_medians.push_back(*median);
+    for (int node = 0; node < static_cast<int>(node_pairs.size()); ++node)
+      if (std::optional<double> median = median_of_groups(pairs_on(node, nvlink))) node_medians.push_back(*median);
     if (node_medians.empty()) return std::nullopt;
     return median(std::move(node_medians));
+  }
+  const std::optional<double>& median_on(bool nvlink) const {
+    return nvlink ? nvlink_median : pair_median;
   }
 
   // Slow against the median of its stage; only a counted group is.
@@ -252,15 +285,27 @@ struct Analysis {
     return node_local[group.a] == &group && group.busbw < *local_median * factor;
   }
   bool slow_pair(const Group& pair) const {
-    return pair.ran && pair_median && pair.busbw < *pair_median * factor;
+    const std::optional<double>& reference = median_on(pair.nvlink);
+    return pair.ran && reference && pair.busbw < *reference * factor;
   }
-  // The counted pairs `node` ran with a partner that is no suspect, but `except`: what says how
-  // the node does with others (a suspect partner's pairs say nothing of it).
+  // The counted pairs `node` ran on the path of `except` with a partner that is no suspect, but
+  // `except`: what says how the node does with others there (a suspect partner's pairs say
+  // nothing of it, nor do pairs on the other path).
   std::vector<const Group*> fair_pairs_of(int node, const Group& except) const {
     std::vector<const Group*> found;
-    for (const Group* pair : node_pairs[node])
+    for (const Group* pair : pairs_on(node, except.nvlink))
       if (pair != &except && !suspect[pair->other(node)]) found.push_back(pair);
     return found;
+  }
+  // How the evidence names a path: as it always did when no NVLink domain is known (every pair
+  // crossed the network), else by path.
+  struct PathWords {
+    std::string pairs, median, others, over;
+  };
+  PathWords words(bool nvlink) const {
+    if (!domains.known()) return {"pairs", "median", "others", ""};
+    if (nvlink) return {"NVLink pairs", "the NVLink median", "other NVLink partners", " over NVLink"};
+    return {"network pairs", "the network median", "other network partners", " across the network"};
   }
   std::string pair_name(const Group& pair) const {
     return hosts[pair.a] + " - " + hosts[pair.b];
@@ -281,6 +326,7 @@ std::vector<LocalResult> local_results(const Analysis& an) {
   for (const Group* group : order) {
     LocalResult result;
     result.node = an.hosts[group->a];
+    result.domain = an.domains.name_of(group->a);
     if (!group->ran) {
       result.verdict = "failed";
       results.push_back(std::move(result));
@@ -312,6 +358,7 @@ std::vector<PairResult> pair_results(const Analysis& an) {
     PairResult result;
     result.nodes = {an.hosts[pair->a], an.hosts[pair->b]};
     result.round = pair->round;
+    result.path = pair->nvlink ? "nvlink" : "network";
     if (pair->ran) result.busbw_gbps = round_tenth(pair->busbw);
     result.verdict = !pair->ran ? "failed" : an.slow_pair(*pair) ? "slow" : "pass";
     results.push_back(std::move(result));
@@ -319,39 +366,64 @@ std::vector<PairResult> pair_results(const Analysis& an) {
   return results;
 }
 
-// Suspect nodes with the ratio they are sorted by; marks an.suspect.
+// A node slow in every one of its two or more pairs on one path, and how it reads.
+struct PathSlowness {
+  bool slow = false;
+  bool nvlink = false;
+  std::string evidence;  // "3 of 3 NVLink pairs in domain 1 at 55-60% of the NVLink median"
+  double busbw = 0;      // the node's median pair on the path
+  double median = 0;     // the path's median
+  double ratio() const { return median > 0 ? busbw / median : 0; }
+};
+
+PathSlowness slowness_on(const Analysis& an, int node, bool nvlink) {
+  const std::vector<const Group*> pairs = an.pairs_on(node, nvlink);
+  PathSlowness found;
+  found.nvlink = nvlink;
+  if (pairs.size() < 2 || !std::all_of(pairs.begin(), pairs.end(), [&](const Group* p) { return an.slow_pair(*p); }))
+    return found;
+  found.slow = true;
+  found.median = *an.median_on(nvlink);
+  const auto [low, high] = std::minmax_element(pairs.begin(), pairs.end(),
+                                               [](const Group* x, const Group* y) { return x->busbw < y->busbw; });
+  const Analysis::PathWords words = an.words(nvlink);
+  found.evidence = fmt::format("{} of {} {}{} at {}% of {}", pairs.size(), pairs.size(), words.pairs,
+                               nvlink ? " in " + an.domains.name_of(node) : "",
+                               percent_range((*low)->busbw / found.median, (*high)->busbw / found.median),
+                               words.median);
+  std::vector<double> values;
+  for (const Group* pair : pairs) values.push_back(pair->busbw);
+  found.busbw = median(std::move(values));
+  return found;
+}
+
+// Suspect nodes with the ratio they are sorted by; marks an.suspect and an.slow_on_network. A node
+// slow on both paths is named by the worse one, the other in its evidence.
 std::vector<SuspectNode> find_suspects(Analysis& an) {
   std::vector<std::pair<double, SuspectNode>> found;
   for (int node = 0; node < static_cast<int>(an.hosts.size()); ++node) {
     if (an.failures.failed[node]) continue;
-    const std::vector<const Group*>& pairs = an.node_pairs[node];
-    const bool slow_in_pairs = pairs.size() >= 2 && std::all_of(pairs.begin(), pairs.end(), [&](const Group* p) {
-                                 return an.slow_pair(*p);
-                               });
-    std::string pairs_evidence;
-    if (slow_in_pairs) {
-      const auto [low, high] = std::minmax_element(pairs.begin(), pairs.end(),
-                                                   [](const Group* x, const Group* y) { return x->busbw < y->busbw; });
-      pairs_evidence = fmt::format("{} of {} pairs at {}% of median", pairs.size(), pairs.size(),
-                                   percent_range((*low)->busbw / *an.pair_median, (*high)->busbw / *an.pair_median));
-    }
+    PathSlowness worse = slowness_on(an, node, false), other = slowness_on(an, node, true);
+    an.slow_on_network[node] = worse.slow;
+    if (!worse.slow || (other.slow && other.ratio() < worse.ratio())) std::swap(worse, other);
+    std::string paths_evidence = worse.evidence;
+    if (other.slow) paths_evidence += "; also " + other.evidence;
     const Group* alone = an.node_local[node] && an.slow_local(*an.node_local[node]) ? an.node_local[node] : nullptr;
     SuspectNode suspect;
     suspect.node = an.hosts[node];
+    suspect.domain = an.domains.name_of(node);
     if (alone) {
       suspect.path = "local";
       suspect.busbw_gbps = alone->busbw;
       suspect.median_gbps = *an.local_median;
       suspect.evidence = fmt::format("alone at {}% of median (busbw {:.1f} vs {:.1f} GB/s)",
                                      percent(alone->busbw / *an.local_median), alone->busbw, *an.local_median);
-      if (slow_in_pairs) suspect.evidence += "; also " + pairs_evidence;
-    } else if (slow_in_pairs) {
-      std::vector<double> values;
-      for (const Group* pair : pairs) values.push_back(pair->busbw);
-      suspect.path = "network";
-      suspect.busbw_gbps = median(std::move(values));
-      suspect.median_gbps = *an.pair_median;
-      suspect.evidence = pairs_evidence;
+      if (worse.slow) suspect.evidence += "; also " + paths_evidence;
+    } else if (worse.slow) {
+      suspect.path = worse.nvlink ? "nvlink" : "network";
+      suspect.busbw_gbps = worse.busbw;
+      suspect.median_gbps = worse.median;
+      suspect.evidence = paths_evidence;
     } else {
       continue;
     }
@@ -368,13 +440,35 @@ std::vector<SuspectNode> find_suspects(Analysis& an) {
   return suspects;
 }
 
-// "both at 97-103% with others": the two nodes' other fair pairs against the median.
+// A domain of two or more nodes, every one slow with every partner across the network: what they
+// share (the domain's uplinks, its leaf switch) rather than each tray's NIC. One line per domain.
+std::vector<std::string> slow_domains(const Analysis& an) {
+  std::vector<std::string> messages;
+  for (std::size_t d = 0; d < an.domains.names.size(); ++d) {
+    std::vector<std::string> members;
+    bool all_slow = true;
+    for (std::size_t node = 0; node < an.hosts.size(); ++node) {
+      if (an.domains.of_node[node] != static_cast<int>(d)) continue;
+      members.push_back(an.hosts[node]);
+      all_slow = all_slow && an.slow_on_network[node];
+    }
+    if (members.size() >= 2 && all_slow)
+      messages.push_back(fmt::format("{} slow on the network as a whole: all {} of its nodes ({}) slow with every "
+                                     "partner outside it (its uplinks or switch rather than one node's NIC)",
+                                     an.domains.names[d], members.size(), fmt::join(members, ", ")));
+  }
+  return messages;
+}
+
+// "both at 97-103% with others": the two nodes' other fair pairs on the pair's path against its
+// median.
 std::string with_others(const Analysis& an, const Group& pair) {
   std::vector<double> ratios;
+  const double reference = *an.median_on(pair.nvlink);
   for (int node : {pair.a, pair.b})
-    for (const Group* other : an.fair_pairs_of(node, pair)) ratios.push_back(other->busbw / *an.pair_median);
+    for (const Group* other : an.fair_pairs_of(node, pair)) ratios.push_back(other->busbw / reference);
   const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
-  return fmt::format("both at {}% with others", percent_range(*low, *high));
+  return fmt::format("both at {}% with {}", percent_range(*low, *high), an.words(pair.nvlink).others);
 }
 
 // The node of `pair` that ran no other fair pair, if one did not.
@@ -393,23 +487,30 @@ LinkFindings find_links(const Analysis& an) {
   LinkFindings out;
   std::vector<std::pair<double, SuspectLink>> found;
   const auto more_rounds = [&](const Group& pair, int lone, const std::string& what) {
-    out.warnings.push_back(fmt::format("{} {}, but {} ran no other pair: more rounds are needed to tell the node "
-                                       "from the link",
-                                       an.pair_name(pair), what, an.hosts[lone]));
+    if (pair.nvlink)  // in a domain of two nodes, no round can tell
+      out.warnings.push_back(fmt::format("{} {}, but {} ran no other NVLink pair: more rounds (or a domain of 3 "
+                                         "or more nodes) are needed to tell the node from the link",
+                                         an.pair_name(pair), what, an.hosts[lone]));
+    else
+      out.warnings.push_back(fmt::format("{} {}, but {} ran no other {}: more rounds are needed to tell the node "
+                                         "from the link",
+                                         an.pair_name(pair), what, an.hosts[lone],
+                                         an.domains.known() ? "network pair" : "pair"));
   };
   for (const Group& pair : an.pairs) {
     if (an.failures.failed[pair.a] || an.failures.failed[pair.b]) continue;
     if (pair.ran) {
       if (!an.slow_pair(pair) || an.suspect[pair.a] || an.suspect[pair.b]) continue;
-      const double ratio = pair.busbw / *an.pair_median;
+      const double ratio = pair.busbw / *an.median_on(pair.nvlink);
+      const Analysis::PathWords words = an.words(pair.nvlink);
       if (const std::optional<int> lone = lone_node(an, pair)) {
-        more_rounds(pair, *lone, fmt::format("slow together ({}% of median)", percent(ratio)));
+        more_rounds(pair, *lone, fmt::format("slow together ({}% of {})", percent(ratio), words.median));
         continue;
       }
       found.emplace_back(ratio, SuspectLink{{an.hosts[pair.a], an.hosts[pair.b]},
                                             round_tenth(pair.busbw),
-                                            fmt::format("slow only together: {}% of median; {}", percent(ratio),
-                                                        with_others(an, pair))});
+                                            fmt::format("slow only together{}: {}% of {}; {}", words.over,
+                                                        percent(ratio), words.median, with_others(an, pair))});
     } else {
       if (const std::optional<int> lone = lone_node(an, pair)) {
         more_rounds(pair, *lone, fmt::format("failed together ({})", pair.failure));
@@ -417,8 +518,8 @@ LinkFindings find_links(const Analysis& an) {
       }
       found.emplace_back(-1, SuspectLink{{an.hosts[pair.a], an.hosts[pair.b]},
                                          0,
-                                         fmt::format("failed only together ({}); {}", pair.failure,
-                                                     with_others(an, pair))});
+                                         fmt::format("failed only together{} ({}); {}", an.words(pair.nvlink).over,
+                                                     pair.failure, with_others(an, pair))});
     }
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -460,15 +561,22 @@ std::vector<std::string> pair_peak_warnings(const Analysis& an) {
   const std::optional<double>& peak = an.input.peak_inter_gbps;
   if (!peak || !(*peak > 0) || an.counted_pairs.empty()) return {};
   const double limit = an.input.thresholds.min_peak_pct;
-  std::vector<const Group*> below;
+  // The model between two nodes is the network's: NVLink pairs are not held against it.
+  std::vector<const Group*> network;
   for (const Group* pair : an.counted_pairs)
+    if (!pair->nvlink) network.push_back(pair);
+  if (network.empty()) return {};
+  std::vector<const Group*> below;
+  for (const Group* pair : network)
     if (pair->busbw / *peak * 100 < limit) below.push_back(pair);
   const auto by_busbw = [](const Group* x, const Group* y) { return x->busbw < y->busbw; };
   std::stable_sort(below.begin(), below.end(), by_busbw);
-  if (below.size() >= 2 && below.size() == an.counted_pairs.size())
-    return {fmt::format("all {} pairs at {}% of the inter-node peak model ({:.1f} GB/s), below {}%: the network "
+  const std::string pairs_word = an.domains.known() ? "network pairs" : "pairs";
+  if (below.size() >= 2 && below.size() == network.size())
+    return {fmt::format("all {} {} at {}% of the inter-node peak model ({:.1f} GB/s), below {}%: the network "
                         "(or the model), not a node",
-                        below.size(), percent_range(below.front()->busbw / *peak, below.back()->busbw / *peak),
+                        below.size(), pairs_word,
+                        percent_range(below.front()->busbw / *peak, below.back()->busbw / *peak),
                         *peak, limit)};
   below.erase(std::remove_if(below.begin(), below.end(), [&](const Group* p) { return an.slow_pair(*p); }),
               below.end());
@@ -478,8 +586,8 @@ std::vector<std::string> pair_peak_warnings(const Analysis& an) {
   for (std::size_t i = 0; i < below.size() && i < kListed; ++i)
     listed += fmt::format("{}{} {}%", i ? ", " : "", an.pair_name(*below[i]), percent(below[i]->busbw / *peak));
   if (below.size() > kListed) listed += ", ...";
-  return {fmt::format("{} of {} pairs below {}% of the inter-node peak model ({:.1f} GB/s): {}", below.size(),
-                      an.counted_pairs.size(), limit, *peak, listed)};
+  return {fmt::format("{} of {} {} below {}% of the inter-node peak model ({:.1f} GB/s): {}", below.size(),
+                      network.size(), pairs_word, limit, *peak, listed)};
 }
 
 FleetVerdict verdict(const char* level, std::string message) {
@@ -515,6 +623,7 @@ FleetSurvey attribute(const FleetInput& input) {
   survey.noise_pct = round_tenth(an.noise * 100);
   if (an.local_median) survey.local_median_gbps = round_tenth(*an.local_median);
   if (an.pair_median) survey.pair_median_gbps = round_tenth(*an.pair_median);
+  if (an.nvlink_median) survey.nvlink_median_gbps = round_tenth(*an.nvlink_median);
   survey.rounds = input.rounds_run;
   survey.local = local_results(an);
   survey.pairs = pair_results(an);
@@ -524,12 +633,18 @@ FleetSurvey attribute(const FleetInput& input) {
   survey.failed = an.failures.named;
 
   for (const std::string& message : an.failures.messages) survey.verdicts.push_back(verdict("fail", message));
-  for (const SuspectNode& s : survey.suspects)
-    survey.verdicts.push_back(verdict("fail", s.path == "local" ? fmt::format("{} slow alone: {}", s.node, s.evidence)
-                                                                : fmt::format("{} slow with every partner: {} (busbw "
+  for (const SuspectNode& s : survey.suspects) {
+    const std::string who = s.domain.empty() ? s.node : s.node + " (" + s.domain + ")";
+    const char* partners = s.path == "nvlink"         ? " in its NVLink domain"
+                           : an.domains.known() ? " across the network"
+                                                : "";
+    survey.verdicts.push_back(verdict("fail", s.path == "local" ? fmt::format("{} slow alone: {}", who, s.evidence)
+                                                                : fmt::format("{} slow with every partner{}: {} (busbw "
                                                                               "{:.1f} vs {:.1f} GB/s)",
-                                                                              s.node, s.evidence, s.busbw_gbps,
+                                                                              who, partners, s.evidence, s.busbw_gbps,
                                                                               s.median_gbps)));
+  }
+  for (std::string& message : slow_domains(an)) survey.verdicts.push_back(verdict("fail", std::move(message)));
   for (const SuspectLink& link : survey.links)
     survey.verdicts.push_back(verdict("fail", fmt::format("link {} - {}: {}", link.nodes[0], link.nodes[1], link.evidence)));
   std::vector<std::string> warnings = local_peak_warnings(an);

@@ -4,9 +4,10 @@
 // nothing that is within the fleet's own spread between repeats. Pure. The rules in short (the
 // top of fleet_attribution.cpp has them whole): a group's value is the median of its repeats; the
 // noise is the 90th percentile of the groups' spreads ((max - min) / median); slow is below the
-// stage's median x min(outlier, 1 - 3 x noise); a node is a suspect when slow alone ("local") or
-// slow in every one of 2 or more pairs ("network"); a link is a slow (or failed) pair whose two
-// nodes both ran other pairs that no suspect explains. The survey's numbers are rounded as the
+// stage's (or path's) median x min(outlier, 1 - 3 x noise); a node is a suspect when slow alone
+// ("local"), slow in every one of 2 or more network pairs ("network") or NVLink pairs inside its
+// NVLink domain ("nvlink"); a link is a slow (or failed) pair whose two nodes both ran other pairs
+// on its path that no suspect explains. The survey's numbers are rounded as the
 // JSON writes them, so that parse_fleet_json(fleet_to_json(s)) == s.
 #pragma once
 

@@ -36,7 +36,8 @@ struct FleetReader : JsonFieldReader<Json> {
       fail(path, key, "not clean text (control characters, or over 4096 bytes)");
   }
   void one_of(const Json& object, const std::string& path, const char* key, std::string& out,
-              std::initializer_list<std::string_view> allowed) {
+              std::initializer_list<std::string_view> allowed, bool required = true) {
+    if (!required && !field(object, path, key, false)) return;  // absent: `out` keeps its default
     text(object, path, key, out);
     if (!error.empty()) return;
     if (std::find(allowed.begin(), allowed.end(), out) == allowed.end())
@@ -110,6 +111,7 @@ struct FleetReader : JsonFieldReader<Json> {
     optional_number(object, path, "small_us", result.small_us);
     optional_number(object, path, "pct_of_peak", result.pct_of_peak);
     one_of(object, path, "verdict", result.verdict, {"pass", "warn", "slow", "failed"});
+    text(object, path, "domain", result.domain, false);
     return result;
   }
   PairResult pair(const Json& object, const std::string& path) {
@@ -118,15 +120,17 @@ struct FleetReader : JsonFieldReader<Json> {
     integer(object, path, "round", result.round, true, 0);
     optional_number(object, path, "busbw_gbps", result.busbw_gbps);
     one_of(object, path, "verdict", result.verdict, {"pass", "slow", "failed"});
+    one_of(object, path, "path", result.path, {"network", "nvlink"}, false);  // surveys before racks: network
     return result;
   }
   SuspectNode suspect(const Json& object, const std::string& path) {
     SuspectNode result;
     text(object, path, "node", result.node);
-    one_of(object, path, "path", result.path, {"network", "local"});
+    one_of(object, path, "path", result.path, {"network", "local", "nvlink"});
     text(object, path, "evidence", result.evidence);
     number(object, path, "busbw_gbps", result.busbw_gbps);
     number(object, path, "median_gbps", result.median_gbps);
+    text(object, path, "domain", result.domain, false);
     return result;
   }
   SuspectLink link(const Json& object, const std::string& path) {
@@ -171,6 +175,7 @@ struct FleetReader : JsonFieldReader<Json> {
         object_at_or_fail(medians, "median_busbw_gbps")) {
       optional_number(*medians, "median_busbw_gbps.", "local", s.local_median_gbps);
       optional_number(*medians, "median_busbw_gbps.", "pairs", s.pair_median_gbps);
+      optional_number(*medians, "median_busbw_gbps.", "nvlink", s.nvlink_median_gbps);
     }
     if (field(document, "", "noise_pct", false)) number(document, "", "noise_pct", s.noise_pct);
     integer(document, "", "rounds", s.rounds, false, 0);
@@ -195,26 +200,38 @@ struct FleetReader : JsonFieldReader<Json> {
 }  // namespace
 
 nlohmann::json fleet_to_json(const FleetSurvey& survey) {
+  // "domain" (a node's NVLink domain) is written only where one is known: a fleet without
+  // multi-node NVLink reads as it always did, plus each pair's "path".
   Json local = Json::array();
-  for (const LocalResult& l : survey.local)
-    local.push_back({{"node", l.node},
-                     {"busbw_gbps", number_or_null(l.busbw_gbps, round_tenth)},
-                     {"small_us", number_or_null(l.small_us, round_us)},
-                     {"pct_of_peak", number_or_null(l.pct_of_peak, round_tenth)},
-                     {"verdict", l.verdict}});
+  for (const LocalResult& l : survey.local) {
+    Json entry{{"node", l.node},
+               {"busbw_gbps", number_or_null(l.busbw_gbps, round_tenth)},
+               {"small_us", number_or_null(l.small_us, round_us)},
+               {"pct_of_peak", number_or_null(l.pct_of_peak, round_tenth)},
+               {"verdict", l.verdict}};
+    if (!l.domain.empty()) entry["domain"] = l.domain;
+    local.push_back(std::move(entry));
+  }
   Json pairs = Json::array();
   for (const PairResult& p : survey.pairs)
     pairs.push_back({{"nodes", pair_names(p.nodes)},
                      {"round", p.round},
+                     {"path", p.path},
                      {"busbw_gbps", number_or_null(p.busbw_gbps, round_tenth)},
                      {"verdict", p.verdict}});
   Json suspects = Json::array();
-  for (const SuspectNode& s : survey.suspects)
-    suspects.push_back({{"node", s.node},
-                        {"path", s.path},
-                        {"evidence", s.evidence},
-                        {"busbw_gbps", round_tenth(s.busbw_gbps)},
-                        {"median_gbps", round_tenth(s.median_gbps)}});
+  for (const SuspectNode& s : survey.suspects) {
+    Json entry{{"node", s.node},
+               {"path", s.path},
+               {"evidence", s.evidence},
+               {"busbw_gbps", round_tenth(s.busbw_gbps)},
+               {"median_gbps", round_tenth(s.median_gbps)}};
+    if (!s.domain.empty()) entry["domain"] = s.domain;
+    suspects.push_back(std::move(entry));
+  }
+  Json medians{{"local", number_or_null(survey.local_median_gbps, round_tenth)},
+               {"pairs", number_or_null(survey.pair_median_gbps, round_tenth)}};
+  if (survey.nvlink_median_gbps) medians["nvlink"] = round_tenth(*survey.nvlink_median_gbps);
   Json links = Json::array();
   for (const SuspectLink& l : survey.links)
     links.push_back({{"nodes", pair_names(l.nodes)}, {"busbw_gbps", round_tenth(l.busbw_gbps)}, {"evidence", l.evidence}});
@@ -234,9 +251,7 @@ nlohmann::json fleet_to_json(const FleetSurvey& survey) {
                {{"intra_node", number_or_null(survey.peak_intra_gbps, round_tenth)},
                 {"inter_node", number_or_null(survey.peak_inter_gbps, round_tenth)}}},
               {"thresholds", {{"min_peak_pct", survey.thresholds.min_peak_pct}, {"outlier", survey.thresholds.outlier}}},
-              {"median_busbw_gbps",
-               {{"local", number_or_null(survey.local_median_gbps, round_tenth)},
-                {"pairs", number_or_null(survey.pair_median_gbps, round_tenth)}}},
+              {"median_busbw_gbps", std::move(medians)},
               {"noise_pct", round_tenth(survey.noise_pct)},
               {"rounds", survey.rounds},
               {"local", std::move(local)},

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <utility>
 
@@ -53,9 +54,15 @@ struct NodeFacts {
   const LocalResult* local = nullptr;
   const FailedNode* failed = nullptr;
   const SuspectNode* suspect = nullptr;
-  std::optional<double> pairs_low, pairs_high;
+  // The lowest and highest busbw of its pairs over the network [0] and over NVLink [1].
+  std::array<std::optional<double>, 2> pairs_low, pairs_high;
   std::vector<std::string> links;  // the other ends
 };
+
+std::string range_cell(const std::optional<double>& low, const std::optional<double>& high) {
+  if (!low) return "-";
+  return *low == *high ? number_cell(low) : number_cell(low) + "-" + number_cell(high);
+}
 
 // One row of the nodes' table, and how bad it is (for the order).
 struct NodeRow {
@@ -65,13 +72,10 @@ struct NodeRow {
   std::vector<std::string> cells;
 };
 
-NodeRow node_row(const FleetSurvey& survey, const std::string& node, const NodeFacts& facts) {
+// With NVLink domains known, a node's domain and its pairs per path have columns of their own.
+NodeRow node_row(const FleetSurvey& survey, const std::string& node, const NodeFacts& facts, bool domains) {
   NodeRow row;
   row.order = facts.order;
-  std::string pairs = "-";
-  if (facts.pairs_low)
-    pairs = *facts.pairs_low == *facts.pairs_high ? number_cell(facts.pairs_low)
-                                                  : number_cell(facts.pairs_low) + "-" + number_cell(facts.pairs_high);
   std::string verdict = "pass", evidence;
   row.rank = 3;
   if (const FailedNode* f = facts.failed) {
@@ -90,10 +94,20 @@ NodeRow node_row(const FleetSurvey& survey, const std::string& node, const NodeF
   for (const std::string& other : facts.links) evidence += (evidence.empty() ? "link with " : "; link with ") + other;
   const LocalResult* local = facts.local;
   row.local_busbw = local ? local->busbw_gbps : std::nullopt;
+  const std::string network_pairs = range_cell(facts.pairs_low[0], facts.pairs_high[0]);
+  if (!domains) {
+    row.cells = {cell(node), number_cell(row.local_busbw), number_cell(local ? local->pct_of_peak : std::nullopt),
+                 network_pairs, cell(verdict), cell(evidence)};
+    return row;
+  }
+  std::string domain = local ? local->domain : "";
+  if (domain.empty() && facts.suspect) domain = facts.suspect->domain;
   row.cells = {cell(node),
+               domain.empty() ? "-" : cell(domain),
                number_cell(row.local_busbw),
                number_cell(local ? local->pct_of_peak : std::nullopt),
-               pairs,
+               range_cell(facts.pairs_low[1], facts.pairs_high[1]),
+               network_pairs,
                cell(verdict),
                cell(evidence)};
   return row;
@@ -118,15 +132,20 @@ std::string nodes_table(const FleetSurvey& survey) {
     for (const std::string& name : p.nodes) {
       NodeFacts& node = facts(name);
       if (!p.busbw_gbps) continue;
-      node.pairs_low = std::min(node.pairs_low.value_or(*p.busbw_gbps), *p.busbw_gbps);
-      node.pairs_high = std::max(node.pairs_high.value_or(*p.busbw_gbps), *p.busbw_gbps);
+      const std::size_t on = p.path == "nvlink" ? 1 : 0;
+      node.pairs_low[on] = std::min(node.pairs_low[on].value_or(*p.busbw_gbps), *p.busbw_gbps);
+      node.pairs_high[on] = std::max(node.pairs_high[on].value_or(*p.busbw_gbps), *p.busbw_gbps);
     }
   for (const SuspectLink& link : survey.links) {
     facts(link.nodes[0]).links.push_back(link.nodes[1]);
     facts(link.nodes[1]).links.push_back(link.nodes[0]);
   }
+  const bool domains = std::any_of(survey.local.begin(), survey.local.end(),
+                                   [](const LocalResult& l) { return !l.domain.empty(); }) ||
+                       std::any_of(survey.pairs.begin(), survey.pairs.end(),
+                                   [](const PairResult& p) { return p.path == "nvlink"; });
   std::vector<NodeRow> rows;
-  for (const auto& [name, node] : nodes) rows.push_back(node_row(survey, name, node));
+  for (const auto& [name, node] : nodes) rows.push_back(node_row(survey, name, node, domains));
   std::sort(rows.begin(), rows.end(), [](const NodeRow& x, const NodeRow& y) {
     if (x.rank != y.rank) return x.rank < y.rank;
     const double inf = std::numeric_limits<double>::infinity();
@@ -134,7 +153,12 @@ std::string nodes_table(const FleetSurvey& survey) {
       return x.local_busbw.value_or(inf) < y.local_busbw.value_or(inf);
     return x.order < y.order;  // failed and slow as the survey lists them (worst first)
   });
-  std::vector<std::vector<std::string>> table{{"node", "local busbw", "% of peak", "pairs busbw", "verdict", "evidence"}};
+  std::vector<std::vector<std::string>> table;
+  if (domains)
+    table.push_back(
+        {"node", "domain", "local busbw", "% of peak", "nvlink busbw", "network busbw", "verdict", "evidence"});
+  else
+    table.push_back({"node", "local busbw", "% of peak", "pairs busbw", "verdict", "evidence"});
   for (NodeRow& row : rows) table.push_back(std::move(row.cells));
   return aligned_rows(table);
 }
@@ -151,10 +175,15 @@ std::string render_fleet_text(const FleetSurvey& survey) {
       survey.nodes, survey.gpus_per_node, cell(survey.collective), format_byte_size(survey.bytes),
       format_byte_size(survey.small_bytes), survey.rounds, survey.noise_pct);
   out += fmt::format("peak model: {} in a node, {} between two nodes; slow: below {}x the median; warn: below {}% "
-                     "of the peak\n\n",
+                     "of the peak\n",
                      peak_text(survey.peak_intra_gbps), peak_text(survey.peak_inter_gbps), survey.thresholds.outlier,
                      survey.thresholds.min_peak_pct);
-  out += nodes_table(survey);
+  if (survey.nvlink_median_gbps)  // a rack: each path against its own median
+    out += fmt::format("NVLink domains: pairs inside one ran over NVLink (median {:.1f} GB/s), pairs across "
+                       "domains over the network (median {})\n",
+                       *survey.nvlink_median_gbps,
+                       survey.pair_median_gbps ? fmt::format("{:.1f} GB/s", *survey.pair_median_gbps) : "-");
+  out += "\n" + nodes_table(survey);
   if (!survey.links.empty()) {
     std::vector<std::vector<std::string>> table{{"link", "busbw", "evidence"}};
     for (const SuspectLink& link : survey.links)

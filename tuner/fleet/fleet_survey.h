@@ -30,6 +30,13 @@ struct GroupSample {
   std::vector<double> small_us;      // one per repeat, at the small size
   std::string failure;               // "": ran; else what happened: "hang", "crash", "init_error", "wrong_data", ...
   std::string reason;                // the failure's one line, as the trial runner said it
+  // NCCL's own account of the group's communicator (its INFO log, as its first rank printed it):
+  // the nodes NCCL counted ("nNodes"), whether it went over multi-node NVLink ("MNNVL 1"), and
+  // the first rank's NVLink fabric ("fabric UUID ... cliqueId ..."). Unknown when not read.
+  std::optional<int> nccl_nodes{};
+  std::optional<bool> mnnvl{};
+  std::string fabric_uuid{};          // "": not printed (no NVLink fabric, or not read)
+  std::optional<std::uint32_t> clique_id{};
   friend bool operator==(const GroupSample&, const GroupSample&) = default;
 };
 
@@ -56,6 +63,7 @@ struct LocalResult {
   std::optional<double> small_us;     // median time at the small size
   std::optional<double> pct_of_peak;  // null when the peak is unknown
   std::string verdict;                // "pass", "warn" (below min_peak_pct), "slow" (outlier), "failed"
+  std::string domain{};               // its NVLink domain ("clique 0x7ffe", "domain 1"); "": none known
   friend bool operator==(const LocalResult&, const LocalResult&) = default;
 };
 
@@ -64,15 +72,21 @@ struct PairResult {
   int round = 0;
   std::optional<double> busbw_gbps;  // median of the repeats; null when the group failed
   std::string verdict;               // "pass", "slow", "failed"
+  // "nvlink": NCCL counted the pair as one node over multi-node NVLink (both in one NVLink
+  // domain); "network": anything else (two nodes as NCCL counts them, or NCCL's account unknown).
+  std::string path = "network";
   friend bool operator==(const PairResult&, const PairResult&) = default;
 };
 
 struct SuspectNode {
   std::string node;
-  std::string path;      // "network" (slow with every partner) or "local" (slow alone)
+  // "local" (slow alone), "network" (slow with every partner across the network) or "nvlink"
+  // (slow with every partner in its NVLink domain, fine across the network)
+  std::string path;
   std::string evidence;  // "3 of 3 pairs at 58-61% of median"
-  double busbw_gbps = 0;   // its median (over its pairs, or alone)
-  double median_gbps = 0;  // the fleet's median it was held against
+  double busbw_gbps = 0;   // its median (over its pairs on that path, or alone)
+  double median_gbps = 0;  // the fleet's median it was held against (that path's)
+  std::string domain{};    // its NVLink domain; "": none known
   friend bool operator==(const SuspectNode&, const SuspectNode&) = default;
 };
 
@@ -110,7 +124,8 @@ struct FleetSurvey {
   // The references each stage's values are held against (the medians of the nodes alone and of
   // the pairs, as attribution defines them); null when the stage measured nothing.
   std::optional<double> local_median_gbps;
-  std::optional<double> pair_median_gbps;
+  std::optional<double> pair_median_gbps;    // the network pairs'
+  std::optional<double> nvlink_median_gbps;  // the NVLink pairs' (pairs inside one NVLink domain)
   double noise_pct = 0;  // the fleet's own spread between repeats (what nothing within is named for)
   int rounds = 0;        // rounds of pairs that ran
   std::vector<LocalResult> local;

@@ -1,19 +1,24 @@
 #include "fleet_job/fleet_job.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/atomic_file.h"
 #include "collectives/bus_bandwidth.h"
 #include "collectives/library_versions.h"
+#include "collectives/nccl_info_log.h"
+#include "collectives/nccl_info_mnnvl.h"
 #include "fleet/fleet_attribution.h"
 #include "fleet/fleet_output.h"
 #include "fleet/pair_schedule.h"
+#include "mpi_runtime/nccl_log_capture.h"
 #include "mpi_runtime/node_gather.h"
 
 namespace nccltune {
@@ -47,18 +52,59 @@ StagePlan decode_plan(const std::string& text) {  // rank 0's own message
           j.at("init_timeout_s").get<double>(), j.at("size_timeout_s").get<double>(), j.at("stop").get<bool>()};
 }
 
+template <class T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+template <class T>
+std::optional<T> optional_at(const json& j, const char* key) {
+  const json& value = j.at(key);
+  return value.is_null() ? std::nullopt : std::optional<T>(value.get<T>());
+}
+
 // A group's summary travels from its first rank to rank 0 as JSON (a wire of this job only).
 std::string encode_sample(const GroupSample& s) {
-  return json{{"nodes", s.nodes},          {"round", s.round},       {"busbw_gbps", s.busbw_gbps},
-              {"small_us", s.small_us},    {"failure", s.failure},   {"reason", s.reason}}
+  return json{{"nodes", s.nodes},
+              {"round", s.round},
+              {"busbw_gbps", s.busbw_gbps},
+              {"small_us", s.small_us},
+              {"failure", s.failure},
+              {"reason", s.reason},
+              {"nccl_nodes", or_null(s.nccl_nodes)},
+              {"mnnvl", or_null(s.mnnvl)},
+              {"fabric_uuid", s.fabric_uuid},
+              {"clique_id", or_null(s.clique_id)}}
       .dump(-1, ' ', false, json::error_handler_t::replace);  // a reason may quote anything
 }
 
 GroupSample decode_sample(const std::string& text) {
   const json j = json::parse(text);
-  return {j.at("nodes").get<std::vector<int>>(),        j.at("round").get<int>(),
-          j.at("busbw_gbps").get<std::vector<double>>(), j.at("small_us").get<std::vector<double>>(),
-          j.at("failure").get<std::string>(),            j.at("reason").get<std::string>()};
+  GroupSample s;
+  s.nodes = j.at("nodes").get<std::vector<int>>();
+  s.round = j.at("round").get<int>();
+  s.busbw_gbps = j.at("busbw_gbps").get<std::vector<double>>();
+  s.small_us = j.at("small_us").get<std::vector<double>>();
+  s.failure = j.at("failure").get<std::string>();
+  s.reason = j.at("reason").get<std::string>();
+  s.nccl_nodes = optional_at<int>(j, "nccl_nodes");
+  s.mnnvl = optional_at<bool>(j, "mnnvl");
+  s.fabric_uuid = j.at("fabric_uuid").get<std::string>();
+  s.clique_id = optional_at<std::uint32_t>(j, "clique_id");
+  return s;
+}
+
+// NCCL's account of the group's communicator, from its first rank's INFO log: how many nodes NCCL
+// counted, whether it ran over multi-node NVLink, and that rank's NVLink fabric (its own process
+// printed one; a zero UUID is no multi-node fabric, as on HGX).
+void add_nccl_account(GroupSample& sample, const NcclInfoLog& log) {
+  sample.nccl_nodes = log.nodes;
+  sample.mnnvl = log.mnnvl;
+  for (const NcclMnnvlFabric& fabric : log.mnnvl_fabrics)
+    if (!mnnvl_uuid_is_zero(fabric.fabric_uuid)) {
+      sample.fabric_uuid = fabric.fabric_uuid;
+      sample.clique_id = fabric.clique_id;
+      break;
+    }
 }
 
 // The name an operator knows a node by: Slurm's for its node (what `scontrol` takes), else the
@@ -90,6 +136,7 @@ class FleetRun {
   TrialSpec group_spec(const RankGroup& group, const StagePlan& plan) const;
   GroupSample sample_of(const TrialResult& result, const std::vector<int>& nodes, int round,
                         int nranks) const;
+  TrialResult run_group(RankGroup& group, const StagePlan& plan, std::optional<NcclInfoLog>& account);
 
   RankGroup& world_;
   const NodeLayout& layout_;
@@ -118,7 +165,9 @@ TrialSpec FleetRun::group_spec(const RankGroup& group, const StagePlan& plan) co
 
 GroupSample FleetRun::sample_of(const TrialResult& result, const std::vector<int>& nodes, int round,
                                 int nranks) const {
-  GroupSample sample{nodes, round, {}, {}, {}, {}};
+  GroupSample sample;
+  sample.nodes = nodes;
+  sample.round = round;
   if (result.outcome != TrialOutcome::ok) {
     sample.failure = failure_name(result.outcome);
     sample.reason = result.reason;
@@ -135,6 +184,24 @@ GroupSample FleetRun::sample_of(const TrialResult& result, const std::vector<int
   return sample;
 }
 
+// The group's first rank reads NCCL's INIT lines of its own process: they say how NCCL counted
+// the group's nodes and whether it ran over multi-node NVLink, which is what makes a pair an
+// NVLink pair on a rack. Only INIT, on one rank: no line per operation, nothing on the others.
+TrialResult FleetRun::run_group(RankGroup& group, const StagePlan& plan, std::optional<NcclInfoLog>& account) {
+  TrialSpec spec = group_spec(group, plan);
+  if (group.rank() != 0) return run_(group, spec);
+  auto capture = NcclLogCapture::create();
+  if (!capture) {
+    spdlog::warn("nccltune fleet: NCCL's account of a group is not read: {}", capture.error());
+    return run_(group, spec);
+  }
+  capture->add_to(spec.env);
+  spec.env["NCCL_DEBUG_SUBSYS"] = "INIT";
+  TrialResult result = run_(group, spec);
+  account = parse_nccl_info_log(capture->read_all(), "NCCL's log");
+  return result;
+}
+
 std::vector<GroupSample> FleetRun::run_stage(const StagePlan& plan) {
   int color = -1;
   for (std::size_t g = 0; g < plan.groups.size(); ++g)
@@ -143,10 +210,13 @@ std::vector<GroupSample> FleetRun::run_stage(const StagePlan& plan) {
   std::unique_ptr<RankGroup> group = world_.split(color);
   std::string summary;
   if (group) {
-    last_ = run_(*group, group_spec(*group, plan));
-    if (group->rank() == 0)
-      summary = encode_sample(
-          sample_of(last_, plan.groups[static_cast<std::size_t>(color)], plan.round, group->size()));
+    std::optional<NcclInfoLog> account;
+    last_ = run_group(*group, plan, account);
+    if (group->rank() == 0) {
+      GroupSample sample = sample_of(last_, plan.groups[static_cast<std::size_t>(color)], plan.round, group->size());
+      if (account) add_nccl_account(sample, *account);
+      summary = encode_sample(sample);
+    }
   }
   // Each group's first rank sends one summary; rank 0 (in a group or not) collects them.
   const bool sends = (group && group->rank() == 0) || world_.rank() == 0;

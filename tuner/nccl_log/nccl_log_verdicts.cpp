@@ -99,7 +99,28 @@ void check_gdr(const NcclInfoLog& log, const NodeTopology* node, std::vector<Log
                                               log.net_connections - log.gdr_connections, log.net_connections);
   std::string advice;
   const std::optional<bool> allows = node ? topology_allows_gdr(*node) : std::nullopt;
-  if (allows == true) {
+  if (!log.gdr_causes.empty()) {
+    // The log says why: that comes first, and the advice follows the cause it names.
+    const NcclLogLine& cause = log.gdr_causes.front();
+    std::string hint;
+    if (cause.text.find("disabling GDR") != std::string::npos || cause.text.starts_with("NET/OFI"))
+      hint = "the net plugin turned it off: check that the plugin and libfabric were built with CUDA "
+             "(HMEM) support and that the EFA/verbs driver allows device memory (FI_EFA_USE_DEVICE_RDMA=1 on "
+             "EFA)";
+    else if (cause.text.find("distance") != std::string::npos)
+      hint = "the GPU-NIC path is longer than NCCL_NET_GDR_LEVEL allows: raise it (e.g. PHB) only where "
+             "the platform supports GPUDirect RDMA across that path";
+    else if (cause.text.find("for HCA") != std::string::npos)
+      hint = "the network device does not accept GPU memory: load nvidia-peermem, or use DMA-BUF (kernel "
+             "5.12+, open driver, NCCL_DMABUF_ENABLE=1)";
+    else
+      hint = "check nvidia-peermem or DMA-BUF and NCCL_NET_GDR_LEVEL";
+    advice = fmt::format("the log says why at {}: \"{}\"{}; {}", where(cause), cause.text,
+                         log.gdr_causes.size() > 1
+                             ? fmt::format(" ({} more such line(s) in --format json)", log.gdr_causes.size() - 1)
+                             : std::string(),
+                         hint);
+  } else if (allows == true) {
     advice =
         "the node's GPU-NIC paths (PIX/PXB) allow it, so load nvidia-peermem or use DMA-BUF "
         "(kernel 5.12+, open driver) and check NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ";
@@ -156,6 +177,21 @@ void check_nvls(const NcclInfoLog& log, const NodeTopology* node, std::vector<Lo
          "fabric manager runs, the driver supports multicast (R530+) and CUDA is 12.1+"});
     return;
   }
+  // NCCL sets up NVLS channels before it applies NCCL_ALGO, so channels alone do not say NVLS ran:
+  // what NCCL says it enabled (its tuning table, the enabled matrix) does.
+  const std::optional<bool> enabled = nvls_enabled(log);
+  if (enabled == false && (log.nvls_available == true || node_nvls == true)) {
+    const auto algo = log.env.find("NCCL_ALGO");
+    out.push_back({LogVerdictLevel::info, "nvls",
+                   fmt::format("NVLS is off: {}; NVLS multicast {} but NCCL does not choose NVLS{}",
+                               algo != log.env.end() ? fmt::format("NCCL_ALGO={} leaves it out", algo->second)
+                                                     : std::string("NCCL's tuning table disables it"),
+                               log.nvls_available == true ? "is available" : "should be (NVSwitch node)",
+                               log.nvls_channels && *log.nvls_channels > 0
+                                   ? fmt::format(" (the {} NVLS channels it set up stay unused)", *log.nvls_channels)
+                                   : std::string())});
+    return;
+  }
   if ((log.nvls_available == true || node_nvls == true) && log.nvls_channels == 0) {
     std::string why = "NCCL_NVLS_ENABLE=0 or too little memory for NVLS buffers";
     if (const auto algo = log.env.find("NCCL_ALGO"); algo != log.env.end())
@@ -170,7 +206,7 @@ void check_nvls(const NcclInfoLog& log, const NodeTopology* node, std::vector<Lo
                      why)});
     return;
   }
-  if (log.nvls_available == true && log.nvls_channels && *log.nvls_channels > 0)
+  if (log.nvls_available == true && log.nvls_channels && *log.nvls_channels > 0 && enabled != false)
     out.push_back(
         {LogVerdictLevel::info, "nvls", fmt::format("NVLS on with {} channels", *log.nvls_channels)});
 }
@@ -245,23 +281,57 @@ void check_mnnvl(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
                    lines)});
 }
 
+// Whether `library` (a path or a file name) is a net plugin's library: NCCL 2.21 to 2.27 probe
+// NCCL_NET_PLUGIN's library for a tuner packed in it and print "Plugin name set by env" for it too.
+bool is_net_plugin_library(const NcclInfoLog& log, std::string_view library) {
+  const size_t slash = library.rfind('/');
+  const std::string_view file = slash == std::string_view::npos ? library : library.substr(slash + 1);
+  return file.starts_with("libnccl-net") || (log.net_plugin_requested && *log.net_plugin_requested == library);
+}
+
 void check_tuner(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
+  // Asked for: NCCL_TUNER_PLUGIN as NCCL reports it (2.21 to 2.25 "TUNER/Plugin: NCCL_TUNER_PLUGIN set
+  // to X", 2.28+ "NCCL_TUNER_PLUGIN set by environment to X"), or the library it opened by name
+  // (2.21 to 2.27 "Plugin name set by env to X") unless that is the net plugin probed for a tuner.
+  // A variable the net plugin itself set (aws-ofi-nccl's "Adding NCCL_TUNER_PLUGIN=...") is not a
+  // user's request.
   std::optional<std::string> requested = log.tuner_requested;
-  if (const auto env = log.env.find("NCCL_TUNER_PLUGIN"); !requested && env != log.env.end())
-    requested = env->second;
+  if (const auto env = log.env.find("NCCL_TUNER_PLUGIN"); !requested && env != log.env.end()) {
+    const auto by_plugin = log.plugin_env.find("NCCL_TUNER_PLUGIN");
+    if (by_plugin == log.plugin_env.end() || by_plugin->second != env->second) requested = env->second;
+  }
+  if (!requested && log.tuner_library_from_env && !is_net_plugin_library(log, *log.tuner_library_from_env))
+    requested = log.tuner_library_from_env;
+  if (log.tuner_loaded && log.tuner_declined) {
+    out.push_back({LogVerdictLevel::info, "tuner",
+                   fmt::format("tuner plugin {} loaded but fell back to NCCL's tuner (\"{}\"): NCCL's own "
+                               "model makes the choices",
+                               *log.tuner_loaded, *log.tuner_declined)});
+    return;
+  }
   if (log.tuner_loaded) {
+    if (requested && log.tuner_not_found) {
+      out.push_back({LogVerdictLevel::warn, "tuner",
+                     fmt::format("tuner plugin {} was asked for but NCCL could not find it; it uses {} (the "
+                                 "tuner in the net plugin) instead: check NCCL_TUNER_PLUGIN's name and "
+                                 "LD_LIBRARY_PATH",
+                                 *requested, *log.tuner_loaded)});
+      return;
+    }
     out.push_back({LogVerdictLevel::info, "tuner",
                    fmt::format("tuner plugin {} loaded: its choices take precedence over NCCL's model",
                                *log.tuner_loaded)});
     return;
   }
-  if (!log.tuner_fallback) return;
+  if (!log.tuner_fallback && !log.tuner_not_found) return;
   if (requested) {
     out.push_back(
         {LogVerdictLevel::warn, "tuner",
-         fmt::format("tuner plugin {} was asked for but NCCL fell back to its internal tuner: the library "
-                     "was not found or has no ncclTunerPlugin symbol this NCCL knows",
-                     *requested)});
+         fmt::format("tuner plugin {} was asked for but NCCL fell back to its internal tuner: {}", *requested,
+                     log.tuner_not_found && !log.tuner_symbol_missing
+                         ? "NCCL could not find or use the library (check NCCL_TUNER_PLUGIN's name and "
+                           "LD_LIBRARY_PATH)"
+                         : "the library has no ncclTunerPlugin symbol this NCCL knows")});
   } else if (log.tuner_symbol_missing) {
     out.push_back(
         {LogVerdictLevel::info, "tuner",
@@ -277,6 +347,23 @@ void check_env(const NcclInfoLog& log, std::vector<LogVerdict>& out) {
     const auto found = log.env.find(name);
     if (found == log.env.end()) continue;
     const std::string& value = found->second;
+    // A net plugin that put the variable into the environment itself (aws-ofi-nccl forces
+    // NCCL_PROTO=simple where the platform cannot order LL/LL128's flag writes): the platform
+    // needs it, not a user's mistake.
+    if (const auto by_plugin = log.plugin_env.find(name); by_plugin != log.plugin_env.end()) {
+      std::string a = by_plugin->second, b = value;
+      for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (a == b) {
+        out.push_back({LogVerdictLevel::info, "env",
+                       fmt::format("{}={} was set by the net plugin ({}){}: the platform needs it; leave it",
+                                   name, value, log.ofi_lines ? "aws-ofi-nccl" : log.net_plugin.value_or("net plugin"),
+                                   log.plugin_proto_reason && std::string_view(name) == "NCCL_PROTO"
+                                       ? fmt::format(", because {}", *log.plugin_proto_reason)
+                                       : std::string())});
+        continue;
+      }
+    }
     const bool empty_entry =
         value.find(",,") != std::string::npos || value.starts_with(',') || value.ends_with(',');
     out.push_back(
@@ -368,11 +455,18 @@ std::string_view to_string(LogVerdictLevel level) {
 
 std::vector<LogVerdict> explain_nccl_log(const NcclInfoLog& log, const NodeTopology* node) {
   std::vector<LogVerdict> out;
-  if (log.nccl_lines == 0 && !log.nccl_version && log.failures.empty())
+  // A version line ("NCCL version 2.29.3+cuda13.1", nccl-tests' "nccl-library=22903") or WARN lines
+  // are printed without INFO: they say nothing of what NCCL chose.
+  if (log.info_lines == 0)
     out.push_back(
         {LogVerdictLevel::warn, "log",
-         "no NCCL INFO lines: run the job with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET,ENV,TUNING "
-         "keeps it short)"});
+         fmt::format("no NCCL INFO lines{}{}: nothing of NCCL's own account (network, GPUDirect RDMA, NVLS, "
+                     "tuner, its choices) can be checked; rerun with NCCL_DEBUG=INFO "
+                     "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING (add NET for the connections)",
+                     log.nccl_version ? fmt::format(" (NCCL {} printed its version only)", *log.nccl_version)
+                                      : std::string(),
+                     log.warnings.empty() ? std::string()
+                                          : fmt::format(", {} WARN line(s)", log.warnings.size() + log.warnings_dropped))});
   check_transport(log, node, out);
   check_gdr(log, node, out);
   check_hcas(log, node, out);
@@ -418,7 +512,8 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
   auto row = [&out](std::string_view name, const std::string& value) {
     out += fmt::format("{:<10}{}\n", name, value);
   };
-  row("NCCL", fmt::format("{} (CUDA {})", or_unknown(log.nccl_version), or_unknown(log.cuda_version)));
+  row("NCCL", fmt::format("{} (CUDA {}{})", or_unknown(log.nccl_version), or_unknown(log.cuda_version),
+                          log.cuda_driver ? ", driver " + *log.cuda_driver : std::string()));
   row("ranks", fmt::format("{} on {} node(s), {} per node{}", or_unknown(log.ranks), or_unknown(log.nodes),
                            or_unknown(log.local_ranks), log.hosts.empty() ? "" : ": " + joined(log.hosts)));
   std::vector<std::string> devices;
@@ -431,8 +526,8 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
   row("GDR", log.net_connections == 0
                  ? std::string("no network connections in the log")
                  : fmt::format("{}/{} network connections", log.gdr_connections, log.net_connections));
-  row("NVLS", fmt::format("available {}, {} channels; MNNVL {}", or_unknown(log.nvls_available),
-                          or_unknown(log.nvls_channels), or_unknown(log.mnnvl)));
+  row("NVLS", fmt::format("available {}, {} channels, enabled {}; MNNVL {}", or_unknown(log.nvls_available),
+                          or_unknown(log.nvls_channels), or_unknown(nvls_enabled(log)), or_unknown(log.mnnvl)));
   const auto on_fabric = [](const NcclMnnvlFabric& f) { return !mnnvl_uuid_is_zero(f.fabric_uuid); };
   if (std::any_of(log.mnnvl_fabrics.begin(), log.mnnvl_fabrics.end(), on_fabric) || log.mnnvl_clique_size) {
     row("MNNVL",
@@ -457,9 +552,15 @@ std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVe
   row("channels", fmt::format("coll {}, collnet {}, nvls {}", or_unknown(log.coll_channels),
                               or_unknown(log.collnet_channels), or_unknown(log.nvls_channels)));
   if (log.env.empty()) row("env", "none reported");
-  for (const auto& [name, value] : log.env) row("env", name + "=" + value);
-  row("tuner", log.tuner_loaded ? *log.tuner_loaded + " (plugin)"
-                                : (log.tuner_fallback ? *log.tuner_fallback : std::string("?")));
+  for (const auto& [name, value] : log.env) {
+    const auto by_plugin = log.plugin_env.find(name);
+    row("env", name + "=" + value + (by_plugin != log.plugin_env.end() ? " (set by the net plugin)" : ""));
+  }
+  const std::optional<std::string> tuner = tuner_in_effect(log);
+  row("tuner", !tuner                          ? std::string("?")
+               : log.tuner_loaded && *tuner == "internal" ? fmt::format("internal ({} fell back)", *log.tuner_loaded)
+               : log.tuner_loaded                        ? *tuner + " (plugin)"
+                                                         : *tuner);
   if (!log.choices.empty()) {
     out += fmt::format("\n{:<16} {:>14}  {:<14} {}\n", "op", "bytes", "algo", "proto");
     for (const NcclLoggedChoice& c : log.choices)

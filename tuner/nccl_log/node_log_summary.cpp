@@ -73,6 +73,8 @@ std::string node_log_summary_to_json(const NcclInfoLog& log) {
   }
   json warnings = json::array();
   for (const NcclLogLine& w : log.warnings) warnings.push_back(line_to_json(w));
+  json gdr_causes = json::array();
+  for (const NcclLogLine& c : log.gdr_causes) gdr_causes.push_back(line_to_json(c));
   json failures = json::array();
   for (const NcclFailure& f : log.failures)
     failures.push_back({{"kind", static_cast<int>(f.kind)},
@@ -113,7 +115,18 @@ std::string node_log_summary_to_json(const NcclInfoLog& log) {
               {"warnings", std::move(warnings)},
               {"warnings_dropped", log.warnings_dropped},
               {"failures", std::move(failures)},
-              {"nccl_lines", log.nccl_lines}}
+              {"nccl_lines", log.nccl_lines},
+              {"cuda_driver", optional_to_json<json>(log.cuda_driver)},
+              {"net_plugin_requested", optional_to_json<json>(log.net_plugin_requested)},
+              {"plugin_env", log.plugin_env},
+              {"plugin_proto_reason", optional_to_json<json>(log.plugin_proto_reason)},
+              {"gdr_causes", std::move(gdr_causes)},
+              {"nvls_in_enabled_matrix", optional_to_json<json>(log.nvls_in_enabled_matrix)},
+              {"tuner_library_from_env", optional_to_json<json>(log.tuner_library_from_env)},
+              {"tuner_not_found", log.tuner_not_found},
+              {"tuner_declined", optional_to_json<json>(log.tuner_declined)},
+              {"tuner_initialized", log.tuner_initialized},
+              {"info_lines", log.info_lines}}
       .dump();
 }
 
@@ -183,6 +196,19 @@ Result<NcclInfoLog> node_log_summary_from_json(std::string_view text) {
                               line_from_json(f.at("where"))});
     }
     log.nccl_lines = j.at("nccl_lines").get<int>();
+    // Read leniently: a node that runs an nccltune from before these fields sends none of them.
+    log.cuda_driver = optional_from<std::string>(j, "cuda_driver");
+    log.net_plugin_requested = optional_from<std::string>(j, "net_plugin_requested");
+    log.plugin_env = j.value("plugin_env", std::map<std::string, std::string>());
+    log.plugin_proto_reason = optional_from<std::string>(j, "plugin_proto_reason");
+    if (const auto causes = j.find("gdr_causes"); causes != j.end())
+      for (const json& c : *causes) log.gdr_causes.push_back(line_from_json(c));
+    log.nvls_in_enabled_matrix = optional_from<bool>(j, "nvls_in_enabled_matrix");
+    log.tuner_library_from_env = optional_from<std::string>(j, "tuner_library_from_env");
+    log.tuner_not_found = j.value("tuner_not_found", false);
+    log.tuner_declined = optional_from<std::string>(j, "tuner_declined");
+    log.tuner_initialized = j.value("tuner_initialized", false);
+    log.info_lines = j.value("info_lines", 0);
     return log;
   } catch (const json::exception& e) {
     return Error{std::string("a node's NCCL log summary: ") + e.what()};

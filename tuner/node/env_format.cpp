@@ -224,6 +224,7 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
       emission.text += "# nccltune profile: " + comment_text(source) + "\n";
     for (const std::string& withheld : origin.withheld)
       emission.text += "# nccltune withheld: " + comment_text(withheld) + "\n";
+    if (!origin.domains.empty()) emission.text += "# nccltune domains: " + comment_text(origin.domains) + "\n";
   }
   if (format == EnvFormat::tuner_csv) {
     emission.text = tuner_csv(profile, emission.warnings);
@@ -244,8 +245,11 @@ EnvEmission render_env(const Profile& profile, EnvFormat format, const std::vect
     for (const KeptOwnSetting& setting : emission.kept)
       kept.push_back(
           {{"name", setting.name}, {"own", setting.own_value}, {"profile", setting.profile_value}});
-    const nlohmann::ordered_json object = {
+    nlohmann::ordered_json object = {
         {"env", env}, {"profiles", origin.sources}, {"withheld", origin.withheld}, {"kept", kept}};
+    if (!origin.domains.empty())
+      object["domains"] = {
+          {"hosts", origin.hosts}, {"nvlink_domains", origin.nvlink_domains}, {"why", origin.domains}};
     emission.text = object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     return emission;
   }

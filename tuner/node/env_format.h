@@ -57,9 +57,13 @@ std::string describe_kept(const KeptOwnSetting& kept);
 
 // Where a job's env came from: the profile file(s) (one for a measured node count, the two around
 // it otherwise), and the settings the serving rule withheld (node_count_rule.h), one line each.
+// On a multi-node NVLink system, how the job's hosts were taken as NCCL's nodes (job_domains.h):
+// `domains` says it for people ("4 hosts taken as 1 NVLink domain (...)"); empty otherwise.
 struct EnvOrigin {
   std::vector<std::string> sources;
   std::vector<std::string> withheld;
+  std::string domains = {};
+  int hosts = 0, nvlink_domains = 0;
 };
 
 struct EnvSetting {
@@ -77,10 +81,12 @@ std::vector<EnvSetting> checked_env(const Profile& profile, const std::vector<st
 // (env_config.h: names that load code, change the loader or a shell, or name files); a value when it
 // is 1..1024 characters of [A-Za-z0-9_,.:^=+-]. For a profile measured with NCCL 2.24 or newer, NCCL_ALGO and
 // NCCL_PROTO are emitted scoped to the collectives it tuned. sh and slurm output name each of
-// `origin`'s sources in a comment line ("# nccltune profile: /shared/...yaml") and each withheld
-// setting ("# nccltune withheld: NCCL_ALGO=Ring: ..."), with any character outside
+// `origin`'s sources in a comment line ("# nccltune profile: /shared/...yaml"), each withheld
+// setting ("# nccltune withheld: NCCL_ALGO=Ring: ...") and an MNNVL job's domains ("# nccltune
+// domains: 4 hosts taken as 1 NVLink domain ..."), with any character outside
 // [A-Za-z0-9_./:+=,^() -] as '?'; json is {"env": {...}, "profiles": [...], "withheld": [...],
-// "kept": [{"name", "own", "profile"}...]}.
+// "kept": [{"name", "own", "profile"}...]}, and for an MNNVL job "domains": {"hosts",
+// "nvlink_domains", "why"}.
 //
 // A name that `own` holds (the job sets it) is left out of every format and listed in `kept`: the
 // job's own setting wins. tuner-csv sets no variable, so `own` changes nothing there.

@@ -71,6 +71,21 @@ JobShape communicator_shape(std::size_t ranks, std::size_t nodes) {
   return job;
 }
 
+Result<JobShape> job_in_domains(const JobShape& by_host, int domains, const std::string& what) {
+  const int hosts = by_host.nodes;
+  const std::string host_words = std::to_string(hosts) + (hosts == 1 ? " host" : " hosts");
+  if (domains > hosts)
+    return Error{what + ": " + std::to_string(domains) + " NVLink domains cannot be made of " + host_words};
+  if (hosts % domains != 0)
+    return Error{what + ": " + host_words + " do not split into " + std::to_string(domains) +
+                 " NVLink domains of as many hosts each"};
+  JobShape job;
+  job.nodes = domains;
+  job.hosts = hosts;
+  if (by_host.gpus_per_node) job.gpus_per_node = *by_host.gpus_per_node * (hosts / domains);
+  return job;
+}
+
 bool profile_fits_job(const ProfileShape& shape, const JobShape& job) {
   return !job.gpus_per_node || *job.gpus_per_node == shape.gpus_per_node;
 }

@@ -13,10 +13,16 @@
 
 namespace nccltune {
 
+// In NCCL's terms: `nodes` is the node count NCCL will see, which on a multi-node NVLink system
+// (GB200/GB300 NVL72) is the NVLink domains the job spans, not its hosts.
 struct JobShape {
   int nodes = 1;
   std::optional<int> gpus_per_node;  // ranks per node NCCL will see; nullopt when nothing says;
                                      // 0 for a job without GPUs
+  // An MNNVL job's hosts (nodes NVLink domains of hosts / nodes hosts each): its profile is
+  // <nodes>n<hosts>h.yaml. nullopt: a node is a host (<nodes>n.yaml), or, for a communicator,
+  // unknown (the tuner plugin knows only NCCL's counts).
+  std::optional<int> hosts = std::nullopt;
   friend bool operator==(const JobShape&, const JobShape&) = default;
 };
 
@@ -46,6 +52,12 @@ inline constexpr const char* kJobShapeVariables[] = {"SLURM_JOB_NUM_NODES", "SLU
 // A communicator as a job: its node count and ranks per node (0 when its ranks are not spread
 // evenly over its nodes, which no profile fits).
 JobShape communicator_shape(std::size_t ranks, std::size_t nodes);
+
+// An MNNVL job of `hosts` hosts in `domains` NVLink domains, from the host-counted shape job_shape
+// reads (its nodes are the hosts, its GPUs per node per host): NCCL's nodes are the domains, its
+// ranks per node the GPUs of a domain's hosts. Errors, naming `what` (--domains,
+// NCCLTUNE_DOMAINS): domains above the hosts or not dividing them.
+Result<JobShape> job_in_domains(const JobShape& by_host, int domains, const std::string& what);
 
 // A profile fits a job when the job's GPUs per node is unknown or equals the profile's
 // shape.gpus_per_node: a profile tuned for 8 ranks per node says nothing reliable about 4.

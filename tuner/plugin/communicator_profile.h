@@ -56,9 +56,10 @@ struct CommunicatorProfile {
 };
 
 // One lookup for a job of `job`'s shape, uncached. `caller_uid`: whose ownership of the store is
-// trusted besides root's.
+// trusted besides root's. `job` counts hosts, as launchers do; on an MNNVL node type `domains`
+// (NCCLTUNE_DOMAINS as set; nullopt: unset) or the store says NCCL's node count (job_domains.h).
 CommunicatorProfile find_job_profile(const ProfileLocations& locations, const JobShape& job,
-                                     uid_t caller_uid);
+                                     uid_t caller_uid, const std::optional<std::string>& domains = std::nullopt);
 
 // find_job_profile for a communicator of `ranks` over `nodes`.
 CommunicatorProfile find_communicator_profile(const ProfileLocations& locations, std::size_t ranks,

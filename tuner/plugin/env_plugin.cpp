@@ -62,6 +62,7 @@ std::map<std::string, std::string> serving_environment() {
   for (const char* name : kLauncherShapeVariables)
     if (const char* value = std::getenv(name)) environment.emplace(name, value);
   if (const char* off = std::getenv("NCCLTUNE_DISABLE")) environment.emplace("NCCLTUNE_DISABLE", off);
+  if (const char* domains = std::getenv("NCCLTUNE_DOMAINS")) environment.emplace("NCCLTUNE_DOMAINS", domains);
   return environment;
 }
 

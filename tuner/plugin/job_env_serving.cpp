@@ -56,7 +56,10 @@ JobEnv job_env(const std::map<std::string, std::string>& environment, const Prof
     warn(config.error());
     return served;
   }
-  CommunicatorProfile found = find_job_profile(locations, shape->job, caller_uid);
+  std::optional<std::string> domains;
+  if (const auto given = environment.find("NCCLTUNE_DOMAINS"); given != environment.end() && !given->second.empty())
+    domains = given->second;
+  CommunicatorProfile found = find_job_profile(locations, shape->job, caller_uid, domains);
   served.log.insert(served.log.end(), found.log.begin(), found.log.end());
   if (!found.profile) return served;
   const Result<int> tuned = parse_nccl_version(found.profile->shape.nccl_version);

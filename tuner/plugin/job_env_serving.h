@@ -24,8 +24,9 @@ struct JobEnv {
   std::vector<PluginLogLine> log;
 };
 
-// `environment`: NCCLTUNE_DISABLE and the variables of kLauncherShapeVariables, as the process has
-// them. NCCLTUNE_DISABLE=1 serves nothing. The job's shape comes from launcher_shape, its profile
+// `environment`: NCCLTUNE_DISABLE, NCCLTUNE_DOMAINS and the variables of kLauncherShapeVariables,
+// as the process has them. NCCLTUNE_DISABLE=1 serves nothing. On an MNNVL node type the launcher's
+// nodes are hosts, and NCCLTUNE_DOMAINS (else the store, job_domains.h) says NCCL's node count. The job's shape comes from launcher_shape, its profile
 // from find_job_profile (the store, its trust checks and serving rule, or NCCLTUNE_PROFILE), the
 // allowed names and compatible NCCL versions from the node config. A profile tuned with another
 // NCCL major.minor than `nccl` is served only when the config's env.nccl_compatible holds both.

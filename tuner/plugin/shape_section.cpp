@@ -7,7 +7,7 @@ std::optional<ServedSection> section_for_communicator(const Profile& profile, co
   for (const CommunicatorSection& section : profile.shapes) {
     if (section.ranks_per_node != *job.gpus_per_node) continue;
     if (section.nodes != job.nodes && !(section.nodes == 1 && job.nodes == 1)) continue;
-    ServedSection served{profile, describe_section(section)};
+    ServedSection served{profile, describe_section(section, profile.shape.mnnvl)};
     served.profile.collectives = section.collectives;
     served.profile.shapes.clear();
     return served;
@@ -17,8 +17,9 @@ std::optional<ServedSection> section_for_communicator(const Profile& profile, co
 
 std::string measured_shapes_text(const Profile& profile) {
   const ProfileShape& shape = profile.shape;
-  std::string text = describe_section({shape.nodes, shape.gpus_per_node, CommRole::world, {}});
-  for (const CommunicatorSection& section : profile.shapes) text += "; " + describe_section(section);
+  std::string text = describe_section({shape.nodes, shape.gpus_per_node, CommRole::world, {}}, shape.mnnvl);
+  for (const CommunicatorSection& section : profile.shapes)
+    text += "; " + describe_section(section, shape.mnnvl);
   return text;
 }
 

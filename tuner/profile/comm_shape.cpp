@@ -56,8 +56,13 @@ Shape shape_in(CommRole role, int nodes, int ranks_per_node) {
   return {role, role == CommRole::node ? 1 : nodes, role == CommRole::rail ? 1 : ranks_per_node};
 }
 
-std::string describe_shape(const Shape& shape, ShapeWords words) {
-  const std::string nodes = std::to_string(shape.nodes) + (shape.nodes == 1 ? " node" : " nodes");
+std::string count_nodes(int nodes, NodeWord node_word) {
+  const char* word = node_word == NodeWord::nvlink_domain ? " NVLink domain" : " node";
+  return std::to_string(nodes) + word + (nodes == 1 ? "" : "s");
+}
+
+std::string describe_shape(const Shape& shape, ShapeWords words, NodeWord node_word) {
+  const std::string nodes = count_nodes(shape.nodes, node_word);
   const std::string ranks = std::to_string(shape.ranks_per_node);
   const std::string role(to_string(shape.role));
   if (words == ShapeWords::brief) return role + " (" + nodes + " x " + ranks + ")";

@@ -44,7 +44,13 @@ Shape shape_in(CommRole role, int nodes, int ranks_per_node);
 // How a shape is said: as a profile's section ("rail: 2 nodes x 1 rank") or, where a sentence
 // names the shape in passing, brief ("rail (2 nodes x 1)").
 enum class ShapeWords { section, brief };
-std::string describe_shape(const Shape& shape, ShapeWords words = ShapeWords::section);
+// What a node is called: a host, or on a multi-node NVLink system (an MNNVL profile) NCCL's node,
+// the NVLink domain ("world: 1 NVLink domain x 16 ranks").
+enum class NodeWord { node, nvlink_domain };
+std::string describe_shape(const Shape& shape, ShapeWords words = ShapeWords::section,
+                           NodeWord node_word = NodeWord::node);
+// "1 node", "2 NVLink domains".
+std::string count_nodes(int nodes, NodeWord node_word);
 
 // A collective (nccl-tests name) on one communicator role: what the search scores and the
 // profile's per-size choices are per. Everything that maps to NCCL's collectives (NCCL_ALGO lists,

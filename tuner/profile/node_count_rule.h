@@ -10,6 +10,14 @@
 //   stands there.
 // Which settings are transport is is_transport_setting (profile/nccl_names.h). Pure: the store
 // lookup that finds the two sides is profile_for_job's.
+//
+// Node counts are NCCL's, and the rule weighs only profiles of one layout (profile_store.h,
+// StoreLayout): the host-counted <N>n.yaml among themselves, and on a multi-node NVLink system
+// (GB200/GB300 NVL72, where NCCL's node is an NVLink domain) the <N>n<H>h.yaml whose domains have
+// as many hosts (1n4h, 2n8h, 4n16h: domains of 4 hosts) among themselves. A domain of 4 hosts is
+// another NCCL node than one of 2 (twice the ranks on NVLink), and either another than a host, so
+// the rule never serves one from the other; and as one node and several, one domain and several
+// never stand in for each other (NVLink alone against NVLink and the network).
 #pragma once
 
 #include <string>

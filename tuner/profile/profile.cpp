@@ -34,6 +34,15 @@ bool is_valid_node_type_key(std::string_view key) {
   });
 }
 
+bool is_mnnvl_node_type_key(std::string_view key) {
+  constexpr std::string_view kSegment = "mnnvl";
+  for (std::size_t at = key.find(kSegment); at != std::string_view::npos; at = key.find(kSegment, at + 1)) {
+    const std::size_t end = at + kSegment.size();
+    if ((at == 0 || key[at - 1] == '.') && (end == key.size() || key[end] == '.')) return true;
+  }
+  return false;
+}
+
 Result<Objective> parse_objective(std::string_view name) {
   if (name == "balanced") return Objective::balanced;
   if (name == "bandwidth") return Objective::bandwidth;
@@ -55,8 +64,31 @@ std::string_view plugin_status_words(PluginStatus status) {
   return status == PluginStatus::not_served ? "not served" : to_string(status);
 }
 
-std::string describe_section(const CommunicatorSection& section) {
-  return describe_shape({section.role, section.nodes, section.ranks_per_node});
+std::string describe_section(const CommunicatorSection& section, bool mnnvl) {
+  return describe_shape({section.role, section.nodes, section.ranks_per_node}, ShapeWords::section,
+                        mnnvl ? NodeWord::nvlink_domain : NodeWord::node);
+}
+
+NodeWord node_word(const ProfileShape& shape) {
+  return shape.mnnvl ? NodeWord::nvlink_domain : NodeWord::node;
+}
+
+Shape nccl_shape_in(CommRole role, const ProfileShape& shape) {
+  const int hosts = shape.host_count();
+  switch (role) {
+    case CommRole::world: return {role, shape.nodes, shape.gpus_per_node};
+    case CommRole::node: return {role, 1, hosts > 0 ? shape.ranks / hosts : shape.gpus_per_node};
+    case CommRole::rail: return {role, shape.nodes, shape.nodes > 0 ? hosts / shape.nodes : 1};
+  }
+  return {role, shape.nodes, shape.gpus_per_node};
+}
+
+std::string describe_profile_shape(const ProfileShape& shape) {
+  const std::string gpus = std::to_string(shape.gpus_per_node) + (shape.gpus_per_node == 1 ? " GPU" : " GPUs");
+  if (!shape.mnnvl) return count_nodes(shape.nodes, NodeWord::node) + " x " + gpus;
+  const int hosts = shape.host_count();
+  return count_nodes(shape.nodes, NodeWord::nvlink_domain) + " of " + gpus + " on " + std::to_string(hosts) +
+         (hosts == 1 ? " host" : " hosts");
 }
 
 std::string_view to_string(Objective objective) {

@@ -48,16 +48,29 @@ bool is_collective_name(std::string_view name);
 // A node type key is a directory name in the store: [A-Za-z0-9._-]+, not "." or "..", at most
 // 255 bytes. The one check, for profiles, the store, node.yaml and `env --shape`.
 bool is_valid_node_type_key(std::string_view key);
+// A node type of a multi-node NVLink system (GB200/GB300 NVL72): its key has a `mnnvl` segment
+// between dots ("gb200.4gpu.nvswitch.mnnvl.4xib400.nccl2.28"). Its jobs' NCCL node count is the
+// NVLink domains they span, not their hosts.
+bool is_mnnvl_node_type_key(std::string_view key);
 
 // What "faster" means to the search (search/objective.h scores it); the profile records which.
 enum class Objective { balanced, bandwidth, latency };
 Result<Objective> parse_objective(std::string_view name);  // "balanced", "bandwidth", "latency"
 std::string_view to_string(Objective objective);
 
+// The shape in NCCL's terms: `nodes` is NCCL's node count and gpus_per_node its ranks per node.
+// On a multi-node NVLink (MNNVL) system (GB200/GB300 NVL72) NCCL counts a whole NVLink domain as
+// one node, so a 16-GPU job on 4 trays of one rack is 1 node of 16 ranks on 4 hosts: mnnvl is true
+// and hosts (the machines the tune ran on) says 4. Elsewhere a node is a host: mnnvl false,
+// hosts 0 (host_count() is then nodes). Both are written only for an MNNVL profile, so every
+// other profile reads and writes as before.
 struct ProfileShape {
   std::string node_type_key;  // the file's shape.node_type_key; a directory name in the store
                               // (is_valid_node_type_key)
   int nodes = 1, gpus_per_node = 1, ranks = 1;
+  int hosts = 0;       // MNNVL: the hosts, a multiple of nodes; 0 otherwise
+  bool mnnvl = false;  // NCCL's nodes are NVLink domains spanning hosts
+  int host_count() const { return hosts > 0 ? hosts : nodes; }
   std::string gpu;
   bool nvswitch = false;
   int nics_per_node = 0;
@@ -67,6 +80,18 @@ struct ProfileShape {
   std::string cuda_driver;       // "580.159.03"
   bool operator==(const ProfileShape&) const = default;
 };
+
+// The shape for people: "2 nodes x 8 GPUs"; an MNNVL profile's "1 NVLink domain of 16 GPUs on 4
+// hosts", "2 NVLink domains of 8 GPUs on 4 hosts" (shown by show, report, env and the plugins).
+std::string describe_profile_shape(const ProfileShape& shape);
+// comm_shape.h's word for the profile's nodes: NVLink domains for an MNNVL profile.
+NodeWord node_word(const ProfileShape& shape);
+// `role`'s communicator in a job of `shape`, in NCCL's terms, as a section of the profile records
+// it: the world is nodes x gpus_per_node; a node (one host's ranks) 1 x ranks / hosts; a rail (one
+// rank per host) nodes x hosts / nodes. For a host-counted profile that is shape_in(role, nodes,
+// gpus_per_node); on one NVLink domain a rail and a node are the same NCCL shape (1 x 4 on a rack
+// of 4 trays of 4 GPUs), which a profile records once.
+Shape nccl_shape_in(CommRole role, const ProfileShape& shape);
 
 // One size range. algo / proto: a valid NCCL_ALGO / NCCL_PROTO value, usually one name (Ring,
 // Tree, NVLS, ...; LL, LL128, Simple), or empty for NCCL's own choice; channels 0 = NCCL's own
@@ -183,8 +208,9 @@ struct CommunicatorSection {
   bool operator==(const CommunicatorSection&) const = default;
 };
 
-// "rail: 2 nodes x 1 rank" (comm_shape.h's describe_shape of the section's shape)
-std::string describe_section(const CommunicatorSection& section);
+// "rail: 2 nodes x 1 rank" (comm_shape.h's describe_shape of the section's shape); in an MNNVL
+// profile (`mnnvl`) "world: 1 NVLink domain x 16 ranks".
+std::string describe_section(const CommunicatorSection& section, bool mnnvl = false);
 
 // A setting that won on one communicator shape and lost on another, so it is not in env; `why`
 // says where it lost ("rail (2 nodes x 1): all_reduce -20% at 1M"). env is never empty.
@@ -228,7 +254,8 @@ std::string profile_to_yaml(const Profile& profile);
 
 // Required: schema, shape (with key and nodes), env. Everything else is optional and defaults as
 // in the structs above, except that shape.ranks is always nodes x gpus_per_node: the one of the two
-// left out follows from the other. keep_defaults: true with a non-empty env is an error.
+// left out follows from the other. shape.hosts (default nodes) is a multiple of nodes that divides
+// ranks, and differs from nodes only with shape.mnnvl: true. keep_defaults: true with a non-empty env is an error.
 // v3 requires `communicators` (and has no top-level `collectives`): each entry's nodes,
 // ranks_per_node and role are required; exactly one is `role: world`, of shape.nodes nodes of
 // shape.gpus_per_node ranks; (nodes, ranks_per_node) appear once; nodes is 1..shape.nodes and
@@ -258,7 +285,10 @@ Result<Profile> read_profile(const std::filesystem::path& file);
 // such a profile is parsed whole.
 std::optional<std::string> profile_text_for_jobs(std::string_view text);
 
-// The store's path of a profile: <out_dir>/<shape.node_type_key>/<nodes>n.yaml.
+// The store's path of a profile: <out_dir>/<shape.node_type_key>/<profile_file_name(shape)>:
+// <nodes>n.yaml, or <nodes>n<hosts>h.yaml for an MNNVL profile (1n4h.yaml: one NVLink domain on 4
+// hosts), so that profiles of one and of two domains on the same hosts are stored apart.
+std::string profile_file_name(const ProfileShape& shape);
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape);
 // Writes profile_to_yaml to profile_path atomically (temp file, fsync, rename), mode 0644, creating
 // the directories (make_store_directories). Refuses a profile that would not parse back.

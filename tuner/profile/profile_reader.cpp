@@ -77,12 +77,50 @@ std::string choice_name(const YAML::Node& node, const std::string& field, std::s
   return value;
 }
 
+std::string count_of(int count, const char* one, const char* many) {
+  return std::to_string(count) + (count == 1 ? one : many);
+}
+
+// shape.hosts and shape.mnnvl, after the counts: NCCL's nodes are NVLink domains of whole hosts
+// each (as many hosts in each), a host holds as many ranks as the others, and only an NVLink domain
+// spans hosts. A profile that breaks one of these was never measured: the plugin and env would
+// serve it to jobs of a shape it never saw.
+void parse_hosts(const YAML::Node& node, ProfileShape& shape) {
+  if (node["mnnvl"]) shape.mnnvl = yaml_boolean(node["mnnvl"], "shape.mnnvl");
+  if (!node["hosts"]) {
+    if (shape.mnnvl) shape.hosts = shape.nodes;  // one host per domain, as profile_to_yaml writes it
+    return;
+  }
+  const YAML::Node hosts = node["hosts"];
+  const int count = small_integer(hosts, "shape.hosts", 1);
+  if (!shape.mnnvl) {
+    if (count != shape.nodes)
+      yaml_fail(yaml_line(hosts), "shape.hosts",
+                count_of(count, " host", " hosts") + " for " + count_of(shape.nodes, " node", " nodes") +
+                    " needs mnnvl: true (only an NVLink domain spans hosts)");
+    return;  // a node is a host: hosts says nothing more than nodes
+  }
+  if (count < shape.nodes)
+    yaml_fail(yaml_line(hosts), "shape.hosts",
+              count_of(count, " host cannot", " hosts cannot") + " hold " +
+                  count_of(shape.nodes, " NVLink domain", " NVLink domains"));
+  if (count % shape.nodes != 0)
+    yaml_fail(yaml_line(hosts), "shape.hosts",
+              count_of(count, " host does", " hosts do") + " not make " +
+                  count_of(shape.nodes, " NVLink domain", " NVLink domains") + " of as many hosts each");
+  if (shape.ranks % count != 0)
+    yaml_fail(yaml_line(hosts), "shape.hosts",
+              count_of(shape.ranks, " rank does", " ranks do") + " not spread evenly over " +
+                  count_of(count, " host", " hosts"));
+  shape.hosts = count;
+}
+
 ProfileShape parse_shape(const YAML::Node& node, int line) {
   const std::string field = "shape";
   yaml_expect_map(node, field, line);
   yaml_check_keys(node, field,
-                  {"key", "nodes", "gpus_per_node", "ranks", "gpu", "nvswitch", "nics_per_node", "nic",
-                   "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+                  {"key", "nodes", "gpus_per_node", "ranks", "hosts", "mnnvl", "gpu", "nvswitch", "nics_per_node",
+                   "nic", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
   ProfileShape shape;
   const int at = yaml_line(node);
   if (!node["key"]) yaml_fail(at, "shape.key", "missing");
@@ -116,6 +154,7 @@ ProfileShape parse_shape(const YAML::Node& node, int line) {
               std::to_string(shape.ranks) + " is not nodes x gpus_per_node (" + std::to_string(shape.nodes) +
                   " x " + std::to_string(shape.gpus_per_node) + ")");
   }
+  parse_hosts(node, shape);
   if (node["gpu"]) shape.gpu = yaml_text(node["gpu"], "shape.gpu");
   if (node["nvswitch"]) shape.nvswitch = yaml_boolean(node["nvswitch"], "shape.nvswitch");
   if (node["nics_per_node"])
@@ -287,6 +326,7 @@ std::vector<CommunicatorSection> parse_communicators(const YAML::Node& node, int
   std::vector<CommunicatorSection> sections;
   std::vector<std::pair<int, int>> seen;  // (nodes, ranks_per_node)
   bool has_world = false;
+  const int hosts_per_node = shape.host_count() / shape.nodes;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
     const std::string at = yaml_item(field, i);
@@ -317,9 +357,12 @@ std::vector<CommunicatorSection> parse_communicators(const YAML::Node& node, int
         has_world = true;
         break;
       case CommRole::rail:
-        if (section.ranks_per_node != 1)
+        // One rank per host: per NCCL node, one per host of its NVLink domain on MNNVL.
+        if (section.ranks_per_node != hosts_per_node)
           yaml_fail(yaml_line(entry["ranks_per_node"]), yaml_child(at, "ranks_per_node"),
-                    "a rail has one rank per node");
+                    shape.mnnvl ? "a rail has one rank per host: " + std::to_string(hosts_per_node) +
+                                      " per NVLink domain of " + std::to_string(hosts_per_node) + " hosts"
+                                : std::string("a rail has one rank per node"));
         break;
       case CommRole::node:
         if (section.nodes != 1)

@@ -13,37 +13,96 @@ namespace nccltune {
 
 namespace {
 
-std::string file_name_for(int nodes) {
-  return std::to_string(nodes) + "n.yaml";
+StoreFileName name_in(int nodes, StoreLayout layout) {
+  return {nodes, layout.mnnvl() ? nodes * layout.hosts_per_node : 0};
+}
+
+ProfileMatch match_for(const std::filesystem::path& directory, int tuned, StoreLayout layout, bool exact) {
+  const StoreFileName name = name_in(tuned, layout);
+  return {directory / profile_file_name(tuned, layout), tuned, exact, name.hosts};
 }
 
 }  // namespace
 
-std::optional<int> profile_file_nodes(std::string_view file_name) {
-  constexpr std::string_view kSuffix = "n.yaml";
-  if (file_name.size() <= kSuffix.size() || !file_name.ends_with(kSuffix)) return std::nullopt;
-  const std::string_view digits = file_name.substr(0, file_name.size() - kSuffix.size());
-  if (digits.front() < '1' || digits.front() > '9')
-    return std::nullopt;  // no sign; "02n.yaml" is not "2n.yaml"
-  int nodes = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), nodes);
+namespace {
+
+// A count of a store file name: digits, no sign, no leading zero ("02n.yaml" is not "2n.yaml").
+std::optional<int> name_count(std::string_view digits) {
+  if (digits.empty() || digits.front() < '1' || digits.front() > '9') return std::nullopt;
+  int count = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
   if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return nodes;
+  return count;
 }
 
-std::vector<int> stored_node_counts(const std::filesystem::path& directory) {
-  std::vector<int> counts;
+}  // namespace
+
+std::optional<StoreFileName> parse_profile_file_name(std::string_view file_name) {
+  constexpr std::string_view kYaml = ".yaml";
+  if (!file_name.ends_with(kYaml)) return std::nullopt;
+  std::string_view counts = file_name.substr(0, file_name.size() - kYaml.size());
+  const std::size_t n = counts.find('n');
+  if (n == std::string_view::npos) return std::nullopt;
+  const std::optional<int> nodes = name_count(counts.substr(0, n));
+  if (!nodes) return std::nullopt;
+  const std::string_view rest = counts.substr(n + 1);
+  if (rest.empty()) return StoreFileName{*nodes, 0};
+  if (!rest.ends_with('h')) return std::nullopt;
+  const std::optional<int> hosts = name_count(rest.substr(0, rest.size() - 1));
+  // tune never writes a name whose hosts do not make whole NVLink domains (profile_reader).
+  if (!hosts || *hosts < *nodes || *hosts % *nodes != 0) return std::nullopt;
+  return StoreFileName{*nodes, *hosts};
+}
+
+std::optional<int> profile_file_nodes(std::string_view file_name) {
+  const std::optional<StoreFileName> name = parse_profile_file_name(file_name);
+  if (!name || name->mnnvl()) return std::nullopt;
+  return name->nodes;
+}
+
+std::vector<StoreFileName> stored_profile_names(const std::filesystem::path& directory) {
+  std::vector<StoreFileName> names;
   std::error_code error;
   for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
        entry.increment(error))
-    if (const std::optional<int> nodes = profile_file_nodes(entry->path().filename().native()))
-      counts.push_back(*nodes);
-  std::sort(counts.begin(), counts.end());
+    if (const std::optional<StoreFileName> name = parse_profile_file_name(entry->path().filename().native()))
+      names.push_back(*name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string profile_file_name(int nodes, StoreLayout layout) {
+  return std::to_string(nodes) + "n" +
+         (layout.mnnvl() ? std::to_string(nodes * layout.hosts_per_node) + "h" : std::string()) + ".yaml";
+}
+
+StoreLayout layout_of(const ProfileShape& shape) {
+  return {shape.mnnvl ? shape.host_count() / shape.nodes : 0};
+}
+
+std::vector<int> stored_node_counts(const std::filesystem::path& directory, StoreLayout layout) {
+  std::vector<int> counts;
+  for (const StoreFileName& name : stored_profile_names(directory))
+    if (name == name_in(name.nodes, layout)) counts.push_back(name.nodes);
   return counts;
 }
 
+std::vector<StoreLayout> stored_mnnvl_layouts(const std::filesystem::path& directory) {
+  std::vector<StoreLayout> layouts;
+  for (const StoreFileName& name : stored_profile_names(directory))
+    if (name.mnnvl()) layouts.push_back({name.hosts / name.nodes});
+  std::sort(layouts.begin(), layouts.end());
+  layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
+  return layouts;
+}
+
+std::vector<int> stored_node_counts(const std::filesystem::path& directory) {
+  return stored_node_counts(directory, StoreLayout{});
+}
+
 Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& store,
-                                               std::string_view node_type_key, int nodes) {
+                                               std::string_view node_type_key, int nodes,
+                                               StoreLayout layout) {
   if (!is_valid_node_type_key(node_type_key))
     return Error{"node type key '" + printable_excerpt(node_type_key, 80) +
                  "' is not a name from [A-Za-z0-9._-]"};
@@ -59,9 +118,9 @@ Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& stor
   // reported by whoever opens it rather than silently replaced by a neighbour).
   ProfileNeighbours around;
   const std::filesystem::path directory = store / std::string(node_type_key);
-  const std::filesystem::path exact = directory / file_name_for(nodes);
-  if (std::filesystem::exists(std::filesystem::symlink_status(exact, error))) {
-    around.exact = ProfileMatch{exact, nodes, true};
+  const ProfileMatch exact = match_for(directory, nodes, layout, true);
+  if (std::filesystem::exists(std::filesystem::symlink_status(exact.file, error))) {
+    around.exact = exact;
     return around;
   }
 
@@ -77,21 +136,23 @@ Result<ProfileNeighbours> find_profiles_around(const std::filesystem::path& stor
   std::optional<int> below, above;
   for (std::filesystem::directory_iterator entry(directory, error), end; !error && entry != end;
        entry.increment(error)) {
-    const std::optional<int> tuned = profile_file_nodes(entry->path().filename().native());
-    if (!tuned || *tuned < 2) continue;
+    const std::optional<StoreFileName> name = parse_profile_file_name(entry->path().filename().native());
+    if (!name || *name != name_in(name->nodes, layout)) continue;  // another layout
+    const std::optional<int> tuned = name->nodes;
+    if (*tuned < 2) continue;
     if (*tuned < nodes && (!below || *tuned > *below)) below = tuned;
     if (*tuned > nodes && (!above || *tuned < *above)) above = tuned;
   }
   if (error) return Error{directory.string() + ": cannot list: " + error.message()};
-  if (below) around.below = ProfileMatch{directory / file_name_for(*below), *below, false};
-  if (above) around.above = ProfileMatch{directory / file_name_for(*above), *above, false};
+  if (below) around.below = match_for(directory, *below, layout, false);
+  if (above) around.above = match_for(directory, *above, layout, false);
   return around;
 }
 
 Result<std::optional<ProfileMatch>> find_profile(const std::filesystem::path& store,
                                                  std::string_view node_type_key, int nodes,
-                                                 bool prefer_below) {
-  Result<ProfileNeighbours> around = find_profiles_around(store, node_type_key, nodes);
+                                                 bool prefer_below, StoreLayout layout) {
+  Result<ProfileNeighbours> around = find_profiles_around(store, node_type_key, nodes, layout);
   if (!around) return Error{around.error()};
   if (around->exact) return around->exact;
   if (prefer_below) return around->below ? around->below : around->above;
@@ -112,6 +173,14 @@ Result<StoreProfile> load_matched_profile(const std::filesystem::path& store, st
                  "' does not match its directory '" + std::string(key) + "'"};
   if (profile->shape.nodes != match.tuned_nodes)
     return Error{where + ": shape.nodes " + std::to_string(profile->shape.nodes) +
+                 " does not match its file name"};
+  if (profile->shape.mnnvl != (match.tuned_hosts > 0))
+    return Error{where + ": shape.mnnvl " + (profile->shape.mnnvl ? "true" : "false") +
+                 " does not match its file name (" +
+                 (profile->shape.mnnvl ? "<nodes>n<hosts>h.yaml holds" : "only <nodes>n<hosts>h.yaml holds") +
+                 " MNNVL profiles)"};
+  if (profile->shape.mnnvl && profile->shape.host_count() != match.tuned_hosts)
+    return Error{where + ": shape.hosts " + std::to_string(profile->shape.host_count()) +
                  " does not match its file name"};
   return StoreProfile{std::move(*profile), match};
 }

@@ -13,8 +13,13 @@
 
 namespace nccltune {
 
+std::string profile_file_name(const ProfileShape& shape) {
+  return std::to_string(shape.nodes) + "n" + (shape.mnnvl ? std::to_string(shape.host_count()) + "h" : "") +
+         ".yaml";
+}
+
 std::filesystem::path profile_path(const std::filesystem::path& out_dir, const ProfileShape& shape) {
-  return out_dir / shape.node_type_key / (std::to_string(shape.nodes) + "n.yaml");
+  return out_dir / shape.node_type_key / profile_file_name(shape);
 }
 
 Status write_profile(const std::filesystem::path& out_dir, const Profile& profile,

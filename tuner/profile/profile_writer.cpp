@@ -100,8 +100,11 @@ std::string profile_to_yaml(const Profile& profile) {
       << "  key: " << yaml_quoted(shape.node_type_key) << "\n"
       << "  nodes: " << shape.nodes << "\n"
       << "  gpus_per_node: " << shape.gpus_per_node << "\n"
-      << "  ranks: " << shape.ranks << "\n"
-      << "  gpu: " << yaml_quoted(cleaned_text(shape.gpu)) << "\n"
+      << "  ranks: " << shape.ranks << "\n";
+  // Only an MNNVL profile says how many hosts its NCCL nodes span: every other one is written
+  // byte for byte as before.
+  if (shape.mnnvl) out << "  hosts: " << shape.host_count() << "\n" << "  mnnvl: true\n";
+  out << "  gpu: " << yaml_quoted(cleaned_text(shape.gpu)) << "\n"
       << "  nvswitch: " << (shape.nvswitch ? "true" : "false") << "\n"
       << "  nics_per_node: " << shape.nics_per_node << "\n"
       << "  nic: " << yaml_quoted(cleaned_text(shape.nic)) << "\n"

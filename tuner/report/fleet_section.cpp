@@ -95,6 +95,7 @@ class HeatMap {
     for (const LocalResult& l : s.local) local_[l.node] = &l;
     // The survey's own references, so that the colours say what its verdicts say.
     if (usable(s.pair_median_gbps)) pair_median_ = s.pair_median_gbps;
+    if (usable(s.nvlink_median_gbps)) nvlink_median_ = s.nvlink_median_gbps;  // a rack's NVLink pairs'
     if (usable(s.local_median_gbps)) local_median_ = s.local_median_gbps;
     for (const SuspectNode& n : s.suspects) suspects_.insert(n.node);
     for (const FailedNode& f : s.failed) failed_.insert(f.node);
@@ -216,11 +217,13 @@ class HeatMap {
     const std::string pair = a + " and " + b;
     std::string out;
     if (p && usable(p->busbw_gbps)) {
-      const double percent = pair_median_ ? 100 * *p->busbw_gbps / *pair_median_ : 100;
+      // An NVLink pair against the NVLink pairs, as the survey held it.
+      const std::optional<double>& median = p->path == "nvlink" ? nvlink_median_ : pair_median_;
+      const double percent = median ? 100 * *p->busbw_gbps / *median : 100;
       out = rect(i, j, left, top, heat_color(percent, survey_.thresholds.outlier), attributes,
-                 fmt::format("{} (round {}): {} GB/s{}", pair, p->round, format_busbw(*p->busbw_gbps),
-                             percent_text(*p->busbw_gbps, pair_median_)));
-      if (pair_median_) out += number(i, j, left, top, percent);
+                 fmt::format("{} (round {}{}): {} GB/s{}", pair, p->round, p->path == "nvlink" ? ", NVLink" : "",
+                             format_busbw(*p->busbw_gbps), percent_text(*p->busbw_gbps, median)));
+      if (median) out += number(i, j, left, top, percent);
     } else if (p && p->verdict == "failed") {
       out = rect(i, j, left, top, kFailedColor, attributes,
                  fmt::format("{} (round {}): failed", pair, p->round)) +
@@ -298,7 +301,7 @@ class HeatMap {
   std::map<std::pair<std::string, std::string>, const PairResult*> pairs_;
   std::map<std::string, const LocalResult*> local_;
   std::set<std::string> suspects_, failed_;
-  std::optional<double> pair_median_, local_median_;
+  std::optional<double> pair_median_, nvlink_median_, local_median_;
   int cell_ = 32;
   bool labelled_ = true;
   int label_width_ = 8;

@@ -108,8 +108,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
   const ProfileShape& s = profile.shape;
   std::string out = fmt::format("profile  {}\n", origin);
   out += fmt::format("shape    {}\n", s.node_type_key);
-  out += fmt::format("         {} node{} x {} GPU{} ({} ranks){}\n", s.nodes, s.nodes == 1 ? "" : "s",
-                     s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.ranks,
+  out += fmt::format("         {} ({} ranks){}\n", describe_profile_shape(s), s.ranks,
                      s.gpu.empty() ? "" : ", " + s.gpu);
   out +=
       fmt::format("         NVSwitch {}, {} NIC{} per node{}{}\n", s.nvswitch ? "yes" : "no", s.nics_per_node,
@@ -123,7 +122,10 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     std::string counts;
     for (const int nodes : stored_counts)
       counts += (counts.empty() ? "" : ", ") + std::to_string(nodes) + (nodes == s.nodes ? " (this)" : "");
-    out += "counts   node counts in the store for this node type: " + counts +
+    const std::string what =
+        s.mnnvl ? "NVLink domain counts (of " + std::to_string(s.host_count() / s.nodes) + " hosts each)"
+                : std::string("node counts");
+    out += "counts   " + what + " in the store for this node type: " + counts +
            " (a job of another count gets what they agree on: README, \"Every job size\")\n";
   }
 
@@ -151,7 +153,7 @@ std::string render_profile_summary(const Profile& profile, std::string_view orig
     const bool world = section.role == CommRole::world;
     if (sections)
       out += (world ? "\n" : "") +
-             describe_section(section_shape(section)) + "\n";
+             describe_section(section_shape(section), s.mnnvl) + "\n";
     if (!world && section.collectives.empty()) out += "(no collective measured)\n\n";
     for (const CollectiveView& collective : section.collectives)
       out += render_collective(profile, collective, sections || !profile.only_all_reduce(), world);

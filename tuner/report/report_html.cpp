@@ -94,15 +94,15 @@ std::string peak_cell(const CollectiveView& c) {
 }
 
 // "world: 2 nodes x 8 ranks" as the role, and its size below it.
-std::string shape_cell(const SectionView& section) {
-  const std::string shape = describe_section(section_shape(section));
+std::string shape_cell(const SectionView& section, bool mnnvl) {
+  const std::string shape = describe_section(section_shape(section), mnnvl);
   const std::size_t colon = shape.find(": ");
   return colon == std::string::npos ? html_text(shape)
                                     : html_text(shape.substr(0, colon)) + "<br><span class=\"sub\">" +
                                           html_text(shape.substr(colon + 2)) + "</span>";
 }
 
-std::string overview_row(const SectionView& section, const CollectiveView& c, double noise) {
+std::string overview_row(const SectionView& section, const CollectiveView& c, double noise, bool mnnvl) {
   std::string ranges;
   for (const SizeChoice& choice : c.plugin_choices)
     ranges += "<span class=\"range\">" + html_text(describe_range(choice) + " " + describe_choice(choice)) + "</span>";
@@ -110,7 +110,7 @@ std::string overview_row(const SectionView& section, const CollectiveView& c, do
   return fmt::format(
       "<tr><td>{}</td><td><strong>{}</strong></td><td class=\"mono\">{}</td><td class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td><span class=\"status\">{}</span>{}</td></tr>\n",
-      shape_cell(section), html_text(c.name), ranges, speedup_chain(c, noise), best_cell(c), peak_cell(c),
+      shape_cell(section, mnnvl), html_text(c.name), ranges, speedup_chain(c, noise), best_cell(c), peak_cell(c),
       html_text(confirmation_words(c.confirmation)),
       c.reason.empty() ? "" : "<br><span class=\"sub\">" + html_text(c.reason) + "</span>");
 }
@@ -132,7 +132,8 @@ std::string overview_section(const ProfileView& view) {
       "<th>defaults &rarr; env &rarr; env + plugin<br>(geometric mean)</th><th>best size</th>"
       "<th>% of hardware peak</th><th>status</th></tr>\n";
   for (const SectionView& section : view.sections)
-    for (const CollectiveView& c : section.collectives) out += overview_row(section, c, p.provenance.noise_floor);
+    for (const CollectiveView& c : section.collectives)
+      out += overview_row(section, c, p.provenance.noise_floor, p.shape.mnnvl);
   return out + "</table>\n</section>\n";
 }
 
@@ -141,8 +142,7 @@ std::string overview_section(const ProfileView& view) {
 std::string headline(const Profile& profile) {
   const ProfileShape& s = profile.shape;
   const ProfileProvenance& p = profile.provenance;
-  return fmt::format("{} node{} x {} GPU{}{} \u00b7 NCCL {} \u00b7 {} trials, {} failed config{} \u00b7 {}", s.nodes,
-                     s.nodes == 1 ? "" : "s", s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s",
+  return fmt::format("{}{} \u00b7 NCCL {} \u00b7 {} trials, {} failed config{} \u00b7 {}", describe_profile_shape(s),
                      s.gpu.empty() ? "" : " (" + s.gpu + ")", s.nccl_version.empty() ? "unknown" : s.nccl_version,
                      p.trials, profile.failed.size(), profile.failed.size() == 1 ? "" : "s",
                      format_duration(p.duration_s));
@@ -369,7 +369,7 @@ std::string speedup_section(const Profile& p, const CollectiveView& v, const Sec
   const std::string& op = v.name;
   const std::string id = shape ? "-" + std::string(to_string(shape->role)) + "-" + op : id_suffix(p, op);
   const std::string of =
-      shape ? " (" + op + ", " + describe_section(section_shape(*shape)) + ")" : of_collective(p, op);
+      shape ? " (" + op + ", " + describe_section(section_shape(*shape), p.shape.mnnvl) + ")" : of_collective(p, op);
   return "<section id=\"speedup" + id + "\"><h2>Speedup per message size" + html_text(of) + "</h2>\n" +
          render_speedup_bars(bars) +
          "<p class=\"note\">Green: faster than the defaults beyond the noise floor (grey band); red: "
@@ -424,8 +424,10 @@ std::string render_report_html(const ReportInput& in) {
   const Profile& p = in.profile;
   std::string out = html_page_head("nccltune report: " + p.shape.node_type_key, kReportStyle);
   out += "<header><h1>NCCL tuning report</h1>\n";
-  out += fmt::format("<p class=\"key\">{} &middot; {} node{} &middot; profile {}</p>\n",
-                     html_text(p.shape.node_type_key), p.shape.nodes, p.shape.nodes == 1 ? "" : "s",
+  out += fmt::format("<p class=\"key\">{} &middot; {} &middot; profile {}</p>\n",
+                     html_text(p.shape.node_type_key),
+                     html_text(p.shape.mnnvl ? describe_profile_shape(p.shape)
+                                             : count_nodes(p.shape.nodes, NodeWord::node)),
                      html_text(in.profile_source));
   const ProfileView view = view_profile(p);
   out += "<p class=\"glance\">" + html_text(headline(p)) + "</p>\n";

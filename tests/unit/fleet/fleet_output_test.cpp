@@ -108,9 +108,11 @@ TEST(FleetOutput, JsonHasTheSchemaFields) {
   EXPECT_EQ(json["local"][0]["pct_of_peak"], 84.4);
   EXPECT_EQ(json["local"][6]["busbw_gbps"], nullptr);
   EXPECT_EQ(json["local"][6]["verdict"], "failed");
-  EXPECT_EQ(keys(json["pairs"][0]), (std::set<std::string>{"nodes", "round", "busbw_gbps", "verdict"}));
+  EXPECT_EQ(keys(json["pairs"][0]), (std::set<std::string>{"nodes", "round", "path", "busbw_gbps", "verdict"}));
   EXPECT_EQ(json["pairs"][0]["nodes"], (nlohmann::json{"gpu-a00", "gpu-a07"}));
   EXPECT_EQ(json["pairs"][0]["round"], 1);
+  EXPECT_EQ(json["pairs"][0]["path"], "network");  // no NVLink domain: every pair crossed the network
+  EXPECT_EQ(keys(json["median_busbw_gbps"]), (std::set<std::string>{"local", "pairs"}));
   EXPECT_EQ(keys(json["suspects"][0]), (std::set<std::string>{"node", "path", "evidence", "busbw_gbps", "median_gbps"}));
   EXPECT_EQ(json["suspects"][0]["node"], "gpu-a03");
   EXPECT_EQ(json["suspects"][0]["path"], "network");
@@ -185,7 +187,13 @@ TEST(FleetOutput, ParseErrorsNameTheOriginAndTheField) {
   EXPECT_EQ(parse_error(changed), "fleet.json: pairs[1].nodes: not a list of two node names");
   changed = good;
   changed["suspects"][0]["path"] = "psychic";
-  EXPECT_EQ(parse_error(changed), "fleet.json: suspects[0].path: 'psychic' is not one of network, local");
+  EXPECT_EQ(parse_error(changed), "fleet.json: suspects[0].path: 'psychic' is not one of network, local, nvlink");
+  changed = good;
+  changed["pairs"][0]["path"] = "pcie";
+  EXPECT_EQ(parse_error(changed), "fleet.json: pairs[0].path: 'pcie' is not one of network, nvlink");
+  changed = good;
+  changed["local"][0]["domain"] = 7;
+  EXPECT_EQ(parse_error(changed), "fleet.json: local[0].domain: not a string");
   changed = good;
   changed["failed"][0] = 3;
   EXPECT_EQ(parse_error(changed), "fleet.json: failed[0]: not an object");

@@ -13,7 +13,7 @@ using namespace nccltune;
 
 namespace {
 
-const std::string kHead =
+const std::string kServedHead =
     "schema: nccltune/profile/v2\n"
     "shape: {key: \"h100.8gpu.nccl2.28\", nodes: 2, gpus_per_node: 8, nccl_version: \"2.28.9\"}\n";
 
@@ -88,19 +88,19 @@ TEST(ServedEnv, ServedEnvProblem) {
 }
 
 TEST(ServedEnv, MisspelledAlgorithmIsRefusedByEveryRead) {
-  EXPECT_EQ(refusal(kHead + "env:\n  NCCL_ALGO: \"Rign\"\n"),
+  EXPECT_EQ(refusal(kServedHead + "env:\n  NCCL_ALGO: \"Rign\"\n"),
             "2n.yaml:4: env.NCCL_ALGO: 'Rign' is not a valid NCCL_ALGO value (a list of Tree, Ring, "
             "CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, optionally after ^)");
-  EXPECT_NE(refusal(kHead + "env:\n  NCCL_ALGO: \"allgather:Rign;reducescatter:Ring\"\n")
+  EXPECT_NE(refusal(kServedHead + "env:\n  NCCL_ALGO: \"allgather:Rign;reducescatter:Ring\"\n")
                 .rfind("2n.yaml:4: env.NCCL_ALGO: 'allgather:Rign;reducescatter:Ring': ", 0),
             std::string::npos);
-  EXPECT_NE(refusal(kHead + "env:\n  NCCL_PROTO: \"allreduce:LL;broadcast:Simple;LL128\"\n")
+  EXPECT_NE(refusal(kServedHead + "env:\n  NCCL_PROTO: \"allreduce:LL;broadcast:Simple;LL128\"\n")
                 .find("without a function after the first"),
             std::string::npos);
 }
 
 TEST(ServedEnv, UnknownVariableIsRefusedByEveryRead) {
-  EXPECT_EQ(refusal(kHead + "env:\n  NCCL_MIN_NCHANELS: \"32\"\n"),
+  EXPECT_EQ(refusal(kServedHead + "env:\n  NCCL_MIN_NCHANELS: \"32\"\n"),
             "2n.yaml:4: env.NCCL_MIN_NCHANELS: 'NCCL_MIN_NCHANELS' is no variable NCCL reads (a "
             "misspelled name?)");
   // Known to NCCL, but not to the one the profile was tuned with.
@@ -118,7 +118,7 @@ TEST(ServedEnv, UnknownVariableIsRefusedByEveryRead) {
 
 TEST(ServedEnv, FailedTrialsKeepWhatWasTried) {
   // A failed trial's env is not served: what NCCL refused may be recorded there.
-  EXPECT_TRUE(parse_profile(kHead + "env: {}\nfailed:\n  - {env: {NCCL_ALGO: Rign}, outcome: init_error}\n",
+  EXPECT_TRUE(parse_profile(kServedHead + "env: {}\nfailed:\n  - {env: {NCCL_ALGO: Rign}, outcome: init_error}\n",
                             "2n.yaml")
                   .ok());
 }
