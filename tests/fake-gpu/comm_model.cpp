@@ -5,6 +5,8 @@
 #include <limits>
 #include <numbers>
 
+#include "knob_scope.h"
+#include "nvls_force.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune::fake {
@@ -23,6 +25,12 @@ int CommModel::channels_for(const AlgoProto& pair) const {
   if (pair.algo == "NVLS" && nodes > 1) return std::min(channels, nvls_channels);
   if (pair.algo == "NVLS" || pair.algo == "NVLSTree") return nvls_channels;
   return channels;
+}
+
+int CommModel::default_channels_for(const AlgoProto& pair) const {
+  if (pair.algo == "NVLS" && nodes > 1) return std::min(default_channels, default_nvls_channels);
+  if (pair.algo == "NVLS" || pair.algo == "NVLSTree") return default_nvls_channels;
+  return default_channels;
 }
 
 namespace {
@@ -58,7 +66,7 @@ int channels_used(const FakeModel& model, const NcclEnv& env) {
 
 int nvls_channels_used(const FakeModel& model, const NcclEnv& env, const CommNodes& nodes, int nranks) {
   // The hardware: multicast support as the log model states it, else a model with NVLS or NVLSTree.
-  if (!model.nccl_log.nvls.value_or(model.algos.contains("NVLS") || model.algos.contains("NVLSTree"))) return 0;
+  if (!multicast_supported(model)) return 0;
   if (std::optional<long> enable = integer_variable(env, "NCCL_NVLS_ENABLE"); enable && *enable == 0) return 0;
   const int fewest = nodes.fewest_local_ranks > 0 ? nodes.fewest_local_ranks : nranks / std::max(1, nodes.count);
   // ncclNvlsInit: gpuCount < 2 from 2.28.7, gpuCount <= 2 before.
@@ -239,15 +247,22 @@ Result<CommModel> resolve_comm_model(const FakeModel& model, const NcclEnv& env,
   comm.channel_scale = channel_scale(model, comm.channels);
   comm.nvls_channels = nvls_channels_used(model, env, nodes, nranks);
   comm.nodes = nodes.count;
+  comm.default_channels = channels_used(model, {});
+  comm.default_nvls_channels = nvls_channels_used(model, {}, nodes, nranks);
+  comm.threads = thread_counts(env);
+  comm.nccl_version = model.nccl_version;
   comm.local_ranks = nodes.local_ranks > 0 ? nodes.local_ranks : nranks / std::max(1, nodes.count);
   for (const Effect& effect : model.effects) {
     if (!holds(effect.when, env)) continue;
-    if (effect.algo) {
-      comm.algo_effects.push_back(effect);
+    // Only where NCCL lets the effect's variables act (IB-only, GDR, per-protocol variables).
+    const std::optional<Effect> acts = effect_as_nccl_acts(effect, model.nccl_log, nodes.count);
+    if (!acts) continue;
+    if (acts->scoped()) {
+      comm.algo_effects.push_back(*acts);
       continue;
     }
-    comm.busbw_scale *= effect.busbw_scale;
-    comm.lat_scale *= effect.lat_scale;
+    comm.busbw_scale *= acts->busbw_scale;
+    comm.lat_scale *= acts->lat_scale;
   }
   comm.allowed = allowed_pairs(model, env, op, pat_enabled(env, nodes, nranks), comm);
   if (comm.allowed.empty()) {
@@ -276,8 +291,12 @@ PairCost pair_cost(const FakeModel& model, const CommModel& comm, const AlgoProt
   const double scale = runs_on == comm.channels ? comm.channel_scale : channel_scale(model, runs_on);
   double busbw_scale = comm.busbw_scale;
   double lat_scale = comm.lat_scale;
+  const auto contains = [](const std::vector<std::string>& names, const std::string& name) {
+    return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+  };
   for (const Effect& effect : comm.algo_effects)
-    if (effect.algo == pair.algo) {
+    if ((!effect.algo || effect.algo == pair.algo) && contains(effect.algos, pair.algo) &&
+        contains(effect.protos, pair.proto)) {
       busbw_scale *= effect.busbw_scale;
       lat_scale *= effect.lat_scale;
     }
@@ -301,9 +320,29 @@ double cost_time_us(const PairCost& cost, double bytes) {
   return cost.lat_us + bytes / (cost.algbw_gbps * 1e9) * 1e6;
 }
 
+int op_channels(const CommModel& comm, const AlgoProto& pair, std::string_view op, double bytes,
+                int plugin_channels) {
+  const int may_use = plugin_channels > 0 ? std::min(plugin_channels, comm.channels_for(pair)) : comm.channels_for(pair);
+  const SizedOp sized{pair.algo, pair.proto, op, bytes, comm.nranks, comm.nccl_version};
+  return channels_at_size(sized, may_use, comm.threads, plugin_channels > 0);
+}
+
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
                     double bytes, int channels) {
-  return cost_time_us(pair_cost(model, comm, pair, op, channels), bytes);
+  PairCost cost = pair_cost(model, comm, pair, op, channels);
+  // pair_cost scales by the channels the pair may use; NCCL uses fewer for small sizes, and the
+  // model's bandwidth is what its defaults reach at each size.
+  const int may_use = channels > 0 ? std::min(channels, comm.channels_for(pair)) : comm.channels_for(pair);
+  const int by_default = comm.default_channels_for(pair) > 0 ? comm.default_channels_for(pair) : may_use;
+  // Timed at the default thread count: fewer threads per channel (NCCL_NTHREADS) let a small size
+  // spread over more channels, but not move more bytes (channels x threads is what the size fills).
+  const SizedOp sized{pair.algo, pair.proto, op, bytes, comm.nranks, comm.nccl_version};
+  const int used = channels_at_size(sized, may_use, ThreadCounts{}, channels > 0);
+  const int used_by_default = channels_at_size(sized, by_default, ThreadCounts{});
+  if (used != may_use || used_by_default != by_default)
+    cost.algbw_gbps *= channel_scale(model, used) * channel_scale(model, by_default) /
+                       (channel_scale(model, used_by_default) * channel_scale(model, may_use));
+  return cost_time_us(cost, bytes);
 }
 
 AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::string_view op,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "channel_rules.h"
 #include "collectives/nccl_declarations.h"
 #include "fake_model.h"
 #include "nccl_env.h"
@@ -45,10 +46,18 @@ struct CommModel {
   double channel_scale = 1;  // the model's busbw_scale at `channels`
   int nvls_channels = 0;  // NVLS's own channels (nvls.cc); 0: no NVLS support on this communicator
   int nodes = 1;          // NCCL's node count
+  // The coll and NVLS channels with no NCCL_* set: the model's times are NCCL's at its defaults,
+  // so a size's channel scale is relative to the channels NCCL's defaults run that size on.
+  int default_channels = 1;
+  int default_nvls_channels = 0;
+  ThreadCounts threads;  // NCCL_NTHREADS, NCCL_LL128_NTHREADS as NCCL reads them (channel_rules.h)
+  int nccl_version = kDefaultNcclVersion;
   int local_ranks = 1;    // NCCL's local ranks of this rank's node (comm->localRanks)
   double busbw_scale = 1;  // product of the effects that hold for every algorithm
   double lat_scale = 1;
-  std::vector<Effect> algo_effects;  // effects that hold for the ops of one algorithm (Effect::algo)
+  // Effects that hold for some pairs only (Effect::scoped): the model's scope, narrowed to where
+  // NCCL lets their variables act (knob_scope.h).
+  std::vector<Effect> algo_effects;
   std::vector<AlgoProto> allowed;  // by NCCL_ALGO, NCCL_PROTO and `requires`, in model order
   // When `allowed` is empty, why (the settings that left nothing), and whether NCCL_ALGO or
   // NCCL_PROTO did: NCCL fails the collective's calls then, not the communicator's init.
@@ -64,6 +73,8 @@ struct CommModel {
   // The channels `pair` runs on (getAlgoInfo, src/enqueue.cc): NVLS and NVLSTree NVLS's own,
   // the rest NCCL's coll channels.
   int channels_for(const AlgoProto& pair) const;
+  // The same with no NCCL_* set.
+  int default_channels_for(const AlgoProto& pair) const;
 };
 
 // Whether an op that runs `pair` corrupts its output: a `corrupt` fault that held at init, or one
@@ -121,7 +132,15 @@ std::optional<PairCost> nccl_pair_cost(const FakeModel& model, const CommModel& 
                                        std::string_view op);
 double cost_time_us(const PairCost& cost, double bytes);
 
-// The formula for one pair; a factor of 0 (one rank) leaves the latency alone.
+// The channels an op of `bytes` that runs `pair` uses (channels_at_size, channel_rules.h): of
+// those the communicator gives the pair, or of `plugin_channels` when above 0 (a tuner plugin's
+// nChannels, at most the communicator's; NCCL keeps that count, F14).
+int op_channels(const CommModel& comm, const AlgoProto& pair, std::string_view op, double bytes,
+                int plugin_channels = 0);
+// The formula for one pair; a factor of 0 (one rank) leaves the latency alone. Its channel scale
+// is for the channels NCCL runs `bytes` on (channels_at_size, channel_rules.h), relative to those
+// its defaults run that size on: below the size where every channel is used, more channels gain
+// nothing.
 double pair_time_us(const FakeModel& model, const CommModel& comm, const AlgoProto& pair, std::string_view op,
                     double bytes, int channels = 0);
 // What NCCL would pick among `comm.allowed` (NCCL_ALGO and NCCL_PROTO are a filter, NCCL's cost

@@ -180,12 +180,31 @@ void parse_channels(const YAML::Node& node, const std::string& path, FakeModel& 
   }
 }
 
+// An effect's `algos` or `protos`: a non-empty list of NCCL's names (any case), each once.
+template <typename Names>
+std::vector<std::string> parse_scope(const YAML::Node& node, const std::string& path, const Names& known,
+                                     const std::string& what) {
+  yaml_expect_list(node, path);
+  if (node.size() == 0) fail(node, path, "is empty (leave it out to act on every " + what + ")");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string at = yaml_item(path, i);
+    const std::string name = yaml_text(node[i], at);
+    const std::optional<std::string> known_name = canonical(name, known);
+    if (!known_name) fail(node[i], at, "'" + name + "' is not an NCCL " + what);
+    if (std::find(names.begin(), names.end(), *known_name) != names.end())
+      fail(node[i], at, "names " + *known_name + " twice");
+    names.push_back(*known_name);
+  }
+  return names;
+}
+
 std::vector<Effect> parse_effects(const YAML::Node& node, const std::string& path) {
   yaml_expect_list(node, path);
   std::vector<Effect> effects;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = yaml_item(path, i);
-    yaml_check_keys(node[i], at, {"when", "algo", "busbw_scale", "lat_scale"});
+    yaml_check_keys(node[i], at, {"when", "algo", "algos", "protos", "busbw_scale", "lat_scale"});
     Effect effect;
     effect.when = parse_condition(required(node[i], at, "when"), yaml_child(at, "when"));
     if (const YAML::Node algo = node[i]["algo"]) {
@@ -193,6 +212,10 @@ std::vector<Effect> parse_effects(const YAML::Node& node, const std::string& pat
       effect.algo = canonical(name, kNcclAlgorithms);
       if (!effect.algo) fail(algo, yaml_child(at, "algo"), "'" + name + "' is not an NCCL algorithm");
     }
+    if (const YAML::Node algos = node[i]["algos"])
+      effect.algos = parse_scope(algos, yaml_child(at, "algos"), kNcclAlgorithms, "algorithm");
+    if (const YAML::Node protos = node[i]["protos"])
+      effect.protos = parse_scope(protos, yaml_child(at, "protos"), kNcclProtocols, "protocol");
     if (node[i]["busbw_scale"])
       effect.busbw_scale = positive(node[i]["busbw_scale"], yaml_child(at, "busbw_scale"));
     if (node[i]["lat_scale"]) effect.lat_scale = positive(node[i]["lat_scale"], yaml_child(at, "lat_scale"));

@@ -51,6 +51,12 @@ struct Effect {
   // Set: the effect acts only on ops that run this algorithm (NCCL_NVLS_CHUNKSIZE moves NVLS and
   // NVLSTree only); unset: on every op.
   std::optional<std::string> algo;
+  // `algos` / `protos`: the effect acts only on ops that run one of these algorithms / protocols
+  // (NCCL_BUFFSIZE sizes Simple's buffers only); empty: any. With `algo`, both must hold.
+  std::vector<std::string> algos;
+  std::vector<std::string> protos;
+  // Whether the effect acts on some pairs only (algo, algos or protos).
+  bool scoped() const { return algo || !algos.empty() || !protos.empty(); }
   double busbw_scale = 1;
   double lat_scale = 1;
 };

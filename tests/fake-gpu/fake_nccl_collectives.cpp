@@ -224,12 +224,15 @@ ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, cons
     nccltune::fake::corrupt_elements(call.recvbuff, call.out_count, nccltune::fake::type_size(call.type));
   // The plugin's nChannels replaces NCCL's count for the call (getAlgoInfo, src/enqueue.cc), and
   // the planner keeps it within the pair's channels (nMaxChannels per kind): time and line follow.
-  const int own_channels = behaviour.channels_for(pair);
-  const int channels = plugin_channels > 0 ? std::min(plugin_channels, own_channels) : own_channels;
+  // Without a plugin's count NCCL reduces the channels per size (topoGetAlgoInfo and the planner,
+  // channel_rules.h): the line names the channels the call runs on.
+  const int channels = nccltune::fake::op_channels(behaviour, pair, op_name(call.kind),
+                                                   static_cast<double>(call.nbytes), plugin_channels);
   if (comm.behaviour.rank == 0 && comm.log.wants(nccltune::fake::kSubsysTuning))
     comm.log.info(nccltune::fake::kSubsysTuning,
                   nccltune::fake::tuning_message(nccl_func_name(call.kind), call.nbytes, pair, channels));
-  advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair, channels);
+  advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair,
+                plugin_channels);
   return ncclSuccess;
 }
 
@@ -250,6 +253,31 @@ const CommModel* call_behaviour(const ncclComm& comm, const CollectiveCall& call
 }
 
 namespace {
+
+// One rank: NCCL runs ncclLaunchOneRank (enqueue.cc:2569-2571 at 2.28.9) before any planning, a
+// local copy or reduction with no algorithm, no cost table, no tuner plugin and no TUNING line,
+// whatever NCCL_ALGO / NCCL_PROTO leave (FIDELITY.md F36). Timed as the latency of the pair NCCL
+// would otherwise pick, when there is one.
+ncclResult_t run_one_rank(ncclComm& comm, const CollectiveCall& call) {
+  Status moved =
+      move_collective(comm, call.kind, static_cast<const std::byte*>(call.sendbuff),
+                      static_cast<std::byte*>(call.recvbuff), call.count, call.type, call.op, call.root);
+  if (!moved) return fail(comm, function_name(call.kind), moved.error());
+  const OpView view = op_view(comm, op_name(call.kind));
+  // No pair runs: a `corrupt` fault that names NCCL_ALGO / NCCL_PROTO is read against the
+  // environment, as for send/recv, which has no cost table either.
+  const auto holds_in_env = [&](const nccltune::fake::Condition& names) {
+    return nccltune::fake::holds(names, comm.process.env);
+  };
+  if (view.behaviour.has(FaultKind::corrupt) ||
+      std::any_of(view.behaviour.corrupting_pairs.begin(), view.behaviour.corrupting_pairs.end(), holds_in_env))
+    nccltune::fake::corrupt_elements(call.recvbuff, call.out_count, nccltune::fake::type_size(call.type));
+  const double bytes = static_cast<double>(call.nbytes);
+  if (!view.behaviour.allowed.empty())
+    advance_clock(comm, call.stream, op_name(call.kind), bytes,
+                  nccltune::fake::choose_algo_proto(view.model, view.behaviour, op_name(call.kind), bytes));
+  return ncclSuccess;
+}
 
 ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuff, void* recvbuff,
                             std::size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
@@ -282,6 +310,7 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   const bool total = kind == Collective::all_gather || kind == Collective::reduce_scatter;
   const std::size_t nbytes = (total ? count * static_cast<std::size_t>(nranks) : count) * size;
   const CollectiveCall call{kind, sendbuff, recvbuff, count, type, op, root, stream, nbytes, out_count};
+  if (nranks == 1) return run_one_rank(*comm, call);
   ncclResult_t error = ncclSuccess;
   std::optional<CommModel> narrowed;
   const CommModel* behaviour = call_behaviour(*comm, call, narrowed, error);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "env_plugin_host.h"
+#include "nvls_force.h"
 #include "fake_nccl_comm.h"
 
 extern char** environ;
@@ -213,6 +214,11 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
     if (!version_line && line.message.starts_with("NCCL version ")) continue;
     log.info(line.subsystems, line.message);
   }
+  // NCCL_NVLS_ENABLE=1 without multicast: NCCL's multicast setup fails, and init with it.
+  if (const auto warn = nccltune::fake::forced_nvls_failure(node_model, env, nodes, nranks)) {
+    log.warn(*warn);
+    return failed_init(*warn + " (NCCL_NVLS_ENABLE forces NVLS on GPUs without multicast)", ncclUnhandledCudaError);
+  }
   if (rank == 0) {
     std::vector<nccltune::fake::TuningTableRow> rows;
     for (const auto& [name, op] :
@@ -225,21 +231,21 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
     for (const std::string& line : nccltune::fake::tuning_table_lines(rows))
       log.info(nccltune::fake::kSubsysTuning, line);
   }
-  const std::optional<std::string> plugin = [&]() -> std::optional<std::string> {
+  // NCCL_TUNER_PLUGIN, or "" when unset: NCCL then looks for libnccl-tuner.so (FIDELITY.md F35).
+  const std::string plugin = [&]() -> std::string {
     const auto found = env.find("NCCL_TUNER_PLUGIN");
-    if (found == env.end()) return std::nullopt;
-    return found->second;
+    return found == env.end() ? "" : found->second;
   }();
   auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
                                             std::move(shared), std::move(process), id, std::move(log));
   // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):
   // its init failing fails the communicator, as NCCLCHECK does there.
-  if (plugin) {
+  {
     TunerPluginHost::Opened opened = TunerPluginHost::open(
-        *plugin, created->model.nccl_version, id_hash(id), static_cast<std::size_t>(nranks),
+        plugin, created->model.nccl_version, id_hash(id), static_cast<std::size_t>(nranks),
         static_cast<std::size_t>(place.nodes), created->log);
     if (opened.init_failed) {
-      const std::string why = "tuner plugin " + *plugin + ": init returned " +
+      const std::string why = "tuner plugin " + (plugin.empty() ? "libnccl-tuner.so" : plugin) + ": init returned " +
                               std::to_string(opened.init_result) + "; " + function + " fails";
       created->log.warn(why);
       created->shared.mark_failed();

@@ -1,6 +1,7 @@
 #include "plugin_library.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 namespace nccltune::fake {
 
@@ -13,7 +14,12 @@ void* open_plugin_library(const std::string& name, const std::string& prefix, co
   std::string missing;
   for (const std::string& candidate : candidates) {
     if (void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      opened = candidate;
+      // NCCL names the library by the path the loader found (getLibPath: the link map's l_name).
+      link_map* map = nullptr;
+      opened = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+                       map->l_name[0] != '\0'
+                   ? map->l_name
+                   : candidate;
       return handle;
     }
     const char* error = dlerror();

@@ -10,7 +10,8 @@
 namespace nccltune::fake {
 
 // `prefix`: "libnccl-tuner", "libnccl-env"; `tag`: "TUNER", "ENV". Returns the dlopen handle
-// (RTLD_NOW | RTLD_LOCAL) and the name it opened in `opened`, or nullptr.
+// (RTLD_NOW | RTLD_LOCAL) and, in `opened`, the path the loader found it at (NCCL's getLibPath,
+// which its "Successfully loaded" lines print), or nullptr.
 void* open_plugin_library(const std::string& name, const std::string& prefix, const std::string& tag,
                           std::string& opened, std::vector<std::string>& lines);
 

@@ -104,7 +104,9 @@ TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, int nccl_
                                               std::uint64_t comm_id, std::size_t nranks, std::size_t nnodes,
                                               DebugLog& log) {
   Opened result;
-  if (name.empty() || strcasecmp(name.c_str(), "none") == 0) return result;  // as ncclTunerPluginLoad
+  // ncclTunerPluginLoad: `none` loads nothing; unset ("") opens libnccl-tuner.so from the library
+  // path, and failing that the net plugin's library (the fake has no net plugin).
+  if (strcasecmp(name.c_str(), "none") == 0) return result;
   std::string opened;
   std::vector<std::string> lines;
   void* library = open_plugin_library(name, "libnccl-tuner", "TUNER", opened, lines);

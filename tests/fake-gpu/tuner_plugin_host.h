@@ -42,8 +42,9 @@ class TunerPluginHost {
     tuner_abi::ncclResult_t init_result = tuner_abi::ncclResult_t{};
   };
 
-  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value; the v7 table first when `nccl_version`, the
-  // model's, is 2.32.6 or newer, then v6 when it is 2.30.3 or newer, then v5 and v4, as NCCL's
+  // Loads the plugin `name` (NCCL_TUNER_PLUGIN's value; "" when unset, which opens
+  // libnccl-tuner.so from the library path; the v7 table first when `nccl_version`, the model's,
+  // is 2.32.6 or newer, then v6 when it is 2.30.3 or newer, then v5 and v4, as NCCL's
   // ncclTunerPluginLoad of that version) and runs its init for a communicator of
   // `nranks` ranks on `nnodes` nodes, its lines going to `log` (which must outlive the host).
   // NCCL's INFO lines about the load go to `log` as well.

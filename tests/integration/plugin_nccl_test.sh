@@ -88,7 +88,12 @@ for name in by_path by_name; do
   check_that "grep -qh 'TUNER/nccltune: using $work/profile.yaml (NCCLTUNE_PROFILE) for 2 nodes, 4 ranks' '$work/$name.logs'/*" \
     "$name: the plugin says it uses the profile for 2 nodes" || grep -h 'TUNER' "$work/$name.logs"/* | head -5
 done
-check_that "! grep -qh 'TUNER/' '$work/own.logs'/* '$work/none.logs'/*" "without the plugin nothing of it is logged"
+check_that "! grep -qh 'TUNER/nccltune\|TUNER/Plugin: Using' '$work/own.logs'/* '$work/none.logs'/*" \
+  "without the plugin nothing of it is logged"
+# Unset, NCCL looks for libnccl-tuner.so and says it found none (FIDELITY.md F35); `none` looks for nothing.
+check_that "grep -qh 'TUNER/Plugin: Could not find: libnccl-tuner.so' '$work/own.logs'/*" \
+  "NCCL_TUNER_PLUGIN unset: NCCL's line for the default library it did not find"
+check_that "! grep -qh 'TUNER/' '$work/none.logs'/*" "NCCL_TUNER_PLUGIN=none: no TUNER line at all"
 # Ring/Simple costs 40 us of latency in the model, Tree/LL 7: the plugin's choice is what is timed.
 own8=$(time_at own 8) path8=$(time_at by_path 8)
 check_that "awk -v a='$own8' -v b='$path8' 'BEGIN { exit !(a > 0 && b > 2 * a) }'" \

@@ -476,8 +476,8 @@ bool is_simple_knob(const std::string& name, const fake::FakeModel& model,
     if (algo_model.requires_env.count(name)) return false;
   for (const auto& fault : model.faults)
     if (fake::only_slows(fault.kind) && fault.when.count(name)) return false;
-  for (const auto& effect : model.effects)  // acts on one algorithm's ops: depends on the pair chosen
-    if (effect.algo && effect.when.count(name)) return false;
+  for (const auto& effect : model.effects)  // acts on some pairs' ops: depends on the pair chosen
+    if (effect.scoped() && effect.when.count(name)) return false;
   return true;
 }
 

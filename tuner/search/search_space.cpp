@@ -14,6 +14,7 @@
 #include "base/strict_yaml.h"
 #include "profile/env_names.h"
 #include "profile/nccl_names.h"
+#include "search/nccl_acts.h"
 #include "search/shape_condition.h"
 
 namespace nccltune {
@@ -199,7 +200,7 @@ bool value_applies(const Knob& knob, const std::string& value, const ShapeFacts&
 }
 
 bool knob_applies(const Knob& knob, const ShapeFacts& facts) {
-  if (!all_conditions_hold(knob.when, facts)) return false;
+  if (why_nccl_cannot_act(knob.name, facts) || !all_conditions_hold(knob.when, facts)) return false;
   return std::any_of(knob.values.begin(), knob.values.end(),
                      [&](const std::string& value) { return value_applies(knob, value, facts); });
 }

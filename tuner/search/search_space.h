@@ -49,7 +49,8 @@ struct SearchSpace {
 inline constexpr std::string_view kSearchSpaceSchema = "nccltune/search-space/v1";
 
 Result<SearchSpace> parse_search_space(std::string_view yaml_text, std::string_view origin);
-// The knob's own `when` all hold and at least one of its values applies.
+// NCCL can act on the knob in this cluster (why_nccl_cannot_act, search/nccl_acts.h), its own
+// `when` all hold and at least one of its values applies.
 bool knob_applies(const Knob& knob, const ShapeFacts& facts);
 // The value's own conditions (value_when) all hold; the knob's `when` is not looked at.
 bool value_applies(const Knob& knob, const std::string& value, const ShapeFacts& facts);

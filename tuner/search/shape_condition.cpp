@@ -20,7 +20,7 @@ std::optional<long long> parse_integer(std::string_view text) {
   return value;
 }
 
-enum class Fact { nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective };
+enum class Fact { nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, ib, gdr, collective };
 enum class Op { ge, le, gt, lt, eq, ne, is_true, is_false };
 
 struct Condition {
@@ -32,7 +32,12 @@ struct Condition {
 };
 
 constexpr std::string_view kFactNames =
-    "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective";
+    "nodes, gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, ib, gdr, collective";
+
+// The facts that are true or false, written `fact` or `!fact`.
+bool is_flag(Fact fact) {
+  return fact == Fact::nvswitch || fact == Fact::ib || fact == Fact::gdr;
+}
 
 // `collective=all_gather|reduce_scatter` after `collective`: the names, each one NCCL's tests use.
 Result<Condition> parse_collectives(std::string_view operands, const std::string& quoted) {
@@ -59,6 +64,8 @@ std::optional<Fact> fact_named(std::string_view name) {
   if (name == "nccl") return Fact::nccl;
   if (name == "gpu_sm") return Fact::gpu_sm;
   if (name == "nvswitch") return Fact::nvswitch;
+  if (name == "ib") return Fact::ib;
+  if (name == "gdr") return Fact::gdr;
   if (name == "collective") return Fact::collective;
   return std::nullopt;
 }
@@ -84,7 +91,7 @@ Result<Condition> parse_condition(std::string_view text) {
     const std::optional<Fact> fact = fact_named(std::string_view(compact).substr(1));
     if (!fact)
       return Error{quoted + ": unknown fact '" + compact.substr(1) + "' (" + std::string(kFactNames) + ")"};
-    if (*fact != Fact::nvswitch) return Error{quoted + ": only nvswitch can be negated with !"};
+    if (!is_flag(*fact)) return Error{quoted + ": only nvswitch, ib and gdr can be negated with !"};
     condition.fact = *fact;
     condition.op = Op::is_false;
     return condition;
@@ -98,12 +105,12 @@ Result<Condition> parse_condition(std::string_view text) {
   if (op_start == compact.size()) {
     if (*fact == Fact::collective)
       return Error{quoted + ": collective needs a name, e.g. collective=alltoall"};
-    if (*fact != Fact::nvswitch)
+    if (!is_flag(*fact))
       return Error{quoted + ": '" + name + "' needs a comparison, e.g. " + name + ">1"};
     condition.op = Op::is_true;
     return condition;
   }
-  if (*fact == Fact::nvswitch) return Error{quoted + ": nvswitch is written as nvswitch or !nvswitch"};
+  if (is_flag(*fact)) return Error{quoted + ": " + name + " is written as " + name + " or !" + name};
   std::size_t op_end = op_start;
   while (op_end < compact.size() && is_operator_char(compact[op_end])) ++op_end;
   const std::string op = compact.substr(op_start, op_end - op_start);
@@ -153,7 +160,14 @@ bool evaluate(const Condition& condition, const ShapeFacts& facts) {
                          return std::find(facts.collectives.begin(), facts.collectives.end(), name) !=
                                 facts.collectives.end();
                        });
-  if (condition.fact == Fact::nvswitch) return condition.op == Op::is_true ? facts.nvswitch : !facts.nvswitch;
+  if (is_flag(condition.fact)) {
+    // Unknown GPUDirect RDMA: both hold (explore rather than guess).
+    if (condition.fact == Fact::gdr && !facts.gdr) return true;
+    const bool value = condition.fact == Fact::nvswitch ? facts.nvswitch
+                       : condition.fact == Fact::ib     ? facts.ib && facts.nics > 0
+                                                        : *facts.gdr;
+    return condition.op == Op::is_true ? value : !value;
+  }
   long long actual = count(condition.fact, facts);
   if (condition.fact == Fact::nccl) actual = facts.nccl_version;
   if (condition.fact == Fact::gpu_sm) actual = facts.gpu_sm;

@@ -19,6 +19,12 @@ struct ShapeFacts {
   int gpus_per_node = 1;
   bool nvswitch = false;
   int nics = 0;          // NICs per node
+  // The `nics` are InfiniBand or RoCE NICs: NCCL's IB transport runs and reads NCCL_IB_*. The
+  // condition `ib` holds when this is true and nics > 0; otherwise NCCL uses its Socket transport.
+  bool ib = true;
+  // GPUDirect RDMA between the GPUs and the NICs (NCCL_NET_GDR_* act only with it); nullopt:
+  // unknown, and both `gdr` and `!gdr` hold.
+  std::optional<bool> gdr;
   int nccl_version = 0;  // NCCL's code, 22809 for 2.28.9
   int gpu_sm = 0;        // 90 for Hopper
   // The collectives tuned (nccl-tests names); empty: unknown, and every collective condition holds.
@@ -28,7 +34,8 @@ struct ShapeFacts {
 // Conditions: `fact OP number` with OP one of >= <= > < == != over the numeric facts nodes,
 // gpus_per_node, ranks (nodes x gpus_per_node), nics, nccl (a version: 2.24, 2.24.3 or 22403),
 // gpu_sm; `count OP count` between two of the counts nodes, gpus_per_node, ranks, nics
-// (`nics>gpus_per_node`: more NICs than GPUs on a node); or `nvswitch` / `!nvswitch`; or `collective=NAME[|NAME...]`, which holds when one of the
+// (`nics>gpus_per_node`: more NICs than GPUs on a node); or `nvswitch` / `!nvswitch`, `ib` / `!ib`,
+// `gdr` / `!gdr`; or `collective=NAME[|NAME...]`, which holds when one of the
 // named collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall) is
 // tuned. Outside a collective condition, `A|B` holds when A or B does (`gpus_per_node>=3|nccl>=2.28.7`).
 // Spaces are ignored. Checked at parse time.

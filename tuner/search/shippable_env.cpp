@@ -5,6 +5,7 @@
 #include "base/byte_size.h"
 #include "base/collective_names.h"
 #include "profile/nccl_names.h"
+#include "search/nccl_acts.h"
 
 namespace nccltune {
 
@@ -70,6 +71,12 @@ std::vector<NcclChoice> corrupt_pairs(const std::vector<FailedTrial>& failed) {
 
 ShippableEnv shippable_env(const Env& env, const ShipFacts& facts) {
   ShippableEnv result{env, {}};
+  if (const auto nvls = env.find("NCCL_NVLS_ENABLE"); nvls != env.end() && forces_nvls(nvls->second)) {
+    result.env.erase(nvls->first);
+    result.notes.push_back("NCCL_NVLS_ENABLE=" + nvls->second +
+                           " is not in env: it forces NVLS without NCCL's multicast check, and init fails on any "
+                           "node without multicast; 2, NCCL's default, uses NVLS wherever it can run");
+  }
   for (const std::string variable : {kAlgoVariable, kProtoVariable}) {
     const auto it = env.find(variable);
     if (it == env.end()) continue;

@@ -13,6 +13,8 @@
 //     back to Ring (topoGetAlgoInfo, src/enqueue.cc), and Broadcast and Reduce run Ring only
 //     (src/graph/tuning.cc). A list scoped to the tuned collectives ("allgather:PAT") leaves the
 //     others alone.
+// NCCL_NVLS_ENABLE never ships a value that forces NVLS (1; anything but 0 and 2): NCCL then
+// skips its multicast check and init fails wherever multicast is missing (search/nccl_acts.h).
 // A restriction that does not ship stays in the profile's per_size, which the tuner plugin
 // applies within the measured range only; the notes say why.
 #pragma once

@@ -51,6 +51,10 @@ ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code) {
   facts.gpus_per_node = nccl.ranks_per_node();
   facts.nvswitch = shape.node.nvswitch.value_or(true);
   facts.nics = shape.node.nics.value_or(1) * nccl.hosts_per_node();
+  // RDMA NICs (InfiniBand or RoCE) run NCCL's IB transport; none leave its Socket transport, and no
+  // GPUDirect RDMA (search/nccl_acts.h). Whether GDR works with them is not known here.
+  facts.ib = facts.nics > 0;
+  if (!facts.ib) facts.gdr = false;
   facts.nccl_version = nccl_version_code;
   facts.gpu_sm = shape.node.gpu_sm;
   return facts;

@@ -62,6 +62,16 @@ CommModel resolve(const FakeModel& model, const NcclEnv& env, int rank = 0, int 
   return comm.ok() ? *comm : CommModel{};
 }
 
+// 8 ranks on 2 nodes: the network's knobs (NCCL_IB_*) act only past one node (FIDELITY.md F30).
+CommModel resolve_on_two_nodes(const FakeModel& model, const NcclEnv& env) {
+  CommNodes nodes;
+  nodes.present = {0, 1};
+  nodes.count = 2;
+  Result<CommModel> comm = resolve_comm_model(model, env, 0, 8, "all_reduce", nodes);
+  EXPECT_TRUE(comm.ok()) << comm.error();
+  return comm.ok() ? *comm : CommModel{};
+}
+
 AlgoProto choice(const FakeModel& model, const NcclEnv& env, double bytes,
                  std::string_view op = "all_reduce") {
   return choose_algo_proto(model, resolve(model, env), op, bytes);
@@ -385,7 +395,7 @@ TEST(FakeGpuTiming, WithoutNoiseTheTimeIsTheFormula) {
 
 TEST(FakeGpuTiming, ChannelsAndEffectsScaleTheFormula) {
   const FakeModel model = load_fixture("exact.yaml");
-  const CommModel comm = resolve(
+  const CommModel comm = resolve_on_two_nodes(
       model, {{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_NET_GDR_LEVEL", "4"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_EQ(comm.channels, 4);
   EXPECT_DOUBLE_EQ(comm.channel_scale, 0.3);
@@ -426,17 +436,19 @@ TEST(FakeGpuEffects, ApplyWhenEveryListedVariableMatches) {
   // The network's knobs act on 2 nodes (the fixture's `nodes` entry), never on one.
   EXPECT_DOUBLE_EQ(resolve(load_fixture("dgx-h100.yaml"), {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1);
   const FakeModel model = model_for_nodes(load_fixture("dgx-h100.yaml"), 2);
-  const CommModel none = resolve(model, {});
+  const CommModel none = resolve_on_two_nodes(model, {});
   EXPECT_EQ(none.busbw_scale, 1);
   EXPECT_EQ(none.lat_scale, 1);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
-  EXPECT_DOUBLE_EQ(resolve(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1) << "NCCL ignores `sys`";
-  const CommModel both = resolve(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "5"}}).busbw_scale, 1.15);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "PHB"}}).busbw_scale, 1);
+  EXPECT_DOUBLE_EQ(resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "sys"}}).busbw_scale, 1)
+      << "NCCL ignores `sys`";
+  const CommModel both =
+      resolve_on_two_nodes(model, {{"NCCL_NET_GDR_LEVEL", "SYS"}, {"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_DOUBLE_EQ(both.busbw_scale, 1.15 * 1.08);
   EXPECT_DOUBLE_EQ(both.lat_scale, 1.1);
-  const CommModel qps_only = resolve(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  const CommModel qps_only = resolve_on_two_nodes(model, {{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
   EXPECT_EQ(qps_only.busbw_scale, 1);
   EXPECT_EQ(qps_only.lat_scale, 1);
 }
@@ -1684,4 +1696,76 @@ TEST(FakeGpuProcesses, AMissingTunerPluginLeavesTheModelsChoices) {
             std::string::npos)
       << logs;
   for (const NcclLoggedChoice& choice : logged_choices(dir.path())) EXPECT_EQ(choice.algo, "TREE");
+}
+
+// With NCCL_TUNER_PLUGIN unset NCCL looks for libnccl-tuner.so on the library path, and says so
+// when it is not there (ncclTunerPluginLoad, openPluginLib; FIDELITY.md F35).
+TEST(FakeGpuProcesses, AnUnsetTunerPluginLooksForTheDefaultLibrary) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  ASSERT_EQ(std::getenv("NCCL_TUNER_PLUGIN"), nullptr);
+  SweepOptions options = small_sweep();
+  options.max_bytes = 1000;
+  RankProcesses ranks(2, env, sweep_body({"all_reduce"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so\n"), std::string::npos) << logs;
+  for (const NcclLoggedChoice& choice : logged_choices(dir.path())) EXPECT_EQ(choice.algo, "TREE");
+}
+
+// NCCL_NVLS_ENABLE=1 on GPUs without multicast: NCCL's multicast setup fails, and init with it,
+// with CUCHECK's WARN and ncclUnhandledCudaError (FIDELITY.md F33). 2, NCCL's default, inits.
+TEST(FakeGpuProcesses, NvlsEnableOneWithoutMulticastFailsInit) {
+  for (const char* value : {"1", "2"}) {
+    TempDir dir;
+    const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("nccl-rules-socket.yaml")},
+                     {"NCCLTUNE_FAKE_TIMEOUT_S", "10"},
+                     {"NCCL_NVLS_ENABLE", value},
+                     {"NCCL_DEBUG", "WARN"},
+                     {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+    SweepOptions options = small_sweep();
+    options.max_bytes = 1000;
+    RankProcesses ranks(2, env, sweep_body({"all_reduce"}, options));
+    ranks.finish(60);
+    const std::string logs = all_logs(dir.path());
+    if (std::string(value) == "2") {
+      EXPECT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+      EXPECT_EQ(logs.find("NCCL WARN"), std::string::npos) << logs;
+      continue;
+    }
+    for (int r = 0; r < 2; ++r)
+      EXPECT_NE(ranks.output(r).find("init-error ncclCommInitRank(rank " + std::to_string(r) +
+                                     " of 2): unhandled cuda error"),
+                std::string::npos)
+          << ranks.output(r);
+    EXPECT_NE(logs.find("NCCL WARN Cuda failure 801 'operation not supported'"), std::string::npos) << logs;
+  }
+}
+
+// One rank: ncclLaunchOneRank before any planning (FIDELITY.md F36): the data is right, NCCL never
+// asks a tuner plugin, prints no TUNING line, and no NCCL_ALGO leaves it without an algorithm.
+TEST(FakeGpuProcesses, OneRankRunsWithoutAnAlgorithmOrAPlugin) {
+  TempDir dir;
+  const Env env = {{"NCCLTUNE_FAKE_MODEL", model_fixture("exact.yaml")},
+                   {"NCCL_TUNER_PLUGIN", test_tuner("libfake_test_tuner.so")},
+                   {"NCCL_ALGO", "CollNetDirect"},
+                   {"NCCL_DEBUG", "INFO"},
+                   {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"},
+                   {"NCCL_DEBUG_FILE", (dir.path() / "nccl.%p.log").string()}};
+  SweepOptions options = small_sweep();
+  options.max_bytes = 4096;
+  RankProcesses ranks(1, env, sweep_body({"all_reduce", "all_gather"}, options));
+  ranks.finish(60);
+  ASSERT_TRUE(all_said(ranks, "done")) << ranks.output(0);
+  const std::vector<Row> rows = rows_of(ranks.output(0));
+  EXPECT_EQ(rows.size(), 2 * sweep_sizes(options).size()) << ranks.output(0);
+  for (const Row& row : rows) EXPECT_EQ(row.out_of_place_wrong, 0) << row.op << " " << row.bytes;
+  const std::string logs = all_logs(dir.path());
+  EXPECT_NE(logs.find("TUNER/fake_test: init for 1 ranks on 1 nodes"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("getCollInfo"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("Bytes -> Algo"), std::string::npos) << logs;
 }

@@ -193,7 +193,7 @@ TEST(SearchSpace, Conditions) {
   EXPECT_EQ(condition_problem("nodes>1|"), std::optional<std::string>("empty condition"));
   EXPECT_EQ(condition_problem("nodes>1|gpus>1"),
             std::optional<std::string>("'gpus>1': unknown fact 'gpus' (nodes, gpus_per_node, ranks, nics, nccl, "
-                                       "gpu_sm, nvswitch, collective)"));
+                                       "gpu_sm, nvswitch, ib, gdr, collective)"));
   EXPECT_FALSE(condition_holds("nodes>1|gpus>1", facts));  // invalid: false, as any invalid condition
   EXPECT_TRUE(condition_holds("nccl>=2.24", facts));
   EXPECT_TRUE(condition_holds("nccl>=2.28.9", facts));
@@ -405,12 +405,12 @@ TEST(SearchSpace, ErrorsNameFileLineAndField) {
             "space.yaml:5: knobs[0].values: nothing to try besides default_value '0'");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: [\"gpus>1\"]\n"),
             "space.yaml:5: knobs[0].when[0]: 'gpus>1': unknown fact 'gpus' (nodes, gpus_per_node, ranks, "
-            "nics, nccl, gpu_sm, nvswitch, collective)");
+            "nics, nccl, gpu_sm, nvswitch, ib, gdr, collective)");
   EXPECT_EQ(error_of("  - name: NCCL_PROTO\n    values: [LL]\n    when: \"nodes=>1\"\n"),
             "space.yaml:5: knobs[0].when: 'nodes=>1': unknown operator '=>' (>=, <=, >, <, ==, !=)");
   EXPECT_EQ(error_of("  - name: NCCL_ALGO\n    values:\n      - {value: NVLS, when: [nvlink]}\n"),
             "space.yaml:5: knobs[0].values[0].when[0]: 'nvlink': unknown fact 'nvlink' (nodes, "
-            "gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, collective)");
+            "gpus_per_node, ranks, nics, nccl, gpu_sm, nvswitch, ib, gdr, collective)");
   EXPECT_EQ(
       error_of("  - name: NCCL_NVLS_ENABLE\n    values: [\"1\"]\n    when: [!nvswitch]\n"),
       "space.yaml:5: explicit tags (!nvswitch) are not allowed; text that starts with ! goes in quotes");
