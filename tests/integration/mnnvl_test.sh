@@ -36,25 +36,28 @@ bench() {
 }
 
 # 1. NCCL's count on one domain, and with MNNVL off.
-bench domain "-b 16M -e 16M"
+bench domain "-b 4M -e 4M"
 check_that "grep -q 'nRanks 16 nNodes 1 localRanks 16 localRank [0-9]* MNNVL 1' '$work/domain.log'" \
   "one domain of 4 trays is NCCL's 1 node of 16 local ranks, MNNVL 1" || grep -m3 ' comm ' "$work/domain.log"
-check_that "grep -q '^16777216 NVLS SIMPLE$' '$work/domain.choices'" "all_reduce at 16M runs NVLS on the domain" ||
+check_that "grep -q '^4194304 NVLS SIMPLE$' '$work/domain.choices'" "all_reduce at 4M runs NVLS on the domain" ||
   cat "$work/domain.choices"
-bench hosts "-b 16M -e 16M" NCCL_MNNVL_ENABLE=0
+bench hosts "-b 4M -e 4M" NCCL_MNNVL_ENABLE=0
 check_that "grep -q 'nRanks 16 nNodes 4 localRanks 4 localRank [0-9]* MNNVL 0' '$work/hosts.log'" \
   "NCCL_MNNVL_ENABLE=0: 4 nodes of 4, MNNVL 0" || grep -m3 ' comm ' "$work/hosts.log"
 
-# 2. A default tune of the domain (only the sizes and the knobs kept small).
+# 2. A default tune of the domain (its communicators; the sizes, knobs and node counts kept small).
+# tune NAME SIZES [VAR=VALUE...]
 tune() {
-  local name=$1
-  shift
+  local name=$1 sizes=$2
+  shift 2
   env "$@" timeout 900 mpirun -np 16 "$nccltune" tune --from "$tray" --space "$fixtures/spaces/mnnvl.yaml" \
-    --out "$work/store" --ops all_reduce --guard none --node-counts 4 --min-bytes 256K --max-bytes 8M \
+    --out "$work/store" --ops all_reduce --guard none --node-counts 4 $sizes \
     --init-timeout 60 --size-timeout 60 --progress log >"$work/$name.tune" 2>&1
   check_that "[ $? -eq 0 ]" "$name: tune exits 0" || show_log "$work/$name.tune"
 }
-tune domain
+tune domain "--min-bytes 1M --max-bytes 4M"
+check_that "grep -q '^nccltune tune: communicators: world (1 node x 16), node (1 node x 4)' '$work/domain.tune'" \
+  "tune measures the world and a node's shape (a rail is that shape to NCCL)" || grep communicators "$work/domain.tune"
 check_that "grep -q '^nccltune tune: MNNVL: NCCL counts 1 NVLink domain of 16 GPUs on 4 hosts' '$work/domain.tune'" \
   "tune says how NCCL counts the trays" || show_log "$work/domain.tune"
 profile=$(find "$work/store" -name 1n4h.yaml | head -1)
@@ -76,8 +79,7 @@ node_type: {key: "$key", gpu: "NVIDIA GB200", gpus: 4, nics: 4, nccl_version: "2
 YAML
 printf 'env:\n  store: %s\n' "$work/store" >"$work/nccltune.yaml"
 chmod -R go-w "$work/store"
-sizes=$(awk '/^collectives:/ { c = 1 } c && /^ *sizes:/ { gsub(/[^0-9,]/, ""); print; exit }' "$profile")
-bench served "-b 256K -e 8M -f 2" NCCL_TUNER_PLUGIN="$plugin" NCCLTUNE_CONFIG="$work/nccltune.yaml" \
+bench served "-b 1M -e 4M -f 2" NCCL_TUNER_PLUGIN="$plugin" NCCLTUNE_CONFIG="$work/nccltune.yaml" \
   NCCLTUNE_NODE_STATE="$work/node.yaml"
 check_that "grep -q 'using .*1n4h.yaml' '$work/served.log'" "the plugin uses 1n4h.yaml for NCCL's 1 node of 16 ranks" ||
   grep -m3 -i 'nccltune' "$work/served.log"
@@ -114,7 +116,7 @@ check_that "grep -q 'nRanks 16 nNodes 2 localRanks 8 localRank [0-9]* MNNVL 1' '
 check_that "grep -q '^4194304 NVLS_TREE SIMPLE$' '$work/two.choices'" "NVLSTree runs across the two domains" ||
   cat "$work/two.choices"
 chmod -R u+w "$work/store"
-tune two NCCLTUNE_FAKE_MODEL="$work/two-domains.yaml"
+tune two "--comms world --min-bytes 4M --max-bytes 4M" NCCLTUNE_FAKE_MODEL="$work/two-domains.yaml"
 check_that "[ -f '$(dirname "$profile")/2n4h.yaml' ] && [ -f '$profile' ]" \
   "the two-domain profile is stored apart (2n4h.yaml beside 1n4h.yaml)" || find "$work/store"
 finish
