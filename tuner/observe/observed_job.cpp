@@ -84,6 +84,7 @@ void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_
 
 void ObserveAccumulator::match(ObservedCommunicator& communicator, const InspectorRecord& record) {
   if (communicator.n_ranks < 2) return;
+  if (record.coll_sn < communicator.dropped_below && !communicator.waiting.contains(record.coll_sn)) return;
   auto [it, added] = communicator.waiting.try_emplace(record.coll_sn);
   auto& entries = it->second;
   for (const auto& entry : entries)
@@ -107,6 +108,7 @@ void ObserveAccumulator::match(ObservedCommunicator& communicator, const Inspect
     return;
   }
   if (added && communicator.waiting.size() > window_) {
+    communicator.dropped_below = std::max(communicator.dropped_below, communicator.waiting.begin()->first + 1);
     communicator.waiting.erase(communicator.waiting.begin());
     ++communicator.unmatched;
   }

@@ -8,7 +8,8 @@
 // its own. A collective is judged once all n_ranks records of it are in (a tie for the shortest
 // time names nobody). Records of one collective come from different files, so each communicator
 // holds at most `window` collectives still waiting for ranks (ObserveAccumulator's window, by
-// default 4096); when one more arrives, the lowest coll_sn is dropped and counted unmatched, as are
+// default 4096); when one more arrives, the lowest coll_sn is dropped and counted unmatched (its
+// later records, and those of any lower coll_sn not waiting, are read but not matched), as are
 // those still waiting at the end. Memory: communicators x window x n_ranks pairs at most.
 #pragma once
 
@@ -56,6 +57,9 @@ struct ObservedCommunicator {
   std::uint64_t matched = 0, unmatched = 0;
   // coll_sn -> the (rank, exec_us) in so far; at most the window's collectives.
   std::map<std::uint64_t, std::vector<std::pair<int, double>>> waiting;
+  // The collectives below it were dropped from the window (counted unmatched once): their later
+  // records are not matched.
+  std::uint64_t dropped_below = 0;
 };
 
 struct ObservedJob {
