@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "profile/comm_shape.h"
 
@@ -25,8 +26,24 @@ std::vector<ProfileSection> profile_sections(const Profile& profile) {
   return sections;
 }
 
-std::string observed_shape(const ObservedCommunicator& communicator, int job_ranks, int ranks_per_node) {
+// A communicator's role. Where every rank's host is known, by hosts: a rail is one rank per host
+// (on an MNNVL rack NCCL counts a domain of hosts as one node, so a rail's n_ranks is not its
+// nnodes there), a node is one host's ranks. Else in NCCL's counts: a rail is one rank per node, a
+// node one node's ranks.
+std::string observed_shape(const ObservedCommunicator& communicator, int job_ranks, int ranks_per_node,
+                           int job_hosts) {
   if (communicator.n_ranks == job_ranks) return "world";
+  std::set<std::string> hosts;
+  bool every_host_known = int(communicator.ranks.size()) == communicator.n_ranks;
+  for (const auto& [rank, seen] : communicator.ranks) {
+    every_host_known = every_host_known && !seen.host.empty();
+    hosts.insert(seen.host);
+  }
+  if (every_host_known && job_hosts > 0) {
+    if (communicator.n_ranks > 1 && int(hosts.size()) == communicator.n_ranks) return "rail";
+    if (hosts.size() == 1 && communicator.n_ranks * job_hosts == job_ranks) return "node";
+    return "other";
+  }
   if (communicator.nnodes > 1 && communicator.n_ranks == communicator.nnodes) return "rail";
   if (communicator.nnodes == 1 && communicator.n_ranks == ranks_per_node) return "node";
   return "other";
@@ -127,7 +144,7 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
           std::find(communicator.hosts.begin(), communicator.hosts.end(), seen.host) == communicator.hosts.end())
         communicator.hosts.push_back(seen.host);
     std::sort(communicator.hosts.begin(), communicator.hosts.end());
-    communicator.shape = observed_shape(observed, job_ranks, ranks_per_node);
+    communicator.shape = observed_shape(observed, job_ranks, ranks_per_node, int(job.hosts.size()));
     communicator.matched = observed.matched;
     communicator.unmatched = observed.unmatched;
 

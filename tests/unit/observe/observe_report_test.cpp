@@ -59,6 +59,37 @@ TEST(ObserveReport, ShapesInNcclsTerms) {
   EXPECT_EQ(communicator(report, "0xc000000000000a").hosts, std::vector<std::string>{"node-a"});
 }
 
+TEST(ObserveReport, OnAnMnnvlRackARailAndANodeAreOneNcclShape) {
+  // 16 ranks on 4 hosts of one NVLink domain: NCCL's nnodes is 1 for every communicator.
+  ObserveAccumulator accumulator;
+  const auto line = [](const std::string& id, int rank, int n_ranks, int host, std::uint64_t sn) {
+    return "{\"header\":{\"id\":\"" + id + "\",\"rank\":" + std::to_string(rank) + ",\"n_ranks\":" +
+           std::to_string(n_ranks) + ",\"nnodes\":1},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
+           "\"hostname\":\"tray-" + std::to_string(host) + "\",\"pid\":" + std::to_string(100 + rank) +
+           "},\"coll_perf\":{\"coll\":\"AllReduce\",\"coll_sn\":" + std::to_string(sn) +
+           ",\"coll_msg_size_bytes\":65536,\"coll_exec_time_us\":10,\"coll_busbw_gbs\":100.0}}";
+  };
+  for (int rank = 0; rank < 16; ++rank) {
+    const int host = rank / 4, gpu = rank % 4;
+    const std::string file = "tray-" + std::to_string(host) + "-pid" + std::to_string(100 + rank) + ".log";
+    accumulator.add_line(file, 1, line("0xw", rank, 16, host, 1));
+    accumulator.add_line(file, 2, line("0xr" + std::to_string(gpu), host, 4, host, 1));
+    accumulator.add_line(file, 3, line("0xn" + std::to_string(host), gpu, 4, host, 1));
+  }
+  auto profile = read_profile(kFixtures + "/profiles/gb200-mnnvl-1n4h.yaml");
+  ASSERT_TRUE(profile.ok()) << profile.error();
+  const ObserveReport report = build_observe_report(accumulator.finish(), {}, &*profile, "p", 0.1);
+  EXPECT_EQ(communicator(report, "0xw").shape, "world");
+  EXPECT_EQ(communicator(report, "0xr0").shape, "rail");
+  EXPECT_EQ(communicator(report, "0xn0").shape, "node");
+  // The profile records the 1 x 4 shape once, as its node section; both read against it.
+  EXPECT_EQ(communicator(report, "0xr0").section, communicator(report, "0xn0").section);
+  ASSERT_TRUE(communicator(report, "0xr0").section.has_value());
+  EXPECT_NE(communicator(report, "0xr0").section->find("NVLink domain"), std::string::npos)
+      << *communicator(report, "0xr0").section;
+  EXPECT_TRUE(row(communicator(report, "0xr0"), "all_reduce").tuned_busbw.has_value());
+}
+
 TEST(ObserveReport, VerdictsAgainstTheProfileUnderWhatShips) {
   const Profile profile = two_node_profile();
   const ObserveReport report = report_of("job-2n2g", &profile);
