@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string& problem : accumulator.problems())
     if (problem.find('\n') != std::string::npos) fail("a problem of more than one line", problem);
   for (const auto& [id, communicator] : job.communicators) {
-    if (communicator.matched + communicator.unmatched > job.records) fail("more collectives than records", id);
+    if (communicator.matched + communicator.unmatched > job.records)
+      fail("more collectives than records", id);
     for (const auto& [key, row] : communicator.rows)
       if (row.busbw.count() + row.busbw.nan_count() != row.records) fail("a row's busbw count", key.first);
   }

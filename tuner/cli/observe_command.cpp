@@ -51,12 +51,14 @@ Result<std::optional<std::pair<Profile, std::string>>> observed_profile(const Ob
   shape.nodes = nodes;
   shape.gpus_per_node = ranks / nodes;
   // On an MNNVL rack NCCL's node is an NVLink domain: more hosts than nodes says so.
-  if (is_mnnvl_node_type_key(options.node_type) && int(job.hosts.size()) > nodes) shape.hosts = int(job.hosts.size());
+  if (is_mnnvl_node_type_key(options.node_type) && int(job.hosts.size()) > nodes)
+    shape.hosts = int(job.hosts.size());
   auto found = find_profile_for_job(options.profiles, options.node_type, shape, true, getuid());
   if (!found) return Error{found.error()};
   const Profile* profile = found->profile();
   if (profile == nullptr) {
-    std::fprintf(stderr, "%s: %s holds no profile for %s with %d nodes of %d ranks; every row is unmeasured\n",
+    std::fprintf(stderr,
+                 "%s: %s holds no profile for %s with %d nodes of %d ranks; every row is unmeasured\n",
                  kObservePrefix, printable_excerpt(options.profiles, 200).c_str(),
                  printable_excerpt(options.node_type, 100).c_str(), nodes, ranks / nodes);
     return std::optional<std::pair<Profile, std::string>>{};
@@ -84,7 +86,8 @@ int run_observe(const ObserveOptions& options) {
   const ObserveReport report =
       build_observe_report(job, options.dirs, *profile ? &(*profile)->first : nullptr,
                            *profile ? (*profile)->second : "", options.tolerance);
-  const std::string text = options.format == "json" ? render_observe_json(report) : render_observe_text(report);
+  const std::string text =
+      options.format == "json" ? render_observe_json(report) : render_observe_text(report);
   if (options.out.empty()) {
     std::cout << text;
   } else if (const Status written = write_file_atomically(options.out, text); !written) {
@@ -99,8 +102,10 @@ int run_observe(const ObserveOptions& options) {
 void add_observe_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ObserveOptions>();
   auto* sub = app.add_subcommand(
-      "observe", "What a job's collectives did (NCCL Inspector's records) against its profile, and its stragglers");
-  sub->add_option("DIR", options->dirs, "Inspector's output directories (NCCL_INSPECTOR_DUMP_DIR), read recursively")
+      "observe",
+      "What a job's collectives did (NCCL Inspector's records) against its profile, and its stragglers");
+  sub->add_option("DIR", options->dirs,
+                  "Inspector's output directories (NCCL_INSPECTOR_DUMP_DIR), read recursively")
       ->required();
   auto* store = sub->add_option("--profiles", options->profiles, "Profile store: the job's profile from it");
   auto* key = sub->add_option("--node-type", options->node_type, "The job's node type key (with --profiles)");
@@ -111,11 +116,13 @@ void add_observe_command(CLI::App& app, Command& command) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   sub->add_option("--out", options->out, "Write the output to this file (replaced atomically)");
-  sub->add_option("--tolerance", options->tolerance, "A row is as tuned when its median busbw is within this of the profile's")
+  sub->add_option("--tolerance", options->tolerance,
+                  "A row is as tuned when its median busbw is within this of the profile's")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  sub->add_option("--window", options->window,
-                  "Collectives per communicator waiting for every rank's record; older ones count as unmatched")
+  sub->add_option(
+         "--window", options->window,
+         "Collectives per communicator waiting for every rank's record; older ones count as unmatched")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
   command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts

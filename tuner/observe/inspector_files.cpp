@@ -20,8 +20,8 @@ InspectorFiles find_inspector_files(const std::vector<std::string>& paths) {
       continue;
     }
     std::size_t before = found.files.size();
-    std::filesystem::recursive_directory_iterator it(path, std::filesystem::directory_options::skip_permission_denied,
-                                                     error);
+    std::filesystem::recursive_directory_iterator it(
+        path, std::filesystem::directory_options::skip_permission_denied, error);
     for (; !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error))
       if (it->is_regular_file(error) && is_inspector_file_name(it->path().filename().string()))
         found.files.push_back(it->path());

@@ -19,13 +19,19 @@ constexpr std::array<std::string_view, 4> kTopKeys = {"header", "metadata", "col
 constexpr std::array<std::string_view, 5> kHeaderKeys = {"id", "comm_name", "rank", "n_ranks", "nnodes"};
 constexpr std::array<std::string_view, 6> kMetadataKeys = {
     "inspector_output_format_version", "git_rev", "rec_mechanism", "dump_timestamp_us", "hostname", "pid"};
-constexpr std::array<std::string_view, 9> kCollKeys = {
-    "coll",           "coll_sn",         "coll_msg_size_bytes", "coll_exec_time_us", "coll_timing_source",
-    "coll_algobw_gbs", "coll_busbw_gbs", "event_trace_sn",      "event_trace_ts"};
+constexpr std::array<std::string_view, 9> kCollKeys = {"coll",
+                                                       "coll_sn",
+                                                       "coll_msg_size_bytes",
+                                                       "coll_exec_time_us",
+                                                       "coll_timing_source",
+                                                       "coll_algobw_gbs",
+                                                       "coll_busbw_gbs",
+                                                       "event_trace_sn",
+                                                       "event_trace_ts"};
 
 template <std::size_t N>
-void note_unknown(const InspectorJson& object, std::string_view where, const std::array<std::string_view, N>& known,
-                  std::vector<std::string>& unknown) {
+void note_unknown(const InspectorJson& object, std::string_view where,
+                  const std::array<std::string_view, N>& known, std::vector<std::string>& unknown) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     bool found = false;
     for (std::string_view key : known) found = found || key == it.key();
@@ -52,7 +58,8 @@ std::optional<std::string> string_at(const InspectorJson& parent, const char* ke
 std::optional<std::int64_t> integer_at(const InspectorJson& parent, const char* key) {
   const auto it = parent.find(key);
   if (it == parent.end() || !it->is_number_integer()) return std::nullopt;
-  if (it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+  if (it->is_number_unsigned() &&
+      it->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
     return std::nullopt;
   return it->get<std::int64_t>();
 }
@@ -62,7 +69,8 @@ std::optional<double> number_at(const InspectorJson& parent, const char* key) {
   const auto it = parent.find(key);
   if (it == parent.end()) return std::nullopt;
   if (it->is_number()) return it->get<double>();
-  if (it->is_string() && (it->get_ref<const std::string&>() == "nan" || it->get_ref<const std::string&>() == "-nan"))
+  if (it->is_string() &&
+      (it->get_ref<const std::string&>() == "nan" || it->get_ref<const std::string&>() == "-nan"))
     return std::numeric_limits<double>::quiet_NaN();
   return std::nullopt;
 }
@@ -96,13 +104,15 @@ Result<std::optional<InspectorRecord>> parse_inspector_line(std::string_view lin
   record.comm_id = *id;
   record.comm_name = string_at(*header, "comm_name").value_or("");
   const auto n_ranks = integer_at(*header, "n_ranks");
-  if (!n_ranks || *n_ranks < 1 || *n_ranks > (1 << 20)) return missing("header.n_ranks", "missing or not 1..1048576");
+  if (!n_ranks || *n_ranks < 1 || *n_ranks > (1 << 20))
+    return missing("header.n_ranks", "missing or not 1..1048576");
   record.n_ranks = int(*n_ranks);
   const auto rank = integer_at(*header, "rank");
   if (!rank || *rank < 0 || *rank >= *n_ranks) return missing("header.rank", "missing or not 0..n_ranks-1");
   record.rank = int(*rank);
   const auto nnodes = integer_at(*header, "nnodes");
-  if (!nnodes || *nnodes < 1 || *nnodes > *n_ranks) return missing("header.nnodes", "missing or not 1..n_ranks");
+  if (!nnodes || *nnodes < 1 || *nnodes > *n_ranks)
+    return missing("header.nnodes", "missing or not 1..n_ranks");
   record.nnodes = int(*nnodes);
 
   const auto version = string_at(*metadata, "inspector_output_format_version");

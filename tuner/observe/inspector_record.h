@@ -1,5 +1,5 @@
-// One record of NCCL Inspector's JSON output (NCCL's plugins/profiler/inspector, ext-profiler/
-// inspector before 2.30): every process writes <hostname>-pid<pid>.log, one JSON object per line,
+// One record of NCCL Inspector's JSON output (NCCL's plugins/profiler/inspector at 2.30.7, ext-profiler/
+// inspector at 2.28.9): every process writes <hostname>-pid<pid>.log, one JSON object per line,
 // one line per completed collective per communicator:
 //   {"header":{"id":"0x7f8c496ae9f661","comm_name":"DP Group 0","rank":2,"n_ranks":8,"nnodes":1},
 //    "metadata":{"inspector_output_format_version":"v4.0","git_rev":"","rec_mechanism":"...",
@@ -24,8 +24,8 @@
 namespace nccltune {
 
 struct InspectorRecord {
-  std::string comm_id;    // header.id: NCCL's communicator hash, "0x..."
-  std::string comm_name;  // header.comm_name; "" where the record has none (NCCL 2.28)
+  std::string comm_id;                    // header.id: NCCL's communicator hash, "0x..."
+  std::string comm_name;                  // header.comm_name; "" where the record has none (NCCL 2.28)
   int rank = 0, n_ranks = 1, nnodes = 1;  // nnodes: NCCL's node count (an NVLink domain on MNNVL)
   std::string version;                    // metadata.inspector_output_format_version: "v4.0"
   std::string hostname;                   // metadata.hostname; "" where absent

@@ -61,8 +61,8 @@ std::optional<std::string> tuned_choice(const CollectiveProfile& collective, dou
   return std::nullopt;
 }
 
-std::string tune_line(const std::string& shape, const std::string& collective, const CollectiveProfile* measured,
-                      const ObserveRow& row) {
+std::string tune_line(const std::string& shape, const std::string& collective,
+                      const CollectiveProfile* measured, const ObserveRow& row) {
   if (shape == "other") return "";  // tune measures the world, rails and nodes only
   std::string line = "nccltune tune --comms " + (shape == "world" ? std::string("world") : "world," + shape) +
                      " --ops " + collective;
@@ -95,7 +95,8 @@ ObserveVerdict judge_row(std::optional<double> observed, std::optional<double> t
   return *observed >= (1 - tolerance) * *tuned_busbw ? ObserveVerdict::as_tuned : ObserveVerdict::below_tuned;
 }
 
-std::optional<double> profile_busbw_at(const CollectiveProfile& collective, double bytes, std::string* source) {
+std::optional<double> profile_busbw_at(const CollectiveProfile& collective, double bytes,
+                                       std::string* source) {
   const ProfileResults& results = collective.results;
   const bool plugin = !results.with_plugin.empty() && results.with_plugin.size() == results.sizes.size();
   const std::vector<double>& curve = plugin ? results.with_plugin : results.tuned;
@@ -121,7 +122,8 @@ std::pair<int, int> observed_world(const ObservedJob& job) {
 }
 
 ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std::string>& dirs,
-                                   const Profile* profile, const std::string& profile_file, double tolerance) {
+                                   const Profile* profile, const std::string& profile_file,
+                                   double tolerance) {
   ObserveReport report;
   const auto [world_nodes, job_ranks] = observed_world(job);
   const int ranks_per_node = world_nodes > 0 ? job_ranks / world_nodes : 0;
@@ -131,8 +133,8 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
                     {job.hosts.begin(), job.hosts.end()},
                     {job.versions.begin(), job.versions.end()},
                     profile == nullptr ? "" : profile_file};
-  const std::vector<ProfileSection> sections = profile == nullptr ? std::vector<ProfileSection>{}
-                                                                   : profile_sections(*profile);
+  const std::vector<ProfileSection> sections =
+      profile == nullptr ? std::vector<ProfileSection>{} : profile_sections(*profile);
   for (const auto& [id, observed] : job.communicators) {
     ObserveCommunicatorReport communicator;
     communicator.id = observed.id;
@@ -140,8 +142,8 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
     communicator.n_ranks = observed.n_ranks;
     communicator.nnodes = observed.nnodes;
     for (const auto& [rank, seen] : observed.ranks)
-      if (!seen.host.empty() &&
-          std::find(communicator.hosts.begin(), communicator.hosts.end(), seen.host) == communicator.hosts.end())
+      if (!seen.host.empty() && std::find(communicator.hosts.begin(), communicator.hosts.end(), seen.host) ==
+                                    communicator.hosts.end())
         communicator.hosts.push_back(seen.host);
     std::sort(communicator.hosts.begin(), communicator.hosts.end());
     communicator.shape = observed_shape(observed, job_ranks, ranks_per_node, int(job.hosts.size()));
@@ -152,7 +154,8 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
     const ProfileSection* section = nullptr;
     if (observed.n_ranks % observed.nnodes == 0)
       for (const ProfileSection& candidate : sections)
-        if (candidate.nodes == observed.nnodes && candidate.ranks_per_node == observed.n_ranks / observed.nnodes &&
+        if (candidate.nodes == observed.nnodes &&
+            candidate.ranks_per_node == observed.n_ranks / observed.nnodes &&
             (section == nullptr || to_string(candidate.role) == communicator.shape))
           section = &candidate;
     if (section != nullptr)
@@ -202,8 +205,9 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
                    [](const ObserveCommunicatorReport& a, const ObserveCommunicatorReport& b) {
                      return a.n_ranks > b.n_ranks;
                    });
-  std::stable_sort(report.stragglers.begin(), report.stragglers.end(),
-                   [](const ObserveStraggler& a, const ObserveStraggler& b) { return a.cost_us > b.cost_us; });
+  std::stable_sort(
+      report.stragglers.begin(), report.stragglers.end(),
+      [](const ObserveStraggler& a, const ObserveStraggler& b) { return a.cost_us > b.cost_us; });
   return report;
 }
 

@@ -80,7 +80,8 @@ ObserveVerdict judge_row(std::optional<double> observed, std::optional<double> t
 // The profile's busbw at `bytes` for one collective under what ships: results.with_plugin where it
 // has every size, else tuned, linear in log(size) between the two measured sizes around it;
 // nullopt outside the measured sizes. `source` says which curve.
-std::optional<double> profile_busbw_at(const CollectiveProfile& collective, double bytes, std::string* source);
+std::optional<double> profile_busbw_at(const CollectiveProfile& collective, double bytes,
+                                       std::string* source);
 
 // `profile` may be null (every row unmeasured). `profile_file` names it in the context.
 ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std::string>& dirs,

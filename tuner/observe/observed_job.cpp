@@ -7,13 +7,18 @@
 
 namespace nccltune {
 
-int size_bucket(std::uint64_t bytes) { return bytes == 0 ? 0 : int(std::bit_width(bytes)) - 1; }
-std::uint64_t bucket_min_bytes(int bucket) { return bucket == 0 ? 0 : std::uint64_t(1) << bucket; }
+int size_bucket(std::uint64_t bytes) {
+  return bytes == 0 ? 0 : int(std::bit_width(bytes)) - 1;
+}
+std::uint64_t bucket_min_bytes(int bucket) {
+  return bucket == 0 ? 0 : std::uint64_t(1) << bucket;
+}
 std::uint64_t bucket_max_bytes(int bucket) {
   return bucket >= 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << (bucket + 1)) - 1;
 }
 
-void ObserveAccumulator::problem(const std::string& file, std::uint64_t line_number, const std::string& what) {
+void ObserveAccumulator::problem(const std::string& file, std::uint64_t line_number,
+                                 const std::string& what) {
   if (++problems_per_file_[file] > kProblemsPerFile) return;
   problems_.push_back(file + ":" + std::to_string(line_number) + ": " + what);
 }
@@ -64,8 +69,9 @@ void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_
   } else if (rank_it->second.pid != record.pid || rank_it->second.host != record.hostname) {
     // One process is one rank of a communicator: another process's record is another run's.
     problem(file, line_number,
-            "rank " + std::to_string(record.rank) + " of communicator " + printable_excerpt(record.comm_id, 40) +
-                " is also written by " + rank_it->second.file + " (another job's?); skipped");
+            "rank " + std::to_string(record.rank) + " of communicator " +
+                printable_excerpt(record.comm_id, 40) + " is also written by " + rank_it->second.file +
+                " (another job's?); skipped");
     return;
   }
   if (communicator.name.empty()) communicator.name = record.comm_name;
@@ -108,7 +114,8 @@ void ObserveAccumulator::match(ObservedCommunicator& communicator, const Inspect
     return;
   }
   if (added && communicator.waiting.size() > window_) {
-    communicator.dropped_below = std::max(communicator.dropped_below, communicator.waiting.begin()->first + 1);
+    communicator.dropped_below =
+        std::max(communicator.dropped_below, communicator.waiting.begin()->first + 1);
     communicator.waiting.erase(communicator.waiting.begin());
     ++communicator.unmatched;
   }
@@ -121,7 +128,8 @@ ObservedJob ObserveAccumulator::finish() {
   }
   for (const auto& [file, count] : problems_per_file_)
     if (count > kProblemsPerFile)
-      problems_.push_back(file + ": " + std::to_string(count - kProblemsPerFile) + " more bad records skipped");
+      problems_.push_back(file + ": " + std::to_string(count - kProblemsPerFile) +
+                          " more bad records skipped");
   return std::move(job_);
 }
 

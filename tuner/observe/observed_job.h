@@ -36,8 +36,8 @@ std::uint64_t bucket_max_bytes(int bucket);
 
 struct ObservedRow {
   std::uint64_t records = 0;
-  double exec_us = 0;     // summed over the records (every rank's)
-  double bytes_sum = 0;   // for the bucket's mean size
+  double exec_us = 0;    // summed over the records (every rank's)
+  double bytes_sum = 0;  // for the bucket's mean size
   BusbwHistogram busbw;
 };
 

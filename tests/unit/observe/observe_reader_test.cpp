@@ -22,11 +22,14 @@ std::string inspector_line(const std::string& id, int rank, int n_ranks, int nno
   return "{\"header\":{\"id\":\"" + id + "\",\"comm_name\":\"c\",\"rank\":" + std::to_string(rank) +
          ",\"n_ranks\":" + std::to_string(n_ranks) + ",\"nnodes\":" + std::to_string(nnodes) +
          "},\"metadata\":{\"inspector_output_format_version\":\"v4.0\",\"git_rev\":\"\",\"rec_mechanism\":"
-         "\"nccl_profiler_interface\",\"dump_timestamp_us\":1,\"hostname\":\"" + host + "\",\"pid\":" +
-         std::to_string(pid) + "},\"coll_perf\":{\"coll\":\"AllReduce\",\"coll_sn\":" + std::to_string(sn) +
-         ",\"coll_msg_size_bytes\":" + std::to_string(bytes) + ",\"coll_exec_time_us\":" +
-         std::to_string(exec_us) + ",\"coll_timing_source\":\"kernel_gpu\",\"coll_algobw_gbs\":1.0,"
-         "\"coll_busbw_gbs\":" + std::to_string(busbw) + "}}";
+         "\"nccl_profiler_interface\",\"dump_timestamp_us\":1,\"hostname\":\"" +
+         host + "\",\"pid\":" + std::to_string(pid) +
+         "},\"coll_perf\":{\"coll\":\"AllReduce\",\"coll_sn\":" + std::to_string(sn) +
+         ",\"coll_msg_size_bytes\":" + std::to_string(bytes) +
+         ",\"coll_exec_time_us\":" + std::to_string(exec_us) +
+         ",\"coll_timing_source\":\"kernel_gpu\",\"coll_algobw_gbs\":1.0,"
+         "\"coll_busbw_gbs\":" +
+         std::to_string(busbw) + "}}";
 }
 
 ObservedJob read_fixture(const std::string& name, std::vector<std::string>* problems = nullptr) {
@@ -40,7 +43,8 @@ ObservedJob read_fixture(const std::string& name, std::vector<std::string>* prob
 }
 
 TEST(InspectorRecord, ReadsTheFieldsOfNccl230sLayout) {
-  const auto parsed = parse_inspector_line(inspector_line("0xab", 2, 8, 1, 1407, 17179869184ULL, 61974, 485.119099));
+  const auto parsed =
+      parse_inspector_line(inspector_line("0xab", 2, 8, 1, 1407, 17179869184ULL, 61974, 485.119099));
   ASSERT_TRUE(parsed.ok()) << parsed.error();
   ASSERT_TRUE(parsed->has_value());
   const InspectorRecord& record = **parsed;
@@ -65,7 +69,8 @@ TEST(InspectorRecord, ReadsNanBusbwAndSkipsP2pRecords) {
   ASSERT_TRUE(nan.ok()) << nan.error();
   EXPECT_TRUE(std::isnan((*nan)->busbw_gbps));
   const auto p2p = parse_inspector_line(
-      "{\"header\":{\"id\":\"0x1\",\"rank\":0,\"n_ranks\":2,\"nnodes\":1},\"metadata\":{},\"p2p_perf\":{\"p2p\":\"Send\"}}");
+      "{\"header\":{\"id\":\"0x1\",\"rank\":0,\"n_ranks\":2,\"nnodes\":1},\"metadata\":{},\"p2p_perf\":{"
+      "\"p2p\":\"Send\"}}");
   ASSERT_TRUE(p2p.ok()) << p2p.error();
   EXPECT_FALSE(p2p->has_value());
 }
@@ -136,8 +141,10 @@ TEST(ObserveReader, CollectivesPastTheWindowAreUnmatched) {
   // Rank 0's 10 collectives before rank 1's: a window of 4 keeps the last 4 of rank 0's waiting;
   // the 6 dropped count once each, not again when rank 1's records of them arrive.
   ObserveAccumulator accumulator(4);
-  for (int sn = 1; sn <= 10; ++sn) accumulator.add_line("a-pid1.log", sn, inspector_line("0x1", 0, 2, 1, sn, 8192, 10, 1, "a", 1));
-  for (int sn = 1; sn <= 10; ++sn) accumulator.add_line("b-pid2.log", sn, inspector_line("0x1", 1, 2, 1, sn, 8192, 10, 1, "b", 2));
+  for (int sn = 1; sn <= 10; ++sn)
+    accumulator.add_line("a-pid1.log", sn, inspector_line("0x1", 0, 2, 1, sn, 8192, 10, 1, "a", 1));
+  for (int sn = 1; sn <= 10; ++sn)
+    accumulator.add_line("b-pid2.log", sn, inspector_line("0x1", 1, 2, 1, sn, 8192, 10, 1, "b", 2));
   const ObservedJob job = accumulator.finish();
   const ObservedCommunicator& communicator = job.communicators.at("0x1");
   EXPECT_EQ(communicator.matched, 4u);
@@ -147,8 +154,8 @@ TEST(ObserveReader, CollectivesPastTheWindowAreUnmatched) {
 
 TEST(ObserveReader, EachBadInputIsOneLineNamingTheFileAndTheRestIsRead) {
   std::vector<std::string> problems;
-  const InspectorFiles files =
-      find_inspector_files({kInspectorFixtures + "/bad", kInspectorFixtures + "/empty", kInspectorFixtures + "/none"});
+  const InspectorFiles files = find_inspector_files(
+      {kInspectorFixtures + "/bad", kInspectorFixtures + "/empty", kInspectorFixtures + "/none"});
   ObserveAccumulator accumulator;
   for (const std::string& problem : files.problems) accumulator.add_problem(problem);
   read_inspector_files(files.files, accumulator);

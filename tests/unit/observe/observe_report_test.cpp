@@ -1,5 +1,7 @@
 // The observed job against its profile (tests/fixtures/inspector/README.md), the stragglers, the
 // exit codes and the nccltune/observe/v1 JSON.
+#include "observe/observe_report.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -8,7 +10,6 @@
 
 #include "observe/inspector_files.h"
 #include "observe/observe_output.h"
-#include "observe/observe_report.h"
 #include "profile/profile.h"
 
 namespace nccltune {
@@ -63,9 +64,11 @@ TEST(ObserveReport, OnAnMnnvlRackARailAndANodeAreOneNcclShape) {
   // 16 ranks on 4 hosts of one NVLink domain: NCCL's nnodes is 1 for every communicator.
   ObserveAccumulator accumulator;
   const auto line = [](const std::string& id, int rank, int n_ranks, int host, std::uint64_t sn) {
-    return "{\"header\":{\"id\":\"" + id + "\",\"rank\":" + std::to_string(rank) + ",\"n_ranks\":" +
-           std::to_string(n_ranks) + ",\"nnodes\":1},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
-           "\"hostname\":\"tray-" + std::to_string(host) + "\",\"pid\":" + std::to_string(100 + rank) +
+    return "{\"header\":{\"id\":\"" + id + "\",\"rank\":" + std::to_string(rank) +
+           ",\"n_ranks\":" + std::to_string(n_ranks) +
+           ",\"nnodes\":1},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
+           "\"hostname\":\"tray-" +
+           std::to_string(host) + "\",\"pid\":" + std::to_string(100 + rank) +
            "},\"coll_perf\":{\"coll\":\"AllReduce\",\"coll_sn\":" + std::to_string(sn) +
            ",\"coll_msg_size_bytes\":65536,\"coll_exec_time_us\":10,\"coll_busbw_gbs\":100.0}}";
   };
@@ -131,7 +134,8 @@ TEST(ObserveReport, AnUnmeasuredShapeSaysTheTuneLineThatMeasuresIt) {
 TEST(ObserveReport, ASizeAboveTheMeasuredOnesAsksForLargerSizes) {
   Profile profile = two_node_profile();
   for (auto* curve : {&profile.collectives.at("all_reduce").results.tuned,
-                      &profile.collectives.at("all_reduce").results.with_plugin}) curve->resize(8);
+                      &profile.collectives.at("all_reduce").results.with_plugin})
+    curve->resize(8);
   profile.collectives.at("all_reduce").results.sizes.resize(8);  // up to 256K
   const ObserveReport report = report_of("job-2n2g", &profile);
   const ObserveRow& all_reduce = row(communicator(report, "0x1a2b3c4d5e6f70"), "all_reduce");
@@ -185,10 +189,12 @@ TEST(ObserveReport, LastInFewerThanTenIsNoStraggler) {
   ObserveAccumulator accumulator;
   const auto line = [](int rank, int sn, double us) {
     return "{\"header\":{\"id\":\"0x9\",\"rank\":" + std::to_string(rank) +
-           ",\"n_ranks\":2,\"nnodes\":1},\"metadata\":{\"inspector_output_format_version\":\"v4.0\",\"hostname\":\"h" +
+           ",\"n_ranks\":2,\"nnodes\":1},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
+           "\"hostname\":\"h" +
            std::to_string(rank) + "\",\"pid\":" + std::to_string(rank + 1) +
            "},\"coll_perf\":{\"coll\":\"AllReduce\",\"coll_sn\":" + std::to_string(sn) +
-           ",\"coll_msg_size_bytes\":8192,\"coll_exec_time_us\":" + std::to_string(us) + ",\"coll_busbw_gbs\":1.0}}";
+           ",\"coll_msg_size_bytes\":8192,\"coll_exec_time_us\":" + std::to_string(us) +
+           ",\"coll_busbw_gbs\":1.0}}";
   };
   for (int sn = 1; sn <= 9; ++sn) {
     accumulator.add_line("h0-pid1.log", sn, line(0, sn, 50));
@@ -218,8 +224,8 @@ TEST(ObserveOutput, JsonHasTheSchemaAndEveryField) {
   EXPECT_EQ(world["shape"], "world");
   EXPECT_EQ(world["section"], "world (2 nodes x 2)");
   const auto& first = world["rows"][0];
-  for (const char* key : {"collective", "min_bytes", "max_bytes", "ops", "time_share", "busbw_median", "busbw_p10",
-                          "tuned_busbw", "ratio", "ran", "tuned", "verdict"})
+  for (const char* key : {"collective", "min_bytes", "max_bytes", "ops", "time_share", "busbw_median",
+                          "busbw_p10", "tuned_busbw", "ratio", "ran", "tuned", "verdict"})
     EXPECT_TRUE(first.contains(key)) << key;
   EXPECT_TRUE(first["ran"].is_null());
   EXPECT_EQ(first["tuned"], "Ring/LL128");
@@ -235,7 +241,8 @@ TEST(ObserveOutput, TextNamesTheStragglerAndTheTuneLine) {
   const std::string straggler = render_observe_text(report_of("job-straggler", &profile));
   EXPECT_NE(straggler.find("rank 3 on node-b"), std::string::npos) << straggler;
   const std::string unmeasured = render_observe_text(report_of("job-2n2g", &profile));
-  EXPECT_NE(unmeasured.find("measure it: nccltune tune --comms world,rail --ops all_reduce"), std::string::npos);
+  EXPECT_NE(unmeasured.find("measure it: nccltune tune --comms world,rail --ops all_reduce"),
+            std::string::npos);
   EXPECT_NE(unmeasured.find("no straggler"), std::string::npos);
 }
 
