@@ -279,4 +279,23 @@ expect_in "$work/headcut.json" '"op_assumed": false' "import: the concluded line
 expect_exit 0 "import, NCCL INFO lines" -- "$nccltune" import "$nccl_tests/all-reduce-2.29.2-g7e-efa-info-lines.txt" --json "$work/info.json"
 expect_in "$work/info.json" '"cuda_driver": "12.8"' "import: NCCL's cudaDriverVersion"
 
+# observe: NCCL Inspector's records (tests/fixtures/inspector) against a profile.
+inspector=$fixtures/inspector
+expect_exit 2 "observe, a straggler" -- "$nccltune" observe "$inspector/job-straggler" --profile "$fixtures/profiles/with-plugin-2n.yaml"
+expect_in "$work/out" "rank 3 on node-b" "observe: the straggler named with its host"
+expect_exit 1 "observe, below tuned and unmeasured" -- "$nccltune" observe "$inspector/job-2n2g" --profile "$fixtures/profiles/with-plugin-2n.yaml" --format json --out "$work/observe.json"
+expect_in "$work/observe.json" '"schema": "nccltune/observe/v1"' "observe --out: the JSON written"
+expect_in "$work/observe.json" '"tune": "nccltune tune --comms world,rail --ops all_reduce"' "observe: the tune line of an unmeasured rail"
+expect_exit 1 "observe, bad records" -- "$nccltune" observe "$inspector/bad" "$inspector/empty"
+expect_in "$work/err" "node-x-pid1.log:4: a truncated record" "observe: a truncated record named with file and line"
+expect_in "$work/err" "empty: no Inspector records" "observe: an empty directory named"
+key=h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28
+mkdir -p -m 0755 "$work/observe-store/$key" && chmod 0755 "$work/observe-store"
+install -m 0644 "$fixtures/profiles/with-plugin-2n.yaml" "$work/observe-store/$key/2n.yaml"
+expect_exit 2 "observe --profiles, the store's profile for the job's 2 nodes" -- "$nccltune" observe "$inspector/job-straggler" --profiles "$work/observe-store" --node-type "$key"
+expect_in "$work/out" "profile: $work/observe-store/$key/2n.yaml" "observe --profiles: the store's 2n.yaml read"
+expect_in "$work/out" "world (2 nodes x 2)" "observe --profiles: the world's section"
+expect_exit 3 "observe, no records at all" -- "$nccltune" observe "$inspector/empty"
+expect_exit 3 "observe, --profile and --profiles" -- "$nccltune" observe "$inspector/job-2n2g" --profile a.yaml --profiles store --node-type k
+
 finish

@@ -10,8 +10,8 @@
 namespace nccltune::cli {
 
 // The exit status of a usage error (an unknown flag, a bad value, an input that does not exist
-// or cannot be opened) wherever 1 and 2 are verdicts: check, explain, topo, bench, fleet, import
-// (and the internal worker); check and explain also when their input cannot be read at all.
+// or cannot be opened) wherever 1 and 2 are verdicts: check, explain, topo, bench, fleet, import,
+// observe (and the internal worker); check and explain also when their input cannot be read at all.
 // See cli/usage_error.h and README's "Exit codes".
 constexpr int kInputError = 3;
 // The exit status of a usage error where 2 is the documented code for bad input: tune, show,
@@ -37,5 +37,6 @@ void add_report_command(CLI::App& app, Command& command);
 void add_show_command(CLI::App& app, Command& command);
 void add_diff_command(CLI::App& app, Command& command);
 void add_env_command(CLI::App& app, Command& command);
+void add_observe_command(CLI::App& app, Command& command);
 
 }  // namespace nccltune::cli

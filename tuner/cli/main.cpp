@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   nccltune::cli::add_show_command(app, command);
   nccltune::cli::add_diff_command(app, command);
   nccltune::cli::add_env_command(app, command);
+  nccltune::cli::add_observe_command(app, command);
 
   const bool first_rank = nccltune::is_first_rank([](const char* name) { return std::getenv(name); });
   // A word that names no subcommand says so and exits 2, with --help too: a script can tell an

@@ -1,0 +1,136 @@
+#include "observe/observed_job.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "base/printable_text.h"
+
+namespace nccltune {
+
+int size_bucket(std::uint64_t bytes) {
+  return bytes == 0 ? 0 : int(std::bit_width(bytes)) - 1;
+}
+std::uint64_t bucket_min_bytes(int bucket) {
+  return bucket == 0 ? 0 : std::uint64_t(1) << bucket;
+}
+std::uint64_t bucket_max_bytes(int bucket) {
+  return bucket >= 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << (bucket + 1)) - 1;
+}
+
+void ObserveAccumulator::problem(const std::string& file, std::uint64_t line_number,
+                                 const std::string& what) {
+  if (++problems_per_file_[file] > kProblemsPerFile) return;
+  problems_.push_back(file + ":" + std::to_string(line_number) + ": " + what);
+}
+
+void ObserveAccumulator::add_line(const std::string& file, std::uint64_t line_number, std::string_view text) {
+  if (text.find_first_not_of(" \t\r") == std::string_view::npos) return;
+  auto parsed = parse_inspector_line(text);
+  if (!parsed) {
+    problem(file, line_number, parsed.error() + "; skipped");
+    return;
+  }
+  if (*parsed) add_record(file, line_number, **parsed);
+}
+
+void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_number,
+                                    const InspectorRecord& record) {
+  for (const std::string& field : record.unknown_fields)
+    if (unknown_reported_.insert({file, field}).second)
+      problems_.push_back(file + ":" + std::to_string(line_number) + ": unknown field " +
+                          printable_excerpt(field, 80) + " (read past)");
+  // One job writes one format: the first version read is the job's.
+  if (!job_.versions.empty() && !job_.versions.contains(record.version)) {
+    problem(file, line_number,
+            "inspector_output_format_version " + printable_excerpt(record.version, 40) + ", not " +
+                *job_.versions.begin() + " as the records before it (another job's?); skipped");
+    return;
+  }
+  auto [it, added] = job_.communicators.try_emplace(record.comm_id);
+  ObservedCommunicator& communicator = it->second;
+  if (added) {
+    communicator.id = record.comm_id;
+    communicator.name = record.comm_name;
+    communicator.n_ranks = record.n_ranks;
+    communicator.nnodes = record.nnodes;
+  } else if (communicator.n_ranks != record.n_ranks || communicator.nnodes != record.nnodes) {
+    problem(file, line_number,
+            "communicator " + printable_excerpt(record.comm_id, 40) + " has n_ranks " +
+                std::to_string(record.n_ranks) + " nnodes " + std::to_string(record.nnodes) + ", not " +
+                std::to_string(communicator.n_ranks) + " and " + std::to_string(communicator.nnodes) +
+                " as before (another job's?); skipped");
+    return;
+  }
+  auto [rank_it, new_rank] = communicator.ranks.try_emplace(record.rank);
+  if (new_rank) {
+    rank_it->second.host = record.hostname;
+    rank_it->second.pid = record.pid;
+    rank_it->second.file = file;
+  } else if (rank_it->second.pid != record.pid || rank_it->second.host != record.hostname) {
+    // One process is one rank of a communicator: another process's record is another run's.
+    problem(file, line_number,
+            "rank " + std::to_string(record.rank) + " of communicator " +
+                printable_excerpt(record.comm_id, 40) + " is also written by " + rank_it->second.file +
+                " (another job's?); skipped");
+    return;
+  }
+  if (communicator.name.empty()) communicator.name = record.comm_name;
+  if (!record.hostname.empty()) job_.hosts.insert(record.hostname);
+  job_.versions.insert(record.version);
+  ++job_.records;
+  job_.exec_us += record.exec_us;
+
+  ObservedRow& row = communicator.rows[{collective_from_nccl(record.coll), size_bucket(record.bytes)}];
+  ++row.records;
+  row.exec_us += record.exec_us;
+  row.bytes_sum += double(record.bytes);
+  row.busbw.add(record.busbw_gbps);
+  match(communicator, record);
+}
+
+void ObserveAccumulator::match(ObservedCommunicator& communicator, const InspectorRecord& record) {
+  if (communicator.n_ranks < 2) return;
+  if (record.coll_sn < communicator.dropped_below && !communicator.waiting.contains(record.coll_sn)) return;
+  auto [it, added] = communicator.waiting.try_emplace(record.coll_sn);
+  auto& entries = it->second;
+  for (const auto& entry : entries)
+    if (entry.first == record.rank) return;  // the same rank twice: read once
+  entries.emplace_back(record.rank, record.exec_us);
+  if (int(entries.size()) == communicator.n_ranks) {
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    ++communicator.matched;
+    if (entries[0].second < entries[1].second) {
+      // The others' median (entries 1..n-1, sorted).
+      const std::size_t others = entries.size() - 1;
+      const double median = others % 2 == 1
+                                ? entries[1 + others / 2].second
+                                : (entries[others / 2].second + entries[1 + others / 2].second) / 2;
+      ObservedRank& last = communicator.ranks[entries[0].first];
+      ++last.last;
+      last.lead_us += median - entries[0].second;
+    }
+    communicator.waiting.erase(it);
+    return;
+  }
+  if (added && communicator.waiting.size() > window_) {
+    communicator.dropped_below =
+        std::max(communicator.dropped_below, communicator.waiting.begin()->first + 1);
+    communicator.waiting.erase(communicator.waiting.begin());
+    ++communicator.unmatched;
+  }
+}
+
+ObservedJob ObserveAccumulator::finish() {
+  for (auto& [id, communicator] : job_.communicators) {
+    communicator.unmatched += communicator.waiting.size();
+    communicator.waiting.clear();
+  }
+  for (const auto& [file, count] : problems_per_file_)
+    if (count > kProblemsPerFile)
+      problems_.push_back(file + ": " + std::to_string(count - kProblemsPerFile) +
+                          " more bad records skipped");
+  return std::move(job_);
+}
+
+}  // namespace nccltune
