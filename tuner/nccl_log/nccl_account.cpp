@@ -61,8 +61,11 @@ std::vector<CommObserved> comms_observed(const NcclAccount& account, const Env& 
 }  // namespace
 
 std::string comm_role_of_log(const NcclInfoLog& log) {
-  if (log.nodes == 1) return "node";
-  if (log.local_ranks == 1) return "rail";
+  // NCCL checks MNNVL only for a communicator of several hosts: one host's ranks never say MNNVL 1,
+  // a rail inside NVLink domains does (its domains are its nodes).
+  const bool mnnvl = log.mnnvl.value_or(false);
+  if (log.nodes == 1 && !mnnvl) return "node";
+  if (log.local_ranks == 1 || mnnvl) return "rail";
   return "ranks " + std::to_string(log.ranks.value_or(0)) + " on " + std::to_string(log.nodes.value_or(0)) +
          " nodes";
 }

@@ -36,7 +36,8 @@ struct NcclAccount {
 };
 
 // The role a split communicator's log shows (its comm line's nodes and ranks per node): "node" on
-// one node, "rail" with one rank per node, else "ranks N on M nodes".
+// one node without MNNVL, "rail" with one rank per node or with MNNVL (one rank per host in NVLink
+// domains), else "ranks N on M nodes".
 std::string comm_role_of_log(const NcclInfoLog& log);
 
 // What NCCL's log said under the defaults and under the env `profile` ships, explain's verdicts on

@@ -29,6 +29,7 @@
 #include "search/objective.h"
 #include "search/trial_counts.h"
 #include "tune/plugin_rounds.h"
+#include "tune_profile/nccl_node_layout.h"
 #include "tune_profile/node_count_plan.h"
 #include "tune_profile/profile_builder.h"
 #include "tune_profile/withheld_settings.h"
@@ -40,6 +41,37 @@ namespace {
 // log: they show the defaults' network and choices on both grids, and the winner's.
 bool captures_nccl_log(const TrialRequest& r) {
   return (r.phase == TrialPhase::baseline || r.phase == TrialPhase::confirm) && r.repeat == 0;
+}
+
+// How NCCL counted the world's nodes, from its logs (the comm line's nNodes and MNNVL; one summary
+// per node): one node per host, or with MNNVL one per NVLink domain.
+Result<NcclNodeLayout> logged_layout(int hosts, int ranks_per_host, const std::vector<NcclInfoLog>& logs) {
+  std::optional<int> nodes;
+  std::optional<bool> mnnvl;
+  for (const NcclInfoLog& log : logs) {
+    if (log.nodes) nodes = std::max(nodes.value_or(0), *log.nodes);
+    if (log.mnnvl) mnnvl = mnnvl.value_or(false) || *log.mnnvl;
+  }
+  return nccl_node_layout(hosts, ranks_per_host, nodes, mnnvl);
+}
+
+// "2 node(s)" as the summary lines have always said it; "4 hosts (1 NVLink domain)" with MNNVL.
+std::string count_words(const NcclNodeLayout& nccl) {
+  if (!nccl.mnnvl) return fmt::format("{} node(s)", nccl.hosts);
+  return fmt::format("{} hosts ({} NVLink domain{})", nccl.hosts, nccl.nodes, nccl.nodes == 1 ? "" : "s");
+}
+
+// The layout a count's own defaults' log shows, where it shows one; else `expected`.
+NcclNodeLayout refined_layout(const NcclNodeLayout& expected, const NcclAccount& account) {
+  const auto world = account.logs.find(Env{});
+  if (world == account.logs.end()) return expected;
+  const Result<NcclNodeLayout> logged =
+      logged_layout(expected.hosts, expected.ranks_per_host, {world->second.result()});
+  if (!logged) {
+    spdlog::warn("{}: the profile keeps {}", logged.error(), describe_profile_shape(nccl_counts(expected)));
+    return expected;
+  }
+  return *logged;
 }
 
 // What every trial of one rank of `group` runs, but the request's part.
@@ -172,9 +204,7 @@ void add_shapes(Profile& profile, const CountPlan& at, const StrategyResult& res
   const bool shapes = std::any_of(strategy.comms.begin(), strategy.comms.end(),
                                   [](CommRole role) { return role != CommRole::world; });
   if (!shapes) return;
-  const Shape world{CommRole::world, profile.shape.nodes,
-                    profile.shape.ranks / std::max(1, profile.shape.nodes)};
-  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, world, result.noise,
+  profile.withheld = withheld_settings(at.baselines, at.screened, profile.env, at.shape.nccl(), result.noise,
                                        strategy.tolerance);
 }
 
@@ -235,6 +265,7 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
     run.peaks = at.peaks;
     run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     run.date = rfc3339_utc();
+    at.shape.set_nccl(refined_layout(at.shape.nccl(), at.account));
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
     StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
@@ -243,7 +274,7 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
     const std::string written = write_and_summarize(o, profile, summary, console);
     if (written.empty()) return stop_followers(ranks, 1);
     lines.push_back(
-        fmt::format("{} node(s): {} ({}, {})", counted.nodes, written,
+        fmt::format("{}: {} ({}, {})", count_words(at.shape.nccl()), written,
                     counted.result.keep_defaults ? "keep defaults" : describe_env(counted.result.env),
                     describe_trial_counts(summary.counts, profile.failed.size())));
   }
@@ -259,9 +290,11 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
 
 // The shapes every trial measures (--comms, default all three on more than one node), and why
 // fewer when the job cannot make them: a rail and a node of one node, or of one rank per node, are
-// the world, and uneven nodes make no rails.
+// the world, and uneven nodes make no rails. On one NVLink domain of as many hosts as a host has
+// GPUs, a rail is what NCCL counts as a node's shape (1 node x that many): measured once, as node.
 std::vector<std::string> measured_comms(const TuneOptions& o, const NodeLayout& layout, bool whole,
-                                        std::string& why) {
+                                        const NcclNodeLayout& nccl, std::string& why,
+                                        std::string& same_shape) {
   const std::vector<std::string> world{std::string(kWorldComm)};
   std::vector<std::string> asked = o.comms;
   if (asked.empty()) asked = layout.nodes > 1 ? std::vector<std::string>{"world", "rail", "node"} : world;
@@ -269,7 +302,18 @@ std::vector<std::string> measured_comms(const TuneOptions& o, const NodeLayout& 
   if (layout.nodes < 2) why = "one node: its rail and node communicators are the world";
   else if (layout.local_size < 2) why = "one rank per node: its rails are the world";
   else if (!whole) why = "the nodes hold different numbers of ranks, so there are no rails";
-  return why.empty() ? asked : world;
+  if (!why.empty()) return world;
+  const Shape rail = nccl_shape_in(CommRole::rail, nccl_counts(nccl)),
+              node = nccl_shape_in(CommRole::node, nccl_counts(nccl));
+  const auto has = [&](std::string_view name) { return std::find(asked.begin(), asked.end(), name) != asked.end(); };
+  if (has("rail") && has("node") && rail.nodes == node.nodes && rail.ranks_per_node == node.ranks_per_node) {
+    same_shape = fmt::format(
+        "a rail (one rank per host) is 1 node x {} ranks to NCCL, as a node is (one NVLink domain): "
+        "measured once, as node",
+        node.ranks_per_node);
+    asked.erase(std::find(asked.begin(), asked.end(), "rail"));
+  }
+  return asked;
 }
 
 // Every node holds as many ranks as the others: any count of them is a communicator of whole,
@@ -325,12 +369,21 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
                    nccl_version_string(probe.nccl_version), cuda_driver_version_string(probe.cuda_driver));
   if (!nodes.error.empty()) return fail_all(nodes.error, 2);
   const Result<std::string> plugin = usable_tuner_plugin(group, run, probe_spec, probe.nccl_version);
+  // How NCCL counts the whole allocation's nodes (the probe's log reaches rank 0 only, the one that
+  // plans; the others only follow).
+  Result<NcclNodeLayout> whole_nccl = logged_layout(layout.nodes, layout.local_size, probe_logs);
+  std::string layout_error = whole_nccl ? "" : whole_nccl.error();
+  if (!whole_nccl) whole_nccl = NcclNodeLayout{layout.nodes, layout.local_size, layout.nodes, false};
   std::map<int, CountPlan> plans;
   CountGroups groups;
   for (const int count : *counts) {
     const auto first = [count](const auto& all) { return std::vector(all.begin(), all.begin() + count); };
     auto shape = cluster_shape(first(nodes.types), first(layout.hosts), o.allow_mixed);
     if (!shape) return fail_all(shape.error(), 2);
+    if (const Result<NcclNodeLayout> nccl = subset_layout(count, *whole_nccl); nccl)
+      shape->set_nccl(*nccl);
+    else if (layout_error.empty())
+      layout_error = nccl.error();
     ShapeFacts facts = shape_facts(*shape, probe.nccl_version);
     facts.collectives = o.strategy.collectives;  // the tuned ones: guards take no knob of their own
     const SearchSpace pruned = prune(*space, facts);
@@ -344,11 +397,18 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
     if (plugin) on.spec.config.tuner_plugin = *plugin;
   }
   if (!leader) return follow(ranks, groups);
+  if (!layout_error.empty()) {
+    console.message("nccltune tune: " + layout_error);
+    return stop_followers(ranks, 2);
+  }
 
   const ClusterShape& whole_shape = plans.at(counts->front()).shape;
   console.message(fmt::format("nccltune tune: {} node(s) x {} GPU(s) of {}{}", layout.nodes,
                               whole_shape.node.gpus, whole_shape.node_type_key,
                               layout.emulated ? " (emulated nodes)" : ""));
+  if (whole_nccl->mnnvl)
+    console.message("nccltune tune: MNNVL: NCCL counts " + describe_profile_shape(nccl_counts(*whole_nccl)) +
+                    " (an NVLink domain is one node to NCCL): profiles are written and served so");
   std::string knobs;
   for (const auto& k : plans.at(counts->front()).space.knobs) knobs += (knobs.empty() ? "" : " ") + k.name;
   console.message("nccltune tune: knobs: " + (knobs.empty() ? std::string("none") : knobs));
@@ -371,14 +431,15 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   if (!plugin)
     console.message("nccltune tune: per-size choices are not confirmed through the tuner plugin: " +
                     plugin.error());
-  std::string fewer;
-  const std::vector<std::string> comms = measured_comms(o, layout, whole, fewer);
+  std::string fewer, same_shape;
+  const std::vector<std::string> comms = measured_comms(o, layout, whole, *whole_nccl, fewer, same_shape);
   if (!fewer.empty()) console.message("nccltune tune: communicators: the world only: " + fewer);
+  if (!same_shape.empty()) console.message("nccltune tune: communicators: " + same_shape);
   if (comms.size() > 1) {
     std::string named;
     for (const CommRole role : comm_roles(comms))
       named += (named.empty() ? "" : ", ") +
-               describe_shape(shape_in(role, layout.nodes, layout.local_size), ShapeWords::brief);
+               describe_shape(nccl_shape_in(role, nccl_counts(*whole_nccl)), ShapeWords::brief);
     console.message("nccltune tune: communicators: " + named +
                     ", each measured in every trial's workers (split from the world); env ships only "
                     "what slows none of them");

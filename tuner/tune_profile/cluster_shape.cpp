@@ -46,10 +46,11 @@ Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std
 
 ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code) {
   ShapeFacts facts;
-  facts.nodes = shape.nodes;
-  facts.gpus_per_node = shape.node.gpus;
+  const NcclNodeLayout nccl = shape.nccl();
+  facts.nodes = nccl.nodes;
+  facts.gpus_per_node = nccl.ranks_per_node();
   facts.nvswitch = shape.node.nvswitch.value_or(true);
-  facts.nics = shape.node.nics.value_or(1);
+  facts.nics = shape.node.nics.value_or(1) * nccl.hosts_per_node();
   // RDMA NICs (InfiniBand or RoCE) run NCCL's IB transport; none leave its Socket transport, and no
   // GPUDirect RDMA (search/nccl_acts.h). Whether GDR works with them is not known here.
   facts.ib = facts.nics > 0;

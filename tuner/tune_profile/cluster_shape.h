@@ -9,6 +9,7 @@
 #include "base/result.h"
 #include "node/node_type.h"
 #include "search/shape_condition.h"
+#include "tune_profile/nccl_node_layout.h"
 
 namespace nccltune {
 
@@ -23,6 +24,15 @@ struct ClusterShape {
   int nodes = 1;
   std::string node_type_key;  // node_type_key(node)
   std::vector<std::string> hosts;
+  // How NCCL counts these hosts' nodes: one per host (0) until the world's log says MNNVL, then
+  // its NVLink domains (tune_job sets them from its logs). What the profile is written and served in.
+  int nccl_nodes = 0;
+  bool mnnvl = false;
+  NcclNodeLayout nccl() const { return {nodes, node.gpus, nccl_nodes > 0 ? nccl_nodes : nodes, mnnvl}; }
+  void set_nccl(const NcclNodeLayout& layout) {
+    nccl_nodes = layout.nodes;
+    mnnvl = layout.mnnvl;
+  }
 };
 
 // One shape from every node's type; unlike nodes are an error listing the odd ones, unless
@@ -30,7 +40,8 @@ struct ClusterShape {
 Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std::vector<std::string>& hosts,
                                    bool allow_mixed);
 
-// The facts the search space's conditions read. Facts the topology could not give never prune a
+// The facts the search space's conditions read, per node as NCCL counts nodes (an NVLink domain's
+// GPUs and NICs are one node's). Facts the topology could not give never prune a
 // knob (NVSwitch and NICs count as present): the search then explores rather than guesses.
 ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code);
 

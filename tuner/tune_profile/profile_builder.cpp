@@ -76,13 +76,13 @@ CollectiveProfile collective_profile(const StrategyResult& whole, const ShapedOp
 }
 
 // Where `op` goes in `p`: the world's collectives, or its role's section (made on first use).
-std::map<std::string, CollectiveProfile>& collectives_for(Profile& p, CommRole role) {
+std::map<std::string, CollectiveProfile>& collectives_for(Profile& p, CommRole role,
+                                                          const NcclNodeLayout& layout) {
   if (role == CommRole::world) return p.collectives;
   const auto section = std::find_if(p.shapes.begin(), p.shapes.end(),
                                     [&](const CommunicatorSection& s) { return s.role == role; });
   if (section != p.shapes.end()) return section->collectives;
-  const int nodes = std::max(1, p.shape.nodes);
-  const Shape shape = shape_in(role, nodes, std::max(1, p.shape.ranks / nodes));
+  const Shape shape = nccl_shape_in(role, nccl_counts(layout));
   // Rails first, then nodes, whatever the order of the result's points.
   const auto at = role == CommRole::rail ? p.shapes.begin() : p.shapes.end();
   return p.shapes.insert(at, {shape.nodes, shape.ranks_per_node, role, {}})->collectives;
@@ -94,9 +94,14 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
                       const RunFacts& run) {
   Profile p;
   p.shape.node_type_key = shape.node_type_key;
-  p.shape.nodes = shape.nodes;
-  p.shape.gpus_per_node = shape.node.gpus;
-  p.shape.ranks = shape.nodes * shape.node.gpus;
+  // In NCCL's terms: on a multi-node NVLink system its node is the NVLink domain.
+  const NcclNodeLayout nccl = shape.nccl();
+  const ProfileShape counts = nccl_counts(nccl);
+  p.shape.nodes = counts.nodes;
+  p.shape.gpus_per_node = counts.gpus_per_node;
+  p.shape.ranks = counts.ranks;
+  p.shape.hosts = counts.hosts;
+  p.shape.mnnvl = counts.mnnvl;
   p.shape.gpu = shape.node.gpu;
   p.shape.nvswitch = shape.node.nvswitch.value_or(false);
   p.shape.nics_per_node = shape.node.nics.value_or(0);
@@ -108,7 +113,7 @@ Profile build_profile(const ClusterShape& shape, const StrategyResult& r, const 
   p.keep_defaults = r.keep_defaults;
   for (const ShapedOp& op : result_collectives(r)) {
     const auto peak = run.peaks.find(op.collective);
-    CollectiveProfile& c = collectives_for(p, op.role)[op.collective];
+    CollectiveProfile& c = collectives_for(p, op.role, nccl)[op.collective];
     c = collective_profile(r, op, strategy, peak == run.peaks.end() ? LineRate{} : peak->second);
     // The peak model knows the world's ranks on its nodes, not a split's: no number beats a wrong one.
     if (op.role != CommRole::world) {

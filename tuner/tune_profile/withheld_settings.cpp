@@ -74,7 +74,7 @@ Verdict judge(const TrialMeasurement& m, const std::map<PointKey, double>& defau
 
 std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasurement>& baselines,
                                                const std::vector<ScreenedEnv>& screened, const Env& shipped,
-                                               const Shape& world, double noise, double tolerance) {
+                                               const NcclNodeLayout& layout, double noise, double tolerance) {
   const std::map<PointKey, double> defaults = mean_points(baselines);
   std::map<std::string, std::pair<double, WithheldSetting>> by_variable;  // the best gain per variable
   for (const ScreenedEnv& s : screened) {
@@ -82,7 +82,7 @@ std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasuremen
     const Verdict v = judge(s.measured, defaults);
     if (v.best_gain <= 1 + noise || v.worst >= 1 - tolerance) continue;
     const auto& [op, bytes] = v.worst_at;
-    const Shape lost_on = shape_in(op.role, world.nodes, world.ranks_per_node);
+    const Shape lost_on = nccl_shape_in(op.role, nccl_counts(layout));
     WithheldSetting w{s.env, fmt::format("{}: {} {:+.0f}% at {}; {:+.0f}% on {}",
                                          describe_shape(lost_on, ShapeWords::brief), op.collective,
                                          100 * (v.worst - 1), format_byte_size(bytes),

@@ -10,6 +10,7 @@
 
 #include "profile/profile.h"
 #include "search/trial.h"
+#include "tune_profile/nccl_node_layout.h"
 
 namespace nccltune {
 
@@ -23,10 +24,10 @@ struct ScreenedEnv {
 // geometric mean of its points there) and lost more than `tolerance` at some point of a collective
 // on a shape, the worst loss as why: "rail (2 nodes x 1): all_reduce -20% at 1M; +31% on world".
 // One per variable (its value that gained most), in the order of the variables' names. The
-// defaults' points are the mean of `baselines` at each (collective, shape, size). `world` is the
-// job's shape (nodes x ranks per node), which the other shapes are said in.
+// defaults' points are the mean of `baselines` at each (collective, shape, size). `layout` is the
+// job's, as NCCL counts its nodes: the shapes are said in NCCL's terms (nccl_shape_in).
 std::vector<WithheldSetting> withheld_settings(const std::vector<TrialMeasurement>& baselines,
                                                const std::vector<ScreenedEnv>& screened, const Env& shipped,
-                                               const Shape& world, double noise, double tolerance);
+                                               const NcclNodeLayout& layout, double noise, double tolerance);
 
 }  // namespace nccltune

@@ -16,7 +16,7 @@ TrialMeasurement world_and_rail(double world, double rail) {
   return m;
 }
 
-const Shape kTwoNodesOfFour{CommRole::world, 2, 4};
+const NcclNodeLayout kTwoNodesOfFour{2, 4, 2, false};
 
 TEST(WithheldSettings, ASettingThatWinsOnOneShapeAndLosesOnAnotherIsWithheldWithWhere) {
   const std::vector<TrialMeasurement> defaults{world_and_rail(100, 10), world_and_rail(100, 10)};
