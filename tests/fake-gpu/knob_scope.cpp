@@ -2,62 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 
 namespace nccltune::fake {
 
 namespace {
-
-// Every NCCL_IB_* NCCL_PARAM and ncclGetEnv of the IB transport at 2.28.9 (net_ib.cc) and 2.30.7
-// (net_ib/common.cc, connect.cc, init.cc, p2p.cc, p2p_resiliency*.cc), and NCCL_GDR_FLUSH_DISABLE,
-// which the IB transport reads too (IbGdrFlushDisable). The one list the fake and its tests use.
-constexpr std::string_view kIbTransportVariables[] = {
-    "NCCL_IB_ADAPTIVE_ROUTING",
-    "NCCL_IB_ADDR_FAMILY",
-    "NCCL_IB_ADDR_RANGE",
-    "NCCL_IB_AR_THRESHOLD",
-    "NCCL_IB_DATA_DIRECT",
-    "NCCL_IB_DEVICE_PCI_ORDER",
-    "NCCL_IB_DISABLE",
-    "NCCL_IB_ECE_ENABLE",
-    "NCCL_IB_FIFO_TC",
-    "NCCL_IB_GID_INDEX",
-    "NCCL_IB_HCA",
-    "NCCL_IB_MERGE_NICS",
-    "NCCL_IB_MERGE_VFS",
-    "NCCL_IB_OOO_RQ",
-    "NCCL_IB_PCI_RELAXED_ORDERING",
-    "NCCL_IB_PKEY",
-    "NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS",
-    "NCCL_IB_QPS_PER_CONNECTION",
-    "NCCL_IB_RECEIVER_SIDE_MATCHING_SCHEME",
-    "NCCL_IB_RESILIENCY_PORT_FAILOVER",
-    "NCCL_IB_RESILIENCY_PORT_FAILOVER_MAX_ATTEMPTS",
-    "NCCL_IB_RESILIENCY_PORT_FAILOVER_PROBE_DELAY",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ACK_TIMEOUT",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ALIVE_MSG_BATCH_INTERVAL",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ALIVE_MSG_BATCH_SIZE",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ALIVE_MSG_SEQUENCE_SIZE",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ALIVE_MSG_TIMEOUT",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_ATTEMPTS_MAX",
-    "NCCL_IB_RESILIENCY_PORT_RECOVERY_START_DELAY",
-    "NCCL_IB_RETRY_CNT",
-    "NCCL_IB_RETURN_ASYNC_EVENTS",
-    "NCCL_IB_ROCE_VERSION_NUM",
-    "NCCL_IB_ROUTABLE_FLID_GID_INDEX",
-    "NCCL_IB_SL",
-    "NCCL_IB_SPLIT_DATA_ON_QPS",
-    "NCCL_IB_SUBNET_AWARE_ROUTING",
-    "NCCL_IB_SUBNET_PREFIX_LEN",
-    "NCCL_IB_TC",
-    "NCCL_IB_TIMEOUT",
-    "NCCL_IB_USE_INLINE",
-    "NCCL_IB_WARN_RAIL_LOCAL",
-    "NCCL_GDR_FLUSH_DISABLE",
-    "NCCL_IB_MQP_RETRY_ALL",  // ibvwrap.cc: the verbs wrapper the IB transport calls
-    "NCCL_IB_MQP_RETRY_CNT",
-};
 
 struct ScopedVariable {
   std::string_view name;
@@ -104,9 +52,12 @@ bool sets(const Condition& when, const std::string& variable) {
 
 }  // namespace
 
+// Every NCCL_IB_* NCCL_PARAM and ncclGetEnv is the IB transport's, at 2.28.9 (net_ib.cc,
+// ibvwrap.cc) and 2.30.7 (net_ib/common.cc, connect.cc, init.cc, p2p.cc, p2p_resiliency*.cc), and
+// so is NCCL_GDR_FLUSH_DISABLE (IbGdrFlushDisable): the prefix is the rule, as nccltune's search
+// prunes by it (search/nccl_acts.cpp).
 bool is_ib_transport_variable(std::string_view name) {
-  return std::find(std::begin(kIbTransportVariables), std::end(kIbTransportVariables), name) !=
-         std::end(kIbTransportVariables);
+  return name.starts_with("NCCL_IB_") || name == "NCCL_GDR_FLUSH_DISABLE";
 }
 
 bool is_gdr_variable(std::string_view name) {
