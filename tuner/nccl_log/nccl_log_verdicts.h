@@ -31,7 +31,7 @@ int log_verdicts_exit_code(const std::vector<LogVerdict>& verdicts);
 nlohmann::ordered_json log_verdicts_to_json(const std::vector<LogVerdict>& verdicts);
 
 // The readable summary `explain` prints: version, shape, network, GDR, NVLS, channels, env,
-// tuner, the choices per size, warnings and verdicts.
+// tuner, the choices per size, warnings and verdicts (nccl_log_text.cpp).
 std::string render_nccl_log_text(const NcclInfoLog& log, const std::vector<LogVerdict>& verdicts);
 
 }  // namespace nccltune
