@@ -100,7 +100,7 @@ TEST(ObserveReport, VerdictsAgainstTheProfileUnderWhatShips) {
   const ObserveRow& all_reduce = row(world, "all_reduce");
   EXPECT_EQ(all_reduce.min_bytes, 1048576u);
   EXPECT_EQ(all_reduce.max_bytes, 2097151u);
-  EXPECT_EQ(all_reduce.ops, 12u);
+  EXPECT_EQ(all_reduce.ops, std::optional<std::uint64_t>(12));
   EXPECT_EQ(all_reduce.tuned_source, "with_plugin");
   // 1 MiB is a measured size: the profile's with_plugin value there.
   EXPECT_NEAR(*all_reduce.tuned_busbw, 73.85803922001216, 1e-9);
