@@ -17,8 +17,8 @@ std::vector<DriftEntry> ObservedDrift::update(const std::vector<WatchedRow>& row
     below[subject] = count;
     if (count == intervals)
       drift.push_back({"observed_below_tuned", subject,
-                       fmt::format("{} has run at {:.0f}% of the profile's busbw for {} intervals (below {:.0f}%)",
-                                   subject, 100 * *row.ratio, count, 100 * below_ratio)});
+                       fmt::format("{} has run at {:.0f}% of the profile's busbw for {} interval{} (below {:.0f}%)",
+                                   subject, 100 * *row.ratio, count, count == 1 ? "" : "s", 100 * below_ratio)});
   }
   below_ = std::move(below);
   return drift;
