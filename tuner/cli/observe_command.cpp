@@ -103,9 +103,9 @@ int run_observe(const ObserveOptions& options) {
 
 void add_observe_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ObserveOptions>();
-  auto* sub = app.add_subcommand(
-      "observe",
-      "What a job's collectives did (NCCL Inspector's records) against its profile, its stragglers and suspects");
+  auto* sub = app.add_subcommand("observe",
+                                 "What a job's collectives did (NCCL Inspector's records) against its "
+                                 "profile, its stragglers and suspects");
   sub->add_option("DIR", options->dirs,
                   "Inspector's output directories (NCCL_INSPECTOR_DUMP_DIR), read recursively")
       ->required();

@@ -58,10 +58,12 @@ void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
   if (const YAML::Node node = daemon["inspector"]) {
     if (!node.IsNull()) {
       yaml_check_keys(node, "daemon.inspector", {"dir", "drift_ratio", "drift_intervals"});
-      if (const YAML::Node dir = node["dir"]) config.inspector_dir = absolute_path(dir, "daemon.inspector.dir", true);
+      if (const YAML::Node dir = node["dir"])
+        config.inspector_dir = absolute_path(dir, "daemon.inspector.dir", true);
       if (const YAML::Node ratio = node["drift_ratio"]) {
         const double value = yaml_number(ratio, "daemon.inspector.drift_ratio");
-        if (value <= 0 || value > 1) yaml_fail(yaml_line(ratio), "daemon.inspector.drift_ratio", "must be in (0, 1]");
+        if (value <= 0 || value > 1)
+          yaml_fail(yaml_line(ratio), "daemon.inspector.drift_ratio", "must be in (0, 1]");
         config.inspector_drift_ratio = value;
       }
       if (const YAML::Node intervals = node["drift_intervals"])

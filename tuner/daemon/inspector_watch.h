@@ -18,8 +18,8 @@ namespace nccltune {
 struct WatchedRow {
   std::string shape, collective;  // world, rail, node, other; nccl-tests name
   std::uint64_t min_bytes = 0, max_bytes = 0;
-  std::optional<double> ratio;        // observed median / the profile's busbw; null: unmeasured
-  double unmeasured_time_share = 0;   // of the job's collective time, in rows without a ratio
+  std::optional<double> ratio;       // observed median / the profile's busbw; null: unmeasured
+  double unmeasured_time_share = 0;  // of the job's collective time, in rows without a ratio
   friend bool operator==(const WatchedRow&, const WatchedRow&) = default;
 };
 

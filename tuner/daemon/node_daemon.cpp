@@ -16,11 +16,11 @@
 
 #include "base/atomic_file.h"
 #include "daemon/drift.h"
+#include "daemon/inspector_watch.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/nccl_conf_block.h"
 #include "daemon/node_env.h"
 #include "daemon/systemd_notify.h"
-#include "daemon/inspector_watch.h"
 #include "fleet/fleet_output.h"
 #include "node/profile_for_job.h"
 #include "observe/inspector_files.h"
@@ -332,14 +332,16 @@ std::string NodeDaemon::inspector_metrics(const NodeState& state) {
   const ObservedJob job = accumulator.finish();
   const std::vector<std::string>& problems = accumulator.problems();
   report_output("inspector", problems.empty() ? ""
-                             : problems.front() + (problems.size() > 1
-                                                       ? fmt::format(" (and {} more)", problems.size() - 1)
-                                                       : std::string()));
+                                              : problems.front() +
+                                                    (problems.size() > 1
+                                                         ? fmt::format(" (and {} more)", problems.size() - 1)
+                                                         : std::string()));
   // The profile of the job the files show, as `nccltune observe --profiles` finds it.
   std::optional<ProfileForJob> found;
   if (const auto [nodes, ranks] = observed_world(job); nodes > 0) {
-    auto loaded = find_profile_for_job(settings_.env.store, state.node_type_key, JobShape{nodes, ranks / nodes},
-                                       settings_.env.prefer_below, ::geteuid());
+    auto loaded =
+        find_profile_for_job(settings_.env.store, state.node_type_key, JobShape{nodes, ranks / nodes},
+                             settings_.env.prefer_below, ::geteuid());
     report_output("inspector profile", loaded ? "" : loaded.error());
     if (loaded) found = std::move(*loaded);
   }
@@ -348,8 +350,8 @@ std::string NodeDaemon::inspector_metrics(const NodeState& state) {
   watch.files = fresh.size();
   watch.problems = problems.size();
   watch.profile = profile != nullptr;
-  watch.rows = watched_rows(build_observe_report(job, {config.inspector_dir.string()}, profile, "",
-                                                 kDefaultObserveTolerance));
+  watch.rows = watched_rows(
+      build_observe_report(job, {config.inspector_dir.string()}, profile, "", kDefaultObserveTolerance));
   for (const DriftEntry& entry :
        observed_drift_.update(watch.rows, config.inspector_drift_ratio, config.inspector_drift_intervals))
     spdlog::warn("drift: {}", entry.message);

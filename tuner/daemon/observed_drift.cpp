@@ -16,9 +16,10 @@ std::vector<DriftEntry> ObservedDrift::update(const std::vector<WatchedRow>& row
     const int count = (before == below_.end() ? 0 : before->second) + 1;
     below[subject] = count;
     if (count == intervals)
-      drift.push_back({"observed_below_tuned", subject,
-                       fmt::format("{} has run at {:.0f}% of the profile's busbw for {} interval{} (below {:.0f}%)",
-                                   subject, 100 * *row.ratio, count, count == 1 ? "" : "s", 100 * below_ratio)});
+      drift.push_back(
+          {"observed_below_tuned", subject,
+           fmt::format("{} has run at {:.0f}% of the profile's busbw for {} interval{} (below {:.0f}%)",
+                       subject, 100 * *row.ratio, count, count == 1 ? "" : "s", 100 * below_ratio)});
   }
   below_ = std::move(below);
   return drift;

@@ -8,8 +8,8 @@ namespace nccltune {
 namespace {
 
 // NCCL's ncclAlgoStr and ncclProtoStr (src/init.cc at v2.28.9-1 and v2.30.7-1).
-constexpr std::array<std::string_view, 7> kNcclAlgorithms = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
-                                                             "NVLS", "NVLSTree", "PAT"};
+constexpr std::array<std::string_view, 7> kNcclAlgorithms = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 constexpr std::array<std::string_view, 3> kNcclProtocols = {"LL", "LL128", "Simple"};
 
 // Upper case without '_': ncclAlgoToString's "COLLNET_DIRECT" and ncclAlgoStr's "CollNetDirect"
@@ -22,7 +22,8 @@ std::string folded(std::string_view text) {
 }
 
 template <std::size_t N>
-std::optional<std::string_view> nccl_name(std::string_view text, const std::array<std::string_view, N>& names) {
+std::optional<std::string_view> nccl_name(std::string_view text,
+                                          const std::array<std::string_view, N>& names) {
   const std::string key = folded(text);
   for (std::string_view name : names)
     if (folded(name) == key) return name;

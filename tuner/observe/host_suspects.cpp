@@ -30,14 +30,14 @@ double median_of(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-std::vector<CommunicatorSpeed> communicator_speeds(const std::vector<ObserveCommunicatorReport>& communicators,
-                                                   double tolerance) {
+std::vector<CommunicatorSpeed> communicator_speeds(
+    const std::vector<ObserveCommunicatorReport>& communicators, double tolerance) {
   std::map<PeerKey, std::vector<std::pair<std::size_t, double>>> peers;  // -> (communicator, median)
   for (std::size_t i = 0; i < communicators.size(); ++i)
     for (const ObserveRow& row : communicators[i].rows)
       if (row.busbw_median && *row.busbw_median > 0)
-        peers[{communicators[i].n_ranks, communicators[i].nnodes, row.collective, row.min_bytes}].emplace_back(
-            i, *row.busbw_median);
+        peers[{communicators[i].n_ranks, communicators[i].nnodes, row.collective, row.min_bytes}]
+            .emplace_back(i, *row.busbw_median);
 
   std::vector<CommunicatorSpeed> speeds(communicators.size());
   for (std::size_t i = 0; i < communicators.size(); ++i) {
@@ -61,12 +61,10 @@ std::vector<CommunicatorSpeed> communicator_speeds(const std::vector<ObserveComm
       const double ratio = below_tuned ? *row.ratio : *peer_ratio;
       if (ratio < speeds[i].worst_ratio || speeds[i].worst.empty()) {
         speeds[i].worst_ratio = ratio;
-        speeds[i].worst = fmt::format("{} {} {} at {:.0f}% of {}", communicator.shape,
-                                      printable_excerpt(communicator.name.empty() ? communicator.id
-                                                                                  : communicator.name,
-                                                        60),
-                                      row.collective, 100 * ratio,
-                                      below_tuned ? "the profile's" : "the same shape's elsewhere");
+        speeds[i].worst = fmt::format(
+            "{} {} {} at {:.0f}% of {}", communicator.shape,
+            printable_excerpt(communicator.name.empty() ? communicator.id : communicator.name, 60),
+            row.collective, 100 * ratio, below_tuned ? "the profile's" : "the same shape's elsewhere");
       }
     }
     speeds[i].judged = judged > 0;

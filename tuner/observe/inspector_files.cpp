@@ -12,7 +12,8 @@ InspectorFiles find_inspector_files(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     std::error_code error;
     if (std::filesystem::is_regular_file(path, error)) {
-      (std::filesystem::path(path).extension() == ".prom" ? found.prom_files : found.files).emplace_back(path);
+      (std::filesystem::path(path).extension() == ".prom" ? found.prom_files : found.files)
+          .emplace_back(path);
       continue;
     }
     if (!std::filesystem::is_directory(path, error)) {
@@ -75,7 +76,8 @@ void read_inspector_files(const std::vector<std::filesystem::path>& files, Obser
 
 namespace nccltune {
 
-void read_inspector_prom_files(const std::vector<std::filesystem::path>& files, ObserveAccumulator& accumulator) {
+void read_inspector_prom_files(const std::vector<std::filesystem::path>& files,
+                               ObserveAccumulator& accumulator) {
   for (const auto& path : files) {
     const std::string name = path.string();
     std::ifstream stream(path, std::ios::binary);
@@ -96,14 +98,16 @@ void read_inspector_prom_files(const std::vector<std::filesystem::path>& files, 
         break;
       }
       if (c != '\n') {
-        if (text.size() < kMaxInspectorPromLine) text += char(c);
-        else too_long = true;
+        if (text.size() < kMaxInspectorPromLine)
+          text += char(c);
+        else
+          too_long = true;
         continue;
       }
       ++line;
       if (too_long)
-        accumulator.add_problem_at(name, line,
-                                   "a line longer than " + std::to_string(kMaxInspectorPromLine) + " bytes; skipped");
+        accumulator.add_problem_at(
+            name, line, "a line longer than " + std::to_string(kMaxInspectorPromLine) + " bytes; skipped");
       else
         accumulator.add_prom_line(name, line, text);
       text.clear();

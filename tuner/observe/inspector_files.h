@@ -31,6 +31,7 @@ void read_inspector_files(const std::vector<std::filesystem::path>& files, Obser
 // longer than kMaxInspectorPromLine is skipped, and a last line without its newline (Inspector
 // rewrites the file in place: a read during the rewrite ends in a line cut short) is a problem
 // line, not a sample: its value may be cut too.
-void read_inspector_prom_files(const std::vector<std::filesystem::path>& files, ObserveAccumulator& accumulator);
+void read_inspector_prom_files(const std::vector<std::filesystem::path>& files,
+                               ObserveAccumulator& accumulator);
 
 }  // namespace nccltune

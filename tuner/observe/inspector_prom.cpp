@@ -24,8 +24,8 @@ constexpr std::array<KnownMetric, 4> kInspectorMetrics = {{
 }};
 
 // The labels of inspectorPromGetLabelsColl and inspectorPromGetLabelsP2p.
-constexpr std::array<std::string_view, 8> kCommonLabels = {"version", "slurm_job_id", "node",   "gpu",
-                                                           "comm_name", "n_nodes", "nranks", "message_size"};
+constexpr std::array<std::string_view, 8> kCommonLabels = {
+    "version", "slurm_job_id", "node", "gpu", "comm_name", "n_nodes", "nranks", "message_size"};
 constexpr int kMaxLabels = 32;
 constexpr int kMaxRanks = 1 << 20;
 
@@ -97,7 +97,8 @@ Result<std::pair<std::uint64_t, std::uint64_t>> parse_message_size_range(std::st
 }
 
 Result<InspectorPromLine> parse_inspector_prom_line(std::string_view line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+    line.remove_suffix(1);
   std::size_t at = line.find_first_not_of(" \t");
   if (at == std::string_view::npos || line[at] == '#') return InspectorPromLine{};
   if (line.size() > kMaxInspectorPromLine)
@@ -169,14 +170,22 @@ Result<InspectorPromLine> parse_inspector_prom_line(std::string_view line) {
     bool common = false;
     for (std::size_t i = 0; i < kCommonLabels.size(); ++i)
       if (label == kCommonLabels[i]) common = seen_common[i] = true;
-    if (label == "version") sample.version = std::move(text);
-    else if (label == "slurm_job_id") sample.slurm_job_id = std::move(text);
-    else if (label == "node") sample.node = std::move(text);
-    else if (label == "gpu") sample.gpu = std::move(text);
-    else if (label == "comm_name") sample.comm_name = std::move(text);
-    else if (label == "n_nodes") n_nodes = std::move(text);
-    else if (label == "nranks") nranks = std::move(text);
-    else if (label == "message_size") message_size = std::move(text);
+    if (label == "version")
+      sample.version = std::move(text);
+    else if (label == "slurm_job_id")
+      sample.slurm_job_id = std::move(text);
+    else if (label == "node")
+      sample.node = std::move(text);
+    else if (label == "gpu")
+      sample.gpu = std::move(text);
+    else if (label == "comm_name")
+      sample.comm_name = std::move(text);
+    else if (label == "n_nodes")
+      n_nodes = std::move(text);
+    else if (label == "nranks")
+      nranks = std::move(text);
+    else if (label == "message_size")
+      message_size = std::move(text);
     else if (label == operation_label) {
       seen_operation = true;
       sample.operation = std::move(text);
@@ -188,7 +197,8 @@ Result<InspectorPromLine> parse_inspector_prom_line(std::string_view line) {
     }
   }
   for (std::size_t i = 0; i < kCommonLabels.size(); ++i)
-    if (!seen_common[i]) return Error{std::string(name) + " has no " + std::string(kCommonLabels[i]) + " label"};
+    if (!seen_common[i])
+      return Error{std::string(name) + " has no " + std::string(kCommonLabels[i]) + " label"};
   if (!seen_operation) return Error{std::string(name) + " has no " + std::string(operation_label) + " label"};
   if (!known->p2p && !seen_algo_proto) return Error{std::string(name) + " has no algo_proto label"};
   if (sample.operation.empty()) return Error{std::string(operation_label) + " is empty"};
@@ -196,16 +206,14 @@ Result<InspectorPromLine> parse_inspector_prom_line(std::string_view line) {
   if (!nodes) return Error{nodes.error()};
   auto ranks = count_label(nranks, "nranks", 1);
   if (!ranks) return Error{ranks.error()};
-  if (*nodes > *ranks)
-    return Error{"n_nodes " + n_nodes + " is more than nranks " + nranks};
+  if (*nodes > *ranks) return Error{"n_nodes " + n_nodes + " is more than nranks " + nranks};
   sample.n_nodes = *nodes;
   sample.nranks = *ranks;
   auto range = parse_message_size_range(message_size);
   if (!range) return Error{range.error()};
   sample.min_bytes = range->first;
   sample.max_bytes = range->second;
-  if (!std::isnan(sample.value) && sample.value < 0)
-    return Error{std::string(name) + " is negative"};
+  if (!std::isnan(sample.value) && sample.value < 0) return Error{std::string(name) + " is negative"};
   return InspectorPromLine{std::move(sample), ""};
 }
 

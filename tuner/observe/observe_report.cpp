@@ -182,7 +182,8 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
       if (!observed.prometheus) row.ops = std::uint64_t(std::ceil(double(stats.records) / ranks_seen));
       if (!stats.ran.empty()) {
         std::vector<std::pair<std::string, std::uint64_t>> ran(stats.ran.begin(), stats.ran.end());
-        std::stable_sort(ran.begin(), ran.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::stable_sort(ran.begin(), ran.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
         row.ran = ran.front().first;
         for (std::size_t i = 1; i < ran.size(); ++i) *row.ran += "," + ran[i].first;
       }

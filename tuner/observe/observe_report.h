@@ -28,7 +28,7 @@ struct ObserveRow {
   std::string collective;  // nccl-tests name
   std::uint64_t min_bytes = 0, max_bytes = 0;
   std::optional<std::uint64_t> ops;  // null from Prometheus textfiles: they hold no count
-  double time_share = 0;  // of every record's execution time
+  double time_share = 0;             // of every record's execution time
   std::optional<double> busbw_median, busbw_p10;
   std::optional<double> tuned_busbw, ratio;  // the profile's at the bucket's mean size; median / it
   std::string tuned_source;                  // "with_plugin", "tuned", or "" without a value
@@ -81,8 +81,8 @@ struct ObserveReport {
 };
 
 // The verdict of one row: unmeasured without the profile's busbw; not_served when the record says
-// what ran (`ran`, comma-separated) and none of it is the profile's choice; else as_tuned when median >= (1 - tolerance) x the
-// profile's, below_tuned otherwise.
+// what ran (`ran`, comma-separated) and none of it is the profile's choice; else as_tuned when median >= (1 -
+// tolerance) x the profile's, below_tuned otherwise.
 ObserveVerdict judge_row(std::optional<double> observed, std::optional<double> tuned_busbw,
                          const std::optional<std::string>& ran, const std::optional<std::string>& tuned,
                          double tolerance);

@@ -102,7 +102,8 @@ void ObserveAccumulator::add_prom_line(const std::string& file, std::uint64_t li
     return;
   }
   if (!parsed->unknown_metric.empty())
-    note_once(file, line_number, "unknown metric " + printable_excerpt(parsed->unknown_metric, 80) + " (skipped)");
+    note_once(file, line_number,
+              "unknown metric " + printable_excerpt(parsed->unknown_metric, 80) + " (skipped)");
   if (parsed->sample) add_prom_sample(file, line_number, *parsed->sample);
 }
 
@@ -115,8 +116,8 @@ void ObserveAccumulator::add_prom_sample(const std::string& file, std::uint64_t 
     return;
   if (!prom_version_.empty() && sample.version != prom_version_) {
     problem(file, line_number,
-            "version " + printable_excerpt(sample.version, 40) + ", not " + printable_excerpt(prom_version_, 40) +
-                " as the samples before it (another job's?); skipped");
+            "version " + printable_excerpt(sample.version, 40) + ", not " +
+                printable_excerpt(prom_version_, 40) + " as the samples before it (another job's?); skipped");
     return;
   }
   if (!prom_version_.empty() && sample.slurm_job_id != prom_job_) {

@@ -82,12 +82,15 @@ TEST(InspectorWatch, TextfileLinesAndEscapedLabels) {
   EXPECT_EQ(samples.at("nccltune_inspector_files"), "4");
   EXPECT_EQ(samples.at("nccltune_inspector_problems"), "1");
   EXPECT_EQ(samples.at("nccltune_inspector_profile_found"), "1");
-  EXPECT_EQ(samples.at("nccltune_observed_busbw_ratio{shape=\"world\",collective=\"all_reduce\",min_bytes=\"1048576\","
-                       "max_bytes=\"2097151\"}"),
-            "0.5");
-  EXPECT_EQ(samples.at("nccltune_observed_unmeasured_time_share{shape=\"rail\",collective=\"odd\\\"name\\\\\","
-                       "min_bytes=\"1048576\",max_bytes=\"2097151\"}"),
-            "0.25");
+  EXPECT_EQ(
+      samples.at(
+          "nccltune_observed_busbw_ratio{shape=\"world\",collective=\"all_reduce\",min_bytes=\"1048576\","
+          "max_bytes=\"2097151\"}"),
+      "0.5");
+  EXPECT_EQ(
+      samples.at("nccltune_observed_unmeasured_time_share{shape=\"rail\",collective=\"odd\\\"name\\\\\","
+                 "min_bytes=\"1048576\",max_bytes=\"2097151\"}"),
+      "0.25");
   EXPECT_EQ(samples.size(), 5u);  // no ratio for the unmeasured row, no share for the measured one
   const std::string text = render_inspector_metrics(watch);
   EXPECT_NE(text.find("# TYPE nccltune_observed_busbw_ratio gauge\n"), std::string::npos);

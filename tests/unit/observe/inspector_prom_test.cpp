@@ -1,6 +1,8 @@
 // Reading NCCL Inspector's Prometheus textfiles (tests/fixtures/inspector/README.md: the format
 // strings of NCCL's plugins/profiler/inspector/inspector_prom.cc at v2.30.7-1) and what observe
 // makes of them: what NCCL ran against the profile's choice, and suspect hosts.
+#include "observe/inspector_prom.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "observe/algo_proto.h"
 #include "observe/host_suspects.h"
 #include "observe/inspector_files.h"
-#include "observe/inspector_prom.h"
 #include "observe/observe_report.h"
 #include "profile/profile.h"
 
@@ -88,7 +89,8 @@ TEST(InspectorProm, NamesWhatIsWrong) {
     return line.ok() ? std::string("parsed") : line.error();
   };
   const std::string no_algo = kCollLabels.substr(0, kCollLabels.find(",algo_proto"));
-  EXPECT_NE(error("nccl_bus_bandwidth_gbs{" + no_algo + "} 1").find("no algo_proto label"), std::string::npos);
+  EXPECT_NE(error("nccl_bus_bandwidth_gbs{" + no_algo + "} 1").find("no algo_proto label"),
+            std::string::npos);
   EXPECT_NE(error("nccl_bus_bandwidth_gbs{" + kCollLabels + "}").find("has no value (cut short?)"),
             std::string::npos);
   EXPECT_NE(error("nccl_bus_bandwidth_gbs{" + kCollLabels.substr(0, 35)).find("no closing quote"),
@@ -109,14 +111,16 @@ TEST(InspectorProm, MessageSizeRangesAreInspectorsBuckets) {
   // inspectorPromFormatMessageSizeRange: floor(bytes / unit) to +1, 1024-based units up to TB.
   EXPECT_EQ(*parse_message_size_range("0B"), std::make_pair(std::uint64_t(0), std::uint64_t(0)));
   EXPECT_EQ(*parse_message_size_range("8-9KB"), std::make_pair(std::uint64_t(8192), std::uint64_t(9215)));
-  EXPECT_EQ(*parse_message_size_range("1023-1024B"), std::make_pair(std::uint64_t(1023), std::uint64_t(1023)));
+  EXPECT_EQ(*parse_message_size_range("1023-1024B"),
+            std::make_pair(std::uint64_t(1023), std::uint64_t(1023)));
   EXPECT_EQ(parse_message_size_range("2048-2049TB")->first, 2048ull << 40);
   for (const char* bad : {"4-6GB", "0-1KB", "4-5PB", "1025-1026MB", "4GB", "-5GB", ""})
     EXPECT_FALSE(parse_message_size_range(bad).ok()) << bad;
 }
 
 TEST(InspectorProm, KnowsInspectorsFileNames) {
-  EXPECT_TRUE(is_inspector_prom_file_name("nccl_inspector_metrics_3f2a9c1e-0b4d-6e7f-8a9b-0c1d2e3f4a50.prom"));
+  EXPECT_TRUE(
+      is_inspector_prom_file_name("nccl_inspector_metrics_3f2a9c1e-0b4d-6e7f-8a9b-0c1d2e3f4a50.prom"));
   EXPECT_FALSE(is_inspector_prom_file_name("nccltune.prom"));
   EXPECT_FALSE(is_inspector_prom_file_name("nccl_inspector_metrics_x.prom.tmp"));
 }
@@ -153,7 +157,7 @@ TEST(ObserveProm, ReadsEveryGpusFileIntoCommunicatorsByName) {
   EXPECT_EQ(world.nnodes, 2);
   EXPECT_EQ(world.ranks.size(), 4u);
   EXPECT_EQ(world.ranks.at(0).gpu, "GPU0");
-  EXPECT_EQ(world.matched + world.unmatched, 0u);  // no sequence numbers: nothing to match
+  EXPECT_EQ(world.matched + world.unmatched, 0u);                     // no sequence numbers: nothing to match
   const ObservedRow& all_reduce = world.rows.at({"all_reduce", 20});  // 1-2MB: [1 MiB, 2 MiB)
   EXPECT_EQ(all_reduce.records, 4u);
   EXPECT_EQ(all_reduce.ran, (std::map<std::string, std::uint64_t>{{"Ring/LL128", 4}}));
@@ -192,15 +196,16 @@ TEST(ObserveProm, WhatRanIsHeldAgainstTheProfilesChoice) {
 }
 
 TEST(ObserveProm, AServedRowAmongOthersIsServed) {
-  EXPECT_EQ(judge_row(95, 100, std::string("Tree/LL,Ring/LL128"), "Ring/LL128", 0.1), ObserveVerdict::as_tuned);
+  EXPECT_EQ(judge_row(95, 100, std::string("Tree/LL,Ring/LL128"), "Ring/LL128", 0.1),
+            ObserveVerdict::as_tuned);
   EXPECT_EQ(judge_row(95, 100, std::string("Tree/LL,NVLS/Simple"), "Ring/LL128", 0.1),
             ObserveVerdict::not_served);
   EXPECT_EQ(judge_row(95, 100, std::string("Ring/Simple"), "Ring/any", 0.1), ObserveVerdict::as_tuned);
 }
 
 TEST(ObserveProm, AHostSlowOnlyOnItsNetworkIsASuspect) {
-  const ObserveReport report =
-      build_observe_report(read_prom_fixture("prom-suspect"), {"prom-suspect"}, nullptr, "", kDefaultObserveTolerance);
+  const ObserveReport report = build_observe_report(read_prom_fixture("prom-suspect"), {"prom-suspect"},
+                                                    nullptr, "", kDefaultObserveTolerance);
   ASSERT_EQ(report.suspects.size(), 1u);
   EXPECT_EQ(report.suspects[0].host, "node-c");
   EXPECT_NE(report.suspects[0].why.find("2 of 2 network communicators slow"), std::string::npos)
@@ -238,8 +243,9 @@ TEST(HostSuspects, EveryHostSlowIsTheNetworkNotAHost) {
 
 TEST(HostSuspects, ASlowNvlinkOrASingleNetworkGroupNamesNobody) {
   std::vector<ObserveCommunicatorReport> groups = {
-      pair_group("ab", {"a", "b"}, 2, 90), pair_group("ac", {"a", "c"}, 2, 45), pair_group("bc", {"b", "c"}, 2, 46),
-      pair_group("node a", {"a"}, 1, 300), pair_group("node b", {"b"}, 1, 300), pair_group("node c", {"c"}, 1, 300)};
+      pair_group("ab", {"a", "b"}, 2, 90), pair_group("ac", {"a", "c"}, 2, 45),
+      pair_group("bc", {"b", "c"}, 2, 46), pair_group("node a", {"a"}, 1, 300),
+      pair_group("node b", {"b"}, 1, 300), pair_group("node c", {"c"}, 1, 300)};
   ASSERT_EQ(find_host_suspects(groups, 0.1).size(), 1u);
   // node-c's NVLink group also slow: the host, not its network; not a network suspect.
   groups[5].rows[0].busbw_median = 100;
