@@ -80,6 +80,14 @@ void read_inspector_prom_files(const std::vector<std::filesystem::path>& files,
                                ObserveAccumulator& accumulator) {
   for (const auto& path : files) {
     const std::string name = path.string();
+    std::error_code size_error;
+    if (const std::uintmax_t size = std::filesystem::file_size(path, size_error);
+        !size_error && size > kMaxInspectorPromFileBytes) {
+      accumulator.add_problem(name + ": " + std::to_string(size) +
+                              " bytes, more than an Inspector textfile's " +
+                              std::to_string(kMaxInspectorPromFileBytes) + "; not read");
+      continue;
+    }
     std::ifstream stream(path, std::ios::binary);
     if (!stream) {
       accumulator.add_problem(name + ": cannot be read");

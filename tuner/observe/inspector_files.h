@@ -3,6 +3,7 @@
 // window (observed_job.h) stays small; each file is read as a stream, never whole.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ InspectorFiles find_inspector_files(const std::vector<std::string>& paths);
 // Reads `files` into `accumulator`, a line of each in turn. A file that cannot be opened is a
 // problem line.
 void read_inspector_files(const std::vector<std::filesystem::path>& files, ObserveAccumulator& accumulator);
+
+// Inspector's textfile holds a GPU's communicators, two lines each per collective, size range and
+// algorithm: tens of KB. A file past this is not one (nccltuned reads a directory every job can
+// write) and is a problem line, unread.
+inline constexpr std::uintmax_t kMaxInspectorPromFileBytes = 16 << 20;
 
 // Reads Inspector's Prometheus textfiles into `accumulator`, one file after the other. A line
 // longer than kMaxInspectorPromLine is skipped, and a last line without its newline (Inspector

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "observe/inspector_files.h"
 #include "observe/observe_report.h"
 #include "profile/profile.h"
+#include "test_files.h"
 
 namespace nccltune {
 namespace {
@@ -276,6 +279,20 @@ TEST(ObserveProm, EachBadLineIsOneLineNamingTheFileAndTheRestIsRead) {
   const ObservedRow& row = job.communicators.at("prom:4242:2x2:world").rows.at({"all_reduce", 24});
   EXPECT_EQ(row.records, 1u);
   EXPECT_DOUBLE_EQ(row.exec_us, 0);
+}
+
+TEST(ObserveProm, AFileFarLargerThanATextfileIsNotRead) {
+  test_support::TempDir dir;
+  const std::filesystem::path big = dir / "nccl_inspector_metrics_0.prom";
+  { std::ofstream(big) << "nccl_bus_bandwidth_gbs{" << kCollLabels << "} 1\n"; }
+  std::filesystem::resize_file(big, kMaxInspectorPromFileBytes + 1);  // sparse: no disk written
+  ObserveAccumulator accumulator;
+  read_inspector_prom_files({big}, accumulator);
+  EXPECT_EQ(accumulator.finish().records, 0u);
+  ASSERT_EQ(accumulator.problems().size(), 1u);
+  EXPECT_NE(accumulator.problems()[0].find("nccl_inspector_metrics_0.prom: 16777217 bytes"),
+            std::string::npos)
+      << accumulator.problems()[0];
 }
 
 }  // namespace
