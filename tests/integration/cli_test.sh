@@ -289,6 +289,11 @@ expect_in "$work/observe.json" '"tune": "nccltune tune --comms world,rail --ops 
 expect_exit 1 "observe, bad records" -- "$nccltune" observe "$inspector/bad" "$inspector/empty"
 expect_in "$work/err" "node-x-pid1.log:4: a truncated record" "observe: a truncated record named with file and line"
 expect_in "$work/err" "empty: no Inspector records" "observe: an empty directory named"
+# Inspector's Prometheus textfiles: what NCCL ran against the profile's choice; a suspect host.
+expect_exit 1 "observe, textfiles" -- "$nccltune" observe "$inspector/prom-2n2g" --profile "$fixtures/profiles/with-plugin-2n.yaml" --format json
+expect_in "$work/out" '"verdict": "not_served"' "observe: a textfile's algo_proto that is not the profile's choice"
+expect_exit 2 "observe, a suspect host" -- "$nccltune" observe "$inspector/prom-suspect"
+expect_in "$work/out" "node-c: 2 of 2 network communicators slow" "observe: the suspect named"
 key=h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28
 mkdir -p -m 0755 "$work/observe-store/$key" && chmod 0755 "$work/observe-store"
 install -m 0644 "$fixtures/profiles/with-plugin-2n.yaml" "$work/observe-store/$key/2n.yaml"

@@ -243,6 +243,37 @@ expect_not_in "$fleet_metrics" 'nccltune_fleet_node_status' "metrics: no status 
 [ "$(grep -c "warning: fleet survey: $work/fleet.json: " "$work/fleet.log")" -eq 1 ] && pass ||
   fail "a malformed survey: expected one warning naming it in $(cat "$work/fleet.log")"
 
+# --- NCCL Inspector's textfiles: observed/tuned ratios per shape as metrics, a low row as drift ---
+# The observe fixture's 2 hosts x 2 GPUs as a job of 2 nodes x 8 (this node's key), against a
+# store whose 2-node profile has busbw results (the observe fixture's, under this node's key).
+mkdir -p "$work/inspector/old" "$work/istore/$h100_key"
+cp "$fixtures"/inspector/prom-2n2g/*/*.prom "$work/inspector/"
+sed -i 's/n_nodes="2",nranks="4"/n_nodes="2",nranks="16"/' "$work"/inspector/*.prom
+# Inspector never removes a file: an ended job's, not rewritten for two intervals, is not read.
+sed 's/comm_name="world"/comm_name="ended job"/' "$work"/inspector/nccl_inspector_metrics_3f2a*50.prom \
+  >"$work/inspector/old/nccl_inspector_metrics_00000000-0000-0000-0000-000000000000.prom"
+touch -d '1 day ago' "$work/inspector/old/nccl_inspector_metrics_00000000-0000-0000-0000-000000000000.prom"
+sed -e "s/key: \"h100-80gb-hbm3.2gpu.nics-unknown.nccl2.28\"/key: \"$h100_key\"/" -e 's/gpus_per_node: 2$/gpus_per_node: 8/' \
+  -e 's/ranks: 4$/ranks: 16/' "$fixtures/profiles/with-plugin-2n.yaml" >"$work/istore/$h100_key/2n.yaml"
+chmod -R go-w "$work/istore"
+printf 'env:\n  store: %s\ndaemon:\n  inspector: {dir: %s, drift_ratio: 0.95, drift_intervals: 1}\n  nccl_lib: %s\n  cuda_lib: %s\n' \
+  "$work/istore" "$work/inspector" "$fakenccl" "$fakecuda" >"$work/inspector.yaml"
+inspector_once() {
+  "$nccltuned" --config "$work/inspector.yaml" --once --from "$fixtures/nodes/dgx-h100" \
+    --runtime-dir "$work/insp/run" --state-dir "$work/insp/state" --metrics-dir "$work/insp/metrics" 2>"$work/inspector.log"
+}
+expect_status 0 "--once with an Inspector directory" inspector_once
+inspector_metrics=$work/insp/metrics/nccltune.prom
+expect_in "$inspector_metrics" 'nccltune_inspector_files 4' "metrics: the job's four textfiles, not the ended job's"
+expect_in "$inspector_metrics" 'nccltune_inspector_profile_found 1' "metrics: the job's profile was found"
+expect_in "$inspector_metrics" 'nccltune_observed_busbw_ratio{shape="world",collective="all_reduce",min_bytes="1048576",max_bytes="2097151"} 0.99' \
+  "metrics: the world's all_reduce ratio"
+expect_in "$inspector_metrics" 'nccltune_observed_unmeasured_time_share{shape="rail",collective="all_reduce"' \
+  "metrics: the rails' unmeasured time share"
+expect_in "$work/inspector.log" "warning: drift: world all_gather 1048576-2097151 bytes has run at 92% of the profile's busbw" \
+  "a row below drift_ratio is logged as drift"
+expect_not_in "$work/inspector.log" "drift: world all_reduce" "a row above drift_ratio is not drift"
+
 # --- the installed unit ------------------------------------------------------------------------
 # As a package build does it: --prefix /usr into a staging DESTDIR, from a umask 002 shell as many
 # sites have. The config goes where the binaries read it (the path compiled in, which

@@ -1,9 +1,10 @@
 // `nccltune observe DIR... [--profiles STORE --node-type KEY | --profile FILE] [--format text|json]
 // [--out FILE]`: what a job's collectives did, from NCCL Inspector's JSON records (every rank's
-// <hostname>-pid<pid>.log under DIR), against the profile it ran with, and its stragglers
-// (observe/observe_report.h). Every bad record is one line on stderr naming the file and line;
-// the rest is still read. Exit 0 when every row ran as tuned, 1 when one did not or was not
-// measured, 2 with a straggler, 3 on a usage error or no records at all.
+// <hostname>-pid<pid>.log under DIR) and Prometheus textfiles (every GPU's
+// nccl_inspector_metrics_<UUID>.prom), against the profile it ran with, its stragglers and its
+// suspect hosts (observe/observe_report.h). Every bad record is one line on stderr naming the file
+// and line; the rest is still read. Exit 0 when every row ran as tuned, 1 when one did not or was
+// not measured, 2 with a straggler or a suspect, 3 on a usage error or no records at all.
 #include <unistd.h>
 
 #include <cstdio>
@@ -72,6 +73,7 @@ int run_observe(const ObserveOptions& options) {
   ObserveAccumulator accumulator(options.window);
   for (const std::string& problem : files.problems) accumulator.add_problem(problem);
   read_inspector_files(files.files, accumulator);
+  read_inspector_prom_files(files.prom_files, accumulator);
   const ObservedJob job = accumulator.finish();
   for (const std::string& problem : accumulator.problems()) print_error_line(kObservePrefix, problem);
   if (job.records == 0) {
@@ -101,9 +103,9 @@ int run_observe(const ObserveOptions& options) {
 
 void add_observe_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ObserveOptions>();
-  auto* sub = app.add_subcommand(
-      "observe",
-      "What a job's collectives did (NCCL Inspector's records) against its profile, and its stragglers");
+  auto* sub = app.add_subcommand("observe",
+                                 "What a job's collectives did (NCCL Inspector's records) against its "
+                                 "profile, its stragglers and suspects");
   sub->add_option("DIR", options->dirs,
                   "Inspector's output directories (NCCL_INSPECTOR_DUMP_DIR), read recursively")
       ->required();

@@ -31,7 +31,7 @@ void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
   if (daemon.IsNull()) return;
   yaml_check_keys(daemon, "daemon",
                   {"interval", "runtime_dir", "state_dir", "metrics_dir", "nccl_conf", "expect",
-                   "fleet_survey", "nvml_lib", "nccl_lib", "cuda_lib"});
+                   "fleet_survey", "inspector", "nvml_lib", "nccl_lib", "cuda_lib"});
   if (const YAML::Node node = daemon["interval"]) {
     auto interval = parse_interval(yaml_text(node, "daemon.interval"));
     if (!interval) yaml_fail(yaml_line(node), "daemon.interval", interval.error());
@@ -53,6 +53,22 @@ void read_daemon_section(const YAML::Node& daemon, DaemonConfig& config) {
         config.manage_nccl_conf = yaml_boolean(manage, "daemon.nccl_conf.manage");
       if (const YAML::Node path = node["path"])
         config.nccl_conf = absolute_path(path, "daemon.nccl_conf.path", false);
+    }
+  }
+  if (const YAML::Node node = daemon["inspector"]) {
+    if (!node.IsNull()) {
+      yaml_check_keys(node, "daemon.inspector", {"dir", "drift_ratio", "drift_intervals"});
+      if (const YAML::Node dir = node["dir"])
+        config.inspector_dir = absolute_path(dir, "daemon.inspector.dir", true);
+      if (const YAML::Node ratio = node["drift_ratio"]) {
+        const double value = yaml_number(ratio, "daemon.inspector.drift_ratio");
+        if (value <= 0 || value > 1)
+          yaml_fail(yaml_line(ratio), "daemon.inspector.drift_ratio", "must be in (0, 1]");
+        config.inspector_drift_ratio = value;
+      }
+      if (const YAML::Node intervals = node["drift_intervals"])
+        config.inspector_drift_intervals =
+            int(yaml_integer(intervals, "daemon.inspector.drift_intervals", 1, 1000));
     }
   }
   if (const YAML::Node node = daemon["nvml_lib"]) config.nvml_lib = library(node, "daemon.nvml_lib");

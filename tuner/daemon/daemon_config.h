@@ -27,6 +27,12 @@ struct DaemonConfig {
   std::filesystem::path expect;  // `nccltune check --expect` file; empty: none
   // `nccltune fleet --out` file (shared storage) whose verdict for this node becomes metrics; empty: none
   std::filesystem::path fleet_survey;
+  // NCCL Inspector's Prometheus textfile directory (a job's NCCL_INSPECTOR_DUMP_DIR with
+  // NCCL_INSPECTOR_PROM_DUMP=1), read every interval (inspector_watch.h); empty: not watched.
+  std::filesystem::path inspector_dir;
+  // A watched row below this observed/tuned ratio for this many intervals in a row is drift.
+  double inspector_drift_ratio = 0.9;
+  int inspector_drift_intervals = 3;
   std::string nvml_lib = "libnvidia-ml.so.1", nccl_lib = "libnccl.so.2", cuda_lib = "libcuda.so.1";
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;

@@ -16,11 +16,14 @@
 
 #include "base/atomic_file.h"
 #include "daemon/drift.h"
+#include "daemon/inspector_watch.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/nccl_conf_block.h"
 #include "daemon/node_env.h"
 #include "daemon/systemd_notify.h"
 #include "fleet/fleet_output.h"
+#include "node/profile_for_job.h"
+#include "observe/inspector_files.h"
 
 namespace nccltune {
 
@@ -292,7 +295,7 @@ void NodeDaemon::publish(const NodeState& state) {
   report_output("metrics",
                 publish_file(settings_.daemon.metrics_dir / kMetricsFile,
                              render_metrics_textfile(state, active_profile_, now, observed_network_) +
-                                 fleet_metrics(state))
+                                 fleet_metrics(state) + inspector_metrics(state))
                     .error());
 }
 
@@ -305,6 +308,54 @@ std::string NodeDaemon::fleet_metrics(const NodeState& state) {
   // The node the daemon speaks for: the snapshot's host with --from, else this machine's.
   const std::string host = state.host.empty() ? local_host_name() : state.host;
   return render_fleet_metrics(survey ? &survey.value() : nullptr, fleet_node_names(host), modified);
+}
+
+std::string NodeDaemon::inspector_metrics(const NodeState& state) {
+  const DaemonConfig& config = settings_.daemon;
+  if (config.inspector_dir.empty()) return "";
+  std::error_code error;
+  if (!std::filesystem::is_directory(config.inspector_dir, error)) {
+    report_output("inspector", config.inspector_dir.string() + ": no such directory");
+    return render_inspector_metrics({});
+  }
+  // Inspector never removes its files: one not rewritten for two intervals (Inspector rewrites
+  // every 30 s at least) is an ended job's.
+  const auto max_age = 2 * std::max(config.interval, std::chrono::seconds(30));
+  const auto now = std::filesystem::file_time_type::clock::now();
+  std::vector<std::filesystem::path> fresh;
+  for (const auto& file : find_inspector_files({config.inspector_dir.string()}).prom_files) {
+    const auto modified = std::filesystem::last_write_time(file, error);
+    if (!error && now - modified <= max_age) fresh.push_back(file);
+  }
+  ObserveAccumulator accumulator;
+  read_inspector_prom_files(fresh, accumulator);
+  const ObservedJob job = accumulator.finish();
+  const std::vector<std::string>& problems = accumulator.problems();
+  report_output("inspector", problems.empty() ? ""
+                                              : problems.front() +
+                                                    (problems.size() > 1
+                                                         ? fmt::format(" (and {} more)", problems.size() - 1)
+                                                         : std::string()));
+  // The profile of the job the files show, as `nccltune observe --profiles` finds it.
+  std::optional<ProfileForJob> found;
+  if (const auto [nodes, ranks] = observed_world(job); nodes > 0) {
+    auto loaded =
+        find_profile_for_job(settings_.env.store, state.node_type_key, JobShape{nodes, ranks / nodes},
+                             settings_.env.prefer_below, ::geteuid());
+    report_output("inspector profile", loaded ? "" : loaded.error());
+    if (loaded) found = std::move(*loaded);
+  }
+  const Profile* profile = found ? found->profile() : nullptr;
+  InspectorWatch watch;
+  watch.files = fresh.size();
+  watch.problems = problems.size();
+  watch.profile = profile != nullptr;
+  watch.rows = watched_rows(
+      build_observe_report(job, {config.inspector_dir.string()}, profile, "", kDefaultObserveTolerance));
+  for (const DriftEntry& entry :
+       observed_drift_.update(watch.rows, config.inspector_drift_ratio, config.inspector_drift_intervals))
+    spdlog::warn("drift: {}", entry.message);
+  return render_inspector_metrics(watch);
 }
 
 void NodeDaemon::publish_env(const std::string& node_type_key) {

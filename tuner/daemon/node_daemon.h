@@ -15,6 +15,7 @@
 #include "daemon/daemon_config.h"
 #include "daemon/node_env.h"
 #include "daemon/node_scan.h"
+#include "daemon/observed_drift.h"
 #include "node/env_config.h"
 #include "node/node_paths.h"
 
@@ -65,6 +66,9 @@ class NodeDaemon {
   // The fleet survey's metrics for this node (daemon.fleet_survey), "" when none is set; a file
   // that cannot be read or parsed is logged through report_output.
   std::string fleet_metrics(const NodeState& state);
+  // What jobs got, from NCCL Inspector's textfiles (daemon.inspector.dir), "" when none is set;
+  // logs a row's drift (observed_drift.h) and a bad line through report_output.
+  std::string inspector_metrics(const NodeState& state);
   void publish_env(const std::string& node_type_key);
   // Logs a failure of `output` at warning level when it is new, and its recovery once.
   void report_output(const std::string& output, const std::string& error);
@@ -73,6 +77,7 @@ class NodeDaemon {
   DaemonSettings settings_;
   std::optional<NodeState> last_good_;
   std::vector<DriftEntry> reported_drift_;
+  ObservedDrift observed_drift_;
   std::map<std::string, std::string> output_errors_;
   std::string published_env_;                        // nccl.env as last written, to log a change once
   std::optional<ActiveProfile> active_profile_;      // what nccl.env comes from, for the metrics

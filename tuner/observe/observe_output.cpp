@@ -52,7 +52,7 @@ std::string render_observe_json(const ObserveReport& report) {
           {{"collective", row.collective},
            {"min_bytes", row.min_bytes},
            {"max_bytes", row.max_bytes},
-           {"ops", row.ops},
+           {"ops", row.ops ? ObserveJson(*row.ops) : ObserveJson(nullptr)},
            {"time_share", row.time_share},
            {"busbw_median", optional_number(row.busbw_median)},
            {"busbw_p10", optional_number(row.busbw_p10)},
@@ -69,6 +69,7 @@ std::string render_observe_json(const ObserveReport& report) {
                              {"nnodes", communicator.nnodes},
                              {"hosts", communicator.hosts},
                              {"shape", communicator.shape},
+                             {"source", communicator.source},
                              {"section", optional_text(communicator.section)},
                              {"matched", communicator.matched},
                              {"unmatched", communicator.unmatched},
@@ -86,7 +87,10 @@ std::string render_observe_json(const ObserveReport& report) {
                           {"last_share", straggler.last_share},
                           {"cost_us", straggler.cost_us}});
   json["stragglers"] = stragglers;
-  json["suspects"] = ObserveJson::array();
+  ObserveJson suspects = ObserveJson::array();
+  for (const ObserveSuspect& suspect : report.suspects)
+    suspects.push_back({{"host", suspect.host}, {"why", suspect.why}});
+  json["suspects"] = suspects;
   // Replace: the names come from files nccltune did not write.
   return json.dump(2, ' ', false, ObserveJson::error_handler_t::replace) + "\n";
 }
@@ -115,13 +119,14 @@ std::string render_observe_text(const ObserveReport& report) {
           "[" + size_words(row.min_bytes) + "," +
           (row.max_bytes == ~std::uint64_t(0) ? std::string("inf") : size_words(row.max_bytes + 1)) + ")";
       std::snprintf(
-          line, sizeof line, "  %-15s %-21s %9llu %5.1f%% %9s %9s %9s %6s %-12s %s\n",
+          line, sizeof line, "  %-15s %-21s %9s %5.1f%% %9s %9s %9s %6s %-12s %s\n",
           printable_excerpt(row.collective, 15).c_str(), range.c_str(),
-          static_cast<unsigned long long>(row.ops), 100 * row.time_share,
+          row.ops ? std::to_string(*row.ops).c_str() : "-", 100 * row.time_share,
           number_or_dash(row.busbw_median, "%.2f").c_str(), number_or_dash(row.busbw_p10, "%.2f").c_str(),
           number_or_dash(row.tuned_busbw, "%.2f").c_str(), number_or_dash(row.ratio, "%.2f").c_str(),
           row.tuned ? row.tuned->c_str() : "-", std::string(to_string(row.verdict)).c_str());
       out += line;
+      if (row.ran) out += "      NCCL ran: " + printable_excerpt(*row.ran, 200) + "\n";
       if (!row.tune.empty()) out += "      measure it: " + row.tune + "\n";
     }
     if (communicator.unmatched > 0) {
@@ -147,6 +152,9 @@ std::string render_observe_text(const ObserveReport& report) {
         100 * straggler.last_share, straggler.cost_us);
     out += line;
   }
+  if (!report.suspects.empty()) out += "\nsuspects:\n";
+  for (const ObserveSuspect& suspect : report.suspects)
+    out += "  " + printable_excerpt(suspect.host, 80) + ": " + printable_excerpt(suspect.why, 400) + "\n";
   return out;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "observe/algo_proto.h"
+#include "observe/host_suspects.h"
 #include "profile/comm_shape.h"
 
 namespace nccltune {
@@ -91,7 +93,15 @@ ObserveVerdict judge_row(std::optional<double> observed, std::optional<double> t
                          const std::optional<std::string>& ran, const std::optional<std::string>& tuned,
                          double tolerance) {
   if (!observed || !tuned_busbw || *tuned_busbw <= 0) return ObserveVerdict::unmeasured;
-  if (ran && tuned && *ran != *tuned) return ObserveVerdict::not_served;
+  if (ran && tuned) {
+    bool served = false;
+    for (std::size_t start = 0; start <= ran->size() && !served;) {
+      const std::size_t end = std::min(ran->find(',', start), ran->size());
+      served = algo_proto_matches(std::string_view(*ran).substr(start, end - start), *tuned);
+      start = end + 1;
+    }
+    if (!served) return ObserveVerdict::not_served;
+  }
   return *observed >= (1 - tolerance) * *tuned_busbw ? ObserveVerdict::as_tuned : ObserveVerdict::below_tuned;
 }
 
@@ -147,6 +157,7 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
         communicator.hosts.push_back(seen.host);
     std::sort(communicator.hosts.begin(), communicator.hosts.end());
     communicator.shape = observed_shape(observed, job_ranks, ranks_per_node, int(job.hosts.size()));
+    communicator.source = observed.prometheus ? "prometheus" : "json";
     communicator.matched = observed.matched;
     communicator.unmatched = observed.unmatched;
 
@@ -168,7 +179,14 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
       row.collective = key.first;
       row.min_bytes = bucket_min_bytes(key.second);
       row.max_bytes = bucket_max_bytes(key.second);
-      row.ops = std::uint64_t(std::ceil(double(stats.records) / ranks_seen));
+      if (!observed.prometheus) row.ops = std::uint64_t(std::ceil(double(stats.records) / ranks_seen));
+      if (!stats.ran.empty()) {
+        std::vector<std::pair<std::string, std::uint64_t>> ran(stats.ran.begin(), stats.ran.end());
+        std::stable_sort(ran.begin(), ran.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        row.ran = ran.front().first;
+        for (std::size_t i = 1; i < ran.size(); ++i) *row.ran += "," + ran[i].first;
+      }
       row.time_share = job.exec_us > 0 ? stats.exec_us / job.exec_us : 0;
       row.busbw_median = stats.busbw.quantile(0.5);
       row.busbw_p10 = stats.busbw.quantile(0.1);
@@ -205,6 +223,7 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
                    [](const ObserveCommunicatorReport& a, const ObserveCommunicatorReport& b) {
                      return a.n_ranks > b.n_ranks;
                    });
+  report.suspects = find_host_suspects(report.communicators, tolerance);
   std::stable_sort(
       report.stragglers.begin(), report.stragglers.end(),
       [](const ObserveStraggler& a, const ObserveStraggler& b) { return a.cost_us > b.cost_us; });
@@ -212,7 +231,7 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
 }
 
 int observe_exit_code(const ObserveReport& report) {
-  if (!report.stragglers.empty()) return 2;
+  if (!report.stragglers.empty() || !report.suspects.empty()) return 2;
   for (const auto& communicator : report.communicators)
     for (const auto& row : communicator.rows)
       if (row.verdict != ObserveVerdict::as_tuned) return 1;

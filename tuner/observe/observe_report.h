@@ -27,12 +27,15 @@ std::string_view to_string(ObserveVerdict verdict);
 struct ObserveRow {
   std::string collective;  // nccl-tests name
   std::uint64_t min_bytes = 0, max_bytes = 0;
-  std::uint64_t ops = 0;
-  double time_share = 0;  // of every record's execution time
+  std::optional<std::uint64_t> ops;  // null from Prometheus textfiles: they hold no count
+  double time_share = 0;             // of every record's execution time
   std::optional<double> busbw_median, busbw_p10;
   std::optional<double> tuned_busbw, ratio;  // the profile's at the bucket's mean size; median / it
   std::string tuned_source;                  // "with_plugin", "tuned", or "" without a value
-  std::optional<std::string> ran, tuned;     // "Ring/LL128"; ran: never in Inspector's JSON so far
+  // tuned: the profile's choice at the bucket's mean size, "Ring/LL128"; ran: what NCCL ran, most
+  // samples first, comma-separated ("Ring/LL128,Tree/LL"): only Inspector's Prometheus textfiles
+  // say it (algo_proto), its JSON records do not.
+  std::optional<std::string> ran, tuned;
   ObserveVerdict verdict = ObserveVerdict::unmeasured;
   std::string tune;  // unmeasured: the `nccltune tune` line that measures it, where one can
 };
@@ -42,6 +45,7 @@ struct ObserveCommunicatorReport {
   int n_ranks = 1, nnodes = 1;
   std::vector<std::string> hosts;
   std::string shape;                   // world, rail, node, other
+  std::string source;                  // "json" or "prometheus": which of Inspector's outputs
   std::optional<std::string> section;  // the profile's: "rail (2 nodes x 1)"
   std::uint64_t matched = 0, unmatched = 0;
   std::vector<ObserveRow> rows;
@@ -56,6 +60,11 @@ struct ObserveStraggler {
   double cost_us = 0;     // summed lead: what the others waited for it
 };
 
+// A host whose network communicators are all slow while its NVLink ones are not (host_suspects.h).
+struct ObserveSuspect {
+  std::string host, why;
+};
+
 struct ObserveContext {
   std::vector<std::string> dirs;
   std::uint64_t records = 0;
@@ -68,11 +77,12 @@ struct ObserveReport {
   ObserveContext context;
   std::vector<ObserveCommunicatorReport> communicators;
   std::vector<ObserveStraggler> stragglers;
+  std::vector<ObserveSuspect> suspects;
 };
 
 // The verdict of one row: unmeasured without the profile's busbw; not_served when the record says
-// what ran and it is not the profile's choice; else as_tuned when median >= (1 - tolerance) x the
-// profile's, below_tuned otherwise.
+// what ran (`ran`, comma-separated) and none of it is the profile's choice; else as_tuned when median >= (1 -
+// tolerance) x the profile's, below_tuned otherwise.
 ObserveVerdict judge_row(std::optional<double> observed, std::optional<double> tuned_busbw,
                          const std::optional<std::string>& ran, const std::optional<std::string>& tuned,
                          double tolerance);
@@ -87,7 +97,7 @@ std::optional<double> profile_busbw_at(const CollectiveProfile& collective, doub
 ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std::string>& dirs,
                                    const Profile* profile, const std::string& profile_file, double tolerance);
 
-// 2 with a straggler, else 1 with a row that is not as_tuned, else 0.
+// 2 with a straggler or a suspect, else 1 with a row that is not as_tuned, else 0.
 int observe_exit_code(const ObserveReport& report);
 
 // The world communicator's NCCL shape (nodes, ranks) the records show: the communicator with the

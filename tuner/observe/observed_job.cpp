@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "base/printable_text.h"
+#include "observe/algo_proto.h"
 
 namespace nccltune {
 
@@ -23,6 +25,12 @@ void ObserveAccumulator::problem(const std::string& file, std::uint64_t line_num
   problems_.push_back(file + ":" + std::to_string(line_number) + ": " + what);
 }
 
+void ObserveAccumulator::note_once(const std::string& file, std::uint64_t line_number,
+                                   const std::string& what) {
+  if (unknown_reported_.insert({file, what}).second)
+    problems_.push_back(file + ":" + std::to_string(line_number) + ": " + what);
+}
+
 void ObserveAccumulator::add_line(const std::string& file, std::uint64_t line_number, std::string_view text) {
   if (text.find_first_not_of(" \t\r") == std::string_view::npos) return;
   auto parsed = parse_inspector_line(text);
@@ -36,14 +44,11 @@ void ObserveAccumulator::add_line(const std::string& file, std::uint64_t line_nu
 void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_number,
                                     const InspectorRecord& record) {
   for (const std::string& field : record.unknown_fields)
-    if (unknown_reported_.insert({file, field}).second)
-      problems_.push_back(file + ":" + std::to_string(line_number) + ": unknown field " +
-                          printable_excerpt(field, 80) + " (read past)");
-  // One job writes one format: the first version read is the job's.
-  if (!job_.versions.empty() && !job_.versions.contains(record.version)) {
+    note_once(file, line_number, "unknown field " + printable_excerpt(field, 80) + " (read past)");
+  if (!json_version_.empty() && record.version != json_version_) {
     problem(file, line_number,
             "inspector_output_format_version " + printable_excerpt(record.version, 40) + ", not " +
-                *job_.versions.begin() + " as the records before it (another job's?); skipped");
+                printable_excerpt(json_version_, 40) + " as the records before it (another job's?); skipped");
     return;
   }
   auto [it, added] = job_.communicators.try_emplace(record.comm_id);
@@ -76,6 +81,7 @@ void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_
   }
   if (communicator.name.empty()) communicator.name = record.comm_name;
   if (!record.hostname.empty()) job_.hosts.insert(record.hostname);
+  json_version_ = record.version;
   job_.versions.insert(record.version);
   ++job_.records;
   job_.exec_us += record.exec_us;
@@ -86,6 +92,88 @@ void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_
   row.bytes_sum += double(record.bytes);
   row.busbw.add(record.busbw_gbps);
   match(communicator, record);
+}
+
+void ObserveAccumulator::add_prom_line(const std::string& file, std::uint64_t line_number,
+                                       std::string_view text) {
+  auto parsed = parse_inspector_prom_line(text);
+  if (!parsed) {
+    problem(file, line_number, parsed.error() + "; skipped");
+    return;
+  }
+  if (!parsed->unknown_metric.empty())
+    note_once(file, line_number,
+              "unknown metric " + printable_excerpt(parsed->unknown_metric, 80) + " (skipped)");
+  if (parsed->sample) add_prom_sample(file, line_number, *parsed->sample);
+}
+
+void ObserveAccumulator::add_prom_sample(const std::string& file, std::uint64_t line_number,
+                                         const InspectorPromSample& sample) {
+  for (const std::string& label : sample.unknown_labels)
+    note_once(file, line_number, "unknown label " + printable_excerpt(label, 80) + " (read past)");
+  if (sample.metric == InspectorPromMetric::p2p_bus_bandwidth ||
+      sample.metric == InspectorPromMetric::p2p_exec_time)
+    return;
+  if (!prom_version_.empty() && sample.version != prom_version_) {
+    problem(file, line_number,
+            "version " + printable_excerpt(sample.version, 40) + ", not " +
+                printable_excerpt(prom_version_, 40) + " as the samples before it (another job's?); skipped");
+    return;
+  }
+  if (!prom_version_.empty() && sample.slurm_job_id != prom_job_) {
+    problem(file, line_number,
+            "slurm_job_id " + printable_excerpt(sample.slurm_job_id, 40) + ", not " +
+                printable_excerpt(prom_job_, 40) + " as the samples before it (another job's); skipped");
+    return;
+  }
+  prom_version_ = sample.version;
+  prom_job_ = sample.slurm_job_id;
+  const std::string id = "prom:" + sample.slurm_job_id + ":" + std::to_string(sample.n_nodes) + "x" +
+                         std::to_string(sample.nranks) + ":" + sample.comm_name;
+  auto [it, added] = job_.communicators.try_emplace(id);
+  ObservedCommunicator& communicator = it->second;
+  if (added) {
+    communicator.id = id;
+    communicator.name = sample.comm_name;
+    communicator.n_ranks = sample.nranks;
+    communicator.nnodes = sample.n_nodes;
+    communicator.prometheus = true;
+  }
+  // Each GPU is a rank; more GPUs than ranks (communicators that share a name and a shape) are
+  // read but not listed.
+  const std::pair<std::string, std::string> gpu{sample.node, sample.gpu};
+  if (!communicator.gpu_ranks.contains(gpu) && int(communicator.gpu_ranks.size()) < communicator.n_ranks) {
+    const int rank = int(communicator.gpu_ranks.size());
+    communicator.gpu_ranks[gpu] = rank;
+    ObservedRank& seen = communicator.ranks[rank];
+    seen.host = sample.node;
+    seen.gpu = sample.gpu;
+    seen.file = file;
+  }
+  if (!sample.node.empty()) job_.hosts.insert(sample.node);
+  job_.versions.insert(sample.version);
+
+  const std::string collective = collective_from_nccl(sample.operation);
+  ObservedRow& row = communicator.rows[{collective, size_bucket(sample.min_bytes)}];
+  if (sample.metric == InspectorPromMetric::exec_time) {
+    if (std::isfinite(sample.value)) {
+      row.exec_us += sample.value;
+      job_.exec_us += sample.value;
+    }
+    return;
+  }
+  ++job_.records;
+  ++row.records;
+  // The middle of the range: the sizes in it are not known.
+  row.bytes_sum += (double(sample.min_bytes) + double(sample.max_bytes)) / 2;
+  row.busbw.add(sample.value);
+  if (auto ran = normalize_algo_proto(sample.algo_proto)) {
+    ++row.ran[*ran];
+  } else {
+    note_once(file, line_number,
+              "algo_proto " + printable_excerpt(sample.algo_proto, 40) +
+                  " is no algorithm and protocol NCCL has (read, but not held against the profile)");
+  }
 }
 
 void ObserveAccumulator::match(ObservedCommunicator& communicator, const InspectorRecord& record) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "observe/busbw_histogram.h"
+#include "observe/inspector_prom.h"
 #include "observe/inspector_record.h"
 
 namespace nccltune {
@@ -39,10 +40,14 @@ struct ObservedRow {
   double exec_us = 0;    // summed over the records (every rank's)
   double bytes_sum = 0;  // for the bucket's mean size
   BusbwHistogram busbw;
+  // The algorithm/protocol NCCL ran ("Ring/LL128", algo_proto.h) -> samples that say so; only
+  // Inspector's Prometheus textfiles say it.
+  std::map<std::string, std::uint64_t> ran;
 };
 
 struct ObservedRank {
   std::string host, file;
+  std::string gpu;  // Prometheus textfiles: "GPU0"; the JSON records do not say
   std::uint64_t pid = 0;
   std::uint64_t last = 0;  // collectives it arrived last in
   double lead_us = 0;      // summed over those: what the others waited for it (their median)
@@ -51,6 +56,12 @@ struct ObservedRank {
 struct ObservedCommunicator {
   std::string id, name;
   int n_ranks = 1, nnodes = 1;
+  // From Inspector's Prometheus textfiles: no communicator id (the id is made of the job id, the
+  // shape and comm_name), no rank (each GPU, node and gpu labels, is a rank, numbered as first
+  // seen), no collective sequence number (never matched) and no count of operations (a row's
+  // records are its samples, its time the sum of their mean times).
+  bool prometheus = false;
+  std::map<std::pair<std::string, std::string>, int> gpu_ranks;  // (node, gpu) -> rank
   std::map<int, ObservedRank> ranks;
   // (collective by nccl-tests name, size bucket) -> statistics.
   std::map<std::pair<std::string, int>, ObservedRow> rows;
@@ -78,21 +89,34 @@ class ObserveAccumulator {
 
   void add_line(const std::string& file, std::uint64_t line_number, std::string_view text);
   void add_record(const std::string& file, std::uint64_t line_number, const InspectorRecord& record);
+  // A line of an Inspector Prometheus textfile (inspector_prom.h); point-to-point samples are
+  // skipped, as the JSON records' are.
+  void add_prom_line(const std::string& file, std::uint64_t line_number, std::string_view text);
+  void add_prom_sample(const std::string& file, std::uint64_t line_number, const InspectorPromSample& sample);
   // Adds a problem line about `file` (not its records: an unreadable file, an empty directory).
   void add_problem(const std::string& line) { problems_.push_back(line); }
+  // A problem with one line of `file`, counted against its cap as a bad record is.
+  void add_problem_at(const std::string& file, std::uint64_t line_number, const std::string& what) {
+    problem(file, line_number, what);
+  }
   // Closes the windows (what still waits is unmatched) and the per-file counts of problems.
   ObservedJob finish();
   const std::vector<std::string>& problems() const { return problems_; }
 
  private:
   void problem(const std::string& file, std::uint64_t line_number, const std::string& what);
+  // A note once per file and `what` ("unknown label foo (read past)").
+  void note_once(const std::string& file, std::uint64_t line_number, const std::string& what);
   void match(ObservedCommunicator& communicator, const InspectorRecord& record);
 
   std::size_t window_;
   ObservedJob job_;
   std::vector<std::string> problems_;
   std::map<std::string, int> problems_per_file_;
-  std::set<std::pair<std::string, std::string>> unknown_reported_;  // (file, field)
+  std::set<std::pair<std::string, std::string>> unknown_reported_;  // (file, note)
+  // One job writes one format: the first version read of each is the job's, and the first
+  // slurm_job_id of the textfiles.
+  std::string json_version_, prom_version_, prom_job_;
 };
 
 }  // namespace nccltune

@@ -48,6 +48,7 @@ daemon:
   nccl_conf: {manage: true, path: /etc/nccl-test.conf}
   expect: /etc/nccltune/expect.yaml
   fleet_survey: /shared/nccltune/fleet.json
+  inspector: {dir: /var/lib/node_exporter/nccl_inspector, drift_ratio: 0.8, drift_intervals: 5}
   nvml_lib: /opt/libnvidia-ml.so.1
   nccl_lib: /opt/torch/lib/libnccl.so.2
   cuda_lib: libcuda.so.1
@@ -62,6 +63,9 @@ daemon:
   EXPECT_EQ(config->nccl_conf, "/etc/nccl-test.conf");
   EXPECT_EQ(config->expect, "/etc/nccltune/expect.yaml");
   EXPECT_EQ(config->fleet_survey, "/shared/nccltune/fleet.json");
+  EXPECT_EQ(config->inspector_dir, "/var/lib/node_exporter/nccl_inspector");
+  EXPECT_DOUBLE_EQ(config->inspector_drift_ratio, 0.8);
+  EXPECT_EQ(config->inspector_drift_intervals, 5);
   EXPECT_EQ(config->nvml_lib, "/opt/libnvidia-ml.so.1");
   EXPECT_EQ(config->nccl_lib, "/opt/torch/lib/libnccl.so.2");
 }
@@ -80,6 +84,14 @@ TEST(DaemonConfig, ErrorsNameTheFileTheLineAndTheKey) {
             "/etc/nccltune/nccltune.yaml:2: daemon.nccl_conf.manage: must be true or false");
   EXPECT_EQ(error_of("daemon:\n  nccl_conf: {manage: true, mode: 644}\n"),
             "/etc/nccltune/nccltune.yaml:2: daemon.nccl_conf: unknown key 'mode'");
+  EXPECT_EQ(error_of("daemon:\n  inspector: {dir: nccl_inspector}\n"),
+            "/etc/nccltune/nccltune.yaml:2: daemon.inspector.dir: must be an absolute path");
+  EXPECT_EQ(error_of("daemon:\n  inspector: {drift_ratio: 1.5}\n"),
+            "/etc/nccltune/nccltune.yaml:2: daemon.inspector.drift_ratio: must be in (0, 1]");
+  EXPECT_EQ(error_of("daemon:\n  inspector: {dir: /x, interval: 5}\n"),
+            "/etc/nccltune/nccltune.yaml:2: daemon.inspector: unknown key 'interval'");
+  EXPECT_NE(error_of("daemon:\n  inspector: {drift_intervals: 0}\n").find("daemon.inspector.drift_intervals"),
+            std::string::npos);
   EXPECT_EQ(error_of("deamon:\n  interval: 5m\n"), "/etc/nccltune/nccltune.yaml:1: unknown key 'deamon'");
   EXPECT_EQ(error_of("daemon: 5m\n"), "/etc/nccltune/nccltune.yaml:1: daemon: must be a map");
   EXPECT_NE(error_of("daemon: [\n").find("/etc/nccltune/nccltune.yaml:"), std::string::npos);
@@ -94,6 +106,7 @@ TEST(DaemonConfig, TheShippedConfigDocumentsTheDefaults) {
   EXPECT_EQ(*config, DaemonConfig{});
   EXPECT_EQ(config->metrics_dir, "/var/lib/prometheus/node-exporter");  // Debian's node exporter
   EXPECT_TRUE(config->fleet_survey.empty());
+  EXPECT_TRUE(config->inspector_dir.empty());  // Inspector is off unless switched on
 }
 
 TEST(DaemonConfig, Intervals) {

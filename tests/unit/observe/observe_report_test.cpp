@@ -100,7 +100,7 @@ TEST(ObserveReport, VerdictsAgainstTheProfileUnderWhatShips) {
   const ObserveRow& all_reduce = row(world, "all_reduce");
   EXPECT_EQ(all_reduce.min_bytes, 1048576u);
   EXPECT_EQ(all_reduce.max_bytes, 2097151u);
-  EXPECT_EQ(all_reduce.ops, 12u);
+  EXPECT_EQ(all_reduce.ops, std::optional<std::uint64_t>(12));
   EXPECT_EQ(all_reduce.tuned_source, "with_plugin");
   // 1 MiB is a measured size: the profile's with_plugin value there.
   EXPECT_NEAR(*all_reduce.tuned_busbw, 73.85803922001216, 1e-9);
@@ -223,6 +223,7 @@ TEST(ObserveOutput, JsonHasTheSchemaAndEveryField) {
   const auto& world = json["communicators"][0];
   EXPECT_EQ(world["shape"], "world");
   EXPECT_EQ(world["section"], "world (2 nodes x 2)");
+  EXPECT_EQ(world["source"], "json");
   const auto& first = world["rows"][0];
   for (const char* key : {"collective", "min_bytes", "max_bytes", "ops", "time_share", "busbw_median",
                           "busbw_p10", "tuned_busbw", "ratio", "ran", "tuned", "verdict"})
@@ -234,6 +235,25 @@ TEST(ObserveOutput, JsonHasTheSchemaAndEveryField) {
   EXPECT_EQ(json["stragglers"][0]["host"], "node-b");
   EXPECT_TRUE(json["stragglers"][0]["gpu"].is_null());
   EXPECT_TRUE(json["suspects"].is_array());
+}
+
+TEST(ObserveOutput, PrometheusRowsSayWhatRanWithoutAnOpCountAndSuspectsAreNamed) {
+  const InspectorFiles files = find_inspector_files({kFixtures + "/inspector/prom-suspect"});
+  ObserveAccumulator accumulator;
+  read_inspector_prom_files(files.prom_files, accumulator);
+  const ObserveReport report =
+      build_observe_report(accumulator.finish(), {"prom-suspect"}, nullptr, "", kDefaultObserveTolerance);
+  const auto json = nlohmann::json::parse(render_observe_json(report));
+  const auto& world = json["communicators"][0];
+  EXPECT_EQ(world["source"], "prometheus");
+  EXPECT_TRUE(world["rows"][0]["ops"].is_null());
+  EXPECT_EQ(world["rows"][0]["ran"], "Ring/Simple");
+  ASSERT_EQ(json["suspects"].size(), 1u);
+  EXPECT_EQ(json["suspects"][0]["host"], "node-c");
+  EXPECT_TRUE(json["suspects"][0]["why"].is_string());
+  const std::string text = render_observe_text(report);
+  EXPECT_NE(text.find("suspects:\n  node-c: 2 of 2 network communicators slow"), std::string::npos) << text;
+  EXPECT_NE(text.find("NCCL ran: Ring/Simple"), std::string::npos);
 }
 
 TEST(ObserveOutput, TextNamesTheStragglerAndTheTuneLine) {
