@@ -3,7 +3,8 @@
 # F33, F35): on a Socket network without GPUDirect RDMA or multicast whose model gives IB and GDR
 # knobs 20% each, `bench` under them matches the defaults and `tune` ships none of them;
 # NCCL_NVLS_ENABLE=1 fails init as NCCL does and never ships; with NCCL_TUNER_PLUGIN unset, a
-# libnccl-tuner.so on the library path is loaded, as NCCL loads it, and says so.
+# libnccl-tuner.so on the library path is loaded, as NCCL loads it, and says so; check names it and
+# tune measures its baselines under it.
 # usage: nccl_rules_test.sh NCCLTUNE FAKECUDA FAKENCCL FIXTURES
 nccltune=$1 fakecuda=$2 fakenccl=$3 fixtures=$4
 source "$(dirname "$0")/lib.sh"
@@ -75,5 +76,30 @@ check "tune writes a profile" [ -n "$profile" ]
 check "the profile's env sets nothing NCCL ignores here" \
   [ "$(sed -n '/^env:/,/^collectives:/p' "$profile" | grep -c 'NCCL_')" -eq 0 ]
 expect_in "$work/tune.log" "NCCL_NVLS_ENABLE=1: init_error" "tune: NCCL_NVLS_ENABLE=1 fails init, a failed config"
+
+# 5. The default tuner of 3 on the library path: check names it; tune says in its header that its
+# baselines run under it, NCCL's account of the defaults in the profile names the tuner they ran
+# (its "TUNER/Plugin: Using fake_test" line), and the profile notes it.
+with_tuner=(env LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+"${with_tuner[@]}" "$nccltune" check --verbose >"$work/check-tuner.out" 2>&1
+expect_in "$work/check-tuner.out" "default_tuner     node                 libnccl-tuner.so ($work/lib/libnccl-tuner.so) exports ncclTunerPlugin_v5" \
+  "check names the default tuner NCCL would load"
+"$nccltune" check --verbose >"$work/check-none.out" 2>&1
+expect_in "$work/check-none.out" "default_tuner     node                 none:" "check without a default tuner: none"
+"${with_tuner[@]}" timeout 300 mpirun -np 4 "$nccltune" tune --space "$fixtures/spaces/nccl-rules.yaml" \
+  --out "$work/store-tuner" --max-bytes 64K --init-timeout 5 --size-timeout 3 --progress log --comms world \
+  >"$work/tune-tuner.log" 2>&1
+status=$?
+check "tune under the default tuner exits 0 (got $status)" [ "$status" -eq 0 ] || tail -5 "$work/tune-tuner.log"
+expect_in "$work/tune-tuner.log" \
+  "nccltune tune: NCCL's default tuner: libnccl-tuner.so ($work/lib/libnccl-tuner.so) exports ncclTunerPlugin_v5 (NCCL's log: fake_test): baselines run under it" \
+  "tune's header names the default tuner"
+expect_in "$work/tune.log" "nccltune tune: NCCL's default tuner: none" "tune's header without one: none"
+profile=$(find "$work/store-tuner" -name 2n.yaml)
+check "tune under the default tuner writes a profile" [ -n "$profile" ]
+check "the defaults were measured under it (NCCL's account of them names it)" \
+  grep -q "^ *tuner: \"\?fake_test\"\?$" "$profile"
+expect_in "$profile" "measured under NCCL's default tuner (libnccl-tuner.so ($work/lib/libnccl-tuner.so)" \
+  "the profile notes the default tuner"
 check "no worker left" no_tagged_processes_left
 finish

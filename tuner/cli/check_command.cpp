@@ -1,7 +1,10 @@
 // `nccltune check`: verdicts for ops. Exit 0 all pass, 1 warnings only, 2 failures,
 // 3 when the topology or the expectation file cannot be read. Its text lists warnings and
-// failures only, as NHC does, then the verdict; --verbose lists every check.
+// failures only, as NHC does, then the verdict; --verbose lists every check. On this machine (no
+// --from) it also says which tuner NCCL loads by default here (default_tuner): a snapshot does not
+// hold the machine's library path.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +13,7 @@
 #include "cli/topology_input.h"
 #include "topology/check_render.h"
 #include "topology/checks.h"
+#include "topology/sources/nccl_tuner_probe.h"
 
 namespace nccltune::cli {
 
@@ -34,7 +38,13 @@ int run_check(const CheckOptions& options) {
   }
   auto topology = options.input.read("nccltune check");
   if (!topology) return kInputError;
-  const CheckReport report = check_node(*topology, expectation);
+  CheckReport report = check_node(*topology, expectation);
+  if (options.input.from.empty()) {
+    // The default: NCCL_TUNER_PLUGIN unset, the net plugin as this environment names it.
+    const char* net_plugin = std::getenv("NCCL_NET_PLUGIN");
+    report.findings.push_back(default_tuner_finding(
+        find_nccl_tuner(std::nullopt, net_plugin ? std::optional<std::string>(net_plugin) : std::nullopt)));
+  }
   if (options.format == "json")
     std::cout
         << check_to_json(*topology, report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -50,7 +60,9 @@ int run_check(const CheckOptions& options) {
 void add_check_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<CheckOptions>();
   auto* sub = app.add_subcommand(
-      "check", "Check GPU-NIC affinity, PCIe links and NIC ports (exit 0 pass, 1 warn, 2 fail)");
+      "check",
+      "Check GPU-NIC affinity, PCIe links, NIC ports and the tuner NCCL loads by default (exit 0 pass, 1 warn, 2 "
+      "fail)");
   command.usage_exit_codes[sub->get_name()] = kInputError;  // 1 and 2 are its verdicts
   options->input.add_options(*sub);
   sub->add_option("--expect", options->expect,

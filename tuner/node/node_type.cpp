@@ -9,6 +9,7 @@
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
 #include "topology/affinity.h"
+#include "topology/gpudirect.h"
 
 namespace nccltune {
 
@@ -46,6 +47,19 @@ bool all_gpus_in_one_mnnvl_clique(const NodeTopology& topology) {
   });
 }
 
+// Whether NCCL can register GPU memory with the NICs: the first of GPUDirect RDMA's conditions, as
+// `check` judges it (gdr_peer_memory); unknown when the modules and dma-buf's facts were not read.
+std::optional<bool> nics_take_gpu_memory(const NodeTopology& topology) {
+  if (topology.gpus.empty() || topology.nics.empty()) return std::nullopt;
+  switch (gdr_memory(topology).how) {
+    case GdrRegistration::peer_memory:
+    case GdrRegistration::dma_buf: return true;
+    case GdrRegistration::none: return false;
+    case GdrRegistration::unknown: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int ranks_on_node,
@@ -79,6 +93,7 @@ NodeType node_type(const NodeTopology& topology, const DeviceFacts& device, int 
       if (a.link && (!worst || a.link->kind > *worst)) worst = a.link->kind;
     if (worst) type.gpu_nic_affinity = std::string(to_string(*worst));
   }
+  type.gdr = nics_take_gpu_memory(topology);
   return type;
 }
 
@@ -121,6 +136,7 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
           {"nic_ethernet", t.nic_ethernet},
           {"nic_rate_gbps", t.nic_rate_gbps},
           {"gpu_nic_affinity", printable_field(t.gpu_nic_affinity)},
+          {"gdr", optional_to_json(t.gdr)},
           {"nccl_version", printable_field(t.nccl_version)},
           {"cuda_driver", printable_field(t.cuda_driver)}};
 }
@@ -129,7 +145,7 @@ NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field) {
   yaml_expect_map(node, field);
   yaml_check_keys(node, field,
                   {"key", "gpu", "gpus", "gpu_sm", "nvswitch", "nvlinks", "mnnvl", "nics", "nic",
-                   "nic_ethernet", "nic_rate_gbps", "gpu_nic_affinity", "nccl_version", "cuda_driver"});
+                   "nic_ethernet", "nic_rate_gbps", "gpu_nic_affinity", "gdr", "nccl_version", "cuda_driver"});
   const auto text = [&](std::string_view key) {
     return yaml_optional_text(node[std::string(key)], yaml_child(field, key)).value_or("");
   };
@@ -150,6 +166,7 @@ NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field) {
       yaml_optional_bool(node["nic_ethernet"], yaml_child(field, "nic_ethernet")).value_or(false);
   type.nic_rate_gbps = number("nic_rate_gbps");
   type.gpu_nic_affinity = text("gpu_nic_affinity");
+  type.gdr = yaml_optional_bool(node["gdr"], yaml_child(field, "gdr"));
   type.nccl_version = text("nccl_version");
   type.cuda_driver = text("cuda_driver");
   return type;

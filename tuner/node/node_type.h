@@ -32,6 +32,12 @@ struct NodeType {
   bool nic_ethernet = false;  // RoCE rather than InfiniBand
   int nic_rate_gbps = 0;
   std::string gpu_nic_affinity;  // worst nearest-NIC link over the GPUs: "PIX", ..., or ""
+  // NCCL can register GPU memory with the RDMA NICs (a peer-memory module or dma-buf,
+  // topology/gpudirect.h), so NIC and GPU both support GPUDirect RDMA and NCCL_NET_GDR_* act
+  // (ncclTopoCheckGdr, src/graph/paths.cc). nullopt: unknown, or no GPU or NIC in the topology. An
+  // IOMMU or ACS in the way does not make it false: NCCL does not see them and keeps GDR on. Not
+  // part of the key: a node whose nvidia_peermem is unloaded keeps its profiles.
+  std::optional<bool> gdr;
   std::string nccl_version;      // "2.28.9"
   std::string cuda_driver;       // "13.0"
 
@@ -61,11 +67,12 @@ NodeType local_node_type(const NodeTopology& topology, const std::string& nccl_v
 
 // NodeType's one wire format, written by node.yaml's `node_type` (which adds `key`) and by each
 // node to tune's rank 0: {gpu, gpus, gpu_sm, nvswitch, nvlinks, mnnvl, nics, nic, nic_ethernet,
-// nic_rate_gbps, gpu_nic_affinity, nccl_version, cuda_driver}, unknown optionals as null, text
+// nic_rate_gbps, gpu_nic_affinity, gdr, nccl_version, cuda_driver}, unknown optionals as null, text
 // made printable.
 nlohmann::ordered_json node_type_to_json(const NodeType& type);
 // Its reader, strict as every reader of outside text (base/strict_yaml.h): those keys and `key`,
-// each optional (mnnvl false when absent: written before it was); a bad value fails through yaml_fail naming `field`.`key`. JSON is YAML, so this
+// each optional (mnnvl false and gdr null when absent: written before they were); a bad value fails
+// through yaml_fail naming `field`.`key`. JSON is YAML, so this
 // reads what node_type_to_json wrote either way.
 NodeType node_type_from_yaml(const YAML::Node& node, const std::string& field);
 // The same from text (tune's wire: node_type_to_json dumped); errors name `origin`.

@@ -5,6 +5,7 @@
 //     runs on InfiniBand or RoCE NICs (`ib`) and only between nodes;
 //   - NCCL_NET_GDR_*, NCCL_GDRCOPY_*: act only where NIC and GPU support GPUDirect RDMA
 //     (ncclTopoCheckGdr, src/graph/paths.cc), over the network (`gdr`, an RDMA NIC, 2+ nodes);
+//     tune's `gdr` is the nodes' NodeType::gdr (tune_profile/cluster_shape.h), unknown keeps them;
 //   - NCCL_NVLS_*: NVLS needs NVSwitch multicast and 2 or more GPUs on a node (ncclNvlsInit,
 //     src/transport/nvls.cc).
 #pragma once

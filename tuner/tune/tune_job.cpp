@@ -28,6 +28,8 @@
 #include "search/node_count_search.h"
 #include "search/objective.h"
 #include "search/trial_counts.h"
+#include "topology/sources/nccl_tuner_probe.h"
+#include "tune/default_tuner_words.h"
 #include "tune/plugin_rounds.h"
 #include "tune_profile/nccl_node_layout.h"
 #include "tune_profile/node_count_plan.h"
@@ -109,6 +111,13 @@ void warn_if_env_refuses(TuneConsole& console, const std::string& out_dir,
         "nccltune tune: warning: only jobs of this user will use this profile (root's prologs and other "
         "users' jobs refuse it: " +
         others.error() + "); give the store to root (chown -R root)");
+}
+
+// The tuner plugin the probe trial's NCCL said it runs, where its log says (not NCCL's own).
+std::optional<std::string> logged_tuner(const std::vector<NcclInfoLog>& logs) {
+  for (const NcclInfoLog& log : logs)
+    if (const auto tuner = tuner_in_effect(log); tuner && *tuner != "internal") return tuner;
+  return std::nullopt;
 }
 
 // On a failed probe: what NCCL's log says of why (nothing when NCCL printed nothing).
@@ -267,6 +276,7 @@ int lead(const JobRanks& ranks, const TuneOptions& o, const CountGroups& groups,
     run.date = rfc3339_utc();
     at.shape.set_nccl(refined_layout(at.shape.nccl(), at.account));
     Profile profile = build_profile(at.shape, counted.result, o.strategy, run);
+    if (!o.default_tuner_note.empty()) profile.notes.push_back(o.default_tuner_note);
     profile.provenance.nccl_observed = nccl_observed(at.account, profile);
     StrategyResult summary = counted.result;  // with the plugin's rounds, which the strategy did not run
     confirm_with_plugin(o, plan.executor_for(counted.nodes), profile, summary, console);
@@ -431,6 +441,11 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   if (!plugin)
     console.message("nccltune tune: per-size choices are not confirmed through the tuner plugin: " +
                     plugin.error());
+  // The trials of NCCL's defaults and of every env set no NCCL_TUNER_PLUGIN (the workers get no
+  // NCCL_* variable but the trial's), so NCCL loads its default tuner in them as in jobs.
+  const std::optional<NcclTunerLibrary> default_tuner = find_nccl_tuner(std::nullopt, std::nullopt);
+  const std::optional<std::string> probe_tuner = logged_tuner(probe_logs);
+  console.message("nccltune tune: " + default_tuner_header(default_tuner, probe_tuner, pair_mode));
   std::string fewer, same_shape;
   const std::vector<std::string> comms = measured_comms(o, layout, whole, *whole_nccl, fewer, same_shape);
   if (!fewer.empty()) console.message("nccltune tune: communicators: the world only: " + fewer);
@@ -450,6 +465,7 @@ int run_tune_job(RankGroup& group, const NodeLayout& layout, const TuneOptions& 
   options.strategy.scoped_lists = probe.nccl_version >= kScopedListsNcclVersion;
   options.strategy.pair_mode = pair_mode;
   options.tuner_plugin = plugin ? *plugin : "";
+  options.default_tuner_note = default_tuner_note(default_tuner, probe_tuner);
   return lead(ranks, options, groups, plans, *counts, console);
 }
 

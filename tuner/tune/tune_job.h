@@ -41,6 +41,9 @@ struct TuneOptions {
   // Set by run_tune_job, not a flag: the tuner plugin that pair mode and the confirmation of what
   // the plugin delivers load; empty when it did not load (then neither runs).
   std::string tuner_plugin;
+  // Set by run_tune_job: the profile's note on the tuner NCCL loads by default, which the baselines
+  // run under (tune/default_tuner_words.h); empty when none.
+  std::string default_tuner_note;
   std::string cuda_lib, nccl_lib;
   StrategyOptions strategy;
   double init_timeout_s = 120;

@@ -14,6 +14,14 @@ std::optional<std::string> rank_per_gpu_problem(const std::string& host, int gpu
          ", or --from a snapshot of the GPUs in use)";
 }
 
+std::optional<bool> cluster_gdr(const std::vector<NodeType>& types) {
+  // NCCL decides GPUDirect RDMA per node (each end registers its own buffers): its knobs act as soon
+  // as one node has it, and on none only when every node is known to lack it.
+  if (std::any_of(types.begin(), types.end(), [](const NodeType& t) { return t.gdr == true; })) return true;
+  if (std::all_of(types.begin(), types.end(), [](const NodeType& t) { return t.gdr == false; })) return false;
+  return std::nullopt;
+}
+
 Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std::vector<std::string>& hosts,
                                    bool allow_mixed) {
   if (types.empty()) return Error{"no nodes"};
@@ -38,6 +46,7 @@ Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std
                  " (--allow-mixed to tune anyway)"};
   ClusterShape shape;
   shape.node = types[reference];
+  shape.node.gdr = cluster_gdr(types);
   shape.nodes = static_cast<int>(types.size());
   shape.node_type_key = node_type_key(shape.node);
   shape.hosts = hosts;
@@ -52,9 +61,10 @@ ShapeFacts shape_facts(const ClusterShape& shape, int nccl_version_code) {
   facts.nvswitch = shape.node.nvswitch.value_or(true);
   facts.nics = shape.node.nics.value_or(1) * nccl.hosts_per_node();
   // RDMA NICs (InfiniBand or RoCE) run NCCL's IB transport; none leave its Socket transport, and no
-  // GPUDirect RDMA (search/nccl_acts.h). Whether GDR works with them is not known here.
+  // GPUDirect RDMA (search/nccl_acts.h). With them, GDR is what the nodes' topology says (NodeType's
+  // gdr): unknown keeps the GDR knobs, as an unknown fact does.
   facts.ib = facts.nics > 0;
-  if (!facts.ib) facts.gdr = false;
+  facts.gdr = facts.ib ? shape.node.gdr : std::optional<bool>(false);
   facts.nccl_version = nccl_version_code;
   facts.gpu_sm = shape.node.gpu_sm;
   return facts;

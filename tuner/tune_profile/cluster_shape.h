@@ -35,8 +35,12 @@ struct ClusterShape {
   }
 };
 
+// Whether NCCL has GPUDirect RDMA on some of these nodes (NodeType's gdr): true when one node has
+// it, false when every node is known to lack it, nullopt otherwise.
+std::optional<bool> cluster_gdr(const std::vector<NodeType>& types);
+
 // One shape from every node's type; unlike nodes are an error listing the odd ones, unless
-// `allow_mixed` (then the first node's type stands for all).
+// `allow_mixed` (then the first node's type stands for all). Its node's gdr is cluster_gdr's.
 Result<ClusterShape> cluster_shape(const std::vector<NodeType>& types, const std::vector<std::string>& hosts,
                                    bool allow_mixed);
 

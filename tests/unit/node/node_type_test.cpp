@@ -67,3 +67,33 @@ TEST(NodeTypeMnnvl, TheWireFormatCarriesItAndAnOlderOneReadsAsFalse) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().find("node_type.mnnvl"), std::string::npos) << bad.error();
 }
+
+TEST(NodeTypeGdr, WhetherTheNicsTakeGpuMemoryIsCheckGdrPeerMemory) {
+  // nvidia_peermem loaded: NCCL registers GPU memory with the NICs.
+  EXPECT_EQ(local_node_type(snapshot_topology("dgx-h100"), "2.28.9", "13.0").gdr, true);
+  // Kernel 5.4 without nvidia_peermem: neither it nor dma-buf, so NCCL runs without GDR.
+  EXPECT_EQ(local_node_type(snapshot_topology("dgx-h100-no-peermem"), "2.28.9", "13.0").gdr, false);
+  // The IOMMU translating DMA blocks GDR's health in check, but NCCL does not see it: GDR stays on.
+  EXPECT_EQ(local_node_type(snapshot_topology("dgx-h100-iommu-dma"), "2.28.9", "13.0").gdr, true);
+  // The peer-memory modules not read at all: unknown.
+  NodeTopology unread = snapshot_topology("dgx-h100");
+  unread.gpudirect = GpuDirectFacts{};
+  EXPECT_EQ(local_node_type(unread, "2.28.9", "13.0").gdr, std::nullopt);
+  // The key is the same whatever GDR is: a node whose module is unloaded keeps its profiles.
+  EXPECT_EQ(key_of("dgx-h100-no-peermem"), key_of("dgx-h100"));
+}
+
+TEST(NodeTypeGdr, TheWireFormatCarriesItAndAnOlderOneReadsAsUnknown) {
+  const NodeType type = local_node_type(snapshot_topology("dgx-h100-no-peermem"), "2.28.9", "13.0");
+  const std::string wire = node_type_to_json(type).dump();
+  EXPECT_NE(wire.find("\"gdr\":false"), std::string::npos) << wire;
+  auto parsed = parse_node_type(wire, "wire");
+  ASSERT_TRUE(parsed) << parsed.error();
+  EXPECT_EQ(*parsed, type);
+  auto older = parse_node_type(R"({"gpu": "NVIDIA H100", "gpus": 8, "nics": 8})", "older");
+  ASSERT_TRUE(older) << older.error();
+  EXPECT_EQ(older->gdr, std::nullopt);
+  auto bad = parse_node_type(R"({"gdr": "maybe"})", "bad");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("node_type.gdr"), std::string::npos) << bad.error();
+}

@@ -146,6 +146,45 @@ TEST(TuneJob, WritesTheModelsOptimumAndJournalsEveryTrial) {
   }
 }
 
+TEST(TuneJob, GdrKnobsAreNotSweptOnNodesWhereNcclCannotRegisterGpuMemory) {
+  // The model's optimum is NCCL_NET_GDR_LEVEL=SYS (above); on nodes without nvidia_peermem or
+  // dma-buf NCCL runs without GPUDirect RDMA, so the knob is never swept and never ships.
+  TempDir work("tune-job-no-gdr");
+  ModelTrials trials = model_trials("tune-one-knob.yaml");
+  const NodeLayout layout = two_emulated_nodes();
+  PretendRanks group(layout);
+  TuneOptions o = options(work);
+  o.from = fixture("nodes/dgx-h100-no-peermem").string();
+  ASSERT_EQ(run_tune_job(group, layout, o, trials.runner()), 0);
+  Result<Profile> profile = parse_profile(read_file(work / "store" / kKey / "2n.yaml"), "2n.yaml");
+  ASSERT_TRUE(profile) << profile.error();
+  EXPECT_EQ(profile->env.count("NCCL_NET_GDR_LEVEL"), 0u);
+  Result<std::vector<JournalEntry>> journal = Journal::read(work / "store" / "journal.jsonl");
+  ASSERT_TRUE(journal) << journal.error();
+  for (const JournalEntry& entry : *journal) EXPECT_EQ(entry.env.count("NCCL_NET_GDR_LEVEL"), 0u);
+}
+
+TEST(TuneJob, TrialsOfTheDefaultsAndOfEnvsLeaveNcclsDefaultTunerInPlace) {
+  // Only pair-mode trials and those through nccltune's tuner plugin with a profile name a tuner
+  // (and replace NCCL's default one, as per_size does in jobs); the others leave NCCL to load the
+  // one it loads by default, as jobs do.
+  TempDir work("tune-job-default-tuner");
+  ModelTrials trials = model_trials("tune-one-knob.yaml");
+  std::vector<std::string> named;
+  const TrialRunner model = trials.runner();
+  const TrialRunner runner = [&](RankGroup& group, const TrialSpec& spec) {
+    const bool through_plugin = !spec.config.pairs.empty() || spec.env.count("NCCLTUNE_PROFILE") > 0;
+    if (const auto it = spec.env.find("NCCL_TUNER_PLUGIN"); it != spec.env.end() && !through_plugin)
+      named.push_back(it->second);
+    return model(group, spec);
+  };
+  const NodeLayout layout = two_emulated_nodes();
+  PretendRanks group(layout);
+  ASSERT_EQ(run_tune_job(group, layout, options(work), runner), 0);
+  EXPECT_GT(trials.calls, 1);
+  EXPECT_TRUE(named.empty()) << named.front();
+}
+
 // Trials answered from the model at each communicator of the config (the world, its rails and
 // its nodes), each size tagged with its communicator, as the worker answers a split trial.
 struct ShapedModelTrials {
