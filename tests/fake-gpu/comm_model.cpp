@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "knob_scope.h"
+#include "ll128_trust.h"
 #include "nvls_force.h"
 #include "profile/nccl_names.h"
 
@@ -150,11 +151,12 @@ bool nccl_enables(const std::string& algo, const CommModel& comm, std::string_vi
 
 std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env, std::string_view op,
                                      bool pat_is_enabled, const CommModel& comm) {
-  const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op);
-  const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO", op);
-  // protoEnable (tuning.cc): LL128 is 2, "on where NCCL trusts it" (the model's ll128_default),
-  // until an NCCL_PROTO entry for this function sets every protocol to 0 or 1 (parseList).
-  const bool ll128_on = proto_filter ? proto_filter->allows("LL128") : model.ll128_default;
+  const std::optional<NameFilter> algo_filter = name_filter(env, "NCCL_ALGO", op, model.nccl_version);
+  const std::optional<NameFilter> proto_filter = name_filter(env, "NCCL_PROTO", op, model.nccl_version);
+  // protoEnable (tuning.cc): LL128 is 2, "on where NCCL trusts it" (ll128_trust.h), until an
+  // NCCL_PROTO entry for this function sets every protocol to 0 or 1 (parseList).
+  const bool ll128_on = proto_filter ? proto_filter->allows("LL128")
+                                     : why_ll128_untrusted(model, env, comm.nodes, comm.local_ranks).empty();
   std::vector<AlgoProto> pairs;
   for (const auto& [algo, algo_model] : model.algos) {
     if (algo_filter && !algo_filter->allows(algo)) continue;
@@ -166,6 +168,17 @@ std::vector<AlgoProto> allowed_pairs(const FakeModel& model, const NcclEnv& env,
       if (!proto_filter || proto_filter->allows(proto)) pairs.push_back({algo, proto});
     }
   }
+  // Before 2.24.3 ncclTopoTuneModel gave a function that NCCL_ALGO left no algorithm Ring back,
+  // with the protocols NCCL_PROTO and LL128's trust allow (`ringbdw`).
+  const auto ring = model.algos.find("Ring");
+  if (pairs.empty() && algo_filter && model.nccl_version < kFirstScopedListVersion &&
+      ring != model.algos.end() && holds(ring->second.requires_env, env))
+    for (const auto& entry : ring->second.protos) {
+      const std::string& proto = entry.first;
+      if (nccl_has_cost_for(op, "Ring", proto) && (proto != "LL128" || ll128_on) &&
+          (!proto_filter || proto_filter->allows(proto)))
+        pairs.push_back({"Ring", proto});
+    }
   return pairs;
 }
 
@@ -378,7 +391,8 @@ AlgoProto choose_algo_proto(const FakeModel& model, const CommModel& comm, std::
   double fastest_time = std::numeric_limits<double>::infinity();
   for (const AlgoProto& pair : comm.allowed) {
     const double time = pair_time_us(model, comm, pair, op, bytes);
-    if (time < fastest_time) {
+    // Ties go to the first in NCCL's row order, as its strict `<` over the cost table.
+    if (time < fastest_time || (time == fastest_time && nccl_order(pair) < nccl_order(*fastest))) {
       fastest = &pair;
       fastest_time = time;
     }

@@ -7,9 +7,11 @@
 #include <charconv>
 #include <cctype>
 #include <cstdint>
+#include <initializer_list>
 
 #include "base/atomic_file.h"
 #include "base/strict_yaml.h"
+#include "ll128_trust.h"
 #include "profile/nccl_names.h"
 
 namespace nccltune::fake {
@@ -449,6 +451,15 @@ void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
   for (const auto& [nodes, ranks_per_node] : shapes) {
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce"}) {
       const FakeModel resolved = model_for_collective(model, op, nodes, ranks_per_node);
+      // NCCL never picks LL128 where it does not trust it (ll128_trust.h); one GPU per node
+      // needs an entry's ranks_per_node: 1.
+      const std::string untrusted =
+          why_ll128_untrusted(resolved, {}, nodes, ranks_per_node > 0 ? ranks_per_node : 2);
+      for (const DefaultChoice& choice : resolved.defaults)
+        if (choice.proto == "LL128" && !untrusted.empty())
+          fail(nodes == 1 ? root : root["nodes"], nodes == 1 ? "default" : "nodes",
+               std::string(op) + " on " + std::to_string(nodes) + " node(s) runs a default of " +
+                   choice.algo + "/LL128, which NCCL does not trust there: " + untrusted);
       for (const DefaultChoice& choice : resolved.defaults) {
         const auto algo = resolved.algos.find(choice.algo);
         if (algo != resolved.algos.end() && algo->second.protos.contains(choice.proto)) continue;
@@ -467,10 +478,35 @@ void check_resolved_models(const YAML::Node& root, const FakeModel& model) {
   }
 }
 
-// `init_cost_ms: {cuda_context: 400, nccl_comm: 1200, nccl_split: 150}`: whole milliseconds, 0 or more.
+// `paths: {gpu: NVL, nic: PIX}`: NCCL's path type names, as topoPathTypeStr spells them. PXN
+// needs NVLink between the GPUs (the relay GPU is reached over it).
+NodePaths parse_paths(const YAML::Node& node, const std::string& path) {
+  yaml_expect_map(node, path);
+  yaml_check_keys(node, path, {"gpu", "nic"});
+  NodePaths paths;
+  const auto type = [&](const char* key, std::initializer_list<std::string_view> allowed) {
+    const std::string at = yaml_child(path, key);
+    const std::string name = yaml_text(node[key], at);
+    const std::optional<int> found = nccl_path_type(name);
+    if (!found || std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      std::string names;
+      for (std::string_view one : allowed) names += (names.empty() ? "" : ", ") + std::string(one);
+      fail(node[key], at, "'" + name + "' is not one of " + names);
+    }
+    return *found;
+  };
+  if (node["gpu"]) paths.gpu = type("gpu", {"NVL", "NVB", "C2C", "PIX", "PXB", "PHB", "SYS"});
+  if (node["nic"]) paths.nic = type("nic", {"PIX", "PXB", "P2C", "PXN", "PHB", "SYS"});
+  if (paths.nic == *nccl_path_type("PXN") && paths.gpu != *nccl_path_type("NVL"))
+    fail(node["nic"], yaml_child(path, "nic"), "PXN needs NVLink between the GPUs (gpu: NVL)");
+  return paths;
+}
+
+// `init_cost_ms: {cuda_context: 400, nccl_comm: 1200, nccl_split: 150, nccl_split_shared: 100}`: whole
+// milliseconds, 0 or more.
 InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
   yaml_expect_map(node, path);
-  yaml_check_keys(node, path, {"cuda_context", "nccl_comm", "nccl_split"});
+  yaml_check_keys(node, path, {"cuda_context", "nccl_comm", "nccl_split", "nccl_split_shared"});
   InitCost cost;
   if (node["cuda_context"])
     cost.cuda_context_ms = small_integer(node["cuda_context"], yaml_child(path, "cuda_context"), 0);
@@ -478,6 +514,9 @@ InitCost parse_init_cost(const YAML::Node& node, const std::string& path) {
     cost.nccl_comm_ms = small_integer(node["nccl_comm"], yaml_child(path, "nccl_comm"), 0);
   if (node["nccl_split"])
     cost.nccl_split_ms = small_integer(node["nccl_split"], yaml_child(path, "nccl_split"), 0);
+  if (node["nccl_split_shared"])
+    cost.nccl_split_shared_ms =
+        small_integer(node["nccl_split_shared"], yaml_child(path, "nccl_split_shared"), 0);
   return cost;
 }
 
@@ -509,7 +548,7 @@ FakeModel parse_root(const YAML::Node& root) {
   yaml_check_keys(root, "",
                   {"schema", "devices", "device_count", "nccl_version", "default", "nccl_model", "channels",
                    "algos", "effects", "faults", "noise", "nccl_log", "collectives", "nodes", "init_cost_ms",
-                   "ll128_default", "mnnvl"});
+                   "ll128_default", "mnnvl", "paths"});
   check_one_choice(root, "");
   FakeModel model;
   const std::string schema = yaml_text(required(root, "", "schema"), "schema");
@@ -536,6 +575,7 @@ FakeModel parse_root(const YAML::Node& root) {
   if (root["nodes"]) model.nodes = parse_nodes(root["nodes"], "nodes", model.algos, model.ll128_default);
   if (root["init_cost_ms"]) model.init_cost = parse_init_cost(root["init_cost_ms"], "init_cost_ms");
   if (root["mnnvl"]) model.mnnvl = parse_mnnvl(root["mnnvl"], "mnnvl");
+  if (root["paths"]) model.paths = parse_paths(root["paths"], "paths");
   check_resolved_models(root, model);
   return model;
 }

@@ -134,12 +134,16 @@ struct NodeCountModel {
 
 // `init_cost_ms`: wall-clock start-up cost, in milliseconds. `cuda_context`: paid once per process,
 // when libfakecuda creates its first context; `nccl_comm`: at every ncclCommInitRank; `nccl_split`:
-// at every ncclCommSplit that makes a communicator (unset: `nccl_comm`).
+// at every ncclCommSplit that makes a communicator (unset: `nccl_comm`); `nccl_split_shared`: the
+// same where the parent shares its resources, NCCL_COMM_SPLIT_SHARE_RESOURCES=1, so no proxy is
+// made (split_share.h; unset: `nccl_split`).
 struct InitCost {
   int cuda_context_ms = 0;
   int nccl_comm_ms = 0;
   std::optional<int> nccl_split_ms;
+  std::optional<int> nccl_split_shared_ms;
   int split_ms() const { return nccl_split_ms.value_or(nccl_comm_ms); }
+  int shared_split_ms() const { return nccl_split_shared_ms.value_or(split_ms()); }
 };
 
 // `mnnvl`: the hosts sit in multi-node NVLink domains (GB200/GB300 NVL72 racks), each a fabric
@@ -151,6 +155,16 @@ struct MnnvlModel {
   int hosts_per_domain = 1;
   std::uint32_t health_mask = 0x1aa;
   bool imex = true;
+};
+
+// `paths`: NCCL's path types on a node (src/graph/topo.h; ll128_trust.h names them) as its
+// topology search reports them at its defaults: `gpu` between two GPUs (NVL over NVLink or
+// NVSwitch, PIX or PXB through PCIe switches, PHB or SYS through the CPU), `nic` from a GPU to the
+// NIC its rings use (PIX, PXB, P2C on Grace's C2C, PXN through a peer GPU over NVLink, PHB, SYS).
+// They decide where NCCL trusts LL128, and NCCL_P2P_* and NCCL_PXN_DISABLE move them.
+struct NodePaths {
+  int gpu = 1;  // NVL
+  int nic = 4;  // PIX
 };
 
 struct FakeModel {
@@ -169,6 +183,7 @@ struct FakeModel {
   // `ll128_default: false`: NCCL leaves LL128 off on this platform (tuning.cc, protoEnable 2)
   // until an NCCL_PROTO that does not exclude it turns it on.
   bool ll128_default = true;
+  NodePaths paths;  // `paths`
   std::vector<Effect> effects;
   std::vector<Fault> faults;
   Noise noise;

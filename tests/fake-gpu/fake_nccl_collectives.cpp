@@ -59,7 +59,7 @@ const char* op_name(Collective kind) {
 // getAlgoInfo (src/enqueue.cc): a cost table of every pair the communicator allows
 // (NCCL_ALGO_PROTO_IGNORE elsewhere) goes to getCollInfo, and the cell of lowest cost runs. With
 // `nccl_model` the cells are NCCL's estimates (updateCollCostTable); an older model's cells are
-// its true times with its own choice entered at the lowest cost, so that it wins ties. Either
+// its true times with its own choice entered just below the lowest, as NCCL's pick. Either
 // way a plugin that changes nothing changes nothing. `channels`: the plugin's nChannels, 0 if unset.
 Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, const CommModel& behaviour,
                                               std::size_t nbytes, int& channels) {
@@ -88,13 +88,13 @@ Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, c
     if (lowest < 0 || *us < lowest) lowest = static_cast<float>(*us);
   }
   if (const auto cell = nccltune::fake::cost_table_cell(own); cell && !nccl_costs)
-    table[cell->first][cell->second] = lowest;
+    table[cell->first][cell->second] = nccltune::fake::below_lowest(lowest);
   const ncclResult_t asked = comm.tuner->get_coll_info(nccl_func(kind), nbytes, table, channels);
   // NCCLCHECK around getCollInfo in getAlgoInfo: a failure fails the collective.
   if (asked != ncclSuccess)
     return nccltune::Error{"tuner plugin '" + comm.tuner->name() + "': getCollInfo returned " +
                            std::to_string(asked)};
-  const std::optional<nccltune::fake::AlgoProto> chosen = nccltune::fake::lowest_cost_pair(table, own);
+  const std::optional<nccltune::fake::AlgoProto> chosen = nccltune::fake::lowest_cost_pair(table);
   return chosen ? *chosen : own;
 }
 

@@ -24,6 +24,7 @@
 #include "nccl_debug.h"
 #include "nccl_env.h"
 #include "shared_comm.h"
+#include "split_share.h"
 #include "tuner_plugin_host.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -114,6 +115,9 @@ struct ncclComm {
   fakenccl::ProcessSetup process;  // for the communicators split off this one
   fakenccl::ncclUniqueId id;       // its segment's id; a split derives its children's from it
   int split_count = 0;             // ncclCommSplit calls so far (NCCL's comm->splitCount)
+  // What a child that shares this communicator's resources is capped at (split_share.h): its own
+  // channels, or those it was capped at itself when it shares its parent's.
+  nccltune::fake::SharedChannels shared_channels;
   fakenccl::DebugLog log;
   // NCCL_TUNER_PLUGIN's plugin, after `log` (its lines go there): destroyed first, finalize included.
   std::unique_ptr<fakenccl::TunerPluginHost> tuner;

@@ -139,13 +139,15 @@ std::uint64_t id_hash(const ncclUniqueId& id) {
 
 // The rest of a communicator's init once its ranks have met in `shared`, for ncclCommInitRank and
 // ncclCommSplit alike: its nodes from its ranks' hosts, or NVLink domains under MNNVL (F18, F25),
-// the model for its own shape, its faults, its INFO lines and its tuner plugin. `who` starts its stderr lines, `function` names the
-// call in the plugin's WARN line. `plugin_env`: the env plugin's outcome, from ncclCommInitRank
-// only. `version_line`: NCCL prints its version from ncclCommInitRankDev only (showVersion,
-// init.cc:1979 at v2.28.9), never from a split.
+// the model for its own shape, its faults, its INFO lines and its tuner plugin. `who` starts its stderr
+// lines, `function` names the call in the plugin's WARN line. `plugin_env`: the env plugin's outcome, from
+// ncclCommInitRank only. `version_line`: NCCL prints its version from ncclCommInitRankDev only (showVersion,
+// init.cc:1979 at v2.28.9), never from a split. `shared_from`: the channels a split child of a
+// parent that shares its resources is capped at (split_share.h); nullptr for the rest.
 ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* function, ProcessSetup process,
                          SharedComm shared, const ncclUniqueId& id,
-                         const nccltune::fake::PluginEnv* plugin_env, bool version_line) {
+                         const nccltune::fake::PluginEnv* plugin_env, bool version_line,
+                         const nccltune::fake::SharedChannels* shared_from = nullptr) {
   const int rank = shared.rank();
   const int nranks = shared.nranks();
   const nccltune::fake::NcclEnv& env = process.env;
@@ -192,12 +194,14 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
       nccltune::fake::model_for_collective(node_model, ""), env, rank, nranks, "all_reduce", nodes);
   if (!behaviour) return failed_init(behaviour.error(), ncclInvalidUsage);
   if (behaviour->has(FaultKind::init_error)) return failed_init("init_error fault: failing", ncclSystemError);
+  if (shared_from) nccltune::fake::cap_to_shared_channels(*behaviour, node_model, *shared_from);
   std::map<std::string, OpModel> ops;
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
     FakeModel op_model = nccltune::fake::model_for_collective(node_model, op);
     Result<CommModel> op_behaviour =
         nccltune::fake::resolve_comm_model(op_model, env, rank, nranks, op, nodes);
     if (!op_behaviour) return failed_init(std::string(op) + ": " + op_behaviour.error(), ncclInvalidUsage);
+    if (shared_from) nccltune::fake::cap_to_shared_channels(*op_behaviour, op_model, *shared_from);
     ops.emplace(op, OpModel{std::move(op_model), std::move(*op_behaviour)});
   }
   DebugLog log(nccltune::fake::debug_settings(env), place.host, process.device);
@@ -238,6 +242,9 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
   }();
   auto created = std::make_unique<ncclComm>(std::move(node_model), std::move(*behaviour), std::move(ops),
                                             std::move(shared), std::move(process), id, std::move(log));
+  created->shared_channels = shared_from ? *shared_from
+                                         : nccltune::fake::SharedChannels{created->behaviour.channels,
+                                                                          created->behaviour.nvls_channels};
   // The tuner plugin, once the node count is known (initTransportsRank in NCCL's src/init.cc):
   // its init failing fails the communicator, as NCCLCHECK does there.
   {
@@ -392,9 +399,12 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
   const int nranks = static_cast<int>(members.size());
   int rank = 0;
   while (members[static_cast<std::size_t>(rank)].second != parent_rank) ++rank;
-  // Each split is a communicator's init, less what its process and parent already did: no kernel
-  // load and no root rendezvous (ncclCommInitRankFunc, init.cc:1533-1565), so its own cost.
-  if (const int split_ms = comm->process.model.init_cost.split_ms(); split_ms > 0)
+  // Each split is a communicator's init, less what its process and parent already did: no root
+  // rendezvous (bootstrapSplit, init.cc:1563-1565), and with shared resources no proxy of its own
+  // (init.cc:1255-1259, bootstrap.cc:844), so its own cost.
+  const bool share = nccltune::fake::splits_share_resources(comm->process.env);
+  const nccltune::fake::InitCost& cost = comm->process.model.init_cost;
+  if (const int split_ms = share ? cost.shared_split_ms() : cost.split_ms(); split_ms > 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(split_ms));
   const ncclUniqueId child_id = split_id(comm->id, split_count, color);
   Result<SharedComm> shared = SharedComm::join(child_id, nranks, rank, timeout_seconds());
@@ -403,7 +413,7 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
     return ncclSystemError;
   }
   return finish_init(newcomm, who, "ncclCommSplit", comm->process, std::move(*shared), child_id, nullptr,
-                     /*version_line=*/false);
+                     /*version_line=*/false, share ? &comm->shared_channels : nullptr);
 }
 
 FAKE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {

@@ -81,10 +81,12 @@ bool NameFilter::allows(std::string_view name) const {
   return exclude ? !listed : listed;
 }
 
-std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable, std::string_view op) {
+std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable, std::string_view op,
+                                      int nccl_version) {
   const auto set = env.find(std::string(variable));
   if (set == env.end()) return std::nullopt;
-  const std::optional<std::string> list = nccl_list_for(set->second, op);
+  const std::optional<std::string> list =
+      nccl_version >= kFirstScopedListVersion ? nccl_list_for(set->second, op) : set->second;
   if (!list) return std::nullopt;
   std::string_view text = *list;
   NameFilter filter;

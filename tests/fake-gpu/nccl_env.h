@@ -33,11 +33,17 @@ struct NameFilter {
   bool allows(std::string_view name) const;
 };
 
+// The first NCCL whose parseList reads function prefixes ("allreduce:ring;allgather:tree").
+inline constexpr int kFirstScopedListVersion = 22403;
+
 // The filter `variable` sets for collective `op` (nccl-tests name), or nullopt when it sets none.
-// A scoped value ("Ring;allgather:Tree", NCCL 2.24) gives `op` its own entry, else the entry
-// without a function, else nothing (NCCL's own choice).
+// A scoped value ("Ring;allgather:Tree", NCCL 2.24.3) gives `op` its own entry, else the entry
+// without a function, else nothing (NCCL's own choice). Before 2.24.3 (`nccl_version`) parseList
+// splits the value at commas only: "allreduce:ring;allgather:tree" is one name that matches none
+// (FIDELITY.md F38).
 std::optional<NameFilter> name_filter(const NcclEnv& env, std::string_view variable,
-                                      std::string_view op = "all_reduce");
+                                      std::string_view op = "all_reduce",
+                                      int nccl_version = kDefaultNcclVersion);
 
 // `variable` as NCCL reads an integer parameter (strtoll base 0, trailing characters ignored, no
 // digits 0), or nullopt when it is unset or out of range.

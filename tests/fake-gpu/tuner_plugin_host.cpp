@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <strings.h>
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -80,7 +81,7 @@ AlgoProto cell_pair(int algorithm, int protocol) {
   return AlgoProto{std::string(kAlgoNames[algorithm]), std::string(kProtoNames[protocol])};
 }
 
-std::optional<AlgoProto> lowest_cost_pair(const CostTable& table, const std::optional<AlgoProto>& tie_break) {
+std::optional<AlgoProto> lowest_cost_pair(const CostTable& table) {
   std::optional<std::pair<int, int>> best;
   float lowest = 3600000000.0f;  // topoGetAlgoInfo's minTime
   for (int a = 0; a < kNumAlgorithms; ++a)
@@ -93,11 +94,11 @@ std::optional<AlgoProto> lowest_cost_pair(const CostTable& table, const std::opt
       }
     }
   if (!best) return std::nullopt;
-  if (tie_break)
-    if (const auto cell = cost_table_cell(*tie_break);
-        cell && table[cell->first][cell->second] >= 0 && table[cell->first][cell->second] == lowest)
-      return *tie_break;
   return cell_pair(best->first, best->second);
+}
+
+float below_lowest(float lowest) {
+  return lowest > 0 ? std::nextafter(lowest, 0.0f) : lowest;
 }
 
 TunerPluginHost::Opened TunerPluginHost::open(const std::string& name, int nccl_version,

@@ -29,9 +29,12 @@ std::optional<std::pair<int, int>> cost_table_cell(const AlgoProto& pair);
 AlgoProto cell_pair(int algorithm, int protocol);
 
 // What NCCL's topoGetAlgoInfo (src/enqueue.cc) picks from a table: the cell of lowest cost that is
-// not ignored and not negative, the first in row order on ties; `tie_break` (the model's own
-// choice) wins a tie for the lowest cost. nullopt when every cell is ignored.
-std::optional<AlgoProto> lowest_cost_pair(const CostTable& table, const std::optional<AlgoProto>& tie_break);
+// not ignored and not negative, the first in row order on ties (a strict `<` over algorithms, then
+// protocols; FIDELITY.md F38). nullopt when every cell is ignored.
+std::optional<AlgoProto> lowest_cost_pair(const CostTable& table);
+// The cost entered for a model's own choice where the model has no `nccl_model`: just below the
+// table's lowest, so that NCCL's strict `<` picks it, as it would its own estimate's minimum.
+float below_lowest(float lowest);
 
 class TunerPluginHost {
  public:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Knobs NCCL ignores never look like gains, and never ship (tests/fake-gpu/FIDELITY.md F30, F31,
-# F33, F35): on a Socket network without GPUDirect RDMA or multicast whose model gives IB and GDR
-# knobs 20% each, `bench` under them matches the defaults and `tune` ships none of them;
+# F33, F35, F37): on a Socket network without GPUDirect RDMA or multicast whose model gives IB and GDR
+# knobs 20% each, `bench` under them matches the defaults (which never run LL128) and `tune` ships none of them;
 # NCCL_NVLS_ENABLE=1 fails init as NCCL does and never ships; with NCCL_TUNER_PLUGIN unset, a
 # libnccl-tuner.so on the library path is loaded, as NCCL loads it, and says so; check names it and
 # tune measures its baselines under it.
@@ -38,6 +38,11 @@ same_rows() {  # same_rows A B DESCRIPTION
 # 1. IB and GDR knobs on a Socket network without GDR: the defaults' times, to the digit.
 bench defaults
 check "defaults: bench exits 0" [ "$rc" -eq 0 ]
+# Without GPUDirect RDMA the GPU reaches the NIC through the CPU, where NCCL does not trust
+# LL128 (F37): NCCL's model rates Ring/LL128 cheapest at 256K, yet it is never picked.
+check "defaults: LL128 never runs across nodes without GDR" \
+  [ "$(cat "$work/defaults.logs"/nccl.* | grep -c 'Bytes -> Algo .* proto LL128')" -eq 0 ]
+check "defaults: the TUNING lines are there" grep -qh "AllReduce: 262144 Bytes -> Algo" "$work/defaults.logs"/nccl.*
 for setting in NCCL_IB_QPS_PER_CONNECTION=4 NCCL_IB_SPLIT_DATA_ON_QPS=1 NCCL_NET_GDR_LEVEL=SYS NCCL_NET_GDR_READ=1; do
   bench "${setting%%=*}" "$setting"
   same_rows defaults "${setting%%=*}" "$setting on Socket without GDR: the defaults' times (the model says +20%)"
