@@ -566,6 +566,13 @@ expect_output "--job-id, systemd" "NCCL_ALGO=allreduce:Ring
 NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
 NCCL_INSPECTOR_ENABLE=1
 NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/train-7"
+# jobs: all: every job, without asking.
+printf 'env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: /shared/inspector\n    jobs: all\n' >"$work/inspector-all.yaml"
+config=$work/inspector-all.yaml SLURM_JOB_ID=4243 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && grep -qx 'export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4243' "$work/out"; then pass; else fail "jobs: all"; fi
+# NCCLTUNE_DISABLE=1 turns Inspector off with the profile.
+config=$work/inspector-all.yaml SLURM_JOB_ID=4243 NCCLTUNE_DISABLE=1 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+expect_output "NCCLTUNE_DISABLE=1: no Inspector either" ""
 # Asked for where no profile fits: Inspector's lines alone (what nobody tuned is worth observing).
 config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" --shape untuned-node.8gpu --nodes 2 --format slurm
 if [ "$rc" -eq 0 ] && grep -qx 'export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242' "$work/out" &&
