@@ -94,7 +94,9 @@ std::string shape_bars(const std::array<ShapeTimeShare, 4>& shares) {
   for (std::size_t i = 0; i < shares.size(); ++i) {
     const ShapeTimeShare& s = shares[i];
     const int y = 6 + kRow * static_cast<int>(i);
-    const double measured = std::max(0.0, s.share - s.unmeasured);
+    // Shares of one whole; a file whose shares add up to more is drawn within the bar.
+    const double unmeasured = std::clamp(s.unmeasured, 0.0, 1.0);
+    const double measured = std::clamp(s.share - s.unmeasured, 0.0, 1.0 - unmeasured);
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#374151\">{}</text>\n", kLabel - 8,
                        y + 13, s.shape);
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f3f4f6\"/>\n", kLabel, y,
@@ -104,11 +106,11 @@ std::string shape_bars(const std::array<ShapeTimeShare, 4>& shares) {
           "<rect class=\"share measured\" data-shape=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
           "fill=\"{}\"/>\n",
           s.shape, kLabel, y, measured * kBarsWidth, kBar, kMeasuredColor);
-    if (s.unmeasured > 0)
+    if (unmeasured > 0)
       out += fmt::format(
           "<rect class=\"share unmeasured\" data-shape=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" "
           "height=\"{}\" fill=\"{}\"><title>no profile section measures these communicators</title></rect>\n",
-          s.shape, kLabel + measured * kBarsWidth, y, s.unmeasured * kBarsWidth, kBar, kUnmeasuredShareColor);
+          s.shape, kLabel + measured * kBarsWidth, y, unmeasured * kBarsWidth, kBar, kUnmeasuredShareColor);
     std::string label = s.communicators == 0
                             ? std::string("no communicator")
                             : fmt::format("{} of the time, {} communicator{}", share_percent(s.share), s.communicators,

@@ -179,3 +179,20 @@ TEST(ObservedSection, FollowsTheProfilesSectionsInItsReport) {
   EXPECT_NE(html.find("<code>obs.json</code>", observed), std::string::npos);
   EXPECT_EQ(html.find("The observed job alone"), std::string::npos);
 }
+
+// Shares of one whole: a file whose shares add up to more is still drawn within the bar.
+TEST(ObservedSection, SharesThatAddUpToMoreStayWithinTheBar) {
+  Observation o = read_observed_fixture("job-2n2g.json");
+  for (ObservationCommunicator& c : o.communicators)
+    for (ObservationRow& row : c.rows) row.time_share = 0.9;
+  const std::string html = render_observed_report_html(o, "o.json", "", "nccltune test");
+  for (const char* shape : {"world", "rail"}) {
+    const std::string rect = std::string("data-shape=\"") + shape + "\" x=\"";
+    for (std::size_t at = html.find(rect); at != std::string::npos; at = html.find(rect, at + 1)) {
+      const double x = std::stod(html.substr(at + rect.size()));
+      const std::size_t width_at = html.find("width=\"", at) + 7;
+      const double width = std::stod(html.substr(width_at));
+      EXPECT_LE(x + width, 70 + 640 + 1e-6) << shape;
+    }
+  }
+}
