@@ -566,6 +566,8 @@ expect_output "--job-id, systemd" "NCCL_ALGO=allreduce:Ring
 NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
 NCCL_INSPECTOR_ENABLE=1
 NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/train-7"
+config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=yes run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR= "$work/out" && grep -q "NCCLTUNE_INSPECTOR='yes' is not 1" "$work/err"; then pass; else fail "NCCLTUNE_INSPECTOR=yes"; fi
 # jobs: all: every job, without asking.
 printf 'env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: /shared/inspector\n    jobs: all\n' >"$work/inspector-all.yaml"
 config=$work/inspector-all.yaml SLURM_JOB_ID=4243 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm

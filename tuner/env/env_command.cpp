@@ -203,8 +203,11 @@ Result<JobProfile> job_profile(const EnvOptions& options, const EnvConfig& confi
 // a profiler plugin of the job's own keeps Inspector out altogether (NCCL loads one).
 std::string inspector_lines(const EnvOptions& options, const InspectorConfig& config, EnvFormat format,
                             const Reporter& reporter) {
-  const char* asked = std::getenv("NCCLTUNE_INSPECTOR");
-  const bool wanted = options.inspector || (asked != nullptr && std::string_view(asked) == "1") || config.every_job;
+  const std::string_view asked = std::getenv("NCCLTUNE_INSPECTOR") ? std::getenv("NCCLTUNE_INSPECTOR") : "";
+  if (!asked.empty() && asked != "0" && asked != "1")
+    reporter.line("NCCLTUNE_INSPECTOR='" + printable_excerpt(asked, 40) +
+                  "' is not 1, so the job does not ask for Inspector (NCCLTUNE_INSPECTOR=1 does)");
+  const bool wanted = options.inspector || asked == "1" || config.every_job;
   if (!wanted) return "";
   if (!config.enabled()) {
     reporter.line("Inspector asked for, but the node config sets no env.inspector.plugin; it stays off");
