@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto observation = nccltune::parse_observation_json(text, "obs.json");
   if (!observation) {
-    if (observation.error().find('\n') != std::string::npos) fail("error of more than one line", observation.error());
+    if (observation.error().find('\n') != std::string::npos)
+      fail("error of more than one line", observation.error());
     return 0;
   }
   for (const nccltune::ShapeTimeShare& share : nccltune::shape_time_shares(*observation))

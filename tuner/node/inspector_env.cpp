@@ -11,13 +11,15 @@ namespace nccltune {
 namespace {
 
 bool is_inspector_path_character(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '+' || c == '-';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '+' ||
+         c == '-';
 }
 
 // Every value inspector_env makes: a checked path, a number or 1. Checked once more here, since a
 // line of a shell or a prolog is the last place to stop one.
 bool is_inspector_value(std::string_view value) {
-  return !value.empty() && value.size() <= 1100 && std::all_of(value.begin(), value.end(), is_inspector_path_character);
+  return !value.empty() && value.size() <= 1100 &&
+         std::all_of(value.begin(), value.end(), is_inspector_path_character);
 }
 
 }  // namespace
@@ -42,9 +44,11 @@ bool is_safe_job_id(std::string_view id) {
 
 Result<std::vector<EnvSetting>> inspector_env(const InspectorConfig& config, std::string_view job_id,
                                               std::string_view job_id_from) {
-  if (!config.enabled()) return Error{"env.inspector.plugin: not set in the node config, so Inspector stays off"};
+  if (!config.enabled())
+    return Error{"env.inspector.plugin: not set in the node config, so Inspector stays off"};
   if (!is_safe_inspector_path(config.plugin))
-    return Error{"env.inspector.plugin: '" + printable_excerpt(config.plugin, 80) + "' is not a safe absolute path"};
+    return Error{"env.inspector.plugin: '" + printable_excerpt(config.plugin, 80) +
+                 "' is not a safe absolute path"};
   if (!is_safe_inspector_path(config.dump_dir))
     return Error{"env.inspector.dump_dir: '" + printable_excerpt(config.dump_dir, 80) +
                  "' is not a safe absolute path"};
@@ -52,20 +56,24 @@ Result<std::vector<EnvSetting>> inspector_env(const InspectorConfig& config, std
   std::string dump_dir = config.dump_dir;
   if (!prometheus) {
     if (job_id.empty())
-      return Error{std::string(job_id_from) + ": no job id, so no directory of the job's own for Inspector's files"};
+      return Error{std::string(job_id_from) +
+                   ": no job id, so no directory of the job's own for Inspector's files"};
     if (!is_safe_job_id(job_id))
       return Error{std::string(job_id_from) + ": '" + printable_excerpt(job_id, 40) +
                    "' is not a job id of [A-Za-z0-9_.-] (not starting with '.')"};
     dump_dir += (dump_dir.back() == '/' ? "" : "/") + std::string(job_id);
   }
-  std::vector<EnvSetting> settings{
-      {"NCCL_PROFILER_PLUGIN", config.plugin}, {"NCCL_INSPECTOR_ENABLE", "1"}, {"NCCL_INSPECTOR_DUMP_DIR", dump_dir}};
+  std::vector<EnvSetting> settings{{"NCCL_PROFILER_PLUGIN", config.plugin},
+                                   {"NCCL_INSPECTOR_ENABLE", "1"},
+                                   {"NCCL_INSPECTOR_DUMP_DIR", dump_dir}};
   if (prometheus) settings.push_back({"NCCL_INSPECTOR_PROM_DUMP", "1"});
   // Without an interval Inspector writes at teardown only: in prometheus output never while the
   // job runs, so there it is always set.
-  const int interval_s = prometheus && config.interval_s == 0 ? kInspectorPrometheusMinimumSeconds : config.interval_s;
+  const int interval_s =
+      prometheus && config.interval_s == 0 ? kInspectorPrometheusMinimumSeconds : config.interval_s;
   if (interval_s > 0)
-    settings.push_back({"NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", std::to_string(interval_s) + "000000"});
+    settings.push_back(
+        {"NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", std::to_string(interval_s) + "000000"});
   return settings;
 }
 

@@ -32,7 +32,8 @@ struct ObservationReader : JsonFieldReader<ObservationJson> {
   }
   // A share of a whole: 0..1.
   void share(const ObservationJson& object, std::string_view path, const char* key, double& out) {
-    if (read_number(object, path, key, out, true) && !(out >= 0 && out <= 1)) fail(path, key, "not between 0 and 1");
+    if (read_number(object, path, key, out, true) && !(out >= 0 && out <= 1))
+      fail(path, key, "not between 0 and 1");
   }
   // A list of objects, each read by `read` with its path ("communicators[2]").
   template <class Read>
@@ -84,8 +85,9 @@ struct ObservationReader : JsonFieldReader<ObservationJson> {
     if (error.empty() && object.find("section") == object.end()) fail(path, "section", "missing");
     optional_text(object, path, "section", c.section);
     read_integer(object, path, "matched", c.matched, false);
-    each(object, path, "rows", true,
-         [this, &c](const ObservationJson& row_object, const std::string& at) { c.rows.push_back(row(row_object, at)); });
+    each(object, path, "rows", true, [this, &c](const ObservationJson& row_object, const std::string& at) {
+      c.rows.push_back(row(row_object, at));
+    });
     return c;
   }
 
@@ -99,7 +101,8 @@ struct ObservationReader : JsonFieldReader<ObservationJson> {
     read_text(object, path, "communicator", s.communicator, true);
     read_text(object, path, "communicator_name", s.communicator_name, false);
     share(object, path, "last_share", s.last_share);
-    if (read_number(object, path, "cost_us", s.cost_us, true) && s.cost_us < 0) fail(path, "cost_us", "negative");
+    if (read_number(object, path, "cost_us", s.cost_us, true) && s.cost_us < 0)
+      fail(path, "cost_us", "negative");
     return s;
   }
 
@@ -146,24 +149,28 @@ Result<Observation> parse_observation_json(std::string_view text, std::string_vi
   if (!document.is_object()) return Error{fmt::format("{}: not a JSON object", origin)};
   const auto schema = document.find("schema");
   if (schema == document.end() || !schema->is_string() || *schema != kObservationSchema)
-    return Error{fmt::format("{}: schema: expected \"{}\" (what `nccltune observe --format json` writes)", origin,
-                             kObservationSchema)};
+    return Error{fmt::format("{}: schema: expected \"{}\" (what `nccltune observe --format json` writes)",
+                             origin, kObservationSchema)};
   Observation o;
   ObservationReader reader;
   reader.context(document, o);
-  reader.each(document, "", "communicators", true, [&reader, &o](const ObservationJson& object, const std::string& at) {
-    o.communicators.push_back(reader.communicator(object, at));
-  });
-  reader.each(document, "", "stragglers", true, [&reader, &o](const ObservationJson& object, const std::string& at) {
-    o.stragglers.push_back(reader.straggler(object, at));
-  });
-  reader.each(document, "", "suspects", false, [&reader, &o](const ObservationJson& object, const std::string& at) {
-    ObservationSuspect suspect;
-    reader.read_text(object, at, "host", suspect.host, true);
-    reader.read_text(object, at, "why", suspect.why, true);
-    o.suspects.push_back(std::move(suspect));
-  });
-  if (!reader.error.empty()) return Error{fmt::format("{}: {}", origin, printable_excerpt(reader.error, 300))};
+  reader.each(document, "", "communicators", true,
+              [&reader, &o](const ObservationJson& object, const std::string& at) {
+                o.communicators.push_back(reader.communicator(object, at));
+              });
+  reader.each(document, "", "stragglers", true,
+              [&reader, &o](const ObservationJson& object, const std::string& at) {
+                o.stragglers.push_back(reader.straggler(object, at));
+              });
+  reader.each(document, "", "suspects", false,
+              [&reader, &o](const ObservationJson& object, const std::string& at) {
+                ObservationSuspect suspect;
+                reader.read_text(object, at, "host", suspect.host, true);
+                reader.read_text(object, at, "why", suspect.why, true);
+                o.suspects.push_back(std::move(suspect));
+              });
+  if (!reader.error.empty())
+    return Error{fmt::format("{}: {}", origin, printable_excerpt(reader.error, 300))};
   return o;
 }
 

@@ -67,7 +67,7 @@ struct Observation {
   int ranks = 0;
   std::optional<std::string> profile;  // the profile observe held the job against
   double tolerance = kObservationDefaultTolerance;
-  bool tolerance_given = false;        // context.tolerance was in the file
+  bool tolerance_given = false;  // context.tolerance was in the file
   std::vector<ObservationCommunicator> communicators;
   std::vector<ObservationStraggler> stragglers;
   std::vector<ObservationSuspect> suspects;

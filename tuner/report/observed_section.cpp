@@ -20,8 +20,8 @@ namespace {
 // One line per communicator in a collective's ratio chart, the largest time shares first: more
 // would be a legend nobody reads (every row stays in the verdicts table).
 constexpr std::size_t kMaxRatioLines = 8;
-constexpr std::array<const char*, kMaxRatioLines> kLineColors = {
-    "#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#65a30d", "#92400e"};
+constexpr std::array<const char*, kMaxRatioLines> kLineColors = {"#2563eb", "#16a34a", "#9333ea", "#ea580c",
+                                                                 "#0891b2", "#db2777", "#65a30d", "#92400e"};
 constexpr const char* kMeasuredColor = "#2563eb";
 constexpr const char* kUnmeasuredShareColor = "#9ca3af";
 
@@ -41,8 +41,8 @@ std::string number_or_dash(const std::optional<double>& value, const char* forma
 // [min, max + 1) in powers of two, as observe's text output shows a bucket.
 std::string bucket_words(const ObservationRow& row) {
   const bool open = row.max_bytes == ~std::uint64_t(0);
-  return "[" + format_byte_size(row.min_bytes) + ", " + (open ? std::string("inf") : format_byte_size(row.max_bytes + 1)) +
-         ")";
+  return "[" + format_byte_size(row.min_bytes) + ", " +
+         (open ? std::string("inf") : format_byte_size(row.max_bytes + 1)) + ")";
 }
 
 std::string communicator_words(const ObservationCommunicator& c) {
@@ -113,11 +113,11 @@ std::string shape_bars(const std::array<ShapeTimeShare, 4>& shares) {
           s.shape, kLabel + measured * kBarsWidth, y, unmeasured * kBarsWidth, kBar, kUnmeasuredShareColor);
     std::string label = s.communicators == 0
                             ? std::string("no communicator")
-                            : fmt::format("{} of the time, {} communicator{}", share_percent(s.share), s.communicators,
-                                          s.communicators == 1 ? "" : "s");
+                            : fmt::format("{} of the time, {} communicator{}", share_percent(s.share),
+                                          s.communicators, s.communicators == 1 ? "" : "s");
     if (s.unmeasured > 0) label += fmt::format(", {} unmeasured", share_percent(s.unmeasured));
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#111827\">{}</text>\n", kLabel + kBarsWidth + 10, y + 13,
-                       label);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#111827\">{}</text>\n", kLabel + kBarsWidth + 10,
+                       y + 13, label);
   }
   return out + "</svg>\n";
 }
@@ -132,7 +132,8 @@ std::string shares_part(const Observation& o) {
     std::string names;
     for (std::size_t i = 0; i < unmeasured.size(); ++i) names += (i ? ", " : "") + unmeasured[i];
     out += "<p class=\"warn\">Unmeasured (grey): the profile has no section for " + html_text(names) +
-           " communicators; the verdicts table names the <code>nccltune tune</code> line that measures one.</p>\n";
+           " communicators; the verdicts table names the <code>nccltune tune</code> line that measures "
+           "one.</p>\n";
   }
   return out;
 }
@@ -164,8 +165,10 @@ std::string ratio_charts(const Observation& o) {
       for (const ObservationRow& row : c->rows)
         if (row.collective == collective && row.ratio) {
           const std::uint64_t low = std::max<std::uint64_t>(row.min_bytes, 1);
-          const std::uint64_t high = std::max(low, row.max_bytes == ~std::uint64_t(0) ? row.max_bytes : row.max_bytes + 1);
-          line.bytes.push_back(static_cast<std::uint64_t>(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
+          const std::uint64_t high =
+              std::max(low, row.max_bytes == ~std::uint64_t(0) ? row.max_bytes : row.max_bytes + 1);
+          line.bytes.push_back(
+              static_cast<std::uint64_t>(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
           line.values.push_back(*row.ratio);
           if (chart.series.size() < kMaxRatioLines) edges.insert({low, high});
         }
@@ -188,7 +191,8 @@ std::string ratio_charts(const Observation& o) {
     ChartSeries tuned{"as-tuned", "as tuned (1.0)", "#374151", true, {edges.begin(), edges.end()}, {}};
     tuned.values.assign(tuned.bytes.size(), 1.0);
     ChartSeries floor{"tolerance", fmt::format("tolerance ({:.2f}: below it, below tuned)", 1 - o.tolerance),
-                      "#9ca3af", true, tuned.bytes, std::vector<double>(tuned.bytes.size(), 1 - o.tolerance)};
+                      "#9ca3af",   true,
+                      tuned.bytes, std::vector<double>(tuned.bytes.size(), 1 - o.tolerance)};
     chart.series.push_back(std::move(tuned));
     chart.series.push_back(std::move(floor));
     chart.bands.push_back({"as-tuned", "tolerance"});
@@ -211,22 +215,25 @@ std::string verdicts_table(const Observation& o) {
                        counts[verdict], verdict);
     first = false;
   }
-  out += "</p>\n<table class=\"verdicts\"><tr><th>communicator</th><th>profile section</th><th>collective</th>"
-         "<th>size</th><th class=\"num\">ops</th><th class=\"num\">time</th><th class=\"num\">busbw p50</th>"
-         "<th class=\"num\">p10</th><th class=\"num\">tuned</th><th class=\"num\">ratio</th><th>ran</th>"
-         "<th>tuned algo</th><th>verdict</th></tr>\n";
+  out +=
+      "</p>\n<table class=\"verdicts\"><tr><th>communicator</th><th>profile section</th><th>collective</th>"
+      "<th>size</th><th class=\"num\">ops</th><th class=\"num\">time</th><th class=\"num\">busbw p50</th>"
+      "<th class=\"num\">p10</th><th class=\"num\">tuned</th><th class=\"num\">ratio</th><th>ran</th>"
+      "<th>tuned algo</th><th>verdict</th></tr>\n";
   for (const ObservationCommunicator& c : o.communicators)
     for (const ObservationRow& row : c.rows) {
       out += fmt::format(
-          "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td>"
           "<td>{}</td><td>{}</td><td class=\"{}\">{}",
           row.verdict == "unmeasured" ? " class=\"unmeasured\"" : "", html_text(communicator_words(c)),
-          html_text(c.section.value_or("none")), html_text(row.collective), html_text(bucket_words(row)), row.ops,
-          share_percent(row.time_share), number_or_dash(row.busbw_median, "{:.2f}"), number_or_dash(row.busbw_p10, "{:.2f}"),
-          number_or_dash(row.tuned_busbw, "{:.2f}"), number_or_dash(row.ratio, "{:.2f}"),
-          html_text(row.ran.value_or("-")), html_text(row.tuned.value_or("-")), verdict_class(row.verdict),
-          html_text(verdict_words(row)));
+          html_text(c.section.value_or("none")), html_text(row.collective), html_text(bucket_words(row)),
+          row.ops, share_percent(row.time_share), number_or_dash(row.busbw_median, "{:.2f}"),
+          number_or_dash(row.busbw_p10, "{:.2f}"), number_or_dash(row.tuned_busbw, "{:.2f}"),
+          number_or_dash(row.ratio, "{:.2f}"), html_text(row.ran.value_or("-")),
+          html_text(row.tuned.value_or("-")), verdict_class(row.verdict), html_text(verdict_words(row)));
       if (!row.tune.empty()) out += "<br><code>" + html_text(row.tune) + "</code>";
       out += "</td></tr>\n";
     }
@@ -241,10 +248,13 @@ std::string verdicts_table(const Observation& o) {
 std::string stragglers_part(const Observation& o) {
   std::string out = "<h3>Stragglers</h3>\n";
   if (o.stragglers.empty())
-    return out + "<p class=\"good\">None: no rank arrived last in most of a communicator's collectives.</p>\n";
-  out += "<table class=\"stragglers\"><tr><th class=\"num\">rank</th><th>host</th><th>GPU</th><th>communicator</th>"
-         "<th class=\"num\">last in</th><th class=\"num\">lead per collective</th>"
-         "<th class=\"num\">the others waited</th></tr>\n";
+    return out +
+           "<p class=\"good\">None: no rank arrived last in most of a communicator's collectives.</p>\n";
+  out +=
+      "<table class=\"stragglers\"><tr><th "
+      "class=\"num\">rank</th><th>host</th><th>GPU</th><th>communicator</th>"
+      "<th class=\"num\">last in</th><th class=\"num\">lead per collective</th>"
+      "<th class=\"num\">the others waited</th></tr>\n";
   for (const ObservationStraggler& s : o.stragglers) {
     std::uint64_t matched = 0;
     std::string communicator = s.communicator_name.empty() ? s.communicator : s.communicator_name;
@@ -257,12 +267,14 @@ std::string stragglers_part(const Observation& o) {
     out += fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num bad\">{:.0f} us</td></tr>\n",
-        s.rank, html_text(s.host.empty() ? "?" : s.host), html_text(s.gpu.value_or("?")), html_text(communicator),
-        share_percent(s.last_share), lead > 0 ? fmt::format("{:.0f} us", lead) : std::string("-"), s.cost_us);
+        s.rank, html_text(s.host.empty() ? "?" : s.host), html_text(s.gpu.value_or("?")),
+        html_text(communicator), share_percent(s.last_share),
+        lead > 0 ? fmt::format("{:.0f} us", lead) : std::string("-"), s.cost_us);
   }
-  return out + "</table>\n<p class=\"note\">The rank with the shortest execution time of a collective arrived "
-               "last: the others waited for it. Its lead is what they waited, summed over the collectives it "
-               "was last in; per collective where the file gives the count of matched collectives.</p>\n";
+  return out +
+         "</table>\n<p class=\"note\">The rank with the shortest execution time of a collective arrived "
+         "last: the others waited for it. Its lead is what they waited, summed over the collectives it "
+         "was last in; per collective where the file gives the count of matched collectives.</p>\n";
 }
 
 std::string suspects_part(const Observation& o) {
@@ -308,13 +320,14 @@ std::string render_observed_section(const Observation& o, std::string_view sourc
   return out + "</section>\n";
 }
 
-std::string render_observed_report_html(const Observation& o, const std::string& source, const std::string& title,
-                                        const std::string& generated_by) {
+std::string render_observed_report_html(const Observation& o, const std::string& source,
+                                        const std::string& title, const std::string& generated_by) {
   std::string out = html_page_head("nccltune observed job: " + source, kObservedStyle);
   out += "<header><h1>NCCL observed job</h1>\n";
   out += "<p class=\"key\">observed " + html_text(source) + "</p>\n";
-  out += "<p class=\"glance\">The observed job alone: no profile given to the report (<code>nccltune report "
-         "PROFILE --observed FILE</code> adds the profile's own sections).</p>\n";
+  out +=
+      "<p class=\"glance\">The observed job alone: no profile given to the report (<code>nccltune report "
+      "PROFILE --observed FILE</code> adds the profile's own sections).</p>\n";
   if (!title.empty()) out += "<div class=\"banner\">" + html_text(title) + "</div>\n";
   out += "</header>\n";
   out += render_observed_section(o, source);

@@ -21,7 +21,8 @@ InspectorConfig json_inspector() {
   return config;
 }
 
-std::string inspector_text(const InspectorConfig& config, EnvFormat format, std::string_view job_id = "4242") {
+std::string inspector_text(const InspectorConfig& config, EnvFormat format,
+                           std::string_view job_id = "4242") {
   auto settings = inspector_env(config, job_id, "SLURM_JOB_ID");
   EXPECT_TRUE(settings) << settings.error();
   if (!settings) return "";
@@ -54,7 +55,8 @@ TEST(InspectorEnv, IsOffUnlessTheConfigNamesThePlugin) {
 
 TEST(InspectorEnv, ReadsEveryKeyOfTheConfig) {
   const Result<EnvConfig> config = parse_env_config(
-      "env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: /var/lib/node_exporter/"
+      "env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: "
+      "/var/lib/node_exporter/"
       "nccl_inspector\n    output: prometheus\n    interval_s: 60\n    jobs: all\n",
       "nccltune.yaml");
   ASSERT_TRUE(config.ok()) << config.error();
@@ -67,9 +69,10 @@ TEST(InspectorEnv, ReadsEveryKeyOfTheConfig) {
 }
 
 TEST(InspectorEnv, RefusesABadConfigWithTheLineAndTheKey) {
-  EXPECT_EQ(config_error("env:\n  inspector:\n    plugin: \"/opt/x.so; touch /tmp/canary\"\n    dump_dir: /d\n"),
-            "nccltune.yaml:3: env.inspector.plugin: '/opt/x.so; touch /tmp/canary' is not an absolute path of "
-            "[A-Za-z0-9_./+-] without a .. part");
+  EXPECT_EQ(
+      config_error("env:\n  inspector:\n    plugin: \"/opt/x.so; touch /tmp/canary\"\n    dump_dir: /d\n"),
+      "nccltune.yaml:3: env.inspector.plugin: '/opt/x.so; touch /tmp/canary' is not an absolute path of "
+      "[A-Za-z0-9_./+-] without a .. part");
   EXPECT_EQ(config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: \"/d/$(id)\"\n"),
             "nccltune.yaml:4: env.inspector.dump_dir: '/d/$(id)' is not an absolute path of [A-Za-z0-9_./+-] "
             "without a .. part");
@@ -84,11 +87,13 @@ TEST(InspectorEnv, RefusesABadConfigWithTheLineAndTheKey) {
   EXPECT_EQ(config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    output: csv\n"),
             "nccltune.yaml:5: env.inspector.output: 'csv' is not json or prometheus");
   EXPECT_EQ(
-      config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    output: prometheus\n    interval_s: 5\n"),
+      config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    output: prometheus\n    "
+                   "interval_s: 5\n"),
       "nccltune.yaml:6: env.inspector.interval_s: 5 is below Inspector's 30 s minimum for prometheus output");
   EXPECT_EQ(config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    jobs: some\n"),
             "nccltune.yaml:5: env.inspector.jobs: 'some' is not opt-in or all");
-  EXPECT_NE(config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    verbose: 1\n").find("verbose"),
+  EXPECT_NE(config_error("env:\n  inspector:\n    plugin: /p.so\n    dump_dir: /d\n    verbose: 1\n")
+                .find("verbose"),
             std::string::npos);
 }
 
@@ -109,11 +114,13 @@ TEST(InspectorEnv, GivesTheJobItsOwnDirectoryInEveryEnvFormat) {
             "NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n");
   InspectorConfig trailing = json_inspector();
   trailing.dump_dir = "/shared/inspector/";
-  EXPECT_NE(inspector_text(trailing, EnvFormat::systemd).find("NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n"),
-            std::string::npos);
+  EXPECT_NE(
+      inspector_text(trailing, EnvFormat::systemd).find("NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n"),
+      std::string::npos);
   InspectorConfig periodic = json_inspector();
   periodic.interval_s = 5;
-  EXPECT_NE(inspector_text(periodic, EnvFormat::systemd).find("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=5000000\n"),
+  EXPECT_NE(inspector_text(periodic, EnvFormat::systemd)
+                .find("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=5000000\n"),
             std::string::npos);
   EXPECT_EQ(inspector_text(json_inspector(), EnvFormat::systemd).find("INTERVAL"), std::string::npos)
       << "json without an interval: Inspector's own default, at teardown";
@@ -132,12 +139,14 @@ TEST(InspectorEnv, PrometheusOutputGoesToTheDirectoryAsItIsEvery30Seconds) {
             "NCCL_INSPECTOR_PROM_DUMP=1\n"
             "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=30000000\n");
   config.interval_s = 120;
-  EXPECT_NE(inspector_text(config, EnvFormat::systemd).find("INTERVAL_MICROSECONDS=120000000\n"), std::string::npos);
+  EXPECT_NE(inspector_text(config, EnvFormat::systemd).find("INTERVAL_MICROSECONDS=120000000\n"),
+            std::string::npos);
 }
 
 TEST(InspectorEnv, RefusesAHostileOrMissingJobId) {
-  for (const char* id : {"1; touch /tmp/canary", "$(id)", "`id`", "../../etc", "..", ".hidden", "a/b", "a b",
-                         "x'y", "1\n2", "0123456789012345678901234567890123456789012345678901234567890123456789"}) {
+  for (const char* id :
+       {"1; touch /tmp/canary", "$(id)", "`id`", "../../etc", "..", ".hidden", "a/b", "a b", "x'y", "1\n2",
+        "0123456789012345678901234567890123456789012345678901234567890123456789"}) {
     auto settings = inspector_env(json_inspector(), id, "SLURM_JOB_ID");
     ASSERT_FALSE(settings) << id;
     EXPECT_EQ(settings.error().rfind("SLURM_JOB_ID: '", 0), 0u) << settings.error();

@@ -1,13 +1,14 @@
 // report --observed reads what `nccltune observe --format json` wrote: every field the page draws,
 // the optional ones a newer or an older observe writes or leaves out, and one line naming the
 // file and the field for a wrong schema, a missing field or a value observe never writes.
+#include "report/observation_json.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/atomic_file.h"
-#include "report/observation_json.h"
 #include "test_files.h"
 
 using namespace nccltune;
@@ -106,8 +107,9 @@ TEST(ObservationJson, ReadsAFileWithoutTheOptionalFields) {
 }
 
 TEST(ObservationJson, AWrongSchemaIsOneLineNamingTheFile) {
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["schema"] = "nccltune/fleet/v1"; })),
-            "obs.json: schema: expected \"nccltune/observe/v1\" (what `nccltune observe --format json` writes)");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) { d["schema"] = "nccltune/fleet/v1"; })),
+      "obs.json: schema: expected \"nccltune/observe/v1\" (what `nccltune observe --format json` writes)");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d.erase("schema"); })).substr(0, 18),
             "obs.json: schema: ");
   EXPECT_EQ(error_of(parse_observation_json("{\"schema\": ", "obs.json")), "obs.json: not valid JSON");
@@ -117,36 +119,46 @@ TEST(ObservationJson, AWrongSchemaIsOneLineNamingTheFile) {
 TEST(ObservationJson, AMissingRequiredFieldIsNamedWithItsPath) {
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["context"].erase("records"); })),
             "obs.json: context.records: missing");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][1]["rows"][0].erase("verdict"); })),
-            "obs.json: communicators[1].rows[0].verdict: missing");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][1].erase("ratio"); })),
-            "obs.json: communicators[0].rows[1].ratio: missing");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) { d["communicators"][1]["rows"][0].erase("verdict"); })),
+      "obs.json: communicators[1].rows[0].verdict: missing");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][1].erase("ratio"); })),
+      "obs.json: communicators[0].rows[1].ratio: missing");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][2].erase("section"); })),
             "obs.json: communicators[2].section: missing");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d.erase("stragglers"); })), "obs.json: stragglers: missing");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) {
-              d["stragglers"] = nlohmann::json::array({{{"rank", 1}, {"host", "h"}, {"gpu", nullptr},
-                                                        {"communicator", "0x1"}, {"last_share", 0.9}}});
-            })),
-            "obs.json: stragglers[0].cost_us: missing");
+  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d.erase("stragglers"); })),
+            "obs.json: stragglers: missing");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) {
+        d["stragglers"] = nlohmann::json::array(
+            {{{"rank", 1}, {"host", "h"}, {"gpu", nullptr}, {"communicator", "0x1"}, {"last_share", 0.9}}});
+      })),
+      "obs.json: stragglers[0].cost_us: missing");
 }
 
 TEST(ObservationJson, AValueObserveNeverWritesIsNamed) {
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["verdict"] = "great"; })),
-            "obs.json: communicators[0].rows[0].verdict: not as_tuned, below_tuned, not_served or unmeasured");
+  EXPECT_EQ(
+      error_of(
+          parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["verdict"] = "great"; })),
+      "obs.json: communicators[0].rows[0].verdict: not as_tuned, below_tuned, not_served or unmeasured");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["shape"] = "ring"; })),
             "obs.json: communicators[0].shape: not world, rail, node or other");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["time_share"] = 1.5; })),
-            "obs.json: communicators[0].rows[0].time_share: not between 0 and 1");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["time_share"] = 1.5; })),
+      "obs.json: communicators[0].rows[0].time_share: not between 0 and 1");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["ops"] = -1; })),
             "obs.json: communicators[0].rows[0].ops: not an integer");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["max_bytes"] = 1; })),
-            "obs.json: communicators[0].rows[0].max_bytes: below min_bytes");
+  EXPECT_EQ(
+      error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"][0]["max_bytes"] = 1; })),
+      "obs.json: communicators[0].rows[0].max_bytes: below min_bytes");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][0]["rows"] = "none"; })),
             "obs.json: communicators[0].rows: not a list");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["communicators"][3] = 7; })),
             "obs.json: communicators[3]: not an object");
-  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["suspects"] = {{{"host", "h"}}}; })),
+  EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) {
+              d["suspects"] = {{{"host", "h"}}};
+            })),
             "obs.json: suspects[0].why: missing");
   EXPECT_EQ(error_of(parse_edited([](nlohmann::json& d) { d["context"]["tolerance"] = 2; })),
             "obs.json: context.tolerance: not between 0 and 1");

@@ -95,14 +95,16 @@ TEST(ObservedSection, DrawsTheRatioPerSizeOfEachCollectiveAgainstTheToleranceBan
   EXPECT_NE(html.find("world (world, 4 ranks): 1482910 B, 0.7129 GB/s"), std::string::npos)
       << "the bucket [1M, 2M) drawn at its geometric middle";
   // A file that names its tolerance is drawn with it.
-  EXPECT_NE(observed_page("newer-fields.json").find("tolerance (0.95: below it, below tuned)"), std::string::npos);
+  EXPECT_NE(observed_page("newer-fields.json").find("tolerance (0.95: below it, below tuned)"),
+            std::string::npos);
 }
 
 TEST(ObservedSection, ListsEveryRowWithItsVerdictAndTheTuneLineOfTheUnmeasured) {
   const std::string html = observed_page("job-2n2g.json");
-  EXPECT_NE(html.find("1 as_tuned</span> &middot; <span class=\"bad\">1 below_tuned</span> &middot; "
-                      "<span class=\"bad\">0 not_served</span> &middot; <span class=\"neutral\">4 unmeasured"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("1 as_tuned</span> &middot; <span class=\"bad\">1 below_tuned</span> &middot; "
+                "<span class=\"bad\">0 not_served</span> &middot; <span class=\"neutral\">4 unmeasured"),
+      std::string::npos);
   const std::size_t table = html.find("<table class=\"verdicts\">");
   ASSERT_NE(table, std::string::npos);
   const std::string rows = html.substr(table, html.find("</table>", table) - table);
@@ -131,7 +133,8 @@ TEST(ObservedSection, NamesTheStragglerWithItsLead) {
 
 TEST(ObservedSection, DrawsWhatANewerObserveAddsAndEscapesTheFilesNames) {
   const std::string html = observed_page("newer-fields.json");
-  EXPECT_NE(html.find("<td>Tree/LL</td><td>Ring/LL128</td><td class=\"bad\">not served</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>Tree/LL</td><td>Ring/LL128</td><td class=\"bad\">not served</td>"),
+            std::string::npos);
   EXPECT_NE(html.find("<td class=\"bad\">node-&lt;x&gt;</td><td>its rail communicators at 0.55 of tuned"),
             std::string::npos);
   EXPECT_NE(html.find("world &lt;b&gt;&amp;&lt;/b&gt; (world, 4 ranks)"), std::string::npos);
