@@ -129,10 +129,11 @@ int run_report(const ReportOptions& options) {
     return kReportFailed;
   };
   if (!options.upgrade.empty()) {
-    if (!options.profile.empty() || !options.fleet.empty() || !options.journal.empty() || !options.topology.empty() ||
-        !options.observed.empty())
+    if (!options.profile.empty() || !options.fleet.empty() || !options.journal.empty() ||
+        !options.topology.empty() || !options.observed.empty())
       return fail(
-          "--upgrade draws a page of its own: give no PROFILE, --fleet, --observed, --journal or --topology with it");
+          "--upgrade draws a page of its own: give no PROFILE, --fleet, --observed, --journal or --topology "
+          "with it");
     auto upgrade = read_upgrade_json(options.upgrade);
     if (!upgrade) return fail("--upgrade: " + upgrade.error());
     return write_report(options.output, render_upgrade_report_html(*upgrade, options.upgrade, options.title,
@@ -154,8 +155,9 @@ int run_report(const ReportOptions& options) {
     return fail("--fleet-page names a page in --summary's lines: add --summary");
   if (options.profile.empty() && observed) {
     if (fleet || !options.journal.empty() || !options.topology.empty() || options.summary)
-      return fail("--observed without a PROFILE draws the observed job alone: give no --fleet, --journal, "
-                  "--topology or --summary with it");
+      return fail(
+          "--observed without a PROFILE draws the observed job alone: give no --fleet, --journal, "
+          "--topology or --summary with it");
     return write_report(options.output,
                         render_observed_report_html(*observed, options.observed, options.title,
                                                     std::string("nccltune ") + NCCLTUNE_VERSION));
@@ -232,10 +234,10 @@ int run_report(const ReportOptions& options) {
 
 void add_report_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ReportOptions>();
-  auto* sub = app.add_subcommand("report",
-                                 "Write a self-contained HTML report of a profile, a fleet survey, an observed job, or a profile "
-                                 "with either "
-                                 "(exit 0 written, 2 on bad input)");
+  auto* sub = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report of a profile, a fleet survey, an observed job, or a profile "
+      "with either (exit 0 written, 2 on bad input)");
   sub->add_option("PROFILE", options->profile, "Profile YAML written by `nccltune tune`");
   sub->add_option("-o,--output", options->output, "HTML file to write (replaced atomically)")->required();
   sub->add_option(
@@ -250,10 +252,11 @@ void add_report_command(CLI::App& app, Command& command) {
       "--fleet", options->fleet,
       "Fleet survey JSON (`nccltune fleet --out FILE`): a heat map of the node pairs, the suspects "
       "and failed nodes; alone, or a section of PROFILE's report");
-  sub->add_option("--observed", options->observed,
-                  "What `nccltune observe --format json` wrote of a job: time per communicator shape, observed / "
-                  "tuned busbw per size, the verdicts, stragglers and suspects; alone, or a section of PROFILE's "
-                  "report")
+  sub->add_option(
+         "--observed", options->observed,
+         "What `nccltune observe --format json` wrote of a job: time per communicator shape, observed / "
+         "tuned busbw per size, the verdicts, stragglers and suspects; alone, or a section of PROFILE's "
+         "report")
       ->type_name("FILE.json");
   sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
       ->check(CLI::Range(0, 5))

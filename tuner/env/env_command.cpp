@@ -214,8 +214,9 @@ std::string inspector_lines(const EnvOptions& options, const InspectorConfig& co
     return "";
   }
   if (const char* own = std::getenv("NCCL_PROFILER_PLUGIN")) {
-    print_error_line("nccltune env", "NCCL_PROFILER_PLUGIN='" + printable_excerpt(own, 200) +
-                                         "' is set by the job: no Inspector for it (NCCL loads one profiler)");
+    print_error_line("nccltune env",
+                     "NCCL_PROFILER_PLUGIN='" + printable_excerpt(own, 200) +
+                         "' is set by the job: no Inspector for it (NCCL loads one profiler)");
     return "";
   }
   const std::string from = options.job_id.empty() ? "SLURM_JOB_ID" : "--job-id";

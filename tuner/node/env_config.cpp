@@ -60,12 +60,15 @@ void read_inspector(const YAML::Node& section, InspectorConfig& inspector) {
   if (section.IsNull()) return;
   yaml_expect_map(section, field);
   yaml_check_keys(section, field, {"plugin", "dump_dir", "output", "interval_s", "jobs"});
-  if (const YAML::Node plugin = section["plugin"]) inspector.plugin = inspector_path(plugin, field + ".plugin");
-  if (const YAML::Node dir = section["dump_dir"]) inspector.dump_dir = inspector_path(dir, field + ".dump_dir");
+  if (const YAML::Node plugin = section["plugin"])
+    inspector.plugin = inspector_path(plugin, field + ".plugin");
+  if (const YAML::Node dir = section["dump_dir"])
+    inspector.dump_dir = inspector_path(dir, field + ".dump_dir");
   if (const YAML::Node output = section["output"]) {
     const std::string text = yaml_text(output, field + ".output");
     if (text != "json" && text != "prometheus")
-      yaml_fail(yaml_line(output), field + ".output", "'" + printable_excerpt(text, 40) + "' is not json or prometheus");
+      yaml_fail(yaml_line(output), field + ".output",
+                "'" + printable_excerpt(text, 40) + "' is not json or prometheus");
     inspector.output = text == "json" ? InspectorOutput::json : InspectorOutput::prometheus;
   }
   if (const YAML::Node interval = section["interval_s"]) {
@@ -73,13 +76,15 @@ void read_inspector(const YAML::Node& section, InspectorConfig& inspector) {
     // Inspector raises a shorter Prometheus interval to 30 s itself; saying so here is clearer.
     if (inspector.output == InspectorOutput::prometheus && inspector.interval_s > 0 &&
         inspector.interval_s < kInspectorPrometheusMinimumSeconds)
-      yaml_fail(yaml_line(interval), field + ".interval_s",
-                std::to_string(inspector.interval_s) + " is below Inspector's 30 s minimum for prometheus output");
+      yaml_fail(
+          yaml_line(interval), field + ".interval_s",
+          std::to_string(inspector.interval_s) + " is below Inspector's 30 s minimum for prometheus output");
   }
   if (const YAML::Node jobs = section["jobs"]) {
     const std::string text = yaml_text(jobs, field + ".jobs");
     if (text != "opt-in" && text != "all")
-      yaml_fail(yaml_line(jobs), field + ".jobs", "'" + printable_excerpt(text, 40) + "' is not opt-in or all");
+      yaml_fail(yaml_line(jobs), field + ".jobs",
+                "'" + printable_excerpt(text, 40) + "' is not opt-in or all");
     inspector.every_job = text == "all";
   }
   if (inspector.enabled() && inspector.dump_dir.empty())

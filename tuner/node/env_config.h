@@ -30,7 +30,7 @@ struct InspectorConfig {
   std::string plugin;    // absolute path of libnccl-profiler-inspector.so; "" : off
   std::string dump_dir;  // json: each job writes into <dump_dir>/<job id>; prometheus: here, as is
   InspectorOutput output = InspectorOutput::json;
-  int interval_s = 0;    // 0: json at teardown only, prometheus every 30 s (Inspector's minimum)
+  int interval_s = 0;      // 0: json at teardown only, prometheus every 30 s (Inspector's minimum)
   bool every_job = false;  // jobs: all (default opt-in: NCCLTUNE_INSPECTOR=1 or env --inspector)
   bool enabled() const { return !plugin.empty(); }
 };
