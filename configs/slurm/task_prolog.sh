@@ -8,8 +8,11 @@
 # SLURM_GPUS_ON_NODE, SLURM_NTASKS_PER_NODE). A variable the job has set itself is left alone
 # (the user's choice wins over the profile), and NCCLTUNE_DISABLE=1 in the job's environment
 # turns the profile off for that job: `nccltune env` does both itself, in every format, and this
-# script checks again before it passes a line on. Fail-open: whatever goes wrong, the task starts, with no
-# variables added, and the reason goes to stderr and syslog.
+# script checks again before it passes a line on. NCCLTUNE_INSPECTOR=1 in the job's environment
+# also switches NCCL Inspector on for the job, where the node config names it (configs/README.md,
+# "NCCL Inspector for a job"): `nccltune env` reads it too, and its lines pass as the profile's
+# do. Fail-open: whatever goes wrong, the task starts, with no variables added, and the reason
+# goes to stderr and syslog.
 
 # common.sh lies next to the real file, also when run through a symlink (a prolog.d/* glob).
 # shellcheck source-path=SCRIPTDIR source=common.sh

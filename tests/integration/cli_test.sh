@@ -303,4 +303,18 @@ expect_in "$work/out" "world (2 nodes x 2)" "observe --profiles: the world's sec
 expect_exit 3 "observe, no records at all" -- "$nccltune" observe "$inspector/empty"
 expect_exit 3 "observe, --profile and --profiles" -- "$nccltune" observe "$inspector/job-2n2g" --profile a.yaml --profiles store --node-type k
 
+
+# report --observed: what observe wrote, drawn alone and in the profile's report; a file observe
+# did not write is one line naming it and the field.
+expect_exit 0 "report --observed alone" -- "$nccltune" report --observed "$work/observe.json" -o "$work/observed.html"
+expect_in "$work/observed.html" "The observed job alone: no profile given" "report --observed: the page says it has no profile"
+expect_in "$work/observed.html" 'class="share unmeasured" data-shape="rail"' "report --observed: the unmeasured rail marked"
+expect_exit 0 "report PROFILE --observed" -- "$nccltune" report "$fixtures/profiles/with-plugin-2n.yaml" --observed "$work/observe.json" -o "$work/observed-profile.html"
+expect_in "$work/observed-profile.html" '<section id="observed">' "report PROFILE --observed: the section in the profile's report"
+printf '{"schema": "nccltune/observe/v1", "context": {"dirs": []}}\n' >"$work/observe-bad.json"
+expect_exit 2 "report --observed, a field missing" -- "$nccltune" report --observed "$work/observe-bad.json" -o "$work/bad.html"
+expect_in "$work/err" "observe-bad.json: context.records: missing" "report --observed: the file and the field named"
+expect_exit 2 "report --observed with --fleet and no profile" -- "$nccltune" report --observed "$work/observe.json" --fleet "$fixtures/fleet/survey-8n.json" -o "$work/bad.html"
+expect_in "$work/err" "--observed without a PROFILE draws the observed job alone" "report --observed: what goes with it alone"
+
 finish

@@ -11,6 +11,7 @@ umask 022
 chmod 755 "$work"
 
 unset SLURM_JOB_NUM_NODES SLURM_GPUS_ON_NODE SLURM_NTASKS_PER_NODE SLURM_SCRIPT_CONTEXT NCCLTUNE_CONFIG NCCLTUNE_DISABLE
+unset SLURM_JOB_ID NCCLTUNE_INSPECTOR
 # The job's own NCCL_* settings win over the profile's (below): none from the caller's environment.
 while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^NCCL_')
 # The job's ranks per node, as Slurm gives a step, unless a case says otherwise: without it env
@@ -540,6 +541,64 @@ config=$work/typo.yaml expect_refused "config with an unknown key" --profiles "$
 grep -q "typo.yaml:2" "$work/err" && pass || fail "config error names file:line ($(cat "$work/err"))"
 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format bash
 if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && grep -q -- "--format" "$work/err"; then pass; else fail "--format bash"; fi
+
+# ---- NCCL Inspector, for the jobs that ask -------------------------------------------------------
+# Off unless the config names the plugin, and then only for a job that asks (NCCLTUNE_INSPECTOR=1
+# or --inspector) or for every job (jobs: all); after the profile's lines, in the env formats only.
+printf 'env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: /shared/inspector\n' >"$work/inspector.yaml"
+config=$work/inspector.yaml SLURM_JOB_ID=4242 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+expect_output "Inspector configured, the job does not ask: off" "# nccltune profile: $work/trusted/$key/2n.yaml
+export NCCL_ALGO=allreduce:Ring"
+config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+expect_output "NCCLTUNE_INSPECTOR=1: Inspector's lines after the profile's" "# nccltune profile: $work/trusted/$key/2n.yaml
+export NCCL_ALGO=allreduce:Ring
+# nccltune inspector: NCCL Inspector on for this job (profiling costs it time)
+export NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
+export NCCL_INSPECTOR_ENABLE=1
+export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242"
+config=$work/inspector.yaml SLURM_JOB_ID=4242 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format sh --inspector
+for shell in bash sh; do
+  got=$(sourced_value "$work/out" "$shell" NCCL_INSPECTOR_DUMP_DIR)
+  if [ "$got" = /shared/inspector/4242 ]; then pass; else fail "--inspector sourced by $shell: '$got'"; fi
+done
+config=$work/inspector.yaml NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format systemd --job-id train-7
+expect_output "--job-id, systemd" "NCCL_ALGO=allreduce:Ring
+NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
+NCCL_INSPECTOR_ENABLE=1
+NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/train-7"
+config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=yes run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR= "$work/out" && grep -q "NCCLTUNE_INSPECTOR='yes' is not 1" "$work/err"; then pass; else fail "NCCLTUNE_INSPECTOR=yes"; fi
+# jobs: all: every job, without asking.
+printf 'env:\n  inspector:\n    plugin: /opt/nccl/libnccl-profiler-inspector.so\n    dump_dir: /shared/inspector\n    jobs: all\n' >"$work/inspector-all.yaml"
+config=$work/inspector-all.yaml SLURM_JOB_ID=4243 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && grep -qx 'export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4243' "$work/out"; then pass; else fail "jobs: all"; fi
+# NCCLTUNE_DISABLE=1 turns Inspector off with the profile.
+config=$work/inspector-all.yaml SLURM_JOB_ID=4243 NCCLTUNE_DISABLE=1 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
+expect_output "NCCLTUNE_DISABLE=1: no Inspector either" ""
+# Asked for where no profile fits: Inspector's lines alone (what nobody tuned is worth observing).
+config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" --shape untuned-node.8gpu --nodes 2 --format slurm
+if [ "$rc" -eq 0 ] && grep -qx 'export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242' "$work/out" &&
+  ! grep -q NCCL_ALGO "$work/out" && grep -q 'served nothing' "$work/err"; then pass; else fail "Inspector without a profile"; fi
+# A hostile job id is refused with one line; the profile is still served, and sourcing runs nothing.
+for id in "1; touch $canary" '$(touch '"$canary"')' ../../etc .hidden; do
+  config=$work/inspector.yaml SLURM_JOB_ID=$id NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format sh
+  if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR "$work/out" && grep -q NCCL_ALGO "$work/out" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+    grep -q "Inspector stays off: SLURM_JOB_ID: " "$work/err"; then pass; else fail "hostile SLURM_JOB_ID '$id'"; fi
+  bash -c '. "$1"' _ "$work/out" >/dev/null 2>&1
+done
+# Formats whose reader is not the process's environment: Inspector stays off, said once.
+config=$work/inspector.yaml SLURM_JOB_ID=4242 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format nccl-conf --inspector
+if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR "$work/out" && grep -q 'only sh, slurm and systemd' "$work/err"; then pass; else fail "nccl-conf --inspector"; fi
+# The job's own profiler plugin wins: no Inspector.
+config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCL_PROFILER_PLUGIN=/home/me/mine.so run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm --inspector
+if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR "$work/out" && grep -q "set by the job: no Inspector" "$work/err"; then pass; else fail "the job's own profiler"; fi
+# Without env.inspector the ask is said and nothing else changes.
+SLURM_JOB_ID=4242 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm --inspector
+if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR "$work/out" && grep -q "sets no env.inspector.plugin" "$work/err"; then pass; else fail "--inspector without a config"; fi
+# A hostile path in the config is refused like any bad config: nothing printed, one line naming it.
+printf 'env:\n  inspector:\n    plugin: "/opt/x.so; touch %s"\n    dump_dir: /d\n' "$canary" >"$work/bad-inspector.yaml"
+config=$work/bad-inspector.yaml expect_refused "config with a hostile Inspector plugin path" --profiles "$work/trusted" --shape "$key" --nodes 2
+grep -q "bad-inspector.yaml:3: env.inspector.plugin" "$work/err" && pass || fail "hostile plugin path named ($(cat "$work/err"))"
 
 # In a Slurm script context the error also goes to syslog; it must still fail open.
 SLURM_SCRIPT_CONTEXT=prolog_task run --profiles "$work/no-such-store" --shape "$key" --nodes 2 --format slurm

@@ -4,13 +4,16 @@
 // PROFILE too, the survey is a section of the profile's page.
 // `nccltune report --upgrade FILE.json -o FILE.html`: a page of an NCCL upgrade check (the -J of
 // `bench --baseline-nccl-lib`, report/upgrade_report.h).
+// `nccltune report [PROFILE] --observed FILE.json -o FILE.html`: a production job as `nccltune
+// observe --format json` saw it (report/observed_section.h); with a PROFILE a section of its page,
+// alone a page of its own.
 // The best other candidates' curves come from the tune journal: --journal, else journal.jsonl next
 // to the profile, else in the store root above it (where `tune --out DIR` writes it by default).
 // The node diagram comes from --topology SRC (a snapshot directory from `topo --capture`,
 // nvidia-smi:FILE, nvidia-smi-q:FILE or hwloc:FILE), because the report is usually made away from
 // the tuned nodes; without it the report says how to add one.
-// Exit 0 when written; 2 when the profile, an explicit journal, the topology or the survey cannot
-// be read, or the file cannot be written.
+// Exit 0 when written; 2 when the profile, an explicit journal, the topology, the survey or the
+// observed job cannot be read, or the file cannot be written.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,6 +28,8 @@
 #include "report/at_a_glance.h"
 #include "report/candidate_curves.h"
 #include "report/fleet_section.h"
+#include "report/observation_json.h"
+#include "report/observed_section.h"
 #include "report/report_html.h"
 #include "report/upgrade_report.h"
 #include "search/journal.h"
@@ -48,6 +53,7 @@ struct ReportOptions {
   std::string upgrade;  // --upgrade FILE.json: a page of an NCCL upgrade check alone
   bool summary = false;     // print what the tune found (report/at_a_glance.h) instead of "wrote"
   std::string fleet_page;   // the fleet's own page, named by --summary
+  std::string observed;     // --observed FILE.json: what `nccltune observe --format json` wrote
 };
 
 // The journal's entries, or none with the reason in `note`. Only an explicit --journal that
@@ -123,8 +129,11 @@ int run_report(const ReportOptions& options) {
     return kReportFailed;
   };
   if (!options.upgrade.empty()) {
-    if (!options.profile.empty() || !options.fleet.empty() || !options.journal.empty() || !options.topology.empty())
-      return fail("--upgrade draws a page of its own: give no PROFILE, --fleet, --journal or --topology with it");
+    if (!options.profile.empty() || !options.fleet.empty() || !options.journal.empty() ||
+        !options.topology.empty() || !options.observed.empty())
+      return fail(
+          "--upgrade draws a page of its own: give no PROFILE, --fleet, --observed, --journal or --topology "
+          "with it");
     auto upgrade = read_upgrade_json(options.upgrade);
     if (!upgrade) return fail("--upgrade: " + upgrade.error());
     return write_report(options.output, render_upgrade_report_html(*upgrade, options.upgrade, options.title,
@@ -136,10 +145,25 @@ int run_report(const ReportOptions& options) {
     if (!survey) return fail("--fleet: " + survey.error());
     fleet = std::move(survey.value());
   }
+  std::optional<Observation> observed;
+  if (!options.observed.empty()) {
+    auto observation = read_observation_json(options.observed);
+    if (!observation) return fail("--observed: " + observation.error());
+    observed = std::move(observation.value());
+  }
   if (!options.fleet_page.empty() && !options.summary)
     return fail("--fleet-page names a page in --summary's lines: add --summary");
+  if (options.profile.empty() && observed) {
+    if (fleet || !options.journal.empty() || !options.topology.empty() || options.summary)
+      return fail(
+          "--observed without a PROFILE draws the observed job alone: give no --fleet, --journal, "
+          "--topology or --summary with it");
+    return write_report(options.output,
+                        render_observed_report_html(*observed, options.observed, options.title,
+                                                    std::string("nccltune ") + NCCLTUNE_VERSION));
+  }
   if (options.profile.empty()) {
-    if (!fleet) return fail("give a PROFILE, --fleet FILE, or both");
+    if (!fleet) return fail("give a PROFILE, --fleet FILE, --observed FILE, or a PROFILE with either");
     if (!options.journal.empty() || !options.topology.empty() || options.summary)
       return fail("--journal, --topology and --summary are about a profile: give its PROFILE too");
     return write_report(options.output,
@@ -194,6 +218,8 @@ int run_report(const ReportOptions& options) {
 
   input.fleet = std::move(fleet);
   input.fleet_source = options.fleet;
+  input.observed = std::move(observed);
+  input.observed_source = options.observed;
   if (const int status = write_report(options.output, render_report_html(input), options.summary); status != 0)
     return status;
   if (options.summary) {
@@ -208,9 +234,10 @@ int run_report(const ReportOptions& options) {
 
 void add_report_command(CLI::App& app, Command& command) {
   auto options = std::make_shared<ReportOptions>();
-  auto* sub = app.add_subcommand("report",
-                                 "Write a self-contained HTML report of a profile, a fleet survey or both "
-                                 "(exit 0 written, 2 on bad input)");
+  auto* sub = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report of a profile, a fleet survey, an observed job, or a profile "
+      "with either (exit 0 written, 2 on bad input)");
   sub->add_option("PROFILE", options->profile, "Profile YAML written by `nccltune tune`");
   sub->add_option("-o,--output", options->output, "HTML file to write (replaced atomically)")->required();
   sub->add_option(
@@ -225,6 +252,12 @@ void add_report_command(CLI::App& app, Command& command) {
       "--fleet", options->fleet,
       "Fleet survey JSON (`nccltune fleet --out FILE`): a heat map of the node pairs, the suspects "
       "and failed nodes; alone, or a section of PROFILE's report");
+  sub->add_option(
+         "--observed", options->observed,
+         "What `nccltune observe --format json` wrote of a job: time per communicator shape, observed / "
+         "tuned busbw per size, the verdicts, stragglers and suspects; alone, or a section of PROFILE's "
+         "report")
+      ->type_name("FILE.json");
   sub->add_option("--candidates", options->candidates, "How many other candidates to draw")
       ->check(CLI::Range(0, 5))
       ->capture_default_str();

@@ -7,6 +7,11 @@
 // goes to stdout, one line goes to stderr (and syslog, from a Slurm script or with --syslog), and
 // the exit status is 0; --strict makes it 2. No profile for the job is the same: nothing on
 // stdout, one line saying what env tried and the flag that fixes it (env_grounds.h), 0 or 2.
+//
+// NCCL Inspector (node/inspector_env.h) is apart from the profile: a job that asks for it
+// (NCCLTUNE_INSPECTOR=1, --inspector; or every job, env.inspector.jobs: all) gets its variables
+// after the profile's, and also when no profile fits it, since what nobody tuned is what
+// `nccltune observe` shows. Only an unreadable node config, or NCCLTUNE_DISABLE=1, leaves it out.
 #include "env/env_command.h"
 
 #include <syslog.h>
@@ -27,6 +32,7 @@
 #include "node/env_config.h"
 #include "node/env_format.h"
 #include "node/env_grounds.h"
+#include "node/inspector_env.h"
 #include "node/job_domains.h"
 #include "node/job_shape.h"
 #include "node/node_paths.h"
@@ -44,6 +50,8 @@ struct EnvOptions {
   std::string profiles, shape, format = "sh", config, node_state = kDefaultNodeStateFile, prefer;
   std::optional<std::string> nodes, gpus_per_node, domains;
   bool strict = false, syslog = false;
+  bool inspector = false;  // --inspector: this job asks for NCCL Inspector
+  std::string job_id;      // --job-id: the job's id for Inspector's directory; default SLURM_JOB_ID
   LocalReadOptions local;  // when neither --shape nor node.yaml names the node type
 };
 
@@ -190,6 +198,63 @@ Result<JobProfile> job_profile(const EnvOptions& options, const EnvConfig& confi
   return JobProfile{std::move(*found), "", *domains};
 }
 
+// The Inspector lines this job gets: none unless it asks (or the config says every job); one line
+// on stderr when it asks and cannot have them. A variable the job sets itself stays the job's;
+// a profiler plugin of the job's own keeps Inspector out altogether (NCCL loads one).
+std::string inspector_lines(const EnvOptions& options, const InspectorConfig& config, EnvFormat format,
+                            const Reporter& reporter) {
+  const std::string_view asked = std::getenv("NCCLTUNE_INSPECTOR") ? std::getenv("NCCLTUNE_INSPECTOR") : "";
+  if (!asked.empty() && asked != "0" && asked != "1")
+    reporter.line("NCCLTUNE_INSPECTOR='" + printable_excerpt(asked, 40) +
+                  "' is not 1, so the job does not ask for Inspector (NCCLTUNE_INSPECTOR=1 does)");
+  const bool wanted = options.inspector || asked == "1" || config.every_job;
+  if (!wanted) return "";
+  if (!config.enabled()) {
+    reporter.line("Inspector asked for, but the node config sets no env.inspector.plugin; it stays off");
+    return "";
+  }
+  if (const char* own = std::getenv("NCCL_PROFILER_PLUGIN")) {
+    print_error_line("nccltune env",
+                     "NCCL_PROFILER_PLUGIN='" + printable_excerpt(own, 200) +
+                         "' is set by the job: no Inspector for it (NCCL loads one profiler)");
+    return "";
+  }
+  const std::string from = options.job_id.empty() ? "SLURM_JOB_ID" : "--job-id";
+  std::string job_id = options.job_id;
+  if (job_id.empty())
+    if (const char* slurm = std::getenv("SLURM_JOB_ID")) job_id = slurm;
+  Result<std::vector<EnvSetting>> settings = inspector_env(config, job_id, from);
+  if (!settings) {
+    reporter.line("Inspector stays off: " + settings.error());
+    return "";
+  }
+  std::vector<EnvSetting> unset;
+  for (EnvSetting& setting : *settings) {
+    if (const char* own = std::getenv(setting.name.c_str())) {
+      print_error_line("nccltune env", setting.name + "='" + printable_excerpt(own, 200) +
+                                           "' is set by the job: left as it is, not Inspector's '" +
+                                           printable_excerpt(setting.value, 200) + "'");
+      continue;
+    }
+    unset.push_back(std::move(setting));
+  }
+  Result<std::string> text = render_inspector_env(unset, format);
+  if (!text) {
+    reporter.line("Inspector stays off: " + text.error());
+    return "";
+  }
+  return *text;
+}
+
+// `text` on stdout; false, said, when it cannot be written.
+bool print_out(const std::string& text, const Reporter& reporter) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    reporter.line("cannot write to stdout");
+    return false;
+  }
+  return true;
+}
+
 int run_env(const EnvOptions& options) {
   const Reporter reporter(options.syslog || in_slurm_script());
   const int failed = options.strict ? kStrictFailure : 0;
@@ -225,13 +290,16 @@ int run_env(const EnvOptions& options) {
     reporter.line(config.error());
     return failed;
   }
+  const std::string inspector = inspector_lines(options, config->inspector, *format, reporter);
   const Result<JobProfile> found = job_profile(options, *config, reporter);
   if (!found) {
     reporter.line(found.error());
+    print_out(inspector, reporter);
     return failed;
   }
   if (!found->found) {
     reporter.line(found->nothing_why);
+    print_out(inspector, reporter);
     return failed;
   }
 
@@ -245,12 +313,7 @@ int run_env(const EnvOptions& options) {
   // The job's own settings win: each one the profile would have changed, on stderr only (not a
   // problem, so not syslog).
   for (const KeptOwnSetting& kept : emission.kept) print_error_line("nccltune env", describe_kept(kept));
-  if (std::fwrite(emission.text.data(), 1, emission.text.size(), stdout) != emission.text.size() ||
-      std::fflush(stdout) != 0) {
-    reporter.line("cannot write to stdout");
-    return failed;
-  }
-  return 0;
+  return print_out(emission.text + inspector, reporter) ? 0 : failed;
 }
 
 // run_env, failing open on whatever it throws (std::bad_alloc, a filesystem error, ...).
@@ -300,6 +363,12 @@ void add_env_options(CLI::App& sub, std::function<int()>& run) {
                  "Without an exact node count: the nearest tuned count below or above (default: env.prefer)")
       ->type_name("below|above");
   sub.add_flag("--strict", options->strict, "Exit 2 on errors instead of 0");
+  sub.add_flag("--inspector", options->inspector,
+               "Also switch NCCL Inspector on for this job, as the node config's env.inspector says (as "
+               "NCCLTUNE_INSPECTOR=1 does; sh, slurm and systemd formats; profiling costs the job time)");
+  sub.add_option("--job-id", options->job_id,
+                 "The job's id, naming its Inspector directory (default: SLURM_JOB_ID)")
+      ->type_name("ID");
   sub.add_flag("--syslog", options->syslog,
                "Also log problems to syslog (always on under SLURM_SCRIPT_CONTEXT)");
   sub.add_option("--from", options->local.from,

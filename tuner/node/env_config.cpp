@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/printable_text.h"
 #include "base/strict_yaml.h"
+#include "node/inspector_env.h"
 #include "profile/env_names.h"
 
 namespace nccltune {
@@ -44,10 +45,57 @@ void read_nccl_compatible(const YAML::Node& node, EnvConfig& config) {
   config.nccl_compatible = NcclVersionRange{*low, *high};
 }
 
+// A path that goes into a job's environment, a shell and an env file as it is.
+std::string inspector_path(const YAML::Node& node, const std::string& field) {
+  const std::string path = yaml_text(node, field);
+  if (!path.empty() && !is_safe_inspector_path(path))
+    yaml_fail(yaml_line(node), field,
+              "'" + printable_excerpt(path, 80) + "' is not an absolute path of " +
+                  std::string(kInspectorPathCharacters) + " without a .. part");
+  return path;
+}
+
+void read_inspector(const YAML::Node& section, InspectorConfig& inspector) {
+  const std::string field = "env.inspector";
+  if (section.IsNull()) return;
+  yaml_expect_map(section, field);
+  yaml_check_keys(section, field, {"plugin", "dump_dir", "output", "interval_s", "jobs"});
+  if (const YAML::Node plugin = section["plugin"])
+    inspector.plugin = inspector_path(plugin, field + ".plugin");
+  if (const YAML::Node dir = section["dump_dir"])
+    inspector.dump_dir = inspector_path(dir, field + ".dump_dir");
+  if (const YAML::Node output = section["output"]) {
+    const std::string text = yaml_text(output, field + ".output");
+    if (text != "json" && text != "prometheus")
+      yaml_fail(yaml_line(output), field + ".output",
+                "'" + printable_excerpt(text, 40) + "' is not json or prometheus");
+    inspector.output = text == "json" ? InspectorOutput::json : InspectorOutput::prometheus;
+  }
+  if (const YAML::Node interval = section["interval_s"]) {
+    inspector.interval_s = static_cast<int>(yaml_integer(interval, field + ".interval_s", 0, 86400));
+    // Inspector raises a shorter Prometheus interval to 30 s itself; saying so here is clearer.
+    if (inspector.output == InspectorOutput::prometheus && inspector.interval_s > 0 &&
+        inspector.interval_s < kInspectorPrometheusMinimumSeconds)
+      yaml_fail(
+          yaml_line(interval), field + ".interval_s",
+          std::to_string(inspector.interval_s) + " is below Inspector's 30 s minimum for prometheus output");
+  }
+  if (const YAML::Node jobs = section["jobs"]) {
+    const std::string text = yaml_text(jobs, field + ".jobs");
+    if (text != "opt-in" && text != "all")
+      yaml_fail(yaml_line(jobs), field + ".jobs",
+                "'" + printable_excerpt(text, 40) + "' is not opt-in or all");
+    inspector.every_job = text == "all";
+  }
+  if (inspector.enabled() && inspector.dump_dir.empty())
+    yaml_fail(yaml_line(section), field + ".dump_dir", "missing: where the jobs' Inspector files go");
+}
+
 void read_env_section(const YAML::Node& section, EnvConfig& config) {
   const std::string field = "env";
   if (section.IsNull()) return;  // `env:` with nothing under it
-  yaml_check_keys(section, field, {"store", "prefer", "allow_names", "nccl_compatible"});
+  yaml_check_keys(section, field, {"store", "prefer", "allow_names", "nccl_compatible", "inspector"});
+  if (const YAML::Node inspector = section["inspector"]) read_inspector(inspector, config.inspector);
   if (const YAML::Node range = section["nccl_compatible"]) read_nccl_compatible(range, config);
   if (const YAML::Node store = section["store"]) {
     const std::string path = yaml_text(store, "env.store");

@@ -22,6 +22,19 @@ struct NcclVersionRange {
   bool holds(int major_minor) const { return low <= major_minor && major_minor <= high; }
 };
 
+// env.inspector: how a job gets NCCL Inspector (NVIDIA's profiler plugin, whose records `nccltune
+// observe` reads) when it asks for it (inspector_env.h). Profiling costs a job time, so it is off
+// unless `plugin` is set, and then on only for the jobs that ask (or every job with jobs: all).
+enum class InspectorOutput { json, prometheus };
+struct InspectorConfig {
+  std::string plugin;    // absolute path of libnccl-profiler-inspector.so; "" : off
+  std::string dump_dir;  // json: each job writes into <dump_dir>/<job id>; prometheus: here, as is
+  InspectorOutput output = InspectorOutput::json;
+  int interval_s = 0;      // 0: json at teardown only, prometheus every 30 s (Inspector's minimum)
+  bool every_job = false;  // jobs: all (default opt-in: NCCLTUNE_INSPECTOR=1 or env --inspector)
+  bool enabled() const { return !plugin.empty(); }
+};
+
 struct EnvConfig {
   std::filesystem::path store = std::string(kDefaultProfileStore);  // profile store root
   bool prefer_below = true;              // nearest tuned node count when no exact match: below, else above
@@ -29,6 +42,7 @@ struct EnvConfig {
   // The env plugin serves a profile to a job whose NCCL has the profile's major.minor, or, when
   // both versions lie in this range, another one; "" (none): the same major.minor only.
   std::optional<NcclVersionRange> nccl_compatible;
+  InspectorConfig inspector;
 };
 
 // Empty text, or text without an `env:` section, gives the defaults.

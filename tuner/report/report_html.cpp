@@ -11,6 +11,7 @@
 #include "report/html_text.h"
 #include "report/node_counts_section.h"
 #include "report/node_diagram.h"
+#include "report/observed_section.h"
 #include "report/profile_summary.h"
 #include "report/profile_text.h"
 #include "report/profile_view.h"
@@ -448,6 +449,7 @@ std::string render_report_html(const ReportInput& in) {
   out += node_section(in);
   out += failed_section(p);
   if (in.fleet) out += render_fleet_section(*in.fleet, in.fleet_source);
+  if (in.observed) out += render_observed_section(*in.observed, in.observed_source);
   return out + html_page_foot(in.generated_by);
 }
 

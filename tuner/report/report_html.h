@@ -12,6 +12,7 @@
 #include "fleet/fleet_survey.h"
 #include "profile/profile.h"
 #include "report/candidate_curves.h"
+#include "report/observation_json.h"
 #include "topology/node_topology.h"
 
 namespace nccltune {
@@ -31,6 +32,9 @@ struct ReportInput {
   // `report PROFILE --fleet FILE`: the survey of the nodes the profile is for (report/fleet_section.h).
   std::optional<FleetSurvey> fleet;
   std::string fleet_source;
+  // `report PROFILE --observed FILE`: a job observed against it (report/observed_section.h).
+  std::optional<Observation> observed;
+  std::string observed_source;
 };
 
 // Everything from the profile, journal and topology is escaped (they are untrusted input).

@@ -96,6 +96,8 @@ TEST(EnvConfig, TheShippedExampleParses) {
   const auto config = read_env_config(fixture("../../configs/nccltune.yaml"));
   ASSERT_TRUE(config.ok()) << config.error();
   EXPECT_EQ(config->store, std::filesystem::path("/shared/nccltune/profiles"));
+  EXPECT_FALSE(config->inspector.enabled()) << "profiling costs jobs time: off as shipped";
+  EXPECT_FALSE(config->inspector.every_job);
 }
 
 TEST(EnvConfig, MissingFileMeansDefaults) {
