@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "nccl_profiler_abi.h"
 
@@ -25,14 +27,19 @@ using namespace nccltune::fake::profiler_abi;
 
 namespace {
 
-struct Context {
-  std::string file;  // "" when FAKE_TEST_PROFILER_OUT is unset
-};
+struct Context;
 
 struct Event {
   uint64_t type = 0;  // first, as a plugin's handles start with their type
   int channel = 0;
   const Context* context = nullptr;
+};
+
+// A communicator's: its file and every event it handed out, freed at finalize (NCCL may stop a
+// collective's event before its channels, which name it as their parent, report).
+struct Context {
+  std::string file;  // "" when FAKE_TEST_PROFILER_OUT is unset
+  std::vector<std::unique_ptr<Event>> events;
 };
 
 void say(const Context* context, const char* format, ...) __attribute__((format(printf, 2, 3)));
@@ -79,10 +86,10 @@ ncclResult_t init_v5(void** context, uint64_t comm_id, int* mask, const char* na
 }
 
 ncclResult_t start_event(void* context, void** handle, ncclProfilerEventDescr_t* descr) {
-  auto* event = new Event;
+  auto* own = static_cast<Context*>(context);
+  Event* event = own->events.emplace_back(std::make_unique<Event>()).get();
   event->type = descr->type;
-  event->context = static_cast<const Context*>(context);
-  const Context* own = event->context;
+  event->context = own;
   *handle = event;
   if (descr->type == kProfileGroup) {
     say(own, "group");
@@ -105,7 +112,6 @@ ncclResult_t start_event(void* context, void** handle, ncclProfilerEventDescr_t*
 ncclResult_t stop_event(void* handle) {
   auto* event = static_cast<Event*>(handle);
   say(event->context, "stop %s", event->type == kProfileGroup ? "group" : event->type == kProfileColl ? "coll" : "kernel");
-  // Handles are kept (leaked): NCCL may stop a collective before its channels report.
   return nccltune::nccl_abi::ncclSuccess;
 }
 
