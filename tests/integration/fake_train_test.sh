@@ -57,11 +57,11 @@ cp "$fixtures/models/comm-shapes.yaml" "$work/late.yaml"
 echo "faults: [{fault: late_rank, rank: 5, delay_us: 400}]" >>"$work/late.yaml"
 train late "$work/late.yaml" --steps 3 --bytes 64K,1M --compute-us 200
 expect_equal "$rc" 0 "late run: exit status"
-# waits FILE_OF_LATE_RANK OTHER_FILE: the collectives where the other rank ran 380 us or more
-# longer than the late one (noise is 1%), and all of them.
+# waits FILE_OF_LATE_RANK OTHER_FILE [US]: the collectives where the other rank ran US (default
+# 380, for a delay of 400: noise is 1%) or more longer than the late one, and all of them.
 waits() {
   join <(exec_times "$1" | awk '{print $1 "-" $2, $3}' | sort) <(exec_times "$2" | awk '{print $1 "-" $2, $3}' | sort) |
-    awk '{ n++; if ($3 - $2 >= 380000) w++ } END { print w + 0, n + 0 }'
+    awk -v least="${3:-380}" '{ n++; if ($3 - $2 >= least * 1000) w++ } END { print w + 0, n + 0 }'
 }
 expect_equal "$(waits "$work/late/calls.world.5" "$work/late/calls.world.0")" "6 6" "world: rank 0 waits for rank 5"
 expect_equal "$(waits "$work/late/calls.world.5" "$work/late/calls.world.7")" "6 6" "world: rank 7 waits for rank 5"
@@ -78,6 +78,20 @@ expect_equal "$(waits "$work/late/calls.node 0.1" "$work/late/calls.node 0.3")" 
 expect_equal "$(exec_times "$work/late/calls.node 0.1" | awk '$3 > 300000 {print $1}' | sort -u)" "" \
   "node 0: rank 1 itself never waits"
 expect_equal "$(waits "$work/late/calls.node 0.2" "$work/late/calls.node 0.3")" "0 12" "node 0: rank 2 is on time"
+
+# Node 1 late (every rank on it, 300 us): in the world node 0's ranks wait for node 1's (at least
+# the 300 us; not the 600 us node 1 spent late in its own communicator before the first world
+# collective: FIDELITY.md P10), which wait for nobody; nobody waits inside node 1.
+cp "$fixtures/models/comm-shapes.yaml" "$work/late-node.yaml"
+echo "faults: [{fault: late_rank, node: 1, delay_us: 300}]" >>"$work/late-node.yaml"
+train late_node "$work/late-node.yaml" --steps 2 --bytes 1M --compute-us 200
+expect_equal "$rc" 0 "late node run: exit status"
+expect_equal "$(waits "$work/late_node/calls.world.6" "$work/late_node/calls.world.2" 290)" "2 2" \
+  "late node: node 0's ranks wait for node 1 in the world"
+expect_equal "$(waits "$work/late_node/calls.world.6" "$work/late_node/calls.world.4" 20)" "0 2" \
+  "late node: node 1's ranks wait for nobody in the world"
+expect_equal "$(waits "$work/late_node/calls.node 1.1" "$work/late_node/calls.node 1.2" 20)" "0 4" \
+  "late node: nobody waits inside node 1"
 
 # Usage errors: one line, exit 2, before MPI starts.
 expect_exit 2 "unknown communicator" -- "$fake_train" --comms world,pipeline

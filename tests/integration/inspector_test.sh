@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # NVIDIA's own NCCL Inspector (the profiler plugin of NCCL's tree: plugins/profiler/inspector since
-# 2.29, ext-profiler/inspector in 2.28) built from an NCCL source tree and run inside the fake NCCL:
+# 2.29; 2.28's ext-profiler/inspector is found and skipped, below) built from an NCCL source tree
+# and run inside the fake NCCL:
 # `mpirun -np 8 fake_train` on 2 emulated nodes under it, then `nccltune observe` on what it wrote.
 # Inspector links libcudart and dlopens libcuda.so: it is built against the fake's stand-in
 # libcudart.so (cudaGetDevice, cudaGetErrorString answered by libfakecuda.so) and finds
@@ -41,6 +42,14 @@ if [ -z "$inspector" ]; then
   fail "NCCLTUNE_NCCL_SRC=$src has no plugins/profiler/inspector/Makefile nor ext-profiler/inspector/Makefile"
   finish
   exit 1
+fi
+# 2.28's Inspector writes no comm_name, and its stopThread sets a flag and sleeps 1 ms without
+# joining its dump thread: NCCL closes the library after the last finalize, and a rank whose dump
+# thread was asleep then crashes (SIGSEGV in unmapped code; 2.30.7 joins it).
+if [ "$inspector" = "$src/ext-profiler/inspector" ]; then
+  echo "SKIP: $inspector is NCCL 2.28's Inspector: no comm_name in its records, and its dump thread" \
+    "outlives the library at teardown (ranks crash); this test needs plugins/profiler/inspector (2.29 and later)"
+  exit 77
 fi
 for name in $(compgen -e | grep '^NCCL_'); do unset "$name"; done
 unset NCCLTUNE_EMULATE_NODES NCCLTUNE_FAKE_MODEL SLURM_JOBID
