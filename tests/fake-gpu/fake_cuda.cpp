@@ -5,7 +5,11 @@
 // (NCCLTUNE_FAKE_MODEL), cycled over the device ordinals; a missing or invalid model gives one
 // default device here (ncclCommInitRank reports the model's error). The model is read once, at
 // cuInit; its init_cost_ms.cuda_context is slept at the process's first context.
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +17,9 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "collectives/cuda_declarations.h"
@@ -142,6 +148,41 @@ FAKE_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device(s, ordinal)) return CUDA_ERROR_INVALID_DEVICE;
   *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+// CUDA's CUuuid: 16 bytes naming one GPU.
+struct CUuuid_st {
+  char bytes[16];
+};
+
+// A GPU's UUID, stable per host and device: FNV-1a of the host's name, the emulated node of this
+// process (NCCLTUNE_EMULATE_NODES under Open MPI or Slurm, so that emulated nodes on one machine
+// have GPUs of their own) and the ordinal, spread over 16 bytes.
+FAKE_EXPORT CUresult cuDeviceGetUuid(CUuuid_st* uuid, CUdevice device) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!s.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  if (uuid == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(s, device)) return CUDA_ERROR_INVALID_DEVICE;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string key = std::string(host) + "/" + std::to_string(device);
+  const char* emulate = std::getenv("NCCLTUNE_EMULATE_NODES");
+  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                   std::pair{"SLURM_PROCID", "SLURM_NTASKS"}}) {
+    const char* r = std::getenv(rank);
+    const char* n = std::getenv(size);
+    if (emulate != nullptr && r != nullptr && n != nullptr && std::atoi(emulate) > 0 && std::atoi(n) > 0) {
+      key += "/node" + std::to_string(std::atoi(r) / std::max(1, std::atoi(n) / std::atoi(emulate)));
+      break;
+    }
+  }
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (int half = 0; half < 2; ++half) {
+    for (const char c : key) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    std::memcpy(uuid->bytes + 8 * half, &hash, 8);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -377,6 +418,15 @@ FAKE_EXPORT int fakecuda_advance_stream(CUstream stream, double us) {
   CUstream_st* target = stream_or_default(s, stream);
   if (target == nullptr) return -1;
   target->clock_us += us;
+  return 0;
+}
+
+FAKE_EXPORT int fakecuda_stream_clock(CUstream stream, double* us) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  CUstream_st* target = stream_or_default(s, stream);
+  if (target == nullptr || us == nullptr) return -1;
+  *us = target->clock_us;
   return 0;
 }
 

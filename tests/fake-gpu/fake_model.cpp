@@ -229,10 +229,11 @@ std::vector<Effect> parse_effects(const YAML::Node& node, const std::string& pat
 FaultKind parse_fault_kind(const YAML::Node& node, const std::string& path) {
   const std::string name = yaml_text(node, path);
   for (FaultKind kind : {FaultKind::init_error, FaultKind::hang, FaultKind::crash, FaultKind::corrupt,
-                         FaultKind::slow_rank, FaultKind::slow_node, FaultKind::slow_link})
+                         FaultKind::slow_rank, FaultKind::slow_node, FaultKind::slow_link, FaultKind::late_rank})
     if (to_string(kind) == name) return kind;
   fail(node, path,
-       "unknown fault '" + name + "' (init_error, hang, crash, corrupt, slow_rank, slow_node or slow_link)");
+       "unknown fault '" + name +
+           "' (init_error, hang, crash, corrupt, slow_rank, slow_node, slow_link or late_rank)");
 }
 
 FaultPath parse_fault_path(const YAML::Node& node, const std::string& path) {
@@ -257,7 +258,7 @@ std::vector<Fault> parse_faults(const YAML::Node& node, const std::string& path)
   std::vector<Fault> faults;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = yaml_item(path, i);
-    yaml_check_keys(node[i], at, {"when", "fault", "rank", "factor", "node", "nodes", "path"});
+    yaml_check_keys(node[i], at, {"when", "fault", "rank", "factor", "node", "nodes", "path", "delay_us"});
     Fault fault;
     if (node[i]["when"]) fault.when = parse_condition(node[i]["when"], yaml_child(at, "when"));
     fault.kind = parse_fault_kind(required(node[i], at, "fault"), yaml_child(at, "fault"));
@@ -277,6 +278,13 @@ std::vector<Fault> parse_faults(const YAML::Node& node, const std::string& path)
       if (fault.kind != FaultKind::slow_node)
         fail(where, yaml_child(at, "path"), "only slow_node takes a path");
       fault.path = parse_fault_path(where, yaml_child(at, "path"));
+    }
+    if (fault.kind == FaultKind::late_rank) {
+      fault.delay_us = positive(required(node[i], at, "delay_us"), yaml_child(at, "delay_us"));
+      if (fault.rank.has_value() == fault.node.has_value())
+        fail(node[i], at, "late_rank names one 'rank' or one 'node'");
+    } else if (node[i]["delay_us"]) {
+      fail(node[i]["delay_us"], yaml_child(at, "delay_us"), "only late_rank takes delay_us");
     }
     faults.push_back(fault);
   }
@@ -591,6 +599,7 @@ std::string_view to_string(FaultKind kind) {
     case FaultKind::slow_rank: return "slow_rank";
     case FaultKind::slow_node: return "slow_node";
     case FaultKind::slow_link: return "slow_link";
+    case FaultKind::late_rank: return "late_rank";
   }
   return "?";
 }

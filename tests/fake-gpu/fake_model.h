@@ -61,7 +61,7 @@ struct Effect {
   double lat_scale = 1;
 };
 
-enum class FaultKind { init_error, hang, crash, corrupt, slow_rank, slow_node, slow_link };
+enum class FaultKind { init_error, hang, crash, corrupt, slow_rank, slow_node, slow_link, late_rank };
 
 std::string_view to_string(FaultKind kind);
 // Whether the fault only stretches op times (slow_rank, slow_node, slow_link): the op still
@@ -87,6 +87,9 @@ struct Fault {
   std::optional<int> node = std::nullopt;  // emulated node index; slow_node: one in the communicator
   std::optional<std::pair<int, int>> link = std::nullopt;  // slow_link's `nodes`
   FaultPath path = FaultPath::any;                         // slow_node's `path`
+  // late_rank: the process of world rank `rank` (the launcher's), or every process on emulated
+  // node `node`, reaches every collective this many microseconds late (a compute straggler).
+  double delay_us = 0;
 };
 
 struct Noise {

@@ -3,9 +3,11 @@
 // through the communicator's shared slots, its TUNING line and its time on the stream. Inside a
 // group the call is queued and planned at ncclGroupEnd (fake_nccl_groups.cpp).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "element_ops.h"
 #include "fake_nccl_comm.h"
@@ -211,11 +213,55 @@ std::optional<CommModel> for_reduction(const CommModel& behaviour, Collective ki
 
 }  // namespace
 
+namespace {
+
+// Where this rank's stream stands when it reaches a collective of `comm`, after its late_rank
+// delay; the stream then waits for the last of the ranks to arrive, as a kernel on hardware waits
+// for its peers. The ranks of a collective end together, so how late a rank arrives is what its
+// stream spent since the communicator's last collective on it beyond what the others spent
+// (compute, its late_rank delay, waits in other communicators); each rank's own op time (noise,
+// slow_rank) stays its own. The first collective on a stream counts the late_rank delay alone.
+Result<double> arrive(ncclComm& comm, cudaStream_t stream) {
+  if (comm.late_us > 0) comm.cuda.advance_stream(stream, comm.late_us);
+  double now = 0;
+  comm.cuda.stream_clock(stream, &now);
+  const auto last = comm.collective_end.find(stream);
+  const double lateness = last == comm.collective_end.end() ? comm.late_us : now - last->second;
+  Result<std::vector<double>> all = comm.shared.all_values(lateness);
+  if (!all) return nccltune::Error{all.error()};
+  const double wait = *std::max_element(all->begin(), all->end()) - lateness;
+  if (wait > 0) comm.cuda.advance_stream(stream, wait);
+  return now;
+}
+
+// NCCL's description of the call for a profiler plugin (ncclProfilerStartTaskEvents).
+nccltune::fake::ProfiledCollective profiled(const CollectiveCall& call, std::uint64_t seq_number,
+                                            const nccltune::fake::AlgoProto& pair, int channels) {
+  nccltune::fake::ProfiledCollective described;
+  described.seq_number = seq_number;
+  described.func = nccl_func_name(call.kind);
+  described.send = call.sendbuff;
+  described.recv = call.recvbuff;
+  described.count = call.count;
+  described.root = call.root;
+  described.datatype = nccltune::fake::nccl_datatype_name(call.type);
+  described.channels = channels;
+  described.warps = nccltune::fake::nccl_warps(pair.algo, pair.proto);
+  described.algo = nccltune::fake::nccl_algo_name(pair.algo);
+  described.proto = nccltune::fake::nccl_proto_name(pair.proto);
+  return described;
+}
+
+}  // namespace
+
 // Runs one call with `pair` (NCCL's choice for its batch, or a tuner plugin's): moves the data,
-// corrupts it where the pair does, prints the TUNING line and advances the stream by the pair's time.
+// corrupts it where the pair does, prints the TUNING line, waits for the last rank to arrive and
+// advances the stream by the pair's time, telling a profiler plugin each event on the way.
 ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, const CommModel& behaviour,
-                                const nccltune::fake::AlgoProto& pair, int plugin_channels) {
+                                const nccltune::fake::AlgoProto& pair, int plugin_channels, void* group) {
   const char* function = function_name(call.kind);
+  // comm->seqNumber counts every collective, profiled or not (ncclProfilerStartTaskEvents).
+  const std::uint64_t seq_number = comm.seq_numbers[static_cast<std::size_t>(nccl_func(call.kind))]++;
   Status moved =
       move_collective(comm, call.kind, static_cast<const std::byte*>(call.sendbuff),
                       static_cast<std::byte*>(call.recvbuff), call.count, call.type, call.op, call.root);
@@ -231,8 +277,26 @@ ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, cons
   if (comm.behaviour.rank == 0 && comm.log.wants(nccltune::fake::kSubsysTuning))
     comm.log.info(nccltune::fake::kSubsysTuning,
                   nccltune::fake::tuning_message(nccl_func_name(call.kind), call.nbytes, pair, channels));
+  void* event = comm.profiler ? comm.profiler->start_collective(profiled(call, seq_number, pair, channels),
+                                                                 comm.behaviour.rank, group)
+                              : nullptr;
+  Result<double> arrived = arrive(comm, call.stream);
+  if (!arrived) {
+    if (event != nullptr) comm.profiler->stop(event);
+    return fail(comm, function, arrived.error());
+  }
   advance_clock(comm, call.stream, op_name(call.kind), static_cast<double>(call.nbytes), pair,
                 plugin_channels);
+  double end = 0;
+  comm.cuda.stream_clock(call.stream, &end);
+  comm.collective_end[call.stream] = end;
+  // The kernel's channels run from this rank's arrival to the common end, on the GPU timer
+  // (ncclProfilerStartKernelChEvent / StopKernelChEvent); then the task's stop.
+  if (event != nullptr) {
+    comm.profiler->kernel_channels(event, channels, nccltune::fake::gpu_timer_ns(*arrived),
+                                   nccltune::fake::gpu_timer_ns(end));
+    comm.profiler->stop(event);
+  }
   return ncclSuccess;
 }
 
@@ -323,7 +387,11 @@ ncclResult_t run_collective(ncclComm* comm, Collective kind, const void* sendbuf
   int plugin_channels = 0;
   Result<nccltune::fake::AlgoProto> pair = choose_pair(*comm, kind, *behaviour, nbytes, plugin_channels);
   if (!pair) return fail(*comm, function, pair.error());
-  return execute_collective(*comm, call, *behaviour, *pair, plugin_channels);
+  // One launch of one collective: its group event around the task (ncclProfilerStartGroupEvent).
+  void* group = comm->profiler ? comm->profiler->start_group() : nullptr;
+  const ncclResult_t result = execute_collective(*comm, call, *behaviour, *pair, plugin_channels, group);
+  if (group != nullptr) comm->profiler->stop(group);
+  return result;
 }
 
 }  // namespace

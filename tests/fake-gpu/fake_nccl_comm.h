@@ -7,7 +7,9 @@
 // own header.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +25,7 @@
 #include "fakecuda_hooks.h"
 #include "nccl_debug.h"
 #include "nccl_env.h"
+#include "profiler_plugin_host.h"
 #include "shared_comm.h"
 #include "split_share.h"
 #include "tuner_plugin_host.h"
@@ -39,6 +42,7 @@ using nccltune::fake::DebugLog;
 using nccltune::fake::FakeModel;
 using nccltune::fake::FaultKind;
 using nccltune::fake::NoiseSource;
+using nccltune::fake::ProfilerPluginHost;
 using nccltune::fake::SharedComm;
 using nccltune::fake::Transfer;
 using nccltune::fake::TunerPluginHost;
@@ -49,6 +53,7 @@ void say(const std::string& line);
 // libfakecuda.so's extra exports (fakecuda_hooks.h).
 struct FakeCudaHooks {
   fakecuda_advance_stream_fn advance_stream = nullptr;
+  fakecuda_stream_clock_fn stream_clock = nullptr;
   fakecuda_current_device_fn current_device = nullptr;
   fakecuda_is_device_range_fn is_device_range = nullptr;
 };
@@ -86,6 +91,7 @@ struct ProcessSetup {
   std::string host;       // this process's host (process_host)
   bool emulated = false;  // the host is NCCLTUNE_EMULATE_NODES's "-node<k>"
   int device = 0;         // the current device at ncclCommInitRank
+  int world_rank = 0;     // the launcher's rank of this process (late_rank's `rank`)
   FakeCudaHooks hooks;
 };
 
@@ -121,6 +127,17 @@ struct ncclComm {
   fakenccl::DebugLog log;
   // NCCL_TUNER_PLUGIN's plugin, after `log` (its lines go there): destroyed first, finalize included.
   std::unique_ptr<fakenccl::TunerPluginHost> tuner;
+  // NCCL_PROFILER_PLUGIN's plugin for this communicator, after `log`: finalized at destroy.
+  std::unique_ptr<fakenccl::ProfilerPluginHost> profiler;
+  std::string name;  // config.commName, "" when none was given
+  // NCCL's comm->seqNumber per ncclFunc_t: every collective counts, profiled or not.
+  std::array<std::uint64_t, 5> seq_numbers{};
+  // Microseconds this rank reaches each collective late (the model's late_rank faults).
+  double late_us = 0;
+  // Where each stream's clock stood when this communicator's last collective on it ended: the
+  // ranks of a collective end together, so what one rank spent since beyond the others is how
+  // late it arrives.
+  std::map<fakenccl::cudaStream_t, double> collective_end;
   fakenccl::ncclResult_t async_error = fakenccl::ncclSuccess;
   std::vector<fakenccl::Transfer> pending;  // grouped send/recv, run at ncclGroupEnd
   fakenccl::cudaStream_t pending_stream = nullptr;
@@ -160,8 +177,9 @@ Result<nccltune::fake::AlgoProto> choose_pair(ncclComm& comm, Collective kind, c
                                               std::size_t nbytes, int& channels);
 const CommModel* call_behaviour(const ncclComm& comm, const CollectiveCall& call,
                                 std::optional<CommModel>& narrowed, ncclResult_t& error);
+// `group`: the profiler plugin's group event of the launch, nullptr when there is none.
 ncclResult_t execute_collective(ncclComm& comm, const CollectiveCall& call, const CommModel& behaviour,
-                                const nccltune::fake::AlgoProto& pair, int plugin_channels);
+                                const nccltune::fake::AlgoProto& pair, int plugin_channels, void* group);
 
 // fake_nccl_groups.cpp: the open group of this thread (ncclGroupStart without its ncclGroupEnd).
 bool in_group();

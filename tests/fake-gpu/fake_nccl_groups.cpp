@@ -57,14 +57,17 @@ ncclResult_t flush_grouped(ncclComm& comm) {
     first = end;
   }
   ncclResult_t first_error = ncclSuccess;
+  // The group's collectives are one launch: one profiler group event holds their tasks.
+  void* group = comm.profiler ? comm.profiler->start_group() : nullptr;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     ncclResult_t error = ncclSuccess;
     std::optional<CommModel> narrowed;
     const CommModel* behaviour = call_behaviour(comm, calls[i], narrowed, error);
     if (behaviour != nullptr)
-      error = execute_collective(comm, calls[i], *behaviour, plans[i]->pair, plans[i]->channels);
+      error = execute_collective(comm, calls[i], *behaviour, plans[i]->pair, plans[i]->channels, group);
     if (first_error == ncclSuccess) first_error = error;
   }
+  if (group != nullptr) comm.profiler->stop(group);
   return first_error;
 }
 

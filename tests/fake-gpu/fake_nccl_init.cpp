@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "env_plugin_host.h"
+#include "nccl_config.h"
 #include "nvls_force.h"
 #include "fake_nccl_comm.h"
 
@@ -50,10 +51,11 @@ std::optional<FakeCudaHooks> find_fakecuda() {
   };
   FakeCudaHooks hooks;
   hooks.advance_stream = reinterpret_cast<fakecuda_advance_stream_fn>(find("fakecuda_advance_stream"));
+  hooks.stream_clock = reinterpret_cast<fakecuda_stream_clock_fn>(find("fakecuda_stream_clock"));
   hooks.current_device = reinterpret_cast<fakecuda_current_device_fn>(find("fakecuda_current_device"));
   hooks.is_device_range = reinterpret_cast<fakecuda_is_device_range_fn>(find("fakecuda_is_device_range"));
   if (loaded) dlclose(loaded);  // the product's own handle keeps it loaded
-  if (!hooks.advance_stream || !hooks.current_device || !hooks.is_device_range) return std::nullopt;
+  if (!hooks.advance_stream || !hooks.stream_clock || !hooks.current_device || !hooks.is_device_range) return std::nullopt;
   return hooks;
 }
 
@@ -137,6 +139,18 @@ std::uint64_t id_hash(const ncclUniqueId& id) {
   return hash;
 }
 
+// How late this process reaches each collective: the sum of the model's late_rank faults that
+// hold for the environment and name its launcher rank or its emulated node.
+double late_delay_us(const FakeModel& model, const ProcessSetup& process, int node) {
+  double delay = 0;
+  for (const nccltune::fake::Fault& fault : model.faults) {
+    if (fault.kind != FaultKind::late_rank || !nccltune::fake::holds(fault.when, process.env)) continue;
+    if ((fault.rank && *fault.rank == process.world_rank) || (fault.node && *fault.node == node))
+      delay += fault.delay_us;
+  }
+  return delay;
+}
+
 // The rest of a communicator's init once its ranks have met in `shared`, for ncclCommInitRank and
 // ncclCommSplit alike: its nodes from its ranks' hosts, or NVLink domains under MNNVL (F18, F25),
 // the model for its own shape, its faults, its INFO lines and its tuner plugin. `who` starts its stderr
@@ -147,6 +161,7 @@ std::uint64_t id_hash(const ncclUniqueId& id) {
 ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* function, ProcessSetup process,
                          SharedComm shared, const ncclUniqueId& id,
                          const nccltune::fake::PluginEnv* plugin_env, bool version_line,
+                         const std::string& comm_name,
                          const nccltune::fake::SharedChannels* shared_from = nullptr) {
   const int rank = shared.rank();
   const int nranks = shared.nranks();
@@ -261,6 +276,19 @@ ncclResult_t finish_init(ncclComm_t* comm, const std::string& who, const char* f
     }
     created->tuner = std::move(opened.host);
   }
+  created->name = comm_name;
+  created->late_us = late_delay_us(created->model, created->process, nodes.node);
+  // The profiler plugin, after the tuner (ncclProfilerPluginInit, init.cc:1251 at v2.28.9): its
+  // init failing leaves the communicator without it.
+  {
+    const nccltune::fake::NcclEnv& own_env = created->process.env;  // `process` moved into the communicator
+    const auto found = own_env.find("NCCL_PROFILER_PLUGIN");
+    const std::optional<std::string> profiler =
+        found == own_env.end() ? std::nullopt : std::optional<std::string>(found->second);
+    created->profiler = ProfilerPluginHost::open(
+        profiler, created->model.nccl_version,
+        nccltune::fake::ProfiledComm{id_hash(id), comm_name, place.nodes, nranks, rank}, created->log);
+  }
   *comm = created.release();
   return ncclSuccess;
 }
@@ -343,13 +371,14 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
       return ncclInvalidUsage;
     }
   }
+  process.world_rank = world_rank;
   process.device = hooks->current_device();
   process.hooks = *hooks;
   process.env = plugin_env.env;
   process.model = std::move(*model);
   return finish_init(comm, who, "ncclCommInitRank", std::move(process), std::move(*shared), comm_id,
                      &plugin_env,
-                     /*version_line=*/true);
+                     /*version_line=*/true, /*comm_name=*/"");
 }
 
 // As NCCL 2.28.9's ncclCommSplit (ncclCommInitChildComm and ncclCommInitRankFunc, src/init.cc;
@@ -358,10 +387,10 @@ FAKE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniq
 // form a communicator, ordered by key, ties by parent rank; NOCOLOR gets NULL. Only -1 is
 // NOCOLOR: any other color, negative too, forms a communicator, as NCCL compares with == only.
 // The child is a communicator of its own, as from ncclCommInitRank: its nodes, model, faults,
-// init cost, INFO lines (no version line) and tuner plugin. `config` is not read: the fake models
-// no config field (NULL inherits the parent's, copyCommConfig).
+// init cost, INFO lines (no version line), tuner and profiler plugins. Of `config` the fake reads
+// commName (config_comm_name); NULL inherits the parent's (copyCommConfig).
 FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
-                                       ncclConfig_t* /*config*/) {
+                                       ncclConfig_t* config) {
   // CommCheck and PtrCheck (init.cc:2558-2559), then ncclCommEnsureReady (:2568): the parent's
   // asynchronous error, kept.
   if (comm == nullptr || newcomm == nullptr) return ncclInvalidArgument;
@@ -372,6 +401,14 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
   const int parent_rank = comm->behaviour.rank;
   const std::string who = "rank " + std::to_string(parent_rank) + ": ncclCommSplit(color " +
                           std::to_string(color) + ", key " + std::to_string(key) + "): ";
+  // parseCommConfig (init.cc:1804-1822 at v2.28.9): the config names the child (commName), and
+  // one NCCL_CONFIG_INITIALIZER did not make fails the call.
+  const std::optional<std::string> name =
+      config == nullptr ? std::optional<std::string>(comm->name) : nccltune::fake::config_comm_name(config);
+  if (!name) {
+    say(who + "ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER");
+    return ncclInvalidArgument;
+  }
   if (color == kSplitNoColor)
     comm->log.info(nccltune::fake::kSubsysInit, "Rank " + std::to_string(parent_rank) +
                                                     " has color with NCCL_SPLIT_NOCOLOR, not creating a new "
@@ -413,7 +450,7 @@ FAKE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, nccl
     return ncclSystemError;
   }
   return finish_init(newcomm, who, "ncclCommSplit", comm->process, std::move(*shared), child_id, nullptr,
-                     /*version_line=*/false, share ? &comm->shared_channels : nullptr);
+                     /*version_line=*/false, *name, share ? &comm->shared_channels : nullptr);
 }
 
 FAKE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {

@@ -17,6 +17,12 @@ __attribute__((visibility("default"))) int fakecuda_advance_stream(nccltune::cud
                                                                    double us);
 using fakecuda_advance_stream_fn = int (*)(nccltune::cuda_abi::CUstream, double);
 
+// Reads `stream`'s simulated clock, in microseconds (nullptr: the default stream), into `us`.
+// 0, or -1 when `stream` is not a live stream.
+__attribute__((visibility("default"))) int fakecuda_stream_clock(nccltune::cuda_abi::CUstream stream,
+                                                                 double* us);
+using fakecuda_stream_clock_fn = int (*)(nccltune::cuda_abi::CUstream, double*);
+
 // The device ordinal of the calling thread's current context, or -1 when there is none.
 __attribute__((visibility("default"))) int fakecuda_current_device(void);
 using fakecuda_current_device_fn = int (*)();

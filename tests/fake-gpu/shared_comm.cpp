@@ -204,6 +204,15 @@ Result<std::vector<std::string>> SharedComm::all_texts(const std::string& text) 
   return texts;
 }
 
+Result<std::vector<double>> SharedComm::all_values(double value) {
+  std::memcpy(slot(rank_), &value, sizeof value);
+  if (Status arrived = barrier(); !arrived) return Error{arrived.error()};
+  std::vector<double> values(static_cast<std::size_t>(nranks_));
+  for (int r = 0; r < nranks_; ++r) std::memcpy(&values[static_cast<std::size_t>(r)], slot(r), sizeof value);
+  if (Status read = barrier(); !read) return Error{read.error()};  // slots are free again
+  return values;
+}
+
 Status SharedComm::wait_for_barrier(uint64_t target, const char* what) {
   std::atomic_ref<uint64_t> arrivals(header_word(kArrivalsWord));
   Backoff backoff(timeout_s_);

@@ -64,6 +64,8 @@ class SharedComm {
   Status barrier();
   // Every rank's `text` (at most 255 bytes), in rank order: each rank calls it once, together.
   Result<std::vector<std::string>> all_texts(const std::string& text);
+  // Every rank's `value`, in rank order: each rank calls it once, together.
+  Result<std::vector<double>> all_values(double value);
   // Moves every transfer through the mailboxes, in order per peer and direction.
   Status exchange(std::vector<Transfer>& transfers);
   // Tells the peers to stop waiting for this rank.

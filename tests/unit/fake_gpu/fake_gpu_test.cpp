@@ -182,7 +182,7 @@ TEST(FakeGpuModel, BadValuesAreErrorsNamingTheKey) {
             "model.yaml:3: default[0].proto: Ring has no LL in 'algos'");
   EXPECT_EQ(fake_model_error(kMinimal + "faults: [{fault: explode}]\n"),
             "model.yaml:3: faults[0].fault: unknown fault 'explode' (init_error, hang, crash, "
-            "corrupt, slow_rank, slow_node or slow_link)");
+            "corrupt, slow_rank, slow_node, slow_link or late_rank)");
   EXPECT_EQ(fake_model_error(kMinimal + "effects: [{when: {ALGO: Ring}, busbw_scale: 2}]\n"),
             "model.yaml:3: effects[0].when.ALGO: is not an NCCL_ variable");
   EXPECT_EQ(fake_model_error("schema: nccltune/fake-model/v1\n"

@@ -140,7 +140,7 @@ TEST(FakeGpuNodeFaults, BadInputsNameTheField) {
   EXPECT_EQ(fault_error("{fault: slow_node, nod: 3}"), "model.yaml:4: faults[0]: unknown key 'nod'");
   EXPECT_EQ(fault_error("{fault: slow_nodes}"),
             "model.yaml:4: faults[0].fault: unknown fault 'slow_nodes' (init_error, hang, crash, corrupt, "
-            "slow_rank, slow_node or slow_link)");
+            "slow_rank, slow_node, slow_link or late_rank)");
   EXPECT_EQ(fault_error("{fault: slow_node, path: wan}"),
             "model.yaml:4: faults[0].path: unknown path 'wan' (any, network or local)");
   EXPECT_EQ(fault_error("{fault: slow_node, path: Network}"),
