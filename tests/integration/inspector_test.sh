@@ -80,15 +80,15 @@ EOF
 cp "$work/model.yaml" "$work/late.yaml"
 echo "faults: [{fault: late_rank, rank: 5, delay_us: 400}]" >>"$work/late.yaml"
 
-# inspect NAME MODEL HOLD_MS [VAR=VALUE...]: 8 ranks on 2 emulated nodes, 2 steps of 16 MiB,
-# Inspector writing to $work/NAME.
+# inspect NAME MODEL HOLD_MS [VAR=VALUE...]: 8 ranks on 2 emulated nodes, $steps steps (2 unless
+# set) of 16 MiB, Inspector writing to $work/NAME.
 inspect() {
   local name=$1 model=$2 hold=$3
   shift 3
   mkdir -p "$work/$name"
   env "$@" NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$model" NCCLTUNE_FAKE_TIMEOUT_S=60 \
     NCCL_PROFILER_PLUGIN="$plugin" NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR="$work/$name" \
-    timeout -k 5 120 mpirun -x LD_LIBRARY_PATH --oversubscribe -np 8 "$fake_train" --steps 2 --bytes 16M \
+    timeout -k 5 120 mpirun -x LD_LIBRARY_PATH --oversubscribe -np 8 "$fake_train" --steps "${steps:-2}" --bytes 16M \
     --compute-us 200 --hold-ms "$hold" --nccl-lib "$fakenccl" --cuda-lib "$fakecuda" \
     >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
@@ -129,18 +129,24 @@ done
 expect_in "$work/out" "no straggler" "observe: no straggler without a fault"
 
 # --- a late rank -------------------------------------------------------------------------
-inspect late "$work/late.yaml" 500 NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000
+# 12 steps: observe names a process last in at least 10 of its collectives.
+steps=12 inspect late "$work/late.yaml" 500 NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000
 expect_equal "$rc" 0 "late run: exit status"
 records "$work/late" >"$work/late.records"
 # World: rank 5 runs the op alone (about 303 us); every other rank waits its 400 us more.
 late_world=$(awk -F'|' '$1 == "world" { if ($2 == 5) own[$6] = $7; else other[$6, $2] = $7 }
   END { for (k in other) { split(k, sn, SUBSEP); if (other[k] - own[sn[1]] < 390) bad++; n++ } print n + 0, bad + 0 }' \
   "$work/late.records")
-expect_equal "$late_world" "14 0" "late: in the world every other rank waits 400 us for rank 5"
+expect_equal "$late_world" "84 0" "late: in the world every other rank waits 400 us for rank 5"
 expect_equal "$(awk -F'|' '$1 == "world" && $2 == 5 && $7 > 320' "$work/late.records")" "" \
   "late: rank 5 itself does not wait"
 "$nccltune" observe "$work/late" >"$work/late.observe" 2>&1
-expect_in "$work/late.observe" "64 records of 8 ranks" "observe: reads the late run"
+expect_equal "$?" 2 "observe: a straggler is exit 2"
+expect_in "$work/late.observe" "384 records of 8 ranks" "observe: reads the late run"
+# Rank 5 alone: the ranks that waited for it in node 1 reach their rails late, but over all their
+# collectives they are last in few.
+expect_equal "$(sed -n '/^stragglers:/,$p' "$work/late.observe" | grep -c '^  rank ')" 1 "observe: one straggler"
+expect_in "$work/late.observe" "  rank 5 on $(hostname) (local rank 1, " "observe: names world rank 5, its host and local rank"
 
 # --- Prometheus ---------------------------------------------------------------------------
 mkdir -p "$work/prom.copy"

@@ -43,7 +43,8 @@ std::string render_observe_json(const ObserveReport& report) {
       {"ranks", context.ranks},
       {"hosts", context.hosts},
       {"inspector_versions", context.inspector_versions},
-      {"profile", context.profile.empty() ? ObserveJson(nullptr) : ObserveJson(context.profile)}};
+      {"profile", context.profile.empty() ? ObserveJson(nullptr) : ObserveJson(context.profile)},
+      {"tolerance", context.tolerance}};
   ObserveJson communicators = ObserveJson::array();
   for (const ObserveCommunicatorReport& communicator : report.communicators) {
     ObserveJson rows = ObserveJson::array();
@@ -142,14 +143,14 @@ std::string render_observe_text(const ObserveReport& report) {
   for (const ObserveStraggler& straggler : report.stragglers) {
     std::snprintf(
         line, sizeof line,
-        "  rank %d on %s (%s) of communicator %s: last in %.0f%% of its collectives, "
-        "the others waited %.0f us for it\n",
+        "  rank %d on %s (%s%s): last in %.0f%% of its collectives, the others waited %.0f us for it "
+        "(most in communicator %s)\n",
         straggler.rank, printable_excerpt(straggler.host.empty() ? "?" : straggler.host, 80).c_str(),
-        printable_excerpt(straggler.file, 200).c_str(),
+        straggler.gpu ? (printable_excerpt(*straggler.gpu, 40) + ", ").c_str() : "",
+        printable_excerpt(straggler.file, 200).c_str(), 100 * straggler.last_share, straggler.cost_us,
         printable_excerpt(
             straggler.communicator_name.empty() ? straggler.communicator : straggler.communicator_name, 60)
-            .c_str(),
-        100 * straggler.last_share, straggler.cost_us);
+            .c_str());
     out += line;
   }
   if (!report.suspects.empty()) out += "\nsuspects:\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "observe/algo_proto.h"
@@ -28,12 +29,14 @@ std::vector<ProfileSection> profile_sections(const Profile& profile) {
   return sections;
 }
 
-// A communicator's role. Where every rank's host is known, by hosts: a rail is one rank per host
-// (on an MNNVL rack NCCL counts a domain of hosts as one node, so a rail's n_ranks is not its
-// nnodes there), a node is one host's ranks. Else in NCCL's counts: a rail is one rank per node, a
-// node one node's ranks.
+// A communicator's role. Where every rank's host is known and the job's hosts are at least the
+// nodes NCCL counted in its world, by hosts: a rail is one rank per host (on an MNNVL rack NCCL
+// counts a domain of hosts as one node, so a rail's n_ranks is not its nnodes there), a node is one
+// host's ranks. Else in NCCL's counts: a rail is one rank per node, a node one node's ranks. NCCL
+// counts nodes by host, so fewer hostnames than its nodes means the names are not the nodes (the
+// same name in every container, or nodes emulated on one machine).
 std::string observed_shape(const ObservedCommunicator& communicator, int job_ranks, int ranks_per_node,
-                           int job_hosts) {
+                           int job_hosts, int world_nodes) {
   if (communicator.n_ranks == job_ranks) return "world";
   std::set<std::string> hosts;
   bool every_host_known = int(communicator.ranks.size()) == communicator.n_ranks;
@@ -41,7 +44,7 @@ std::string observed_shape(const ObservedCommunicator& communicator, int job_ran
     every_host_known = every_host_known && !seen.host.empty();
     hosts.insert(seen.host);
   }
-  if (every_host_known && job_hosts > 0) {
+  if (every_host_known && job_hosts > 0 && job_hosts >= world_nodes) {
     if (communicator.n_ranks > 1 && int(hosts.size()) == communicator.n_ranks) return "rail";
     if (hosts.size() == 1 && communicator.n_ranks * job_hosts == job_ranks) return "node";
     return "other";
@@ -49,6 +52,61 @@ std::string observed_shape(const ObservedCommunicator& communicator, int job_ran
   if (communicator.nnodes > 1 && communicator.n_ranks == communicator.nnodes) return "rail";
   if (communicator.nnodes == 1 && communicator.n_ranks == ranks_per_node) return "node";
   return "other";
+}
+
+// Which GPU of its host a process drives, as far as the records say: its rank in a communicator of
+// one node's every rank, its local rank (the GPU where ranks bind GPUs by local rank, as
+// launchers do). Inspector's JSON names no device.
+std::optional<std::string> local_rank_words(const ObservedJob& job, const std::string& file, int ranks_per_node) {
+  if (file.empty() || ranks_per_node < 2) return std::nullopt;
+  for (const auto& [id, communicator] : job.communicators) {
+    if (communicator.prometheus || communicator.nnodes != 1 || communicator.n_ranks != ranks_per_node) continue;
+    for (const auto& [rank, seen] : communicator.ranks)
+      if (seen.file == file) return "local rank " + std::to_string(rank);
+  }
+  return std::nullopt;
+}
+
+// Stragglers by process (a records file is one process): what it was last in, over every
+// collective of every communicator it took part in. A rank that waits for a late peer in one
+// communicator reaches its next collective in another late, and is last there; over all its
+// collectives it is last in a few, the rank that holds everyone back in nearly all.
+std::vector<ObserveStraggler> find_stragglers(const ObservedJob& job, int job_ranks, int ranks_per_node) {
+  struct Process {
+    std::uint64_t took_part = 0, last = 0;
+    double lead_us = 0, top_lead_us = -1;
+    const ObservedCommunicator* top = nullptr;  // where it cost the others most
+    int top_rank = 0;
+    std::optional<int> world_rank;
+    std::string host;
+  };
+  std::map<std::string, Process> processes;
+  for (const auto& [id, communicator] : job.communicators) {
+    if (communicator.prometheus) continue;
+    for (const auto& [rank, seen] : communicator.ranks) {
+      if (seen.file.empty()) continue;
+      Process& process = processes[seen.file];
+      process.host = seen.host;
+      process.took_part += communicator.matched;
+      process.last += seen.last;
+      process.lead_us += seen.lead_us;
+      if (communicator.n_ranks == job_ranks) process.world_rank = rank;
+      if (seen.last > 0 && seen.lead_us > process.top_lead_us) {
+        process.top_lead_us = seen.lead_us;
+        process.top = &communicator;
+        process.top_rank = rank;
+      }
+    }
+  }
+  std::vector<ObserveStraggler> stragglers;
+  for (const auto& [file, process] : processes) {
+    if (process.top == nullptr || process.last < kMinStragglerCollectives || 2 * process.last <= process.took_part)
+      continue;
+    stragglers.push_back({process.world_rank.value_or(process.top_rank), process.host, file,
+                          local_rank_words(job, file, ranks_per_node), process.top->id, process.top->name,
+                          double(process.last) / double(process.took_part), process.lead_us});
+  }
+  return stragglers;
 }
 
 std::optional<std::string> choice_words(const SizeChoice& choice) {
@@ -142,7 +200,8 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
                     job_ranks,
                     {job.hosts.begin(), job.hosts.end()},
                     {job.versions.begin(), job.versions.end()},
-                    profile == nullptr ? "" : profile_file};
+                    profile == nullptr ? "" : profile_file,
+                    tolerance};
   const std::vector<ProfileSection> sections =
       profile == nullptr ? std::vector<ProfileSection>{} : profile_sections(*profile);
   for (const auto& [id, observed] : job.communicators) {
@@ -156,7 +215,7 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
                                     communicator.hosts.end())
         communicator.hosts.push_back(seen.host);
     std::sort(communicator.hosts.begin(), communicator.hosts.end());
-    communicator.shape = observed_shape(observed, job_ranks, ranks_per_node, int(job.hosts.size()));
+    communicator.shape = observed_shape(observed, job_ranks, ranks_per_node, int(job.hosts.size()), world_nodes);
     communicator.source = observed.prometheus ? "prometheus" : "json";
     communicator.matched = observed.matched;
     communicator.unmatched = observed.unmatched;
@@ -211,13 +270,9 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
     std::stable_sort(communicator.rows.begin(), communicator.rows.end(),
                      [](const ObserveRow& a, const ObserveRow& b) { return a.time_share > b.time_share; });
 
-    for (const auto& [rank, seen] : observed.ranks) {
-      if (seen.last < kMinStragglerCollectives || 2 * seen.last <= observed.matched) continue;
-      report.stragglers.push_back({rank, seen.host, seen.file, std::nullopt, observed.id, observed.name,
-                                   double(seen.last) / double(observed.matched), seen.lead_us});
-    }
     report.communicators.push_back(std::move(communicator));
   }
+  report.stragglers = find_stragglers(job, job_ranks, ranks_per_node);
   // The world first, then by ranks.
   std::stable_sort(report.communicators.begin(), report.communicators.end(),
                    [](const ObserveCommunicatorReport& a, const ObserveCommunicatorReport& b) {

@@ -17,8 +17,8 @@ namespace nccltune {
 
 inline constexpr std::string_view kObserveSchema = "nccltune/observe/v1";
 inline constexpr double kDefaultObserveTolerance = 0.1;
-// A straggler arrived last in more than half of a communicator's matched collectives, and in at
-// least this many.
+// A straggler (a process) arrived last in more than half of the matched collectives it took part
+// in, over all its communicators, and in at least this many.
 inline constexpr std::uint64_t kMinStragglerCollectives = 10;
 
 enum class ObserveVerdict { as_tuned, below_tuned, not_served, unmeasured };
@@ -52,12 +52,12 @@ struct ObserveCommunicatorReport {
 };
 
 struct ObserveStraggler {
-  int rank = 0;
+  int rank = 0;  // in the world communicator; else in `communicator`
   std::string host, file;
-  std::optional<std::string> gpu;  // Inspector's header does not say; null
-  std::string communicator, communicator_name;
-  double last_share = 0;  // of the communicator's matched collectives
-  double cost_us = 0;     // summed lead: what the others waited for it
+  std::optional<std::string> gpu;  // "local rank 1" (its rank in its node's communicator); null unknown
+  std::string communicator, communicator_name;  // where it cost the others most
+  double last_share = 0;  // of the matched collectives it took part in, in every communicator
+  double cost_us = 0;     // summed lead over them: what the others waited for it
 };
 
 // A host whose network communicators are all slow while its NVLink ones are not (host_suspects.h).
@@ -71,6 +71,7 @@ struct ObserveContext {
   int ranks = 0;
   std::vector<std::string> hosts, inspector_versions;
   std::string profile;  // the profile's file; "" without one
+  double tolerance = 0;  // a row below (1 - tolerance) x tuned is below_tuned
 };
 
 struct ObserveReport {

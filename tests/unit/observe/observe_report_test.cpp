@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -264,6 +265,33 @@ TEST(ObserveOutput, TextNamesTheStragglerAndTheTuneLine) {
   EXPECT_NE(unmeasured.find("measure it: nccltune tune --comms world,rail --ops all_reduce"),
             std::string::npos);
   EXPECT_NE(unmeasured.find("no straggler"), std::string::npos);
+}
+
+// NVIDIA's Inspector wrote these inside the fake NCCL (real-2.30.7/README.md): 2 emulated nodes on
+// one machine, so every record says the same hostname while NCCL counted 2 nodes.
+TEST(ObserveReal, FewerHostnamesThanNcclsNodesAreReadInNcclsCounts) {
+  const ObserveReport report = report_of("real-2.30.7/json", nullptr);
+  ASSERT_EQ(report.context.ranks, 8);
+  EXPECT_EQ(report.context.hosts.size(), 1u);
+  std::map<std::string, std::string> shapes;
+  for (const auto& c : report.communicators) shapes[c.name] = c.shape;
+  EXPECT_EQ(shapes["world"], "world");
+  for (const char* rail : {"rail 0", "rail 1", "rail 2", "rail 3"}) EXPECT_EQ(shapes[rail], "rail") << rail;
+  for (const char* node : {"node 0", "node 1"}) EXPECT_EQ(shapes[node], "node") << node;
+  EXPECT_TRUE(report.stragglers.empty());
+}
+
+TEST(ObserveReal, TheLateRankIsTheOneStragglerNotTheRanksThatWaitedForIt) {
+  // Rank 5 reaches every collective 400 us late; its node's other ranks wait for it there and
+  // reach their rails late, so each is last in its rail, but in few of all its collectives.
+  const ObserveReport report = report_of("real-2.30.7/json-late-rank5", nullptr);
+  ASSERT_EQ(report.stragglers.size(), 1u);
+  const ObserveStraggler& straggler = report.stragglers.front();
+  EXPECT_EQ(straggler.rank, 5);
+  EXPECT_EQ(straggler.gpu, "local rank 1");
+  EXPECT_DOUBLE_EQ(straggler.last_share, 1.0);
+  EXPECT_GT(straggler.cost_us, 12 * 400.0);
+  EXPECT_EQ(observe_exit_code(report), 2);
 }
 
 }  // namespace
