@@ -19,8 +19,13 @@
 #   git -C NCCL_CLONE archive v2.30.7-1 plugins/profiler/inspector | tar -x -C /tmp/nccl-src
 #   NCCLTUNE_NCCL_SRC=/tmp/nccl-src ctest -R inspector
 # NCCLTUNE_INSPECTOR_KEEP=DIR keeps the outputs there (tests/fixtures/inspector/real-*/ came so).
-# usage: inspector_test.sh FAKE_TRAIN FAKECUDA FAKENCCL FAKECUDART_DIR NCCLTUNE
-fake_train=$1 fakecuda=$2 fakenccl=$3 cudart_dir=$4 nccltune=$5
+#   The tuned profile: a default three-shape tune of 2 nodes x 4 (fixtures/models/comm-shapes.yaml,
+#   whose world, rails and nodes want different choices), then fake_train in Prometheus mode with
+#   the tuner plugin and the profile's env: observe --profile holds every world, rail and node row
+#   "as tuned" (what ran is the profile's choice, busbw within the tolerance); without the plugin,
+#   the rows whose choice is not NCCL's own are "not served".
+# usage: inspector_test.sh FAKE_TRAIN FAKECUDA FAKENCCL FAKECUDART_DIR NCCLTUNE TUNER_PLUGIN FIXTURES
+fake_train=$1 fakecuda=$2 fakenccl=$3 cudart_dir=$4 nccltune=$5 tuner_plugin=$6 fixtures=$7
 source "$(dirname "$0")/lib.sh"
 src=${NCCLTUNE_NCCL_SRC:-}
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
@@ -88,7 +93,8 @@ inspect() {
   mkdir -p "$work/$name"
   env "$@" NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_FAKE_MODEL="$model" NCCLTUNE_FAKE_TIMEOUT_S=60 \
     NCCL_PROFILER_PLUGIN="$plugin" NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR="$work/$name" \
-    timeout -k 5 120 mpirun -x LD_LIBRARY_PATH --oversubscribe -np 8 "$fake_train" --steps "${steps:-2}" --bytes 16M \
+    timeout -k 5 120 mpirun -x LD_LIBRARY_PATH --oversubscribe -np 8 "$fake_train" --steps "${steps:-2}" \
+    --bytes "${bytes:-16M}" \
     --compute-us 200 --hold-ms "$hold" --nccl-lib "$fakenccl" --cuda-lib "$fakecuda" \
     >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
@@ -149,18 +155,25 @@ expect_equal "$(sed -n '/^stragglers:/,$p' "$work/late.observe" | grep -c '^  ra
 expect_in "$work/late.observe" "  rank 5 on $(hostname) (local rank 1, " "observe: names world rank 5, its host and local rank"
 
 # --- Prometheus ---------------------------------------------------------------------------
-mkdir -p "$work/prom.copy"
-inspect prom "$work/model.yaml" 34000 NCCL_INSPECTOR_PROM_DUMP=1 NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=0 &
-job=$!
-for _ in $(seq 1 45); do
-  sleep 1
-  if [ "$(cat "$work"/prom/*.prom 2>/dev/null | grep -c '^nccl_bus_bandwidth_gbs')" -ge 32 ]; then
+# inspect_prom NAME MODEL [VAR=VALUE...]: inspect in Prometheus mode, holding the communicators
+# 34 s; the textfiles, copied while they exist, in $work/NAME.copy.
+inspect_prom() {
+  local name=$1 model=$2 job
+  shift 2
+  mkdir -p "$work/$name.copy"
+  inspect "$name" "$model" 34000 "$@" NCCL_INSPECTOR_PROM_DUMP=1 NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=0 &
+  job=$!
+  for _ in $(seq 1 45); do
     sleep 1
-    cp "$work"/prom/*.prom "$work/prom.copy/"
-    break
-  fi
-done
-wait "$job"
+    if [ "$(cat "$work/$name"/*.prom 2>/dev/null | grep -c '^nccl_bus_bandwidth_gbs')" -ge 32 ]; then
+      sleep 1
+      cp "$work/$name"/*.prom "$work/$name.copy/"
+      break
+    fi
+  done
+  wait "$job"
+}
+inspect_prom prom "$work/model.yaml"
 expect_equal "$(find "$work/prom.copy" -name 'nccl_inspector_metrics_*.prom' | wc -l)" 8 "prom: one textfile per GPU"
 expect_equal "$(find "$work/prom" -name '*.prom' | wc -l)" 0 "prom: Inspector deletes its textfiles at the end"
 expect_in "$(ls "$work"/prom.copy/*.prom | head -1)" 'comm_name="world",n_nodes="2",nranks="8",collective="AllReduce",message_size="16-17MB",algo_proto="RING_SIMPLE"' \
@@ -170,6 +183,36 @@ expect_equal "$(cat "$work"/prom.copy/*.prom | awk '/^nccl_bus_bandwidth_gbs/ &&
 expect_equal "$(cat "$work"/prom.copy/*.prom | grep -o 'comm_name="[a-z0-9 ]*"' | sort -u | tr '\n' ';')" \
   'comm_name="node 0";comm_name="node 1";comm_name="rail 0";comm_name="rail 1";comm_name="rail 2";comm_name="rail 3";comm_name="world";' \
   "prom: every communicator"
+
+# --- the tuned profile, with and without the tuner plugin --------------------------------
+NCCLTUNE_EMULATE_NODES=2 NCCLTUNE_CUDA_LIB=$fakecuda NCCLTUNE_NCCL_LIB=$fakenccl \
+  NCCLTUNE_FAKE_MODEL=$fixtures/models/comm-shapes.yaml timeout 600 mpirun --oversubscribe -np 8 "$nccltune" tune \
+  --space "$fixtures/spaces/comm-shapes.yaml" --out "$work/store" --ops all_reduce,all_gather,reduce_scatter \
+  --guard none --min-bytes 256K --max-bytes 1M --init-timeout 10 --size-timeout 5 --progress log >"$work/tune.log" 2>&1
+expect_equal "$?" 0 "tune: exit status"
+profile=$(find "$work/store" -name 2n.yaml | head -1)
+expect_equal "$([ -f "$profile" ] && echo yes)" yes "tune: writes 2n.yaml"
+# The job's env as a prolog would give it, and the same job without the plugin: both at 1 MiB
+# (all_gather's and reduce_scatter's parts are a quarter of that, their whole buffer 1 MiB).
+mapfile -t job_env < <(sed -n '/^env:/,/^[a-z]/s/^  \(NCCL_[A-Z0-9_]*\): "\?\([^"]*\)"\?$/\1=\2/p' "$profile")
+bytes=1M inspect_prom served "$fixtures/models/comm-shapes.yaml" "${job_env[@]}" \
+  NCCL_TUNER_PLUGIN="$tuner_plugin" NCCLTUNE_PROFILE="$profile" &
+bytes=1M inspect_prom own "$fixtures/models/comm-shapes.yaml" "${job_env[@]}" &
+wait
+"$nccltune" observe "$work/served.copy" --profile "$profile" >"$work/served.observe" 2>&1
+expect_equal "$?" 0 "observe with the plugin: exit 0, as tuned"
+for comm in "world world" "node 0 node" "node 1 node" "rail 0 rail" "rail 3 rail"; do
+  expect_in "$work/served.observe" "${comm% *}: " "observe with the plugin: lists ${comm% *}"
+  expect_in "$work/served.observe" ", ${comm##* }; profile section: ${comm##* } (" \
+    "observe with the plugin: ${comm% *} held against the profile's ${comm##* } section"
+done
+expect_equal "$(grep -cE '^  (all_reduce|all_gather|reduce_scatter) .* as_tuned$' "$work/served.observe")" 9 \
+  "observe with the plugin: every row (world, 4 rails, 2 nodes x 2) as tuned"
+"$nccltune" observe "$work/own.copy" --profile "$profile" >"$work/own.observe" 2>&1
+expect_equal "$?" 1 "observe without the plugin: exit 1"
+expect_equal "$(grep -cE '^  all_reduce .* not_served$' "$work/own.observe")" 5 \
+  "observe without the plugin: the world's and the rails' choices (not NCCL's own) are not served"
+grep -E '^  [a-z_]+ ' "$work/served.observe" "$work/own.observe" | sed 's/^/  | /'
 
 if [ -n "${NCCLTUNE_INSPECTOR_KEEP:-}" ]; then
   mkdir -p "$NCCLTUNE_INSPECTOR_KEEP"

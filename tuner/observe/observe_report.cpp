@@ -249,11 +249,18 @@ ObserveReport build_observe_report(const ObservedJob& job, const std::vector<std
       row.time_share = job.exec_us > 0 ? stats.exec_us / job.exec_us : 0;
       row.busbw_median = stats.busbw.quantile(0.5);
       row.busbw_p10 = stats.busbw.quantile(0.1);
-      const double mean_bytes = stats.bytes_sum / double(std::max<std::uint64_t>(stats.records, 1));
+      double mean_bytes = stats.bytes_sum / double(std::max<std::uint64_t>(stats.records, 1));
       const CollectiveProfile* measured = nullptr;
       if (section != nullptr) {
         const auto found = section->collectives->find(row.collective);
         if (found != section->collectives->end()) measured = &found->second;
+      }
+      // A textfile gives only a size's range (its middle above): where the range holds measured
+      // sizes, the one nearest its middle, so that 1 MiB, in "1-2MB", is held against 1 MiB.
+      if (observed.prometheus && measured != nullptr && !measured->results.sizes.empty()) {
+        const double low = std::max(double(row.min_bytes), double(measured->results.sizes.front()));
+        const double high = std::min(double(row.max_bytes), double(measured->results.sizes.back()));
+        if (low <= high) mean_bytes = std::clamp(mean_bytes, low, high);
       }
       if (measured != nullptr) {
         row.tuned_busbw = profile_busbw_at(*measured, mean_bytes, &row.tuned_source);

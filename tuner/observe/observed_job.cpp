@@ -19,6 +19,16 @@ std::uint64_t bucket_max_bytes(int bucket) {
   return bucket >= 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << (bucket + 1)) - 1;
 }
 
+// Inspector's message size is NCCL's count times the type's size: for all_gather and
+// reduce_scatter that is one rank's part (inspector.cc multiplies it by nranks for their busbw),
+// while nccl-tests, and so the profile, size them by the whole buffer.
+std::uint64_t nccl_tests_bytes(std::string_view collective, std::uint64_t bytes, int n_ranks) {
+  if ((collective == "all_gather" || collective == "reduce_scatter") && n_ranks > 1 &&
+      bytes <= ~std::uint64_t(0) / std::uint64_t(n_ranks))
+    return bytes * std::uint64_t(n_ranks);
+  return bytes;
+}
+
 void ObserveAccumulator::problem(const std::string& file, std::uint64_t line_number,
                                  const std::string& what) {
   if (++problems_per_file_[file] > kProblemsPerFile) return;
@@ -86,10 +96,12 @@ void ObserveAccumulator::add_record(const std::string& file, std::uint64_t line_
   ++job_.records;
   job_.exec_us += record.exec_us;
 
-  ObservedRow& row = communicator.rows[{collective_from_nccl(record.coll), size_bucket(record.bytes)}];
+  const std::string collective = collective_from_nccl(record.coll);
+  const std::uint64_t bytes = nccl_tests_bytes(collective, record.bytes, communicator.n_ranks);
+  ObservedRow& row = communicator.rows[{collective, size_bucket(bytes)}];
   ++row.records;
   row.exec_us += record.exec_us;
-  row.bytes_sum += double(record.bytes);
+  row.bytes_sum += double(bytes);
   row.busbw.add(record.busbw_gbps);
   match(communicator, record);
 }
@@ -154,7 +166,9 @@ void ObserveAccumulator::add_prom_sample(const std::string& file, std::uint64_t 
   job_.versions.insert(sample.version);
 
   const std::string collective = collective_from_nccl(sample.operation);
-  ObservedRow& row = communicator.rows[{collective, size_bucket(sample.min_bytes)}];
+  const std::uint64_t min_bytes = nccl_tests_bytes(collective, sample.min_bytes, communicator.n_ranks);
+  const std::uint64_t max_bytes = nccl_tests_bytes(collective, sample.max_bytes, communicator.n_ranks);
+  ObservedRow& row = communicator.rows[{collective, size_bucket(min_bytes)}];
   if (sample.metric == InspectorPromMetric::exec_time) {
     if (std::isfinite(sample.value)) {
       row.exec_us += sample.value;
@@ -165,7 +179,7 @@ void ObserveAccumulator::add_prom_sample(const std::string& file, std::uint64_t 
   ++job_.records;
   ++row.records;
   // The middle of the range: the sizes in it are not known.
-  row.bytes_sum += (double(sample.min_bytes) + double(sample.max_bytes)) / 2;
+  row.bytes_sum += (double(min_bytes) + double(max_bytes)) / 2;
   row.busbw.add(sample.value);
   if (auto ran = normalize_algo_proto(sample.algo_proto)) {
     ++row.ran[*ran];

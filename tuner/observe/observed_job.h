@@ -33,6 +33,8 @@ inline constexpr std::size_t kDefaultMatchWindow = 4096;
 // The power-of-two bucket of a size: k holds [2^k, 2^(k+1) - 1]; 0 also holds 0 bytes.
 int size_bucket(std::uint64_t bytes);
 std::uint64_t bucket_min_bytes(int bucket);
+// Inspector's message size as nccl-tests (and a profile) size `collective`: the whole buffer.
+std::uint64_t nccl_tests_bytes(std::string_view collective, std::uint64_t bytes, int n_ranks);
 std::uint64_t bucket_max_bytes(int bucket);
 
 struct ObservedRow {
