@@ -151,6 +151,45 @@ fi
 if [ -s out/fleet.json ] && [ "${gpus:-0}" -eq 0 ]; then
   report_args+=(--fleet out/fleet.json --fleet-page out/fleet.html)
 fi
+
+# What jobs get (DEMO): a training job's collectives under NVIDIA's NCCL Inspector, held against
+# the profile. Inspector is NCCL's (its source tree), not nccltune's: built from NCCLTUNE_NCCL_SRC
+# against the fake stack's stand-in libcudart, as tests/integration/inspector_test.sh does.
+observed_args=()
+if [ "${gpus:-0}" -eq 0 ]; then
+  echo
+  inspector_src=${NCCLTUNE_NCCL_SRC:+$NCCLTUNE_NCCL_SRC/plugins/profiler/inspector}
+  if [ -z "$inspector_src" ] || [ ! -f "$inspector_src/Makefile" ] || [ ! -f /usr/local/cuda/include/cuda.h ]; then
+    echo "== nccltune observe (DEMO): skipped; to see it, give an NCCL source tree (2.29 or later, with CUDA's headers in /usr/local/cuda): git clone https://github.com/NVIDIA/nccl && NCCLTUNE_NCCL_SRC=\$PWD/nccl ./run.sh"
+  else
+    echo "== nccltune observe (DEMO): fake_train (2 emulated nodes x 2, 12 steps of a 4 MiB all_reduce) with the"
+    echo "   profile and the tuner plugin, under NVIDIA's Inspector built from $NCCLTUNE_NCCL_SRC; then observe"
+    rm -rf out/inspector out/inspector-lib out/observed
+    mkdir -p out/inspector-lib out/observed
+    cp -r "$inspector_src" out/inspector
+    ln -s "$PWD/build/tests/fake-gpu/libfakecuda.so" out/inspector-lib/libcuda.so.1
+    if make -C out/inspector -j "$(nproc)" CUDA_HOME=/usr/local/cuda CUDA_LIB="$PWD/build/tests/fake-gpu/cudart" \
+        >out/inspector-build.log 2>&1; then
+      # The profile's env, as a prolog would give the job, with the tuner plugin.
+      mapfile -t job_env < <(sed -n '/^env:/,/^[a-z]/s/^  \(NCCL_[A-Z0-9_]*\): "\?\([^"]*\)"\?$/\1=\2/p' "$profile")
+      (for setting in "${job_env[@]}"; do export "${setting?}"; done
+      LD_LIBRARY_PATH=$PWD/build/tests/fake-gpu/cudart:$PWD/out/inspector-lib NCCLTUNE_EMULATE_NODES=2 \
+        NCCLTUNE_FAKE_MODEL=configs/demo/dgx-h100-model.yaml NCCL_TUNER_PLUGIN=$PWD/build/libnccl-tuner-nccltune.so \
+        NCCLTUNE_PROFILE=$profile NCCL_PROFILER_PLUGIN=$PWD/out/inspector/libnccl-profiler-inspector.so \
+        NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR=$PWD/out/observed NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000 \
+        mpirun_as --oversubscribe -x LD_LIBRARY_PATH -np 4 build/tests/fake-gpu/fake_train --comms world --steps 12 \
+          --bytes 4M --compute-us 200 --hold-ms 500 --nccl-lib build/tests/fake-gpu/libfakenccl.so \
+          --cuda-lib build/tests/fake-gpu/libfakecuda.so >out/fake_train.log 2>&1) || true
+      status=0
+      build/nccltune observe out/observed --profile "$profile" --out out/observed.json --format json || status=$?
+      build/nccltune observe out/observed --profile "$profile" | sed -n '/^communicator/,$p' | head -n 8
+      echo "(observe exit status $status: 0 as tuned, 1 below tuned, not served or unmeasured, 2 a straggler)"
+      [ -s out/observed.json ] && observed_args=(--observed out/observed.json)
+    else
+      echo "run.sh: Inspector did not build (out/inspector-build.log); observe skipped" >&2
+    fi
+  fi
+fi
 echo
 echo "== What it found (the report's overview, out/report.html)"
-build/nccltune report "$profile" --journal out/journal.jsonl "${report_args[@]}" -o out/report.html --summary
+build/nccltune report "$profile" --journal out/journal.jsonl "${report_args[@]}" "${observed_args[@]}" -o out/report.html --summary

@@ -555,7 +555,8 @@ export NCCL_ALGO=allreduce:Ring
 # nccltune inspector: NCCL Inspector on for this job (profiling costs it time)
 export NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
 export NCCL_INSPECTOR_ENABLE=1
-export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242"
+export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242
+export NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000000"
 config=$work/inspector.yaml SLURM_JOB_ID=4242 run --profiles "$work/trusted" --shape "$key" --nodes 2 --format sh --inspector
 for shell in bash sh; do
   got=$(sourced_value "$work/out" "$shell" NCCL_INSPECTOR_DUMP_DIR)
@@ -565,7 +566,8 @@ config=$work/inspector.yaml NCCLTUNE_INSPECTOR=1 run --profiles "$work/trusted" 
 expect_output "--job-id, systemd" "NCCL_ALGO=allreduce:Ring
 NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so
 NCCL_INSPECTOR_ENABLE=1
-NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/train-7"
+NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/train-7
+NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000000"
 config=$work/inspector.yaml SLURM_JOB_ID=4242 NCCLTUNE_INSPECTOR=yes run --profiles "$work/trusted" --shape "$key" --nodes 2 --format slurm
 if [ "$rc" -eq 0 ] && ! grep -q INSPECTOR= "$work/out" && grep -q "NCCLTUNE_INSPECTOR='yes' is not 1" "$work/err"; then pass; else fail "NCCLTUNE_INSPECTOR=yes"; fi
 # jobs: all: every job, without asking.

@@ -67,10 +67,13 @@ Result<std::vector<EnvSetting>> inspector_env(const InspectorConfig& config, std
                                    {"NCCL_INSPECTOR_ENABLE", "1"},
                                    {"NCCL_INSPECTOR_DUMP_DIR", dump_dir}};
   if (prometheus) settings.push_back({"NCCL_INSPECTOR_PROM_DUMP", "1"});
-  // Without an interval Inspector writes at teardown only: in prometheus output never while the
-  // job runs, so there it is always set.
-  const int interval_s =
-      prometheus && config.interval_s == 0 ? kInspectorPrometheusMinimumSeconds : config.interval_s;
+  // Without an interval Inspector (2.30.7) starts no dump thread and writes nothing at all, its
+  // README notwithstanding (inspectorStartDumpThread returns at -1; the records are only written
+  // by that thread), so an interval is always set: every second for JSON, 30 s (its minimum) for
+  // textfiles.
+  const int interval_s = config.interval_s > 0 ? config.interval_s
+                         : prometheus          ? kInspectorPrometheusMinimumSeconds
+                                               : kInspectorJsonDefaultSeconds;
   if (interval_s > 0)
     settings.push_back(
         {"NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", std::to_string(interval_s) + "000000"});

@@ -29,6 +29,9 @@ namespace nccltune {
 
 inline constexpr std::string_view kInspectorPathCharacters = "[A-Za-z0-9_./+-]";
 inline constexpr int kInspectorPrometheusMinimumSeconds = 30;
+// JSON records without an interval in the config: written every second (Inspector keeps the last
+// 1024 collectives of each communicator between writes).
+inline constexpr int kInspectorJsonDefaultSeconds = 1;
 
 // Absolute, at most 1024 characters of kInspectorPathCharacters, no ".." part: nothing a shell,
 // an env file or slurmstepd reads specially, and no way out of the directory it names.

@@ -102,16 +102,19 @@ TEST(InspectorEnv, GivesTheJobItsOwnDirectoryInEveryEnvFormat) {
             "# nccltune inspector: NCCL Inspector on for this job (profiling costs it time)\n"
             "export NCCL_PROFILER_PLUGIN='/opt/nccl/libnccl-profiler-inspector.so'\n"
             "export NCCL_INSPECTOR_ENABLE='1'\n"
-            "export NCCL_INSPECTOR_DUMP_DIR='/shared/inspector/4242'\n");
+            "export NCCL_INSPECTOR_DUMP_DIR='/shared/inspector/4242'\n"
+            "export NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS='1000000'\n");
   EXPECT_EQ(inspector_text(json_inspector(), EnvFormat::slurm),
             "# nccltune inspector: NCCL Inspector on for this job (profiling costs it time)\n"
             "export NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so\n"
             "export NCCL_INSPECTOR_ENABLE=1\n"
-            "export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n");
+            "export NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n"
+            "export NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000000\n");
   EXPECT_EQ(inspector_text(json_inspector(), EnvFormat::systemd),
             "NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so\n"
             "NCCL_INSPECTOR_ENABLE=1\n"
-            "NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n");
+            "NCCL_INSPECTOR_DUMP_DIR=/shared/inspector/4242\n"
+            "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000000\n");
   InspectorConfig trailing = json_inspector();
   trailing.dump_dir = "/shared/inspector/";
   EXPECT_NE(
@@ -122,8 +125,10 @@ TEST(InspectorEnv, GivesTheJobItsOwnDirectoryInEveryEnvFormat) {
   EXPECT_NE(inspector_text(periodic, EnvFormat::systemd)
                 .find("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=5000000\n"),
             std::string::npos);
-  EXPECT_EQ(inspector_text(json_inspector(), EnvFormat::systemd).find("INTERVAL"), std::string::npos)
-      << "json without an interval: Inspector's own default, at teardown";
+  // Without an interval Inspector 2.30.7 writes nothing at all: every second unless set.
+  EXPECT_NE(inspector_text(json_inspector(), EnvFormat::systemd)
+                .find("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=1000000\n"),
+            std::string::npos);
 }
 
 // Prometheus textfiles go where node_exporter reads them, shared by every job (their labels name
