@@ -85,6 +85,7 @@ std::string render_observe_json(const ObserveReport& report) {
                           {"file", straggler.file},
                           {"communicator", straggler.communicator},
                           {"communicator_name", straggler.communicator_name},
+                          {"last", straggler.last},
                           {"last_share", straggler.last_share},
                           {"cost_us", straggler.cost_us}});
   json["stragglers"] = stragglers;

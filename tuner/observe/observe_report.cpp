@@ -104,7 +104,7 @@ std::vector<ObserveStraggler> find_stragglers(const ObservedJob& job, int job_ra
       continue;
     stragglers.push_back({process.world_rank.value_or(process.top_rank), process.host, file,
                           local_rank_words(job, file, ranks_per_node), process.top->id, process.top->name,
-                          double(process.last) / double(process.took_part), process.lead_us});
+                          process.last, double(process.last) / double(process.took_part), process.lead_us});
   }
   return stragglers;
 }

@@ -56,7 +56,8 @@ struct ObserveStraggler {
   std::string host, file;
   std::optional<std::string> gpu;  // "local rank 1" (its rank in its node's communicator); null unknown
   std::string communicator, communicator_name;  // where it cost the others most
-  double last_share = 0;  // of the matched collectives it took part in, in every communicator
+  std::uint64_t last = 0;  // the matched collectives it was last in, in every communicator
+  double last_share = 0;   // of the matched collectives it took part in
   double cost_us = 0;     // summed lead over them: what the others waited for it
 };
 

@@ -101,6 +101,8 @@ struct ObservationReader : JsonFieldReader<ObservationJson> {
     read_text(object, path, "communicator", s.communicator, true);
     read_text(object, path, "communicator_name", s.communicator_name, false);
     share(object, path, "last_share", s.last_share);
+    optional_number(object, path, "last", s.last);
+    if (error.empty() && s.last && !(*s.last >= 0)) fail(path, "last", "negative");
     if (read_number(object, path, "cost_us", s.cost_us, true) && s.cost_us < 0)
       fail(path, "cost_us", "negative");
     return s;

@@ -53,7 +53,8 @@ struct ObservationStraggler {
   std::string host;
   std::optional<std::string> gpu;
   std::string communicator, communicator_name;
-  double last_share = 0;  // of the communicator's matched collectives, 0..1
+  std::optional<double> last;  // the collectives it was last in (observe writes it since it counts by process)
+  double last_share = 0;  // of the collectives it took part in, 0..1
   double cost_us = 0;     // what the others waited for it, summed
 };
 

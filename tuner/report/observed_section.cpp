@@ -249,7 +249,7 @@ std::string stragglers_part(const Observation& o) {
   std::string out = "<h3>Stragglers</h3>\n";
   if (o.stragglers.empty())
     return out +
-           "<p class=\"good\">None: no rank arrived last in most of a communicator's collectives.</p>\n";
+           "<p class=\"good\">None: no rank arrived last in most of its collectives.</p>\n";
   out +=
       "<table class=\"stragglers\"><tr><th "
       "class=\"num\">rank</th><th>host</th><th>GPU</th><th>communicator</th>"
@@ -273,8 +273,9 @@ std::string stragglers_part(const Observation& o) {
   }
   return out +
          "</table>\n<p class=\"note\">The rank with the shortest execution time of a collective arrived "
-         "last: the others waited for it. Its lead is what they waited, summed over the collectives it "
-         "was last in; per collective where the file gives the count of matched collectives.</p>\n";
+         "last: the others waited for it. A straggler is a process last in most of the collectives it took "
+         "part in; its lead is what the others waited, summed over those it was last in, and per "
+         "collective; the communicator is where it cost them most.</p>\n";
 }
 
 std::string suspects_part(const Observation& o) {
@@ -302,7 +303,7 @@ std::array<ShapeTimeShare, 4> shape_time_shares(const Observation& o) {
 }
 
 double straggler_lead_us(const ObservationStraggler& straggler, std::uint64_t matched) {
-  const double last = straggler.last_share * static_cast<double>(matched);
+  const double last = straggler.last ? *straggler.last : straggler.last_share * static_cast<double>(matched);
   return last >= 1 ? straggler.cost_us / last : 0;
 }
 

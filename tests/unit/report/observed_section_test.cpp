@@ -54,6 +54,10 @@ TEST(ObservedSection, AStragglersLeadIsPerCollectiveItWasLastIn) {
   s.cost_us = 600;
   EXPECT_DOUBLE_EQ(straggler_lead_us(s, 24), 50);  // last in 12 of 24
   EXPECT_DOUBLE_EQ(straggler_lead_us(s, 0), 0);    // the file does not say how many matched
+  // observe counts a straggler over all its communicators and says how many it was last in: that
+  // count, not the shown communicator's.
+  s.last = 48;
+  EXPECT_DOUBLE_EQ(straggler_lead_us(s, 24), 12.5);
 }
 
 TEST(ObservedSection, ThePageAloneSaysThereIsNoProfileAndIsSelfContained) {
